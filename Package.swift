@@ -1,0 +1,34 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "trove",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "trove", targets: ["trove"])
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+        .target(
+            name: "CTroveImaging",
+            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16")]
+        ),
+        .target(name: "TroveSQLite", dependencies: ["CSQLite"]),
+        .target(name: "TroveImaging", dependencies: ["CTroveImaging"]),
+        .target(name: "TroveKit", dependencies: ["TroveSQLite", "TroveImaging"]),
+        .target(name: "TroveCLI", dependencies: ["TroveKit"]),
+        .executableTarget(name: "trove", dependencies: ["TroveCLI"]),
+        .testTarget(name: "TroveSQLiteTests", dependencies: ["TroveSQLite"]),
+        .testTarget(
+            name: "TroveImagingTests",
+            dependencies: ["TroveImaging"],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(name: "TroveKitTests", dependencies: ["TroveKit"]),
+        .testTarget(name: "TroveCLITests", dependencies: ["TroveCLI"]),
+    ]
+)

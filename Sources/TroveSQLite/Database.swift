@@ -1,0 +1,173 @@
+import CSQLite
+
+/// A connection to one SQLite database file.
+///
+/// Owns its handle and closes it in `deinit`. Not thread-safe: use one connection per
+/// thread. See <https://sqlite.org/c3ref/open.html>.
+public final class Database {
+    /// The raw `sqlite3*` handle, for the rare call this wrapper does not cover.
+    public let handle: OpaquePointer
+    /// The path the database was opened from.
+    public let path: String
+
+    /// How a database is opened.
+    public enum Mode: Sendable {
+        case readWrite
+        case readWriteCreate
+        case readOnly
+    }
+
+    /// Opens the database at `path` (`:memory:` for a private in-memory database).
+    ///
+    /// - Throws: `SQLiteError` when the file cannot be opened.
+    public init(path: String, mode: Mode = .readWriteCreate, busyTimeout: Int32 = 5000)
+        throws(SQLiteError)
+    {
+        var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
+        switch mode {
+        case .readWrite: flags |= SQLITE_OPEN_READWRITE
+        case .readWriteCreate: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+        case .readOnly: flags |= SQLITE_OPEN_READONLY
+        }
+        var raw: OpaquePointer?
+        let code = sqlite3_open_v2(path, &raw, flags, nil)
+        guard let raw else {
+            throw SQLiteError(code: code, message: String(cString: sqlite3_errstr(code)))
+        }
+        if code != SQLITE_OK {
+            let message = String(cString: sqlite3_errmsg(raw))
+            sqlite3_close_v2(raw)
+            throw SQLiteError(code: code, message: message)
+        }
+        self.handle = raw
+        self.path = path
+        sqlite3_extended_result_codes(raw, 1)
+        sqlite3_busy_timeout(raw, busyTimeout)
+    }
+
+    deinit {
+        sqlite3_close_v2(handle)
+    }
+
+    // MARK: - Executing
+
+    /// Runs one or more statements that take no parameters.
+    ///
+    /// - Throws: `SQLiteError` carrying the failing SQL.
+    public func execute(_ sql: String) throws(SQLiteError) {
+        var errorMessage: UnsafeMutablePointer<CChar>?
+        let code = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
+        if code != SQLITE_OK {
+            let message = errorMessage.map { String(cString: $0) } ?? String(
+                cString: sqlite3_errstr(code))
+            sqlite3_free(errorMessage)
+            throw SQLiteError(code: sqlite3_extended_errcode(handle), message: message, sql: sql)
+        }
+    }
+
+    /// Runs one statement with bound parameters and returns the number of changed rows.
+    ///
+    /// - Throws: `SQLiteError`.
+    @discardableResult
+    public func execute(_ sql: String, _ values: [SQLiteValue?]) throws(SQLiteError) -> Int {
+        let statement = try prepare(sql)
+        try statement.bind(values)
+        try statement.step()
+        return changes
+    }
+
+    /// Compiles `sql` into a reusable statement.
+    ///
+    /// - Throws: `SQLiteError` when the SQL does not compile.
+    public func prepare(_ sql: String) throws(SQLiteError) -> Statement {
+        try Statement(database: self, sql: sql)
+    }
+
+    /// Runs a query and maps every row.
+    ///
+    /// - Throws: `SQLiteError`, or whatever `transform` throws.
+    public func query<T>(
+        _ sql: String, _ values: [SQLiteValue?] = [], _ transform: (Row) throws -> T
+    ) throws -> [T] {
+        let statement = try prepare(sql)
+        try statement.bind(values)
+        var result: [T] = []
+        while let row = try statement.next() {
+            result.append(try transform(row))
+        }
+        return result
+    }
+
+    /// The first column of the first row of a query, or nil when it returns no row.
+    ///
+    /// - Throws: `SQLiteError`.
+    public func scalar(_ sql: String, _ values: [SQLiteValue?] = []) throws(SQLiteError)
+        -> SQLiteValue?
+    {
+        let statement = try prepare(sql)
+        try statement.bind(values)
+        guard let row = try statement.next() else { return nil }
+        return row[0]
+    }
+
+    /// Rows changed by the most recent INSERT, UPDATE or DELETE.
+    public var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// The rowid of the most recent successful INSERT.
+    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// True while a transaction is open.
+    public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    // MARK: - Transactions
+
+    /// Runs `body` in a transaction: commits when it returns, rolls back when it throws.
+    ///
+    /// `BEGIN IMMEDIATE` takes the write lock at once, so two writers never deadlock
+    /// halfway; the second waits for the busy timeout, then fails with `SQLITE_BUSY`.
+    /// - Throws: `SQLiteError` from SQLite, or whatever `body` throws.
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            if isInTransaction { try? execute("ROLLBACK") }
+            throw error
+        }
+    }
+
+    // MARK: - Functions
+
+    /// Registers a deterministic scalar SQL function implemented in Swift.
+    ///
+    /// - Throws: `SQLiteError` when SQLite refuses the registration.
+    public func createFunction(
+        _ name: String, argumentCount: Int32,
+        _ body: @escaping ([SQLiteValue?]) -> SQLiteValue?
+    ) throws(SQLiteError) {
+        let box = Unmanaged.passRetained(FunctionBox(body)).toOpaque()
+        let code = sqlite3_create_function_v2(
+            handle, name, argumentCount, SQLITE_UTF8 | SQLITE_DETERMINISTIC, box,
+            { context, count, arguments in
+                let box = Unmanaged<FunctionBox>.fromOpaque(sqlite3_user_data(context))
+                    .takeUnretainedValue()
+                var values: [SQLiteValue?] = []
+                values.reserveCapacity(Int(count))
+                for index in 0..<Int(count) {
+                    values.append(SQLiteValue(value: arguments![index]))
+                }
+                SQLiteValue.result(box.body(values), context: context)
+            }, nil, nil,
+            { pointer in
+                if let pointer { Unmanaged<FunctionBox>.fromOpaque(pointer).release() }
+            })
+        try check(code, handle)
+    }
+}
+
+private final class FunctionBox {
+    let body: ([SQLiteValue?]) -> SQLiteValue?
+    init(_ body: @escaping ([SQLiteValue?]) -> SQLiteValue?) { self.body = body }
+}

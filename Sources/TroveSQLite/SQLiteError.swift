@@ -1,0 +1,45 @@
+import CSQLite
+
+/// An error reported by SQLite, carrying its result code, its own message and the SQL
+/// that failed.
+///
+/// Bound values are never included: they are user content.
+public struct SQLiteError: Error, CustomStringConvertible, Sendable {
+    /// The extended result code.
+    public let code: Int32
+    /// SQLite's own message (`sqlite3_errmsg`).
+    public let message: String
+    /// The statement that failed, when there was one.
+    public let sql: String?
+
+    public init(code: Int32, message: String, sql: String? = nil) {
+        self.code = code
+        self.message = message
+        self.sql = sql
+    }
+
+    /// The primary result code (`SQLITE_BUSY`, `SQLITE_CONSTRAINT`, …).
+    public var primaryCode: Int32 { code & 0xFF }
+
+    /// True when the database stayed locked past the busy timeout.
+    public var isBusy: Bool { primaryCode == SQLITE_BUSY || primaryCode == SQLITE_LOCKED }
+
+    /// True when the file is not a database or is damaged.
+    public var isCorrupt: Bool { primaryCode == SQLITE_CORRUPT || primaryCode == SQLITE_NOTADB }
+
+    public var description: String {
+        if let sql { return "SQLite error \(code): \(message) (in \(sql))" }
+        return "SQLite error \(code): \(message)"
+    }
+}
+
+/// The one place where SQLite result codes become Swift errors.
+@inline(__always)
+func check(_ code: Int32, _ handle: OpaquePointer?, sql: String? = nil) throws(SQLiteError) {
+    guard code == SQLITE_OK || code == SQLITE_ROW || code == SQLITE_DONE else {
+        let message = handle.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
+            ?? String(cString: sqlite3_errstr(code))
+        let extended = handle.map { sqlite3_extended_errcode($0) } ?? code
+        throw SQLiteError(code: extended, message: message, sql: sql)
+    }
+}

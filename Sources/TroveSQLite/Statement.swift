@@ -1,0 +1,229 @@
+import CSQLite
+
+/// A value stored in or bound to SQLite.
+public enum SQLiteValue: Equatable, Sendable {
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+    case blob([UInt8])
+
+    init?(value: OpaquePointer?) {
+        switch sqlite3_value_type(value) {
+        case SQLITE_INTEGER: self = .integer(sqlite3_value_int64(value))
+        case SQLITE_FLOAT: self = .real(sqlite3_value_double(value))
+        case SQLITE_TEXT: self = .text(String(cString: sqlite3_value_text(value)))
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_value_bytes(value))
+            let bytes = sqlite3_value_blob(value)
+            self = .blob(
+                count == 0 ? [] : Array(UnsafeRawBufferPointer(start: bytes, count: count)))
+        default: return nil
+        }
+    }
+
+    static func result(_ value: SQLiteValue?, context: OpaquePointer?) {
+        switch value {
+        case nil: sqlite3_result_null(context)
+        case .integer(let int): sqlite3_result_int64(context, int)
+        case .real(let double): sqlite3_result_double(context, double)
+        case .text(let string): sqlite3_result_text(context, string, -1, SQLITE_TRANSIENT)
+        case .blob(let bytes):
+            bytes.withUnsafeBytes {
+                sqlite3_result_blob(context, $0.baseAddress, Int32($0.count), SQLITE_TRANSIENT)
+            }
+        }
+    }
+
+    /// The value as text, when it is text.
+    public var string: String? {
+        if case .text(let text) = self { return text }
+        return nil
+    }
+
+    /// The value as an integer, when it is an integer.
+    public var int64: Int64? {
+        if case .integer(let int) = self { return int }
+        return nil
+    }
+
+    /// The value as a double, when it is numeric.
+    public var double: Double? {
+        switch self {
+        case .real(let double): return double
+        case .integer(let int): return Double(int)
+        default: return nil
+        }
+    }
+}
+
+extension SQLiteValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral {
+    public init(stringLiteral value: String) { self = .text(value) }
+    public init(integerLiteral value: Int64) { self = .integer(value) }
+}
+
+// `SQLITE_TRANSIENT` is a macro Swift cannot import.
+let SQLITE_TRANSIENT = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+/// A compiled statement. Owns its handle and finalizes it in `deinit`.
+///
+/// See <https://sqlite.org/c3ref/stmt.html>.
+public final class Statement {
+    let handle: OpaquePointer
+    /// The SQL text, for error messages.
+    public let sql: String
+    unowned let database: Database
+
+    init(database: Database, sql: String) throws(SQLiteError) {
+        var raw: OpaquePointer?
+        let code = sqlite3_prepare_v3(
+            database.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &raw, nil)
+        try check(code, database.handle, sql: sql)
+        guard let raw else {
+            throw SQLiteError(code: SQLITE_MISUSE, message: "empty statement", sql: sql)
+        }
+        self.handle = raw
+        self.sql = sql
+        self.database = database
+    }
+
+    deinit {
+        sqlite3_finalize(handle)
+    }
+
+    // MARK: - Binding
+
+    /// Resets the statement and binds `values` to its parameters, in order.
+    ///
+    /// - Throws: `SQLiteError`.
+    public func bind(_ values: [SQLiteValue?]) throws(SQLiteError) {
+        reset()
+        for (offset, value) in values.enumerated() {
+            try bind(value, at: Int32(offset + 1))
+        }
+    }
+
+    /// Binds one value to the 1-based parameter `index`.
+    ///
+    /// - Throws: `SQLiteError`.
+    public func bind(_ value: SQLiteValue?, at index: Int32) throws(SQLiteError) {
+        let code: Int32
+        switch value {
+        case nil: code = sqlite3_bind_null(handle, index)
+        case .integer(let int): code = sqlite3_bind_int64(handle, index, int)
+        case .real(let double): code = sqlite3_bind_double(handle, index, double)
+        case .text(let string): code = sqlite3_bind_text(handle, index, string, -1, SQLITE_TRANSIENT)
+        case .blob(let bytes):
+            code = bytes.withUnsafeBytes {
+                sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), SQLITE_TRANSIENT)
+            }
+        }
+        try check(code, database.handle, sql: sql)
+    }
+
+    /// Binds UTF-8 bytes as text without building a `String` (the import hot path).
+    ///
+    /// - Throws: `SQLiteError`.
+    public func bindText(_ bytes: UnsafeRawBufferPointer, at index: Int32) throws(SQLiteError) {
+        // An empty buffer may have no address; SQLite needs one to store '' rather than NULL.
+        let code = withUnsafeBytes(of: 0 as UInt8) { empty in
+            let base = (bytes.baseAddress ?? empty.baseAddress!)
+                .assumingMemoryBound(to: CChar.self)
+            return sqlite3_bind_text(handle, index, base, Int32(bytes.count), SQLITE_TRANSIENT)
+        }
+        try check(code, database.handle, sql: sql)
+    }
+
+    /// Resets the statement so it can run again; bindings stay.
+    public func reset() {
+        sqlite3_reset(handle)
+    }
+
+    // MARK: - Stepping
+
+    /// Runs the statement to completion, ignoring any rows.
+    ///
+    /// - Throws: `SQLiteError`.
+    public func step() throws(SQLiteError) {
+        var code = sqlite3_step(handle)
+        while code == SQLITE_ROW { code = sqlite3_step(handle) }
+        defer { sqlite3_reset(handle) }
+        try check(code, database.handle, sql: sql)
+    }
+
+    /// Binds `values`, runs the statement and returns the number of changed rows.
+    ///
+    /// - Throws: `SQLiteError`.
+    @discardableResult
+    public func run(_ values: [SQLiteValue?]) throws(SQLiteError) -> Int {
+        try bind(values)
+        try step()
+        return database.changes
+    }
+
+    /// The next row, or nil when the statement is done.
+    ///
+    /// - Throws: `SQLiteError`.
+    public func next() throws(SQLiteError) -> Row? {
+        let code = sqlite3_step(handle)
+        if code == SQLITE_ROW { return Row(statement: self) }
+        sqlite3_reset(handle)
+        try check(code, database.handle, sql: sql)
+        return nil
+    }
+
+    /// Calls `body` for each row, without collecting them.
+    ///
+    /// - Throws: `SQLiteError`, or whatever `body` throws.
+    public func forEach(_ body: (Row) throws -> Void) throws {
+        while let row = try next() { try body(row) }
+    }
+}
+
+/// The current row of a stepping statement; valid until the statement steps again.
+public struct Row {
+    let statement: Statement
+
+    /// The number of columns.
+    public var count: Int { Int(sqlite3_column_count(statement.handle)) }
+
+    /// The value of column `index` (0-based), nil for NULL.
+    public subscript(index: Int) -> SQLiteValue? {
+        let column = Int32(index)
+        let handle = statement.handle
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, column))
+        case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, column))
+        case SQLITE_TEXT: return .text(text(index)!)
+        case SQLITE_BLOB: return .blob(blob(index)!)
+        default: return nil
+        }
+    }
+
+    /// Column `index` as text, nil for NULL.
+    public func text(_ index: Int) -> String? {
+        guard let pointer = sqlite3_column_text(statement.handle, Int32(index)) else { return nil }
+        let count = Int(sqlite3_column_bytes(statement.handle, Int32(index)))
+        return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
+    }
+
+    /// Column `index` as a double, nil for NULL.
+    public func double(_ index: Int) -> Double? {
+        if sqlite3_column_type(statement.handle, Int32(index)) == SQLITE_NULL { return nil }
+        return sqlite3_column_double(statement.handle, Int32(index))
+    }
+
+    /// Column `index` as an integer, nil for NULL.
+    public func int64(_ index: Int) -> Int64? {
+        if sqlite3_column_type(statement.handle, Int32(index)) == SQLITE_NULL { return nil }
+        return sqlite3_column_int64(statement.handle, Int32(index))
+    }
+
+    /// Column `index` as bytes, nil for NULL.
+    public func blob(_ index: Int) -> [UInt8]? {
+        let handle = statement.handle
+        if sqlite3_column_type(handle, Int32(index)) == SQLITE_NULL { return nil }
+        let count = Int(sqlite3_column_bytes(handle, Int32(index)))
+        guard count > 0, let pointer = sqlite3_column_blob(handle, Int32(index)) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: pointer, count: count))
+    }
+}
