@@ -1,1 +1,115 @@
+import Foundation
 import TroveKit
+import TroveSQLite
+
+/// The `trove` command line: parses, runs the command, and maps every outcome to streams
+/// and an exit status (SPEC §1).
+public enum TroveCLI {
+    public static let version = "0.1.0"
+
+    /// The command tree.
+    public static let root = Command(
+        "trove",
+        abstract: "Content tools for Firebase + GeoFire location apps: treasures and posts.",
+        discussion: """
+            Every command works on one SQLite workspace (-w, $TROVE_WORKSPACE or
+            ./trove.sqlite). Exit status: 0 success, 1 problems found, 2 usage error,
+            3 unreadable input, 4 workspace problem.
+            """,
+        usesWorkspace: false,
+        subcommands: commands)
+
+    static let commands: [Command] = [
+        InitCommand.command, ConfigCommand.command,
+        GeohashCommand.command,
+        StatusCommand.command, CheckCommand.command, TemplateCommand.command,
+        helpCommand,
+    ]
+
+    static let helpCommand = Command(
+        "help", abstract: "Show help for a command.",
+        arguments: [
+            Argument(
+                "command", help: "The command, e.g. 'import treasures'.",
+                arity: .variadic(minimum: 0))
+        ],
+        usesWorkspace: false
+    ) { invocation in
+        let words = invocation.arguments("command")
+        var command = root
+        var path: [String] = []
+        for word in words {
+            guard let sub = command.subcommands.first(where: { $0.name == word }) else {
+                let names = command.subcommands.map(\.name)
+                throw invocation.usageError(
+                    "unknown command '\(word)'" + suggestion(for: word, among: names))
+            }
+            command = sub
+            path.append(word)
+        }
+        invocation.context.standardOutput.write(Help.text(for: command, path: path))
+        return .success
+    }
+
+    /// Runs one command line (without the program name) and returns the exit status.
+    public static func run(_ arguments: [String], context: Context) -> Int32 {
+        defer {
+            context.standardOutput.flush()
+            context.standardError.flush()
+        }
+        let parsed: ParsedCommandLine
+        do {
+            parsed = try Parser(root: root).parse(arguments)
+        } catch {
+            context.standardError.write("error: \(error.message)\n\(error.usage)\n")
+            return ExitStatus.usage.rawValue
+        }
+        if parsed.wantsVersion {
+            context.standardOutput.write("trove \(version)\n")
+            return ExitStatus.success.rawValue
+        }
+        if parsed.wantsHelp {
+            context.standardOutput.write(Help.text(for: parsed.command, path: parsed.path))
+            return ExitStatus.success.rawValue
+        }
+        let invocation = Invocation(parsed: parsed, context: context)
+        do {
+            return try parsed.command.action!(invocation).rawValue
+        } catch let error as UsageError {
+            context.standardError.write("error: \(error.message)\n\(error.usage)\n")
+            return ExitStatus.usage.rawValue
+        } catch {
+            context.standardError.write("error: \(describe(error))\n")
+            return exitStatus(for: error).rawValue
+        }
+    }
+
+    /// The exit status an error maps to.
+    static func exitStatus(for error: Error) -> ExitStatus {
+        switch error {
+        case is UsageError: return .usage
+        case is WorkspaceError: return .workspace
+        case is InputError: return .input
+        case let error as SQLiteError where error.isBusy || error.isCorrupt: return .workspace
+        case let error as CommandFailure: return error.status
+        default: return .problems
+        }
+    }
+
+    static func describe(_ error: Error) -> String {
+        String(describing: error)
+    }
+}
+
+/// A command that stops with a message and a chosen exit status.
+public struct CommandFailure: Error, CustomStringConvertible {
+    public let message: String
+    public let status: ExitStatus
+
+    public init(_ message: String, status: ExitStatus = .problems) {
+        self.message = message
+        self.status = status
+    }
+
+    public var description: String { message }
+}

@@ -58,8 +58,10 @@ public final class Database {
         var errorMessage: UnsafeMutablePointer<CChar>?
         let code = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
         if code != SQLITE_OK {
-            let message = errorMessage.map { String(cString: $0) } ?? String(
-                cString: sqlite3_errstr(code))
+            let message =
+                errorMessage.map { String(cString: $0) }
+                ?? String(
+                    cString: sqlite3_errstr(code))
             sqlite3_free(errorMessage)
             throw SQLiteError(code: sqlite3_extended_errcode(handle), message: message, sql: sql)
         }

@@ -3,12 +3,12 @@
 /// Migration N (1-based) brings the schema to version N. Each runs in one transaction
 /// with its bookkeeping, so a failure leaves the previous version intact. A shipped
 /// migration is never edited: add a new one.
-public struct Migrator {
+public struct Migrator: Sendable {
     /// One step of the schema.
-    public struct Migration {
+    public struct Migration: Sendable {
         public let name: String
-        public let apply: (Database) throws -> Void
-        public init(_ name: String, apply: @escaping (Database) throws -> Void) {
+        public let apply: @Sendable (Database) throws -> Void
+        public init(_ name: String, apply: @escaping @Sendable (Database) throws -> Void) {
             self.name = name
             self.apply = apply
         }

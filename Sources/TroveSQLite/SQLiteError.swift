@@ -37,7 +37,8 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
 @inline(__always)
 func check(_ code: Int32, _ handle: OpaquePointer?, sql: String? = nil) throws(SQLiteError) {
     guard code == SQLITE_OK || code == SQLITE_ROW || code == SQLITE_DONE else {
-        let message = handle.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
+        let message =
+            handle.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
             ?? String(cString: sqlite3_errstr(code))
         let extended = handle.map { sqlite3_extended_errcode($0) } ?? code
         throw SQLiteError(code: extended, message: message, sql: sql)

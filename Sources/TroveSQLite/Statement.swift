@@ -111,7 +111,8 @@ public final class Statement {
         case nil: code = sqlite3_bind_null(handle, index)
         case .integer(let int): code = sqlite3_bind_int64(handle, index, int)
         case .real(let double): code = sqlite3_bind_double(handle, index, double)
-        case .text(let string): code = sqlite3_bind_text(handle, index, string, -1, SQLITE_TRANSIENT)
+        case .text(let string):
+            code = sqlite3_bind_text(handle, index, string, -1, SQLITE_TRANSIENT)
         case .blob(let bytes):
             code = bytes.withUnsafeBytes {
                 sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), SQLITE_TRANSIENT)

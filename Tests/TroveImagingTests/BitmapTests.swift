@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TroveImaging
 
 @Suite struct BitmapTests {

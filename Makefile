@@ -1,0 +1,64 @@
+# trove — build, demo, test, benchmark and install.
+PREFIX ?= /usr/local
+SWIFT  ?= swift
+CONFIG ?= release
+TROVE  := $(CURDIR)/.build/$(CONFIG)/trove
+
+# Debian packages the build needs; tests and benchmarks add theirs.
+DEPS       := libsqlite3-dev libjpeg-dev libpng-dev
+TEST_DEPS  := sqlite3
+BENCH_DEPS := sqlite3 libvips-tools mate-backgrounds python3-venv
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: all build deps test-deps bench-deps demo test bench install format lint clean
+
+all: build
+
+# Installs whichever of the packages are missing (apt-get, with sudo when not root).
+define install_missing
+	@if command -v dpkg >/dev/null 2>&1; then \
+	  missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	  if [ -n "$$missing" ]; then \
+	    echo "installing:$$missing"; \
+	    $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	  fi; \
+	fi
+endef
+
+deps:
+	$(call install_missing,$(DEPS))
+
+test-deps: deps
+	$(call install_missing,$(TEST_DEPS))
+
+bench-deps: deps
+	$(call install_missing,$(BENCH_DEPS))
+
+build: deps
+	$(SWIFT) build -c $(CONFIG)
+
+demo: build
+	$(MAKE) -C examples clean
+	$(MAKE) -C examples TROVE=$(TROVE)
+
+test: test-deps
+	$(SWIFT) build
+	$(SWIFT) test
+
+bench: bench-deps build
+	TROVE=$(TROVE) Benchmarks/run
+
+install: build
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/trove
+	install -m 755 $(TROVE) $(DESTDIR)$(PREFIX)/bin/trove
+	rm -rf $(DESTDIR)$(PREFIX)/share/trove/Templates
+	cp -R Templates $(DESTDIR)$(PREFIX)/share/trove/Templates
+
+format:
+	$(SWIFT) format --in-place --recursive Package.swift Sources Tests
+
+lint:
+	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
+
+clean:
+	rm -rf .build build

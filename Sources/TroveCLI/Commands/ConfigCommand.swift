@@ -1,0 +1,66 @@
+import TroveKit
+
+enum ConfigCommand {
+    static let command = Command(
+        "config", abstract: "Read and change settings stored in the workspace.",
+        discussion: "Keys: " + Setting.all.map(\.key).joined(separator: ", ") + ".",
+        subcommands: [set, get, list, unset])
+
+    static let keyArgument = Argument("key", help: "A setting, e.g. storage.bucket.")
+
+    static let set = Command(
+        "set", abstract: "Store a setting.",
+        arguments: [keyArgument, Argument("value", help: "The new value.")]
+    ) { invocation in
+        let setting = try known(invocation.argument("key")!, invocation)
+        let value = invocation.argument("value")!
+        if let problem = setting.problem(with: value) {
+            throw invocation.usageError("invalid value '\(value)' for \(setting.key): \(problem)")
+        }
+        try invocation.openWorkspace().setSetting(setting.key, value)
+        return .success
+    }
+
+    static let get = Command(
+        "get", abstract: "Print a setting's value (exit 1 when it is not set).",
+        arguments: [keyArgument]
+    ) { invocation in
+        let setting = try known(invocation.argument("key")!, invocation)
+        guard let value = try invocation.openWorkspace().setting(setting.key) else {
+            invocation.note("\(setting.key) is not set")
+            return .problems
+        }
+        invocation.print(value)
+        return .success
+    }
+
+    static let list = Command(
+        "list", abstract: "Print every stored setting.", formats: [.text, .json]
+    ) { invocation in
+        let settings = try invocation.openWorkspace().settings()
+        if invocation.format == .json {
+            let members = settings.map { "\(jsonString($0.key)): \(jsonString($0.value))" }
+            invocation.print("{" + members.joined(separator: ", ") + "}")
+        } else {
+            for setting in settings { invocation.print("\(setting.key)=\(setting.value)") }
+        }
+        return .success
+    }
+
+    static let unset = Command(
+        "unset", abstract: "Remove a setting.", arguments: [keyArgument]
+    ) { invocation in
+        let setting = try known(invocation.argument("key")!, invocation)
+        try invocation.openWorkspace().unsetSetting(setting.key)
+        return .success
+    }
+
+    private static func known(_ key: String, _ invocation: Invocation) throws(UsageError)
+        -> Setting
+    {
+        if let setting = Setting.named(key) { return setting }
+        let names = Setting.all.map(\.key)
+        throw invocation.usageError(
+            "unknown setting '\(key)'" + suggestion(for: key, among: names))
+    }
+}

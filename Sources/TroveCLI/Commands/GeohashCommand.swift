@@ -1,0 +1,31 @@
+import TroveKit
+
+enum GeohashCommand {
+    static let command = Command(
+        "geohash",
+        abstract: "Assign GeoFire geohashes to treasures and posts that lack a current one.",
+        discussion: """
+            Uses GeoFire's algorithm and base32 alphabet. --precision also becomes the
+            workspace's geohash.precision, so status, validate and export agree with it.
+            """,
+        options: [
+            Option(
+                "precision", value: "n",
+                help: "Geohash length, 1-22 (default: geohash.precision, else 10).")
+        ],
+        formats: [.text, .json]
+    ) { invocation in
+        let precision = try invocation.option("precision", as: "a whole number from 1 to 22") {
+            Int($0).flatMap { (1...22).contains($0) ? $0 : nil }
+        }
+        let result = try GeohashAssignment.run(
+            on: invocation.openWorkspace(), precision: precision)
+        if invocation.format == .json {
+            invocation.print("{\"treasures\": \(result.treasures), \"posts\": \(result.posts)}")
+        } else {
+            invocation.note(
+                "geohashed \(result.treasures) treasures and \(result.posts) posts")
+        }
+        return .success
+    }
+}

@@ -1,0 +1,135 @@
+/// A command as declared once: its help, usage line, parsing and suggestions all come
+/// from this declaration.
+public struct Command: Sendable {
+    public let name: String
+    public let abstract: String
+    public let discussion: String?
+    public let arguments: [Argument]
+    public let options: [Option]
+    /// Output formats this command accepts with `--format` (text is always first).
+    public let formats: [OutputFormat]
+    public let subcommands: [Command]
+    /// Whether the command opens the workspace, so `-w` is listed in its help.
+    public let usesWorkspace: Bool
+    let action: (@Sendable (Invocation) throws -> ExitStatus)?
+
+    public init(
+        _ name: String, abstract: String, discussion: String? = nil,
+        arguments: [Argument] = [], options: [Option] = [], formats: [OutputFormat] = [.text],
+        usesWorkspace: Bool = true, subcommands: [Command] = [],
+        run action: (@Sendable (Invocation) throws -> ExitStatus)? = nil
+    ) {
+        self.name = name
+        self.abstract = abstract
+        self.discussion = discussion
+        self.arguments = arguments
+        self.options = options
+        self.formats = formats
+        self.usesWorkspace = usesWorkspace
+        self.subcommands = subcommands
+        self.action = action
+    }
+
+    /// The options every command accepts besides its own.
+    func allOptions(isRoot: Bool) -> [Option] {
+        var all = options
+        if usesWorkspace { all.append(.workspace) }
+        if formats.count > 1 { all.append(.format(formats)) }
+        all.append(.quiet)
+        all.append(.help)
+        if isRoot { all.append(.version) }
+        return all
+    }
+}
+
+/// A positional argument.
+public struct Argument: Sendable {
+    public enum Arity: Sendable {
+        case required
+        case optional
+        /// One or more (`minimum` 1) or any number (`minimum` 0).
+        case variadic(minimum: Int)
+    }
+
+    public let name: String
+    public let help: String
+    public let arity: Arity
+
+    public init(_ name: String, help: String, arity: Arity = .required) {
+        self.name = name
+        self.help = help
+        self.arity = arity
+    }
+
+    var usage: String {
+        switch arity {
+        case .required: return "<\(name)>"
+        case .optional: return "[<\(name)>]"
+        case .variadic(let minimum): return minimum > 0 ? "<\(name)>..." : "[<\(name)>...]"
+        }
+    }
+}
+
+/// A named option: a flag (no value) or an option that takes a value.
+public struct Option: Sendable {
+    public let long: String
+    public let short: Character?
+    /// The value's name in help (`<path>`); nil for a flag.
+    public let valueName: String?
+    public let help: String
+    /// Whether it may be given more than once.
+    public let repeatable: Bool
+
+    public init(
+        _ long: String, short: Character? = nil, value valueName: String? = nil, help: String,
+        repeatable: Bool = false
+    ) {
+        self.long = long
+        self.short = short
+        self.valueName = valueName
+        self.help = help
+        self.repeatable = repeatable
+    }
+
+    var isFlag: Bool { valueName == nil }
+
+    var usage: String {
+        let value = valueName.map { " <\($0)>" } ?? ""
+        return "--\(long)\(value)"
+    }
+
+    var label: String {
+        let short = self.short.map { "-\($0), " } ?? ""
+        return short + usage
+    }
+
+    static let workspace = Option(
+        "workspace", short: "w", value: "path",
+        help: "The workspace file (default: $TROVE_WORKSPACE, else ./trove.sqlite).")
+    static let quiet = Option("quiet", short: "q", help: "Print only data and errors.")
+    static let help = Option("help", short: "h", help: "Show help information.")
+    static let version = Option("version", help: "Show the version.")
+    static func format(_ formats: [OutputFormat]) -> Option {
+        Option(
+            "format", value: "format",
+            help: "Output format: \(formats.map(\.rawValue).joined(separator: ", ")).")
+    }
+}
+
+/// How data is printed on stdout.
+public enum OutputFormat: String, Sendable {
+    case text
+    case json
+    case csv
+}
+
+/// The exit statuses of SPEC §1.
+public enum ExitStatus: Int32, Sendable {
+    case success = 0
+    /// The command ran but found problems.
+    case problems = 1
+    case usage = 2
+    /// An input file could not be read or parsed; nothing was changed.
+    case input = 3
+    case workspace = 4
+}

@@ -1,0 +1,101 @@
+import Foundation
+
+/// Where a command's text goes: the real stdout/stderr, or a buffer in tests.
+public final class OutputStream: @unchecked Sendable {
+    private let fileDescriptor: Int32?
+    private var buffer: [UInt8] = []
+    private let lock = NSLock()
+    /// Whether the stream is a terminal (progress bars and colour only then).
+    public let isTerminal: Bool
+
+    /// A stream writing to a file descriptor, buffered.
+    public init(fileDescriptor: Int32) {
+        self.fileDescriptor = fileDescriptor
+        self.isTerminal = isatty(fileDescriptor) == 1
+    }
+
+    /// A stream collecting text in memory, for tests.
+    public init(capturingAsTerminal isTerminal: Bool = false) {
+        self.fileDescriptor = nil
+        self.isTerminal = isTerminal
+    }
+
+    public func write(_ text: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        buffer.append(contentsOf: text.utf8)
+        if let fileDescriptor, buffer.count >= 1 << 16 || isTerminal {
+            Self.writeAll(buffer, to: fileDescriptor)
+            buffer.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// Writes buffered bytes out (a no-op for a capturing stream).
+    public func flush() {
+        lock.lock()
+        defer { lock.unlock() }
+        if let fileDescriptor, !buffer.isEmpty {
+            Self.writeAll(buffer, to: fileDescriptor)
+            buffer.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// Everything written so far, for a capturing stream.
+    public var text: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return String(decoding: buffer, as: UTF8.self)
+    }
+
+    private static func writeAll(_ bytes: [UInt8], to fileDescriptor: Int32) {
+        bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let written = Foundation.write(
+                    fileDescriptor, raw.baseAddress! + offset, raw.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return  // a closed pipe: nothing more to say
+                }
+                offset += written
+            }
+        }
+    }
+}
+
+/// What a command may touch of the outside world, injected so tests run in-process.
+public struct Context: @unchecked Sendable {
+    public var standardOutput: OutputStream
+    public var standardError: OutputStream
+    public var environment: [String: String]
+    public var currentDirectory: String
+    /// Reads all of standard input.
+    public var readStandardInput: @Sendable () -> Data
+    /// Whether standard input is a terminal (interactive review).
+    public var standardInputIsTerminal: Bool
+
+    public init(
+        standardOutput: OutputStream, standardError: OutputStream,
+        environment: [String: String], currentDirectory: String,
+        readStandardInput: @escaping @Sendable () -> Data = { Data() },
+        standardInputIsTerminal: Bool = false
+    ) {
+        self.standardOutput = standardOutput
+        self.standardError = standardError
+        self.environment = environment
+        self.currentDirectory = currentDirectory
+        self.readStandardInput = readStandardInput
+        self.standardInputIsTerminal = standardInputIsTerminal
+    }
+
+    /// The real process streams, environment and directory.
+    public static func process() -> Context {
+        Context(
+            standardOutput: OutputStream(fileDescriptor: 1),
+            standardError: OutputStream(fileDescriptor: 2),
+            environment: ProcessInfo.processInfo.environment,
+            currentDirectory: FileManager.default.currentDirectoryPath,
+            readStandardInput: { FileHandle.standardInput.readDataToEndOfFile() },
+            standardInputIsTerminal: isatty(0) == 1)
+    }
+}

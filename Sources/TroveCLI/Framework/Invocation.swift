@@ -1,0 +1,143 @@
+import Foundation
+import TroveKit
+
+/// One run of a command: its parsed command line and its context.
+public struct Invocation {
+    public let parsed: ParsedCommandLine
+    public let context: Context
+
+    // MARK: - Reading the command line
+
+    /// The last value of option `--name`, or nil.
+    public func option(_ name: String) -> String? {
+        parsed.values[name]?.last
+    }
+
+    /// Every value of a repeatable option.
+    public func options(_ name: String) -> [String] {
+        parsed.values[name] ?? []
+    }
+
+    public func flag(_ name: String) -> Bool {
+        parsed.flags.contains(name)
+    }
+
+    /// The value of a single positional argument.
+    public func argument(_ name: String) -> String? {
+        parsed.arguments[name]?.first
+    }
+
+    /// The values of a variadic positional argument.
+    public func arguments(_ name: String) -> [String] {
+        parsed.arguments[name] ?? []
+    }
+
+    /// An option converted with `convert`; a value it rejects is a usage error.
+    ///
+    /// - Throws: `UsageError`.
+    public func option<T>(_ name: String, as what: String, _ convert: (String) -> T?)
+        throws(UsageError) -> T?
+    {
+        guard let text = option(name) else { return nil }
+        guard let value = convert(text) else {
+            throw usageError("invalid value '\(text)' for --\(name): expected \(what)")
+        }
+        return value
+    }
+
+    /// A usage error for this command, with its usage line.
+    public func usageError(_ message: String) -> UsageError {
+        UsageError(message: message, usage: Help.usageLine(parsed.command, path: parsed.path))
+    }
+
+    public var format: OutputFormat {
+        option("format").flatMap(OutputFormat.init(rawValue:)) ?? .text
+    }
+
+    public var isQuiet: Bool { flag("quiet") }
+
+    // MARK: - Output
+
+    /// Data on stdout.
+    public func print(_ text: String) {
+        context.standardOutput.write(text + "\n")
+    }
+
+    /// A message on stderr, unless `--quiet`.
+    public func note(_ text: String) {
+        if !isQuiet { context.standardError.write(text + "\n") }
+    }
+
+    /// A problem on stderr, also with `--quiet`.
+    public func warn(_ text: String) {
+        context.standardError.write(text + "\n")
+    }
+
+    /// Whether colour may be used on stdout.
+    public var usesColour: Bool {
+        context.standardOutput.isTerminal && context.environment["NO_COLOR"] == nil
+    }
+
+    /// A progress bar on stderr when it is a terminal, otherwise silent.
+    public func progress(_ label: String, total: Int) -> ProgressBar {
+        ProgressBar(
+            label: label, total: total, stream: context.standardError,
+            enabled: context.standardError.isTerminal && !isQuiet)
+    }
+
+    // MARK: - Paths and the workspace
+
+    /// `path` made absolute against the current directory.
+    public func resolve(_ path: String) -> String {
+        if path.hasPrefix("/") { return path }
+        return URL(fileURLWithPath: context.currentDirectory).appendingPathComponent(path)
+            .standardizedFileURL.path
+    }
+
+    /// `-w`, else `$TROVE_WORKSPACE`, else `./trove.sqlite`.
+    public var workspacePath: String {
+        resolve(option("workspace") ?? context.environment["TROVE_WORKSPACE"] ?? "trove.sqlite")
+    }
+
+    /// Opens the workspace (exit 4 when it is missing, newer or damaged).
+    ///
+    /// - Throws: `WorkspaceError`.
+    public func openWorkspace() throws(WorkspaceError) -> Workspace {
+        try Workspace(path: workspacePath)
+    }
+}
+
+/// A one-line progress bar redrawn in place on a terminal.
+public final class ProgressBar {
+    let label: String
+    let total: Int
+    let stream: OutputStream
+    let enabled: Bool
+    private var done = 0
+    private var lastDrawn = -1
+
+    init(label: String, total: Int, stream: OutputStream, enabled: Bool) {
+        self.label = label
+        self.total = max(total, 1)
+        self.stream = stream
+        self.enabled = enabled
+    }
+
+    /// Counts `count` more items done.
+    public func advance(by count: Int = 1) {
+        done += count
+        guard enabled else { return }
+        let percent = min(100, done * 100 / total)
+        if percent == lastDrawn { return }
+        lastDrawn = percent
+        let filled = percent * 30 / 100
+        let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: 30 - filled)
+        stream.write("\r\(label) \(bar) \(percent)% (\(done)/\(total))")
+    }
+
+    /// Clears the bar's line.
+    public func finish() {
+        guard enabled, lastDrawn >= 0 else { return }
+        stream.write("\r\u{1B}[2K")
+    }
+}

@@ -1,0 +1,229 @@
+/// A command line that does not fit the declaration; exit status 2.
+public struct UsageError: Error, CustomStringConvertible, Equatable {
+    public let message: String
+    /// The usage line of the command it concerns.
+    public let usage: String
+
+    public var description: String { message }
+}
+
+/// A parsed command line: which command, with which options and arguments.
+public struct ParsedCommandLine: Sendable {
+    /// The path of command names below the root, e.g. `["import", "treasures"]`.
+    public let path: [String]
+    public let command: Command
+    public let values: [String: [String]]
+    public let flags: Set<String>
+    public let arguments: [String: [String]]
+    public let wantsHelp: Bool
+    public let wantsVersion: Bool
+}
+
+/// Parses arguments against a command tree. Pure: no I/O, so tests call it directly.
+public struct Parser {
+    let root: Command
+
+    public init(root: Command) {
+        self.root = root
+    }
+
+    /// Parses `arguments` (without the program name).
+    ///
+    /// - Throws: `UsageError` naming the problem, with a suggestion for a typo.
+    public func parse(_ arguments: [String]) throws(UsageError) -> ParsedCommandLine {
+        var command = root
+        var path: [String] = []
+        var values: [String: [String]] = [:]
+        var flags: Set<String> = []
+        var positionals: [String] = []
+        var index = 0
+        var optionsEnded = false
+
+        while index < arguments.count {
+            let word = arguments[index]
+            index += 1
+            if !optionsEnded && word == "--" {
+                optionsEnded = true
+                continue
+            }
+            if !optionsEnded && word.hasPrefix("-") && word != "-" && !looksNumeric(word) {
+                let (option, inlineValue) = try resolveOption(word, in: command, path: path)
+                if option.isFlag {
+                    if inlineValue != nil {
+                        throw usageError(
+                            "option '--\(option.long)' takes no value", command, path)
+                    }
+                    flags.insert(option.long)
+                    continue
+                }
+                let value: String
+                if let inlineValue {
+                    value = inlineValue
+                } else if index < arguments.count {
+                    value = arguments[index]
+                    index += 1
+                } else {
+                    throw usageError(
+                        "option '--\(option.long)' needs a value <\(option.valueName!)>",
+                        command, path)
+                }
+                if values[option.long] != nil && !option.repeatable {
+                    throw usageError("option '--\(option.long)' given twice", command, path)
+                }
+                values[option.long, default: []].append(value)
+                continue
+            }
+            // A word before any positional may name a subcommand.
+            if positionals.isEmpty && !command.subcommands.isEmpty {
+                if let sub = command.subcommands.first(where: { $0.name == word }) {
+                    command = sub
+                    path.append(word)
+                    continue
+                }
+                if command.action == nil {
+                    let names = command.subcommands.map(\.name)
+                    throw usageError(
+                        "unknown command '\(word)'" + suggestion(for: word, among: names),
+                        command, path)
+                }
+            }
+            positionals.append(word)
+        }
+
+        let wantsHelp = flags.contains("help")
+        let wantsVersion = flags.contains("version")
+        if wantsHelp || wantsVersion {
+            return ParsedCommandLine(
+                path: path, command: command, values: values, flags: flags, arguments: [:],
+                wantsHelp: wantsHelp, wantsVersion: wantsVersion)
+        }
+        if command.action == nil {
+            let names = command.subcommands.map(\.name).joined(separator: ", ")
+            throw usageError("missing command (one of: \(names))", command, path)
+        }
+        if let format = values["format"]?.last,
+            !command.formats.contains(where: { $0.rawValue == format })
+        {
+            let known = command.formats.map(\.rawValue)
+            throw usageError(
+                "unknown format '\(format)' (use \(known.joined(separator: ", ")))"
+                    + suggestion(for: format, among: known), command, path)
+        }
+        let bound = try bind(positionals, to: command, path: path)
+        return ParsedCommandLine(
+            path: path, command: command, values: values, flags: flags, arguments: bound,
+            wantsHelp: false, wantsVersion: false)
+    }
+
+    // MARK: - Options
+
+    private func resolveOption(_ word: String, in command: Command, path: [String])
+        throws(UsageError) -> (Option, String?)
+    {
+        // Global options may come before the command name (`trove -w ws.sqlite status`).
+        let options = command.allOptions(isRoot: path.isEmpty) + Self.globalOptions
+        if word.hasPrefix("--") {
+            var name = String(word.dropFirst(2))
+            var inlineValue: String?
+            if let equals = name.firstIndex(of: "=") {
+                inlineValue = String(name[name.index(after: equals)...])
+                name = String(name[..<equals])
+            }
+            if let option = options.first(where: { $0.long == name }) {
+                return (option, inlineValue)
+            }
+            let names = options.map { "--\($0.long)" }
+            throw usageError(
+                "unknown option '--\(name)'" + suggestion(for: "--\(name)", among: names),
+                command, path)
+        }
+        let letters = Array(word.dropFirst())
+        if letters.count == 1, let option = options.first(where: { $0.short == letters[0] }) {
+            return (option, nil)
+        }
+        let names = options.compactMap { $0.short.map { "-\($0)" } }
+        throw usageError(
+            "unknown option '\(word)'" + suggestion(for: word, among: names), command, path)
+    }
+
+    private static let globalOptions: [Option] = [
+        .workspace, .quiet, .format([.text, .json, .csv]),
+    ]
+
+    /// Negative numbers such as `-74.0060` are arguments, not options.
+    private func looksNumeric(_ word: String) -> Bool {
+        word.count > 1 && Double(word) != nil
+    }
+
+    // MARK: - Arguments
+
+    private func bind(_ positionals: [String], to command: Command, path: [String])
+        throws(UsageError) -> [String: [String]]
+    {
+        var bound: [String: [String]] = [:]
+        var remaining = positionals[...]
+        for (offset, argument) in command.arguments.enumerated() {
+            switch argument.arity {
+            case .required:
+                guard let value = remaining.popFirst() else {
+                    throw usageError("missing argument <\(argument.name)>", command, path)
+                }
+                bound[argument.name] = [value]
+            case .optional:
+                if let value = remaining.popFirst() { bound[argument.name] = [value] }
+            case .variadic(let minimum):
+                let reserved = command.arguments[(offset + 1)...].filter {
+                    if case .required = $0.arity { return true }
+                    return false
+                }.count
+                let take = max(0, remaining.count - reserved)
+                let values = Array(remaining.prefix(take))
+                remaining = remaining.dropFirst(take)
+                if values.count < minimum {
+                    throw usageError("missing argument <\(argument.name)>", command, path)
+                }
+                bound[argument.name] = values
+            }
+        }
+        if let extra = remaining.first {
+            throw usageError("unexpected argument '\(extra)'", command, path)
+        }
+        return bound
+    }
+
+    private func usageError(_ message: String, _ command: Command, _ path: [String])
+        -> UsageError
+    {
+        UsageError(message: message, usage: Help.usageLine(command, path: path))
+    }
+}
+
+/// ` (did you mean 'X'?)` for the closest candidate, or nothing when none is close.
+func suggestion(for word: String, among candidates: [String]) -> String {
+    let scored = candidates.map { ($0, editDistance(word.lowercased(), $0.lowercased())) }
+    guard let best = scored.min(by: { $0.1 < $1.1 }) else { return "" }
+    let allowed = max(2, word.count / 3)
+    if best.1 <= allowed || best.0.hasPrefix(word) && word.count >= 3 {
+        return " (did you mean '\(best.0)'?)"
+    }
+    return ""
+}
+
+/// Damerau-free Levenshtein distance, enough for typos in command names.
+func editDistance(_ a: String, _ b: String) -> Int {
+    let a = Array(a)
+    let b = Array(b)
+    if a.isEmpty { return b.count }
+    if b.isEmpty { return a.count }
+    var previous = Array(0...b.count)
+    var current = Array(repeating: 0, count: b.count + 1)
+    for i in 1...a.count {
+        current[0] = i
+        for j in 1...b.count {
+            let cost = a[i - 1] == b[j - 1] ? 0 : 1
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+        }
+        swap(&previous, &current)
+    }
+    return previous[b.count]
+}

@@ -1,0 +1,39 @@
+import TroveSQLite
+
+/// `trove check`: SQLite's integrity check plus references between trove's tables.
+public struct IntegrityCheck {
+    /// One problem found; empty means healthy.
+    public var problems: [String] = []
+
+    /// Checks `workspace`.
+    ///
+    /// - Throws: `SQLiteError` when the checks cannot run at all.
+    public init(workspace: Workspace) throws {
+        let database = workspace.database
+        let integrity = try database.query("PRAGMA integrity_check", []) { $0.text(0) ?? "" }
+        if integrity != ["ok"] {
+            problems += integrity.map { "integrity: \($0)" }
+        }
+        let foreignKeys = try database.query("PRAGMA foreign_key_check", []) {
+            "table \($0.text(0) ?? "?") row \($0.int64(1) ?? 0) refers to a missing \($0.text(2) ?? "?")"
+        }
+        problems += foreignKeys
+        let danglingRenditions = try database.query(
+            """
+            SELECT owner_kind, owner_key, name FROM renditions r
+            WHERE (owner_kind = 'treasure' AND NOT EXISTS (SELECT 1 FROM treasures WHERE key = r.owner_key))
+               OR (owner_kind = 'post' AND NOT EXISTS (SELECT 1 FROM posts WHERE id = r.owner_key))
+            """, []
+        ) { "rendition \($0.text(2) ?? "") of missing \($0.text(0) ?? "") \($0.text(1) ?? "")" }
+        problems += danglingRenditions
+        let badStatus = try database.query(
+            """
+            SELECT id, status FROM posts p
+            WHERE status <> 'pending' AND NOT EXISTS (SELECT 1 FROM decisions WHERE post_id = p.id)
+            """, []
+        ) { "post \($0.text(0) ?? "") is \($0.text(1) ?? "") without a decision in the log" }
+        problems += badStatus
+    }
+
+    public var isHealthy: Bool { problems.isEmpty }
+}

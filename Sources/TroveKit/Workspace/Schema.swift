@@ -1,0 +1,112 @@
+import TroveSQLite
+
+/// The workspace schema, as named forward migrations. Never edit a shipped migration:
+/// append a new one.
+enum Schema {
+    static let migrator = Migrator([
+        .init("001-treasures", sql: treasures),
+        .init("002-posts-and-review", sql: postsAndReview),
+        .init("003-renditions-and-exports", sql: renditionsAndExports),
+    ])
+
+    static let treasures = """
+        CREATE TABLE settings (
+            key   TEXT PRIMARY KEY NOT NULL,
+            value TEXT NOT NULL
+        ) WITHOUT ROWID;
+
+        CREATE TABLE treasures (
+            key         TEXT PRIMARY KEY NOT NULL,
+            name        TEXT NOT NULL,
+            lat         REAL NOT NULL,
+            lon         REAL NOT NULL,
+            description TEXT,
+            image       TEXT,            -- absolute path, or an http(s) URL kept as given
+            extra       TEXT,            -- JSON object of the extra columns, in file order
+            geohash     TEXT,            -- NULL until `trove geohash`; reset when moved
+            source      TEXT,            -- file:line it was last imported from
+            updated_at  TEXT NOT NULL
+        );
+        CREATE INDEX treasures_geohash ON treasures (geohash) WHERE geohash IS NOT NULL;
+        """
+
+    static let postsAndReview = """
+        CREATE TABLE posts (
+            id           TEXT PRIMARY KEY NOT NULL,
+            user         TEXT,
+            lat          REAL,
+            lon          REAL,
+            description  TEXT,
+            date         TEXT,           -- ISO 8601
+            photo        TEXT,           -- absolute path inside --photos
+            photo_hash   TEXT,           -- SHA-256 of the photo bytes
+            photo_phash  INTEGER,        -- 64-bit perceptual hash
+            photo_width  INTEGER,
+            photo_height INTEGER,
+            exif_lat     REAL,
+            exif_lon     REAL,
+            exif_time    TEXT,
+            content_hash TEXT NOT NULL,  -- of the imported fields, to notice changes
+            status       TEXT NOT NULL DEFAULT 'pending'
+                CHECK (status IN ('pending', 'approved', 'rejected', 'flagged')),
+            status_note  TEXT,           -- why it is in this state (e.g. changed after a decision)
+            geohash      TEXT,
+            signals      TEXT NOT NULL DEFAULT '[]', -- JSON array of {"name", "detail"}
+            imported_at  TEXT NOT NULL,
+            updated_at   TEXT NOT NULL
+        );
+        CREATE INDEX posts_geohash ON posts (geohash) WHERE geohash IS NOT NULL;
+        CREATE INDEX posts_status ON posts (status);
+        CREATE INDEX posts_user ON posts (user);
+        CREATE INDEX posts_photo_hash ON posts (photo_hash);
+
+        -- The audit trail: append-only, enforced here rather than trusted to code.
+        CREATE TABLE decisions (
+            seq       INTEGER PRIMARY KEY AUTOINCREMENT,
+            post_id   TEXT NOT NULL REFERENCES posts (id),
+            at        TEXT NOT NULL,
+            moderator TEXT NOT NULL,
+            from_status TEXT NOT NULL,
+            to_status   TEXT NOT NULL,
+            reason    TEXT,
+            note      TEXT
+        );
+        CREATE INDEX decisions_post ON decisions (post_id);
+        CREATE TRIGGER decisions_no_update BEFORE UPDATE ON decisions
+        BEGIN SELECT RAISE(ABORT, 'the audit trail is append-only'); END;
+        CREATE TRIGGER decisions_no_delete BEFORE DELETE ON decisions
+        BEGIN SELECT RAISE(ABORT, 'the audit trail is append-only'); END;
+        """
+
+    static let renditionsAndExports = """
+        -- Image renditions made by `trove images`, per owner and rendition name.
+        CREATE TABLE renditions (
+            owner_kind  TEXT NOT NULL CHECK (owner_kind IN ('treasure', 'post')),
+            owner_key   TEXT NOT NULL,
+            name        TEXT NOT NULL,
+            source      TEXT NOT NULL,   -- the source image path
+            source_hash TEXT NOT NULL,   -- SHA-256 of the source bytes
+            settings    TEXT NOT NULL,   -- the settings it was made with
+            path        TEXT NOT NULL,   -- relative to the output folder
+            width       INTEGER NOT NULL,
+            height      INTEGER NOT NULL,
+            bytes       INTEGER NOT NULL,
+            hash        TEXT NOT NULL,   -- of the output bytes
+            made_at     TEXT NOT NULL,
+            PRIMARY KEY (owner_kind, owner_key, name)
+        ) WITHOUT ROWID;
+
+        -- What each layout last exported, for `export --update` deltas.
+        CREATE TABLE exports (
+            layout      TEXT PRIMARY KEY NOT NULL,
+            at          TEXT NOT NULL,
+            out         TEXT
+        ) WITHOUT ROWID;
+        CREATE TABLE exported_values (
+            layout TEXT NOT NULL,
+            path   TEXT NOT NULL,        -- database path of one exported record
+            value  TEXT NOT NULL,        -- its canonical JSON
+            PRIMARY KEY (layout, path)
+        ) WITHOUT ROWID;
+        """
+}

@@ -1,0 +1,98 @@
+import Foundation
+
+/// A setting stored with `trove config`, with what it means and how its value is checked.
+public struct Setting: Sendable {
+    public let key: String
+    public let summary: String
+    /// Returns an error message when `value` is not acceptable.
+    let check: @Sendable (String) -> String?
+
+    public static let storageBucket = Setting(
+        key: "storage.bucket", summary: "Firebase Storage bucket, e.g. flatiron-go.appspot.com"
+    ) { $0.isEmpty ? "expected a bucket name" : nil }
+
+    public static let storageURLTemplate = Setting(
+        key: "storage.url-template",
+        summary: "download URL template with {path} (overrides storage.bucket)"
+    ) { $0.contains("{path}") ? nil : "the template must contain {path}" }
+
+    public static let geohashPrecision = Setting(
+        key: "geohash.precision", summary: "geohash length, 1-22 (default 10)"
+    ) {
+        guard let value = Int($0), (1...22).contains(value) else {
+            return "expected a whole number from 1 to 22"
+        }
+        return nil
+    }
+
+    public static let gameBounds = Setting(
+        key: "game.bounds", summary: "minLat,minLon,maxLat,maxLon the treasures should lie in"
+    ) { GeoBounds(parsing: $0) == nil ? "expected minLat,minLon,maxLat,maxLon" : nil }
+
+    public static let reviewBlockedWords = Setting(
+        key: "review.blocked-words", summary: "comma-separated words that flag a post's text"
+    ) { _ in nil }
+
+    public static let reviewArea = Setting(
+        key: "review.area", summary: "minLat,minLon,maxLat,maxLon posts are expected in"
+    ) { GeoBounds(parsing: $0) == nil ? "expected minLat,minLon,maxLat,maxLon" : nil }
+
+    public static let treasureRenditions = Setting(
+        key: "renditions.treasures",
+        summary: "treasure renditions, e.g. full=1024x1024,thumb=256x256,pin=100x100:cover"
+    ) { _ in nil }
+
+    public static let postRenditions = Setting(
+        key: "renditions.posts", summary: "post renditions, e.g. full=1600x1600,thumb=256x256"
+    ) { _ in nil }
+
+    /// Every known setting, in the order `config list` shows them.
+    public static let all: [Setting] = [
+        storageBucket, storageURLTemplate, geohashPrecision, gameBounds, reviewBlockedWords,
+        reviewArea, treasureRenditions, postRenditions,
+    ]
+
+    /// The setting named `key`, or nil.
+    public static func named(_ key: String) -> Setting? {
+        all.first { $0.key == key }
+    }
+
+    /// An error message when `value` is not acceptable for this setting.
+    public func problem(with value: String) -> String? {
+        check(value)
+    }
+}
+
+/// A latitude/longitude rectangle, as `minLat,minLon,maxLat,maxLon`.
+public struct GeoBounds: Equatable, Sendable {
+    public var minLatitude: Double
+    public var minLongitude: Double
+    public var maxLatitude: Double
+    public var maxLongitude: Double
+
+    /// Parses `minLat,minLon,maxLat,maxLon`; nil when malformed or out of range.
+    public init?(parsing text: String) {
+        let numbers = text.split(separator: ",").compactMap {
+            Double($0.trimmingCharacters(in: .whitespaces))
+        }
+        guard numbers.count == 4, numbers.allSatisfy(\.isFinite),
+            (-90...90).contains(numbers[0]), (-90...90).contains(numbers[2]),
+            (-180...180).contains(numbers[1]), (-180...180).contains(numbers[3]),
+            numbers[0] <= numbers[2]
+        else { return nil }
+        minLatitude = numbers[0]
+        minLongitude = numbers[1]
+        maxLatitude = numbers[2]
+        maxLongitude = numbers[3]
+    }
+
+    /// Whether the point lies inside; a box whose minLon exceeds maxLon crosses the
+    /// antimeridian.
+    public func contains(latitude: Double, longitude: Double) -> Bool {
+        guard (minLatitude...maxLatitude).contains(latitude) else { return false }
+        if minLongitude <= maxLongitude {
+            return (minLongitude...maxLongitude).contains(longitude)
+        }
+        return longitude >= minLongitude || longitude <= maxLongitude
+    }
+}

@@ -1,0 +1,94 @@
+import TroveSQLite
+
+/// The counts `trove status` shows, and the next command worth running.
+public struct WorkspaceStatus: Equatable, Sendable {
+    public var treasures = 0
+    public var posts: [String: Int] = ["pending": 0, "approved": 0, "rejected": 0, "flagged": 0]
+    public var imagesCurrent = 0
+    public var imagesStale = 0
+    public var geohashStale = 0
+    public var lastExport: String?
+
+    /// Reads the counts from `workspace`.
+    ///
+    /// - Throws: `SQLiteError`.
+    public init(workspace: Workspace) throws {
+        let database = workspace.database
+        let precision = try workspace.geohashPrecision()
+        try GeohashFunction.register(on: database)
+        treasures = Int(try database.scalar("SELECT count(*) FROM treasures")?.int64 ?? 0)
+        for (status, count) in try database.query(
+            "SELECT status, count(*) FROM posts GROUP BY status", [],
+            { ($0.text(0) ?? "", Int($0.int64(1) ?? 0)) })
+        {
+            posts[status] = count
+        }
+        geohashStale = 0
+        for table in ["treasures", "posts"] {
+            geohashStale += Int(
+                try database.scalar(
+                    """
+                    SELECT count(*) FROM \(table)
+                    WHERE lat IS NOT NULL AND lon IS NOT NULL
+                      AND geohash IS NOT trove_geohash(lat, lon, ?)
+                    """, [.integer(Int64(precision))])?.int64 ?? 0)
+        }
+        let images = try ImageInventory(workspace: workspace)
+        imagesCurrent = images.current
+        imagesStale = images.stale
+        lastExport = try database.scalar("SELECT max(at) FROM exports")?.string
+    }
+
+    /// What to run next, like `git status` suggests.
+    public var nextStep: String? {
+        if treasures == 0 && posts.values.reduce(0, +) == 0 {
+            return "trove import treasures FILE"
+        }
+        if geohashStale > 0 { return "trove geohash" }
+        if imagesStale > 0 { return "trove images" }
+        if posts["pending", default: 0] > 0 { return "trove review" }
+        return "trove export --layout flatirongo --out build/firebase.json"
+    }
+}
+
+/// Images referenced by treasures and posts, split by whether their renditions are made.
+struct ImageInventory {
+    var current = 0
+    var stale = 0
+
+    init(workspace: Workspace) throws {
+        let database = workspace.database
+        // An image is current when a rendition was made from its present source path.
+        let sql = """
+            SELECT count(*), count(r.owner_key) FROM (
+                SELECT 'treasure' AS kind, key, image AS source FROM treasures
+                WHERE image IS NOT NULL AND image NOT LIKE 'http://%' AND image NOT LIKE 'https://%'
+                UNION ALL
+                SELECT 'post', id, photo FROM posts WHERE photo IS NOT NULL
+            ) AS i
+            LEFT JOIN (SELECT DISTINCT owner_kind, owner_key, source FROM renditions) AS r
+              ON r.owner_kind = i.kind AND r.owner_key = i.key AND r.source = i.source
+            """
+        let statement = try database.prepare(sql)
+        if let row = try statement.next() {
+            let total = Int(row.int64(0) ?? 0)
+            current = Int(row.int64(1) ?? 0)
+            stale = total - current
+        }
+    }
+}
+
+/// Registers `trove_geohash(lat, lon, precision)` on a connection, so SQL can compare
+/// stored geohashes with GeoFire's.
+enum GeohashFunction {
+    static func register(on database: Database) throws {
+        try database.createFunction("trove_geohash", argumentCount: 3) { values in
+            guard let latitude = values[0]?.double, let longitude = values[1]?.double,
+                let precision = values[2]?.int64, (1...22).contains(precision),
+                (-90...90).contains(latitude), (-180...180).contains(longitude)
+            else { return nil }
+            return .text(
+                Geohash.encode(latitude: latitude, longitude: longitude, precision: Int(precision)))
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import Testing
+
+@testable import TroveCLI
+
+@Suite struct HelpTests {
+    let sandbox: Sandbox
+
+    init() throws {
+        sandbox = try Sandbox()
+    }
+
+    @Test func geohashHelpIsStable() {
+        let result = sandbox.run("geohash", "--help")
+        #expect(result.status == 0)
+        #expect(
+            result.stdout == """
+                OVERVIEW: Assign GeoFire geohashes to treasures and posts that lack a current one.
+
+                Uses GeoFire's algorithm and base32 alphabet. --precision also becomes the
+                workspace's geohash.precision, so status, validate and export agree with it.
+
+                USAGE: trove geohash [--precision <n>]
+
+                OPTIONS:
+                  --precision <n>         Geohash length, 1-22 (default: geohash.precision, else 10).
+                  -w, --workspace <path>  The workspace file (default: $TROVE_WORKSPACE, else ./trove.sqlite).
+                  --format <format>       Output format: text, json.
+                  -q, --quiet             Print only data and errors.
+                  -h, --help              Show help information.
+
+                """)
+    }
+
+    @Test func helpCommandAndFlagAgree() {
+        let viaCommand = sandbox.run("help", "config", "set")
+        let viaFlag = sandbox.run("config", "set", "--help")
+        #expect(viaCommand.status == 0)
+        #expect(viaCommand.stdout == viaFlag.stdout)
+        #expect(viaFlag.stdout.hasPrefix("OVERVIEW: Store a setting."))
+    }
+
+    @Test func everyCommandHasHelp() {
+        func visit(_ command: Command, path: [String]) {
+            let result = sandbox.run(path + ["--help"])
+            #expect(result.status == 0, "\(path)")
+            #expect(result.stdout.contains("USAGE: trove"), "\(path)")
+            for sub in command.subcommands { visit(sub, path: path + [sub.name]) }
+        }
+        visit(TroveCLI.root, path: [])
+    }
+
+    @Test func usageErrorsExitTwoWithTheUsageLine() {
+        let result = sandbox.run("geohash", "--precision", "30")
+        #expect(result.status == 2)
+        #expect(
+            result.stderr == """
+                error: invalid value '30' for --precision: expected a whole number from 1 to 22
+                usage: trove geohash [--precision <n>]
+
+                """)
+    }
+
+    @Test func versionIsPrinted() {
+        #expect(sandbox.run("--version").stdout == "trove \(TroveCLI.version)\n")
+    }
+}
