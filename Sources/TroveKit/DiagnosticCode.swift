@@ -29,16 +29,25 @@ public enum DiagnosticCode {
     public static let brokenJSON = "T112"
     /// Two records with the same key.
     public static let duplicateKey = "T113"
-    /// An empty name, or one longer than the apps show.
-    public static let badName = "T115"
+    /// An empty name.
+    public static let emptyName = "T115"
 
     // MARK: - Images and geohashes (errors)
 
+    /// An image file that does not exist.
     public static let imageMissing = "T120"
+    /// An image file that cannot be read or decoded.
     public static let imageUnreadable = "T121"
+    /// An image that is neither JPEG nor PNG.
     public static let imageNotJPEGOrPNG = "T122"
+    /// An image over the pixel limit.
     public static let imageTooLarge = "T123"
+
+    // MARK: - Pipeline state (warnings: the next command fixes them)
+
+    /// No geohash yet: run `trove geohash`.
     public static let geohashMissing = "T130"
+    /// A geohash that no longer matches the position or precision.
     public static let geohashStale = "T131"
 
     // MARK: - Warnings
@@ -57,6 +66,8 @@ public enum DiagnosticCode {
     public static let duplicateName = "T206"
     /// An all-numeric key: Firebase turns objects with such keys into arrays.
     public static let numericKey = "T207"
+    /// A name longer than the apps' callouts show.
+    public static let longName = "T208"
     /// An image smaller than 256 px on its short side.
     public static let imageTooSmall = "T209"
 }
