@@ -7,7 +7,7 @@ TROVE  := $(CURDIR)/.build/$(CONFIG)/trove
 # Debian packages the build needs; tests and benchmarks add theirs.
 DEPS       := libsqlite3-dev libjpeg-dev libpng-dev
 TEST_DEPS  := sqlite3
-BENCH_DEPS := sqlite3 libvips-tools mate-backgrounds python3-venv
+BENCH_DEPS := sqlite3 time bc libvips-tools mate-backgrounds python3-venv
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all build deps test-deps bench-deps demo test bench install format lint clean

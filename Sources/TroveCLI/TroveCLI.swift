@@ -20,8 +20,8 @@ public enum TroveCLI {
         subcommands: commands)
 
     static let commands: [Command] = [
-        InitCommand.command, ConfigCommand.command,
-        GeohashCommand.command,
+        InitCommand.command, ConfigCommand.command, ImportCommand.command,
+        ValidateCommand.command, GeohashCommand.command, NearCommand.command,
         StatusCommand.command, CheckCommand.command, TemplateCommand.command,
         helpCommand,
     ]

@@ -135,6 +135,13 @@ public final class ProgressBar {
         stream.write("\r\(label) \(bar) \(percent)% (\(done)/\(total))")
     }
 
+    /// Shows a running count, for work whose total is unknown.
+    public func count(_ done: Int) {
+        guard enabled else { return }
+        lastDrawn = done
+        stream.write("\r\(label) \(done)")
+    }
+
     /// Clears the bar's line.
     public func finish() {
         guard enabled, lastDrawn >= 0 else { return }

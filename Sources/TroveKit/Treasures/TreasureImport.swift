@@ -177,3 +177,12 @@ public func jsonString(_ text: String) -> String {
     }
     return result + "\""
 }
+
+/// A double as the shortest JSON number text that reads back as the same value
+/// (`41` rather than `41.0`).
+public func jsonNumber(_ value: Double) -> String {
+    if value == value.rounded() && abs(value) < 1e15 {
+        return String(Int64(value))
+    }
+    return "\(value)"
+}

@@ -1,0 +1,128 @@
+import Foundation
+import TroveKit
+
+enum ImportCommand {
+    static let command = Command(
+        "import", abstract: "Import treasures or posts into the workspace.",
+        subcommands: [treasures])
+
+    static let treasures = Command(
+        "treasures", abstract: "Import treasures from CSV or GeoJSON files.",
+        discussion: """
+            CSV (, ; or tab, UTF-8 with or without BOM, RFC 4180 quoting, decimal commas in
+            semicolon files) and GeoJSON (FeatureCollection, Feature, or one Feature per
+            line). Rows are upserted by key, all files in one transaction: a row that cannot
+            be imported stops the import with nothing changed (exit 3) unless --skip-invalid.
+            """,
+        arguments: [
+            Argument(
+                "file", help: "CSV or GeoJSON files; - reads standard input (with --from).",
+                arity: .variadic(minimum: 1))
+        ],
+        options: [
+            Option("from", value: "csv|geojson", help: "The format, for - or an unusual extension."),
+            Option("encoding", value: "name", help: "Text encoding: utf8 (default), cp1252, latin1."),
+            Option("skip-invalid", help: "Import the valid rows; report the others and exit 1."),
+            Option("rejects", value: "file", help: "With --skip-invalid: write skipped rows here (CSV)."),
+            Option("dry-run", help: "Read and report, but change nothing."),
+        ],
+        formats: [.text, .json]
+    ) { invocation in
+        let format = try invocation.option("from", as: "csv or geojson") {
+            TreasureFormat(rawValue: $0.lowercased())
+        }
+        let encoding =
+            try invocation.option("encoding", as: "utf8, cp1252 or latin1") {
+                TextEncoding(name: $0)
+            } ?? .utf8
+        if invocation.option("rejects") != nil && !invocation.flag("skip-invalid") {
+            throw invocation.usageError("--rejects needs --skip-invalid")
+        }
+        let files = invocation.arguments("file")
+        if files.contains("-") && format == nil {
+            throw invocation.usageError("reading standard input needs --from csv or --from geojson")
+        }
+        let workspace = try invocation.openWorkspace()
+
+        var temporary: URL?
+        defer { temporary.map { try? FileManager.default.removeItem(at: $0) } }
+        let sources = try files.map { file -> TreasureFileImport.Source in
+            if file == "-" {
+                let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+                    "trove-stdin-\(UUID().uuidString)")
+                try invocation.context.readStandardInput().write(to: url)
+                temporary = url
+                return .init(
+                    path: url.path, displayPath: "<stdin>",
+                    baseFolder: invocation.context.currentDirectory, format: format)
+            }
+            let path = invocation.resolve(file)
+            return .init(
+                path: path, displayPath: file,
+                baseFolder: (path as NSString).deletingLastPathComponent, format: format)
+        }
+
+        var rejects: [Diagnostic] = []
+        var job = TreasureFileImport()
+        job.encoding = encoding
+        job.skipInvalid = invocation.flag("skip-invalid")
+        job.dryRun = invocation.flag("dry-run")
+        job.onSkip = { diagnostic in
+            rejects.append(diagnostic)
+            invocation.warn(diagnostic.compilerStyle)
+        }
+        let progress = invocation.progress("importing", total: 0)
+        job.onProgress = { progress.count($0) }
+        let results: [TreasureFileImport.FileResult]
+        do {
+            results = try job.run(sources, into: workspace)
+        } catch let failure as TreasureFileImport.Failure {
+            progress.finish()
+            invocation.warn(failure.description)
+            if case .invalidRow = failure {
+                invocation.warn("nothing was imported; fix the row or pass --skip-invalid")
+            } else {
+                invocation.warn("nothing was imported")
+            }
+            return .input
+        }
+        progress.finish()
+
+        if let rejectsPath = invocation.option("rejects") {
+            try writeRejects(rejects, to: invocation.resolve(rejectsPath))
+        }
+        var total = ImportSummary()
+        let verb = job.dryRun ? "would import" : "imported"
+        for result in results {
+            let summary = result.summary
+            total.new += summary.new
+            total.updated += summary.updated
+            total.unchanged += summary.unchanged
+            total.skipped += summary.skipped
+            var line =
+                "\(verb) \(summary.imported) treasures (\(summary.new) new, "
+                + "\(summary.updated) updated, \(summary.unchanged) unchanged) from \(result.displayPath)"
+            if summary.skipped > 0 { line += "; skipped \(summary.skipped) invalid rows" }
+            invocation.note(line)
+        }
+        if invocation.format == .json {
+            invocation.print(
+                "{\"new\": \(total.new), \"updated\": \(total.updated), "
+                    + "\"unchanged\": \(total.unchanged), \"skipped\": \(total.skipped)}")
+        }
+        return total.skipped > 0 ? .problems : .success
+    }
+
+    /// The skipped rows as CSV: file, line, feature, code, reason.
+    private static func writeRejects(_ rejects: [Diagnostic], to path: String) throws {
+        var text = "file,line,feature,code,reason\n"
+        for reject in rejects {
+            let location = reject.location
+            text += [
+                csvField(location.file ?? ""), location.line.map(String.init) ?? "",
+                location.feature.map(String.init) ?? "", reject.code, csvField(reject.message),
+            ].joined(separator: ",") + "\n"
+        }
+        try AtomicFile.write(Data(text.utf8), to: path)
+    }
+}

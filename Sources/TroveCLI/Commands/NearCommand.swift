@@ -1,0 +1,89 @@
+import Foundation
+import TroveKit
+
+enum NearCommand {
+    static let command = Command(
+        "near", abstract: "Find treasures (or posts) within a radius, nearest first.",
+        discussion: """
+            Works as a GeoFire circle query: geohash range scans over the stored geohashes,
+            then an exact great-circle filter (R = 6371 km). Records without a current
+            geohash are not found: run 'trove geohash' first.
+            """,
+        arguments: [
+            Argument("lat", help: "Latitude of the centre, in degrees."),
+            Argument("lon", help: "Longitude of the centre, in degrees."),
+        ],
+        options: [
+            Option("radius", value: "distance", help: "How far to look: 500m, 2km (default 1km)."),
+            Option("posts", help: "Search posts instead of treasures."),
+            Option("limit", value: "n", help: "Print at most this many."),
+        ],
+        formats: [.text, .json, .csv]
+    ) { invocation in
+        guard let latitude = Double(invocation.argument("lat")!), (-90...90).contains(latitude)
+        else {
+            throw invocation.usageError(
+                "invalid latitude '\(invocation.argument("lat")!)': expected -90 to 90")
+        }
+        guard let longitude = Double(invocation.argument("lon")!),
+            (-180...180).contains(longitude)
+        else {
+            throw invocation.usageError(
+                "invalid longitude '\(invocation.argument("lon")!)': expected -180 to 180")
+        }
+        let radius: Double
+        do {
+            radius = try parseRadius(invocation.option("radius") ?? "1km")
+        } catch {
+            throw invocation.usageError(error.description)
+        }
+        let limit = try invocation.option("limit", as: "a whole number") {
+            Int($0).flatMap { $0 >= 0 ? $0 : nil }
+        }
+        let workspace = try invocation.openWorkspace()
+        let kind: NearbySearch.Kind = invocation.flag("posts") ? .posts : .treasures
+        var found = try NearbySearch.search(
+            workspace, kind: kind,
+            circle: GeoCircle(latitude: latitude, longitude: longitude, radius: radius))
+        if let limit { found = Array(found.prefix(limit)) }
+
+        switch invocation.format {
+        case .json:
+            let items = found.map {
+                "{\"key\": \(jsonString($0.key)), \"name\": \(jsonString($0.name)), "
+                    + "\"lat\": \(jsonNumber($0.latitude)), \"lon\": \(jsonNumber($0.longitude)), "
+                    + "\"distance_m\": \(jsonNumber(($0.distance * 10).rounded() / 10))}"
+            }
+            invocation.print("[" + items.joined(separator: ", ") + "]")
+        case .csv:
+            invocation.print("key,name,lat,lon,distance_m")
+            for record in found {
+                invocation.print(
+                    [
+                        csvField(record.key), csvField(record.name), jsonNumber(record.latitude),
+                        jsonNumber(record.longitude), String(format: "%.1f", record.distance),
+                    ].joined(separator: ","))
+            }
+        case .text:
+            for record in found {
+                invocation.print(
+                    String(format: "%8.1f m  ", record.distance)
+                        + "\(record.key)  \(record.name)  (\(record.latitude), \(record.longitude))")
+            }
+            invocation.note("\(found.count) found within \(formatDistance(radius))")
+        }
+        return .success
+    }
+
+    static func formatDistance(_ metres: Double) -> String {
+        metres >= 1000 ? "\(jsonNumber(metres / 1000)) km" : "\(jsonNumber(metres)) m"
+    }
+}
+
+/// A field quoted for CSV when it needs to be.
+func csvField(_ text: String) -> String {
+    if text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) {
+        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+    return text
+}

@@ -1,0 +1,78 @@
+import Foundation
+import TroveKit
+
+enum ValidateCommand {
+    static let command = Command(
+        "validate", abstract: "Check treasures in the workspace, or files before importing them.",
+        discussion: """
+            Prints findings compiler-style (FILE:LINE: error[CODE]: message), or JSON. Exit 1
+            when there is an error (or, with --strict, a warning).
+            """,
+        arguments: [
+            Argument(
+                "file", help: "Files to check instead of the workspace.",
+                arity: .variadic(minimum: 0))
+        ],
+        options: [
+            Option("strict", help: "Treat warnings as errors for the exit status."),
+            Option("from", value: "csv|geojson", help: "The files' format, when the extension does not say."),
+            Option("encoding", value: "name", help: "Text encoding: utf8 (default), cp1252, latin1."),
+        ],
+        formats: [.text, .json]
+    ) { invocation in
+        let format = try invocation.option("from", as: "csv or geojson") {
+            TreasureFormat(rawValue: $0.lowercased())
+        }
+        let encoding =
+            try invocation.option("encoding", as: "utf8, cp1252 or latin1") {
+                TextEncoding(name: $0)
+            } ?? .utf8
+        let files = invocation.arguments("file")
+        let report: Validation.Report
+        if files.isEmpty {
+            report = try Validation.workspace(invocation.openWorkspace())
+        } else {
+            // Files are checked against game.bounds when a workspace exists to say it.
+            let bounds = try? Workspace(path: invocation.workspacePath)
+                .setting(Setting.gameBounds.key).flatMap(GeoBounds.init)
+            let sources = files.map { file -> TreasureFileImport.Source in
+                let path = invocation.resolve(file)
+                return .init(
+                    path: path, displayPath: file,
+                    baseFolder: (path as NSString).deletingLastPathComponent, format: format)
+            }
+            report = Validation.files(sources, encoding: encoding, bounds: bounds)
+        }
+
+        if invocation.format == .json {
+            invocation.print(json(report))
+        } else {
+            for finding in report.findings { invocation.print(finding.compilerStyle) }
+            invocation.note(
+                "\(report.errors) error\(report.errors == 1 ? "" : "s"), "
+                    + "\(report.warnings) warning\(report.warnings == 1 ? "" : "s")")
+        }
+        if report.unreadableFiles > 0 { return .input }
+        let failed = report.errors > 0 || (invocation.flag("strict") && report.warnings > 0)
+        return failed ? .problems : .success
+    }
+
+    static func json(_ report: Validation.Report) -> String {
+        let findings = report.findings.map { finding in
+            let location = finding.location
+            var fields = [
+                "\"code\": \(jsonString(finding.code))",
+                "\"severity\": \(jsonString(finding.severity.rawValue))",
+                "\"message\": \(jsonString(finding.message))",
+                "\"file\": \(location.file.map(jsonString) ?? "null")",
+                "\"line\": \(location.line.map(String.init) ?? "null")",
+                "\"key\": \(location.key.map(jsonString) ?? "null")",
+            ]
+            if let feature = location.feature { fields.append("\"feature\": \(feature)") }
+            if let hint = finding.hint { fields.append("\"hint\": \(jsonString(hint))") }
+            return "{" + fields.joined(separator: ", ") + "}"
+        }
+        return "{\"findings\": [" + findings.joined(separator: ", ") + "], "
+            + "\"errors\": \(report.errors), \"warnings\": \(report.warnings)}"
+    }
+}

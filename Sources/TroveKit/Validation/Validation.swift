@@ -1,0 +1,87 @@
+import Foundation
+import TroveSQLite
+
+/// Runs `TreasureValidator` over the workspace or over files without importing them.
+public enum Validation {
+    /// The findings, and whether any file could not be read at all.
+    public struct Report: Sendable {
+        public var findings: [Diagnostic] = []
+        /// Files that could not be read or parsed (exit status 3).
+        public var unreadableFiles = 0
+
+        public var errors: Int { findings.filter { $0.severity == .error }.count }
+        public var warnings: Int { findings.filter { $0.severity == .warning }.count }
+    }
+
+    /// Checks every treasure in the workspace, in import order.
+    ///
+    /// - Throws: `SQLiteError`.
+    public static func workspace(_ workspace: Workspace) throws -> Report {
+        var validator = TreasureValidator(
+            bounds: try workspace.setting(Setting.gameBounds.key).flatMap(GeoBounds.init),
+            geohashPrecision: try workspace.geohashPrecision())
+        let statement = try workspace.database.prepare(
+            """
+            SELECT key, name, lat, lon, image, description, geohash, source
+            FROM treasures ORDER BY rowid
+            """)
+        while let row = try statement.next() {
+            validator.add(
+                TreasureRecord(
+                    key: row.text(0) ?? "", name: row.text(1) ?? "",
+                    latitude: row.double(2) ?? .nan, longitude: row.double(3) ?? .nan,
+                    image: row.text(4), description: row.text(5), geohash: row.text(6),
+                    location: Diagnostic.Location(source: row.text(7))))
+        }
+        return Report(findings: validator.finish())
+    }
+
+    /// Checks files as `import treasures` would read them, without importing.
+    public static func files(
+        _ sources: [TreasureFileImport.Source], encoding: TextEncoding, bounds: GeoBounds?
+    ) -> Report {
+        var report = Report()
+        var validator = TreasureValidator(bounds: bounds)
+        var keys = KeyDeriver()
+        for source in sources {
+            do {
+                var reader = try TreasureReader(
+                    path: source.path, displayPath: source.displayPath, format: source.format,
+                    encoding: encoding)
+                while let row = try reader.next() {
+                    switch row {
+                    case .treasure(let input):
+                        validator.add(
+                            TreasureRecord(
+                                key: keys.key(explicit: input.key, name: input.name),
+                                name: input.name, latitude: input.latitude,
+                                longitude: input.longitude,
+                                image: TreasureFileImport.resolveImage(input.image, in: source),
+                                description: input.description, location: input.location))
+                    case .invalid(let diagnostic):
+                        report.findings.append(diagnostic)
+                    }
+                }
+            } catch {
+                report.findings.append(error.diagnostic)
+                report.unreadableFiles += 1
+            }
+        }
+        report.findings += validator.finish()
+        return report
+    }
+}
+
+extension Diagnostic.Location {
+    /// A location from a stored `file:line` source.
+    init(source: String?) {
+        self.init()
+        guard let source else { return }
+        if let colon = source.lastIndex(of: ":"), let line = Int(source[source.index(after: colon)...]) {
+            file = String(source[..<colon])
+            self.line = line
+        } else {
+            file = source
+        }
+    }
+}
