@@ -1,0 +1,515 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+// MARK: - Records and errors
+
+/// One CSV record: its fields, and the 1-based physical line it starts on.
+public struct CSVRecord: Equatable, Sendable {
+    public var fields: [String]
+    /// The line of the record's first byte; a record with quoted line breaks spans more.
+    public var line: Int
+
+    public init(fields: [String], line: Int) {
+        self.fields = fields
+        self.line = line
+    }
+}
+
+/// A CSV file that cannot be read on: unreadable, a quote that never ends, or bytes that
+/// are not text in the expected encoding.
+public struct CSVError: Error, Equatable, Sendable, CustomStringConvertible {
+    public enum Reason: Equatable, Sendable {
+        /// The file could not be opened or read; the system's message.
+        case unreadable(String)
+        /// A quoted field that is still open at the end of the file.
+        case unterminatedQuote
+        /// Bytes that are not UTF-8.
+        case invalidEncoding
+    }
+
+    public var reason: Reason
+    /// The file as the user named it.
+    public var file: String
+    /// The 1-based line: where the open quote is, or where the bad bytes are.
+    public var line: Int?
+
+    public init(_ reason: Reason, file: String, line: Int? = nil) {
+        self.reason = reason
+        self.file = file
+        self.line = line
+    }
+
+    /// The stable diagnostic code, when the problem is in the data.
+    public var code: String? {
+        switch reason {
+        case .unreadable: nil
+        case .unterminatedQuote: DiagnosticCode.unterminatedQuote
+        case .invalidEncoding: DiagnosticCode.invalidEncoding
+        }
+    }
+
+    /// The problem in words, without the location.
+    public var message: String {
+        switch reason {
+        case .unreadable(let system): "cannot read the file: \(system)"
+        case .unterminatedQuote: "the quoted field that starts on this line never ends"
+        case .invalidEncoding: "the text is not UTF-8"
+        }
+    }
+
+    /// What to do about it.
+    public var hint: String? {
+        switch reason {
+        case .unreadable: nil
+        case .unterminatedQuote: "a field that contains a quote must double it: \"\""
+        case .invalidEncoding:
+            "if the file was saved by a spreadsheet on Windows, pass --encoding cp1252 (or latin1)"
+        }
+    }
+
+    public var description: String {
+        let place = line.map { "\(file):\($0)" } ?? file
+        var text = "\(place): \(message)"
+        if let hint { text += " (\(hint))" }
+        return text
+    }
+}
+
+// MARK: - Reader
+
+/// A streaming RFC 4180 CSV reader that works on bytes.
+///
+/// The file is read in chunks (1 MiB by default) and never held whole. Quoted fields may
+/// hold delimiters, doubled quotes and line breaks; lines end in LF, CRLF or a lone CR; a
+/// UTF-8 byte order mark is skipped; blank lines are skipped (they hold no record); a
+/// last line without a line break is read. Text after a closing quote is kept as written
+/// (`"ab"c` reads `abc`), as most spreadsheets do. The reader does not compare field
+/// counts between records: that is the caller's business.
+///
+/// Copies of a reader share the underlying file position.
+public struct CSVReader {
+    /// The field separator: `,`, `;` or tab.
+    public let delimiter: UInt8
+    /// The file as the user named it, for messages.
+    public let displayPath: String
+    public let encoding: TextEncoding
+    private let storage: Storage
+
+    /// Opens a file. The delimiter is `delimiter` if given, tab for a `.tsv` file, else
+    /// whichever of `,`, `;` and tab occurs most often in the first line (outside quotes).
+    /// - Throws: ``CSVError`` when the file cannot be opened or read.
+    public init(
+        path: String, displayPath: String? = nil, encoding: TextEncoding = .utf8,
+        delimiter: UInt8? = nil
+    ) throws(CSVError) {
+        let shown = displayPath ?? path
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else {
+            throw CSVError(.unreadable(Self.systemMessage()), file: shown)
+        }
+        let isTSV = path.lowercased().hasSuffix(".tsv")
+        try self.init(
+            fileDescriptor: descriptor, closesDescriptor: true, displayPath: shown,
+            encoding: encoding, delimiter: delimiter ?? (isTSV ? UInt8(ascii: "\t") : nil))
+    }
+
+    /// Reads standard input, sniffing the delimiter unless given.
+    /// - Throws: ``CSVError`` when standard input cannot be read.
+    public init(
+        standardInputAs displayPath: String = "<stdin>", encoding: TextEncoding = .utf8,
+        delimiter: UInt8? = nil
+    ) throws(CSVError) {
+        try self.init(
+            fileDescriptor: 0, closesDescriptor: false, displayPath: displayPath,
+            encoding: encoding, delimiter: delimiter)
+    }
+
+    /// Reads an open descriptor; `chunkSize` is small in tests so that fields cross
+    /// chunk boundaries.
+    init(
+        fileDescriptor: Int32, closesDescriptor: Bool, displayPath: String,
+        encoding: TextEncoding, delimiter: UInt8?, chunkSize: Int = 1 << 20
+    ) throws(CSVError) {
+        let storage = Storage(
+            descriptor: fileDescriptor, closes: closesDescriptor, displayPath: displayPath,
+            encoding: encoding, chunkSize: max(chunkSize, 1))
+        try storage.fillFirstLine()
+        if encoding == .utf8 { storage.skipByteOrderMark() }
+        let chosen = delimiter ?? storage.sniffDelimiter()
+        storage.delimiter = chosen
+        self.storage = storage
+        self.delimiter = chosen
+        self.displayPath = displayPath
+        self.encoding = encoding
+    }
+
+    /// The next record, or `nil` at the end of the file.
+    /// - Throws: ``CSVError`` for an unterminated quote, bytes that are not UTF-8 (when
+    ///   reading UTF-8) or a read failure.
+    public mutating func next() throws(CSVError) -> CSVRecord? {
+        try storage.nextRecord()
+    }
+
+    static func systemMessage() -> String {
+        String(cString: strerror(errno))
+    }
+}
+
+// MARK: - Storage
+
+extension CSVReader {
+    /// The buffer and parser state, shared by copies of a reader.
+    final class Storage {
+        private let descriptor: Int32
+        private let closes: Bool
+        let displayPath: String
+        let encoding: TextEncoding
+        private let chunkSize: Int
+        var delimiter: UInt8 = UInt8(ascii: ",")
+
+        /// Bytes `[start, end)` of `buffer` are read but not yet parsed.
+        private var buffer: UnsafeMutablePointer<UInt8>
+        private var capacity: Int
+        private var start = 0
+        private var end = 0
+        private var atEndOfFile = false
+        /// The physical line of `buffer[start]`.
+        private var line = 1
+
+        /// One field found by the scanner: a byte range of the buffer, and whether it
+        /// needs its quotes removed.
+        private struct Span {
+            var start: Int
+            var end: Int
+            var quoted: Bool
+        }
+        private var spans: [Span] = []
+        private var scratch: [UInt8] = []
+
+        init(
+            descriptor: Int32, closes: Bool, displayPath: String, encoding: TextEncoding,
+            chunkSize: Int
+        ) {
+            self.descriptor = descriptor
+            self.closes = closes
+            self.displayPath = displayPath
+            self.encoding = encoding
+            self.chunkSize = chunkSize
+            self.capacity = chunkSize
+            self.buffer = .allocate(capacity: chunkSize)
+        }
+
+        deinit {
+            buffer.deallocate()
+            if closes { _ = close(descriptor) }
+        }
+
+        // MARK: Reading
+
+        /// Keeps `[start, end)`, moves it to the front, and reads at least one more
+        /// chunk's worth of space (growing the buffer when a record is larger than it).
+        /// Sets `atEndOfFile` when nothing more comes.
+        private func refill() throws(CSVError) {
+            if start > 0 {
+                let kept = end - start
+                if kept > 0 { buffer.update(from: buffer + start, count: kept) }
+                start = 0
+                end = kept
+            }
+            if capacity - end < chunkSize / 2 || end == capacity {
+                let grown = max(capacity * 2, end + chunkSize)
+                let bigger = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
+                bigger.update(from: buffer, count: end)
+                buffer.deallocate()
+                buffer = bigger
+                capacity = grown
+            }
+            while true {
+                let count = read(descriptor, buffer + end, capacity - end)
+                if count > 0 {
+                    end += count
+                    return
+                }
+                if count == 0 {
+                    atEndOfFile = true
+                    return
+                }
+                if errno == EINTR { continue }
+                throw CSVError(.unreadable(CSVReader.systemMessage()), file: displayPath)
+            }
+        }
+
+        /// Reads until the first line break (or the end, or 64 KiB), so the header can
+        /// be sniffed and a byte order mark seen whole.
+        func fillFirstLine() throws(CSVError) {
+            while !atEndOfFile {
+                if UnsafeBufferPointer(start: buffer + start, count: end - start).contains(
+                    where: { $0 == 0x0A || $0 == 0x0D })
+                {
+                    return
+                }
+                if end - start >= 1 << 16 { return }
+                try refill()
+            }
+        }
+
+        func skipByteOrderMark() {
+            if end - start >= 3, buffer[start] == 0xEF, buffer[start + 1] == 0xBB,
+                buffer[start + 2] == 0xBF
+            {
+                start += 3
+            }
+        }
+
+        /// The most frequent of `,` `;` and tab in the first line outside quotes; comma
+        /// when there is none (a single-column file).
+        func sniffDelimiter() -> UInt8 {
+            var counts: [UInt8: Int] = [0x2C: 0, 0x3B: 0, 0x09: 0]
+            var inQuotes = false
+            var index = start
+            while index < end {
+                let byte = buffer[index]
+                if byte == 0x22 {
+                    inQuotes.toggle()
+                } else if !inQuotes {
+                    if byte == 0x0A || byte == 0x0D { break }
+                    if counts[byte] != nil { counts[byte, default: 0] += 1 }
+                }
+                index += 1
+            }
+            var best: UInt8 = 0x2C
+            for candidate: UInt8 in [0x3B, 0x09]
+            where counts[candidate, default: 0] > counts[best, default: 0] {
+                best = candidate
+            }
+            return best
+        }
+
+        // MARK: Parsing
+
+        private enum Scan {
+            case record(next: Int, lineBreaks: Int)
+            case needMore
+        }
+
+        func nextRecord() throws(CSVError) -> CSVRecord? {
+            while true {
+                // Blank lines hold no record.
+                while start < end, buffer[start] == 0x0A || buffer[start] == 0x0D {
+                    if buffer[start] == 0x0D {
+                        if start + 1 == end && !atEndOfFile { break }
+                        if start + 1 < end && buffer[start + 1] == 0x0A { start += 1 }
+                    }
+                    start += 1
+                    line += 1
+                }
+                if start == end || (buffer[start] == 0x0D && start + 1 == end) {
+                    if atEndOfFile {
+                        if start < end {
+                            start = end
+                            line += 1
+                        }
+                        return nil
+                    }
+                    try refill()
+                    continue
+                }
+                switch try scanRecord() {
+                case .needMore:
+                    try refill()
+                case .record(let next, let lineBreaks):
+                    let record = try makeRecord()
+                    start = next
+                    line += lineBreaks
+                    return record
+                }
+            }
+        }
+
+        /// Finds the fields of the record at `start`, filling `spans`.
+        private func scanRecord() throws(CSVError) -> Scan {
+            // Work on locals: every access to a class property costs an exclusivity
+            // check, which would dominate this loop.
+            var spans: [Span] = []
+            swap(&spans, &self.spans)
+            spans.removeAll(keepingCapacity: true)
+            defer { swap(&spans, &self.spans) }
+            let line = self.line
+            let displayPath = self.displayPath
+            let bytes = buffer
+            let delimiter = self.delimiter
+            let delimiterPattern = UInt64(delimiter) &* Self.ones
+            let limit = end
+            let final = atEndOfFile
+            var index = start
+            var lineBreaks = 0
+            while true {
+                let fieldStart = index
+                var quoted = false
+                if index < limit && bytes[index] == 0x22 {
+                    quoted = true
+                    let quoteLine = line + lineBreaks
+                    index += 1
+                    quote: while true {
+                        guard index < limit else {
+                            if final {
+                                throw CSVError(
+                                    .unterminatedQuote, file: displayPath, line: quoteLine)
+                            }
+                            return .needMore
+                        }
+                        switch bytes[index] {
+                        case 0x22:
+                            if index + 1 == limit && !final { return .needMore }
+                            if index + 1 < limit && bytes[index + 1] == 0x22 {
+                                index += 2
+                            } else {
+                                index += 1
+                                break quote
+                            }
+                        case 0x0A:
+                            lineBreaks += 1
+                            index += 1
+                        case 0x0D:
+                            if index + 1 == limit && !final { return .needMore }
+                            if index + 1 == limit || bytes[index + 1] != 0x0A { lineBreaks += 1 }
+                            index += 1
+                        default:
+                            index += 1
+                        }
+                    }
+                }
+                // The unquoted field, or whatever follows a closing quote: skip eight
+                // bytes at a time while none of them ends the field.
+                while index + 8 <= limit {
+                    let word = UnsafeRawPointer(bytes + index).loadUnaligned(as: UInt64.self)
+                    if Self.containsByte(word, delimiterPattern) | Self.containsByte(word, Self.lf)
+                        | Self.containsByte(word, Self.cr) != 0
+                    {
+                        break
+                    }
+                    index += 8
+                }
+                while index < limit {
+                    let byte = bytes[index]
+                    if byte == delimiter || byte == 0x0A || byte == 0x0D { break }
+                    index += 1
+                }
+                spans.append(Span(start: fieldStart, end: index, quoted: quoted))
+                guard index < limit else {
+                    return final ? .record(next: index, lineBreaks: lineBreaks) : .needMore
+                }
+                let byte = bytes[index]
+                if byte == delimiter {
+                    index += 1
+                    if index == limit && !final { return .needMore }
+                    continue
+                }
+                if byte == 0x0A {
+                    return .record(next: index + 1, lineBreaks: lineBreaks + 1)
+                }
+                // CR: alone, or the first half of CRLF.
+                if index + 1 == limit && !final { return .needMore }
+                let next = index + 1 < limit && bytes[index + 1] == 0x0A ? index + 2 : index + 1
+                return .record(next: next, lineBreaks: lineBreaks + 1)
+            }
+        }
+
+        private static let ones: UInt64 = 0x0101_0101_0101_0101
+        private static let lf: UInt64 = 0x0A * ones
+        private static let cr: UInt64 = 0x0D * ones
+
+        /// Nonzero when one of the eight bytes of `word` equals the byte repeated in
+        /// `pattern` (the classic "has zero byte" test on `word ^ pattern`).
+        @inline(__always)
+        private static func containsByte(_ word: UInt64, _ pattern: UInt64) -> UInt64 {
+            let difference = word ^ pattern
+            return (difference &- ones) & ~difference & 0x8080_8080_8080_8080
+        }
+
+        /// Turns `spans` into text.
+        private func makeRecord() throws(CSVError) -> CSVRecord {
+            let spans = self.spans
+            let buffer = self.buffer
+            let encoding = self.encoding
+            var scratch: [UInt8] = []
+            swap(&scratch, &self.scratch)
+            defer { swap(&scratch, &self.scratch) }
+            var fields: [String] = []
+            fields.reserveCapacity(spans.count)
+            for span in spans {
+                var text: String?
+                if span.quoted {
+                    text = Self.unquoted(span, in: buffer, encoding: encoding, scratch: &scratch)
+                } else {
+                    text = encoding.decode(
+                        UnsafeBufferPointer(
+                            start: buffer + span.start, count: span.end - span.start))
+                }
+                guard let text else {
+                    throw CSVError(
+                        .invalidEncoding, file: displayPath, line: lineOfBadByte(in: span))
+                }
+                fields.append(text)
+            }
+            return CSVRecord(fields: fields, line: line)
+        }
+
+        /// The text of a field that starts with a quote: the quoted part with doubled
+        /// quotes made single, then anything after the closing quote as written.
+        private static func unquoted(
+            _ span: Span, in buffer: UnsafeMutablePointer<UInt8>, encoding: TextEncoding,
+            scratch: inout [UInt8]
+        ) -> String? {
+            // The common case, `"text"` without doubled quotes, needs no copy.
+            let contentStart = span.start + 1
+            if span.end - span.start >= 2, buffer[span.end - 1] == 0x22 {
+                let inner = UnsafeBufferPointer(
+                    start: buffer + contentStart, count: span.end - 1 - contentStart)
+                if !inner.contains(0x22) { return encoding.decode(inner) }
+            }
+            scratch.removeAll(keepingCapacity: true)
+            var index = contentStart
+            while index < span.end {
+                let byte = buffer[index]
+                if byte == 0x22 {
+                    if index + 1 < span.end && buffer[index + 1] == 0x22 {
+                        scratch.append(0x22)
+                        index += 2
+                        continue
+                    }
+                    scratch.append(
+                        contentsOf: UnsafeBufferPointer(
+                            start: buffer + index + 1, count: span.end - index - 1))
+                    break
+                }
+                scratch.append(byte)
+                index += 1
+            }
+            return scratch.withUnsafeBufferPointer { encoding.decode($0) }
+        }
+
+        /// The physical line of the first byte in a field that is not UTF-8.
+        private func lineOfBadByte(in span: Span) -> Int {
+            let field = UnsafeBufferPointer(
+                start: buffer + span.start, count: span.end - span.start)
+            let bad = span.start + (UTF8Validation.firstInvalidOffset(in: field) ?? 0)
+            var lines = line
+            var index = start
+            while index < bad {
+                if buffer[index] == 0x0A {
+                    lines += 1
+                } else if buffer[index] == 0x0D, index + 1 >= end || buffer[index + 1] != 0x0A {
+                    lines += 1
+                }
+                index += 1
+            }
+            return lines
+        }
+    }
+}

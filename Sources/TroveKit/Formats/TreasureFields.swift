@@ -1,0 +1,189 @@
+// MARK: - Columns
+
+/// The treasure attributes trove knows, and the column or property names that mean
+/// each (compared case-insensitively, the canonical name first).
+enum TreasureField: CaseIterable {
+    case key, name, latitude, longitude, image, description
+
+    var names: [String] {
+        switch self {
+        case .key: ["key", "id"]
+        case .name: ["name", "title"]
+        case .latitude: ["lat", "latitude", "y"]
+        case .longitude: ["lon", "lng", "long", "longitude", "x"]
+        case .image: ["image", "image_path", "imageurl", "photo"]
+        case .description: ["description"]
+        }
+    }
+
+    /// The canonical name, for messages.
+    var label: String { names[0] }
+
+    /// For each known field, the index of the column that provides it; every other
+    /// column is an extra. A canonical name beats an alias, and an earlier column beats
+    /// a later one, so `key` wins over `id` wherever they stand.
+    static func match(_ header: [String], fields: [TreasureField] = allCases) -> (
+        columns: [TreasureField: Int], extras: [Int]
+    ) {
+        // Spreadsheet headers often carry stray spaces; the values never get trimmed.
+        let folded = header.map { Self.fold($0) }
+        var columns: [TreasureField: Int] = [:]
+        for field in fields {
+            for name in field.names {
+                if let index = folded.firstIndex(of: name), !columns.values.contains(index) {
+                    columns[field] = index
+                    break
+                }
+            }
+        }
+        let used = Set(columns.values)
+        return (columns, header.indices.filter { !used.contains($0) })
+    }
+
+    static func fold(_ name: String) -> String {
+        var text = Substring(name)
+        while let first = text.first, first == " " || first == "\t" { text = text.dropFirst() }
+        while let last = text.last, last == " " || last == "\t" { text = text.dropLast() }
+        return text.lowercased()
+    }
+}
+
+// MARK: - Values
+
+/// Checks shared by the CSV and GeoJSON readers. Each returns the diagnostic code and
+/// message of the first problem, so both formats word their findings alike.
+enum TreasureCheck {
+    struct Problem: Error, Equatable {
+        var code: String
+        var message: String
+        var hint: String?
+    }
+
+    /// A coordinate written as text: a plain decimal (`40.7128`, `-74.006`, `1e-3`),
+    /// with surrounding spaces allowed and, in semicolon files, a decimal comma.
+    static func coordinate(_ text: String, axis: String, decimalComma: Bool) throws(Problem)
+        -> Double
+    {
+        var bytes = Array(text.utf8)
+        while let first = bytes.first, first == 0x20 || first == 0x09 { bytes.removeFirst() }
+        while let last = bytes.last, last == 0x20 || last == 0x09 { bytes.removeLast() }
+        guard !bytes.isEmpty else {
+            throw Problem(code: DiagnosticCode.missingPosition, message: "the \(axis) is empty")
+        }
+        if decimalComma, bytes.filter({ $0 == UInt8(ascii: ",") }).count == 1,
+            !bytes.contains(UInt8(ascii: "."))
+        {
+            bytes = bytes.map { $0 == UInt8(ascii: ",") ? UInt8(ascii: ".") : $0 }
+        }
+        let folded = String(decoding: bytes, as: UTF8.self).lowercased()
+        let unsigned =
+            folded.hasPrefix("-") || folded.hasPrefix("+") ? folded.dropFirst() : folded[...]
+        if ["nan", "inf", "infinity"].contains(unsigned) {
+            throw Problem(
+                code: DiagnosticCode.notANumber, message: "\(axis) '\(text)' is not a finite number"
+            )
+        }
+        if unsigned.hasPrefix("0x") {
+            throw Problem(
+                code: DiagnosticCode.notANumber,
+                message: "\(axis) '\(text)' is hexadecimal; write a decimal number")
+        }
+        guard isDecimal(bytes), let value = Double(String(decoding: bytes, as: UTF8.self)) else {
+            throw Problem(
+                code: DiagnosticCode.notANumber, message: "\(axis) '\(text)' is not a number")
+        }
+        guard value.isFinite else {
+            throw Problem(
+                code: DiagnosticCode.notANumber, message: "\(axis) '\(text)' is not a finite number"
+            )
+        }
+        return value
+    }
+
+    /// `[+-]digits[.digits][e[+-]digits]`, with digits on at least one side of the point.
+    static func isDecimal(_ bytes: [UInt8]) -> Bool {
+        var index = 0
+        func digits() -> Int {
+            let begin = index
+            while index < bytes.count, (0x30...0x39).contains(bytes[index]) { index += 1 }
+            return index - begin
+        }
+        if index < bytes.count, bytes[index] == 0x2B || bytes[index] == 0x2D { index += 1 }
+        var count = digits()
+        if index < bytes.count, bytes[index] == 0x2E {
+            index += 1
+            count += digits()
+        }
+        guard count > 0 else { return false }
+        if index < bytes.count, bytes[index] == 0x65 || bytes[index] == 0x45 {
+            index += 1
+            if index < bytes.count, bytes[index] == 0x2B || bytes[index] == 0x2D { index += 1 }
+            guard digits() > 0 else { return false }
+        }
+        return index == bytes.count
+    }
+
+    /// Latitude in [-90, 90]; `text` is the value as written, for the message.
+    static func latitude(_ value: Double, text: String) throws(Problem) {
+        guard (-90...90).contains(value) else {
+            throw Problem(
+                code: DiagnosticCode.latitudeOutOfRange,
+                message: "latitude \(text) is outside [-90, 90]")
+        }
+    }
+
+    /// Longitude in [-180, 180].
+    static func longitude(_ value: Double, text: String) throws(Problem) {
+        guard (-180...180).contains(value) else {
+            throw Problem(
+                code: DiagnosticCode.longitudeOutOfRange,
+                message: "longitude \(text) is outside [-180, 180]")
+        }
+    }
+
+    /// The text with control characters written as `\u{..}`, so that a message stays on
+    /// one line.
+    static func shown(_ text: String) -> String {
+        var result = ""
+        for scalar in text.unicodeScalars {
+            if scalar.value < 0x20 || scalar.value == 0x7F {
+                result += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+
+    static let keyHint =
+        "Firebase keys are 1 to 768 bytes without . $ # [ ] / or control characters"
+
+    /// A key Firebase accepts: non-empty, at most 768 bytes of UTF-8, none of
+    /// `. $ # [ ] /` and no ASCII control character.
+    static func key(_ key: String) throws(Problem) {
+        func illegal(_ why: String) -> Problem {
+            Problem(
+                code: DiagnosticCode.illegalKey, message: "key '\(shown(key))' \(why)",
+                hint: keyHint)
+        }
+        guard !key.isEmpty else { throw illegal("is empty") }
+        guard key.utf8.count <= 768 else {
+            throw Problem(
+                code: DiagnosticCode.illegalKey,
+                message: "key of \(key.utf8.count) bytes is longer than 768 bytes", hint: keyHint)
+        }
+        for byte in key.utf8 {
+            switch byte {
+            case UInt8(ascii: "."), UInt8(ascii: "$"), UInt8(ascii: "#"), UInt8(ascii: "["),
+                UInt8(ascii: "]"), UInt8(ascii: "/"):
+                throw illegal("contains '\(Character(Unicode.Scalar(byte)))'")
+            case 0x00...0x1F, 0x7F:
+                let hex = String(byte, radix: 16, uppercase: true)
+                throw illegal(
+                    "contains the control character U+\(hex.count < 2 ? "000" : "00")\(hex)")
+            default:
+                continue
+            }
+        }
+    }
+}

@@ -1,0 +1,145 @@
+// MARK: - Geohash
+
+/// GeoFire's geohash: interleaved longitude/latitude bisection bits in base32.
+///
+/// The bits match GeoFire's clients exactly, so that hashes written by trove and hashes
+/// written by an app sort and compare the same way: the first bit is longitude, and a
+/// value exactly on an interval's midpoint falls into the lower half (the bit is 1 only
+/// when the value is strictly greater than the midpoint).
+public enum Geohash {
+    /// GeoFire's base32 alphabet (no `a`, `i`, `l`, `o`).
+    public static let alphabet: [UInt8] = Array("0123456789bcdefghjkmnpqrstuvwxyz".utf8)
+    /// The precision trove uses unless told otherwise, as GeoFire does.
+    public static let defaultPrecision = 10
+    /// The allowed precisions, in characters.
+    public static let precisionRange = 1...22
+    /// Bits per base32 character.
+    static let bitsPerCharacter = 5
+
+    /// A latitude/longitude rectangle: the cell a geohash names.
+    public struct Box: Equatable, Sendable {
+        public var minLatitude: Double
+        public var maxLatitude: Double
+        public var minLongitude: Double
+        public var maxLongitude: Double
+
+        /// The middle of the box.
+        public var center: (latitude: Double, longitude: Double) {
+            ((minLatitude + maxLatitude) / 2, (minLongitude + maxLongitude) / 2)
+        }
+
+        /// Whether the point lies inside the box or on its border.
+        public func contains(latitude: Double, longitude: Double) -> Bool {
+            latitude >= minLatitude && latitude <= maxLatitude && longitude >= minLongitude
+                && longitude <= maxLongitude
+        }
+    }
+
+    /// The geohash of a position, `precision` characters long.
+    ///
+    /// The position must be finite and in range (latitude in [-90, 90], longitude in
+    /// [-180, 180]); callers validate data from outside before hashing it.
+    public static func encode(
+        latitude: Double, longitude: Double, precision: Int = defaultPrecision
+    ) -> String {
+        precondition(precisionRange.contains(precision), "geohash precision must be 1...22")
+        let bits = precision * bitsPerCharacter
+        // Longitude takes the odd-numbered bits (first, third, ...), so it gets the extra one.
+        let longitudeBits = (bits + 1) / 2
+        let latitudeBits = bits / 2
+        let lon = cellIndex(longitude, min: -180, max: 180, bits: longitudeBits)
+        let lat = cellIndex(latitude, min: -90, max: 90, bits: latitudeBits)
+        return prefix(longitudeIndex: lon, latitudeIndex: lat, bits: bits)
+    }
+
+    /// The cell a geohash names, or `nil` when the text is empty, longer than 22
+    /// characters or contains a character outside GeoFire's alphabet.
+    public static func decode(_ geohash: String) -> Box? {
+        let bytes = Array(geohash.utf8)
+        guard precisionRange.contains(bytes.count) else { return nil }
+        var box = Box(minLatitude: -90, maxLatitude: 90, minLongitude: -180, maxLongitude: 180)
+        var isLongitude = true
+        for byte in bytes {
+            guard let value = alphabetIndex(byte) else { return nil }
+            for shift in stride(from: bitsPerCharacter - 1, through: 0, by: -1) {
+                let bit = (value >> shift) & 1 == 1
+                if isLongitude {
+                    let mid = (box.minLongitude + box.maxLongitude) / 2
+                    if bit { box.minLongitude = mid } else { box.maxLongitude = mid }
+                } else {
+                    let mid = (box.minLatitude + box.maxLatitude) / 2
+                    if bit { box.minLatitude = mid } else { box.maxLatitude = mid }
+                }
+                isLongitude.toggle()
+            }
+        }
+        return box
+    }
+
+    /// Whether the text is a geohash trove could have written (1–22 characters of the
+    /// alphabet).
+    public static func isValid(_ geohash: String) -> Bool {
+        let bytes = geohash.utf8
+        return precisionRange.contains(bytes.count) && bytes.allSatisfy { alphabetIndex($0) != nil }
+    }
+
+    // MARK: - Bits
+
+    /// The position of a value among the `2^bits` cells of `[min, max]`, by the same
+    /// bisection GeoFire performs (midpoint values go low).
+    static func cellIndex(_ value: Double, min: Double, max: Double, bits: Int) -> UInt64 {
+        var low = min
+        var high = max
+        var index: UInt64 = 0
+        for _ in 0..<bits {
+            let mid = (low + high) / 2
+            if value > mid {
+                index = index << 1 | 1
+                low = mid
+            } else {
+                index <<= 1
+                high = mid
+            }
+        }
+        return index
+    }
+
+    /// The base32 text of the first `bits` interleaved bits, padded with zero bits to a
+    /// whole character.
+    static func prefix(longitudeIndex: UInt64, latitudeIndex: UInt64, bits: Int) -> String {
+        let longitudeBits = (bits + 1) / 2
+        let latitudeBits = bits / 2
+        var text: [UInt8] = []
+        text.reserveCapacity((bits + bitsPerCharacter - 1) / bitsPerCharacter)
+        var value = 0
+        var count = 0
+        var lonShift = longitudeBits
+        var latShift = latitudeBits
+        for bit in 0..<bits {
+            let set: Bool
+            if bit % 2 == 0 {
+                lonShift -= 1
+                set = (longitudeIndex >> UInt64(lonShift)) & 1 == 1
+            } else {
+                latShift -= 1
+                set = (latitudeIndex >> UInt64(latShift)) & 1 == 1
+            }
+            value = value << 1 | (set ? 1 : 0)
+            count += 1
+            if count == bitsPerCharacter {
+                text.append(alphabet[value])
+                value = 0
+                count = 0
+            }
+        }
+        if count > 0 {
+            text.append(alphabet[value << (bitsPerCharacter - count)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    static func alphabetIndex(_ byte: UInt8) -> Int? {
+        // A small linear search: the alphabet has 32 entries and decoding is rare.
+        alphabet.firstIndex(of: byte)
+    }
+}
