@@ -89,7 +89,7 @@ public enum TroveCLI {
         switch error {
         case is UsageError: return .usage
         case is WorkspaceError: return .workspace
-        case is InputError: return .input
+        case is InputError, is TreasureFileError, is TreasureFileImport.Failure: return .input
         case let error as SQLiteError where error.isBusy || error.isCorrupt: return .workspace
         case let error as CommandFailure: return error.status
         default: return .problems

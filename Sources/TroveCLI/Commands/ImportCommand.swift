@@ -20,10 +20,14 @@ enum ImportCommand {
                 arity: .variadic(minimum: 1))
         ],
         options: [
-            Option("from", value: "csv|geojson", help: "The format, for - or an unusual extension."),
-            Option("encoding", value: "name", help: "Text encoding: utf8 (default), cp1252, latin1."),
+            Option(
+                "from", value: "csv|geojson", help: "The format, for - or an unusual extension."),
+            Option(
+                "encoding", value: "name", help: "Text encoding: utf8 (default), cp1252, latin1."),
             Option("skip-invalid", help: "Import the valid rows; report the others and exit 1."),
-            Option("rejects", value: "file", help: "With --skip-invalid: write skipped rows here (CSV)."),
+            Option(
+                "rejects", value: "file",
+                help: "With --skip-invalid: write skipped rows here (CSV)."),
             Option("dry-run", help: "Read and report, but change nothing."),
         ],
         formats: [.text, .json]
@@ -118,10 +122,11 @@ enum ImportCommand {
         var text = "file,line,feature,code,reason\n"
         for reject in rejects {
             let location = reject.location
-            text += [
-                csvField(location.file ?? ""), location.line.map(String.init) ?? "",
-                location.feature.map(String.init) ?? "", reject.code, csvField(reject.message),
-            ].joined(separator: ",") + "\n"
+            text +=
+                [
+                    csvField(location.file ?? ""), location.line.map(String.init) ?? "",
+                    location.feature.map(String.init) ?? "", reject.code, csvField(reject.message),
+                ].joined(separator: ",") + "\n"
         }
         try AtomicFile.write(Data(text.utf8), to: path)
     }

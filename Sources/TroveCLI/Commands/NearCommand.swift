@@ -35,7 +35,7 @@ enum NearCommand {
         do {
             radius = try parseRadius(invocation.option("radius") ?? "1km")
         } catch {
-            throw invocation.usageError(error.description)
+            throw invocation.usageError(String(describing: error))
         }
         let limit = try invocation.option("limit", as: "a whole number") {
             Int($0).flatMap { $0 >= 0 ? $0 : nil }
@@ -68,7 +68,8 @@ enum NearCommand {
             for record in found {
                 invocation.print(
                     String(format: "%8.1f m  ", record.distance)
-                        + "\(record.key)  \(record.name)  (\(record.latitude), \(record.longitude))")
+                        + "\(record.key)  \(record.name)  (\(record.latitude), \(record.longitude))"
+                )
             }
             invocation.note("\(found.count) found within \(formatDistance(radius))")
         }

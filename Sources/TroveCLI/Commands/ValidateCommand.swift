@@ -15,8 +15,11 @@ enum ValidateCommand {
         ],
         options: [
             Option("strict", help: "Treat warnings as errors for the exit status."),
-            Option("from", value: "csv|geojson", help: "The files' format, when the extension does not say."),
-            Option("encoding", value: "name", help: "Text encoding: utf8 (default), cp1252, latin1."),
+            Option(
+                "from", value: "csv|geojson",
+                help: "The files' format, when the extension does not say."),
+            Option(
+                "encoding", value: "name", help: "Text encoding: utf8 (default), cp1252, latin1."),
         ],
         formats: [.text, .json]
     ) { invocation in

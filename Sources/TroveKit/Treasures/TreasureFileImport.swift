@@ -74,8 +74,7 @@ public struct TreasureFileImport {
         }
     }
 
-    private func importAll(_ sources: [Source], into workspace: Workspace) throws -> [FileResult]
-    {
+    private func importAll(_ sources: [Source], into workspace: Workspace) throws -> [FileResult] {
         let importer = try TreasureImporter(workspace: workspace)
         var results: [FileResult] = []
         var before = ImportSummary()
@@ -105,7 +104,8 @@ public struct TreasureFileImport {
             let total = try importer.summary(skipped: skipped)
             let file = ImportSummary(
                 new: total.new - before.new, updated: total.updated - before.updated,
-                unchanged: total.unchanged - before.unchanged, skipped: total.skipped - before.skipped)
+                unchanged: total.unchanged - before.unchanged,
+                skipped: total.skipped - before.skipped)
             results.append(FileResult(displayPath: source.displayPath, summary: file))
             before = total
         }

@@ -192,7 +192,8 @@ public struct TreasureValidator {
             let row = Int64((point.latitude / cell).rounded(.down))
             let column = Int64((point.longitude / cell).rounded(.down))
             // Longitude cells shrink towards the poles; widen the search to match.
-            let span = Int64(min(1000, (1 / max(cos(point.latitude * .pi / 180), 1e-3)).rounded(.up)))
+            let span = Int64(
+                min(1000, (1 / max(cos(point.latitude * .pi / 180), 1e-3)).rounded(.up)))
             for dr in -1...1 {
                 for dc in -span...span {
                     for other in grid[cellKey(row + Int64(dr), column + dc)] ?? []
@@ -259,17 +260,9 @@ public enum FirebaseKey {
     }
 }
 
-/// Great-circle distance in metres by the haversine formula, R = 6371 km as GeoFire.
-public func haversineMetres(_ lat1: Double, _ lon1: Double, _ lat2: Double, _ lon2: Double)
-    -> Double
-{
-    let radians = Double.pi / 180
-    let dLat = (lat2 - lat1) * radians
-    let dLon = (lon2 - lon1) * radians
-    let a =
-        sin(dLat / 2) * sin(dLat / 2) + cos(lat1 * radians) * cos(lat2 * radians)
-        * sin(dLon / 2) * sin(dLon / 2)
-    return 6_371_000 * 2 * atan2(sqrt(a), sqrt(1 - a))
+/// Great-circle distance in metres, as GeoFire measures it.
+func haversineMetres(_ lat1: Double, _ lon1: Double, _ lat2: Double, _ lon2: Double) -> Double {
+    greatCircleDistance(fromLatitude: lat1, longitude: lon1, toLatitude: lat2, longitude: lon2)
 }
 
 extension Character {

@@ -33,7 +33,7 @@ public enum Validation {
                     image: row.text(4), description: row.text(5), geohash: row.text(6),
                     location: Diagnostic.Location(source: row.text(7))))
         }
-        return Report(findings: validator.finish())
+        return Report(findings: inFileOrder(validator.finish()))
     }
 
     /// Checks files as `import treasures` would read them, without importing.
@@ -67,8 +67,27 @@ public enum Validation {
                 report.unreadableFiles += 1
             }
         }
-        report.findings += validator.finish()
+        report.findings = inFileOrder(report.findings + validator.finish())
         return report
+    }
+
+    /// Findings sorted by file (in the order files first appear) and line, as a compiler
+    /// lists them; findings at one place keep their order.
+    static func inFileOrder(_ findings: [Diagnostic]) -> [Diagnostic] {
+        var fileOrder: [String: Int] = [:]
+        for finding in findings {
+            let file = finding.location.file ?? ""
+            if fileOrder[file] == nil { fileOrder[file] = fileOrder.count }
+        }
+        return findings.enumerated().sorted { lhs, rhs in
+            let left = lhs.element.location
+            let right = rhs.element.location
+            let leftKey = (fileOrder[left.file ?? ""]!, left.line ?? left.feature ?? 0, lhs.offset)
+            let rightKey = (
+                fileOrder[right.file ?? ""]!, right.line ?? right.feature ?? 0, rhs.offset
+            )
+            return leftKey < rightKey
+        }.map(\.element)
     }
 }
 
@@ -77,7 +96,9 @@ extension Diagnostic.Location {
     init(source: String?) {
         self.init()
         guard let source else { return }
-        if let colon = source.lastIndex(of: ":"), let line = Int(source[source.index(after: colon)...]) {
+        if let colon = source.lastIndex(of: ":"),
+            let line = Int(source[source.index(after: colon)...])
+        {
             file = String(source[..<colon])
             self.line = line
         } else {

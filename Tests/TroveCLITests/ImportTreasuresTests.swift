@@ -1,0 +1,210 @@
+import Foundation
+import Testing
+import TroveSQLite
+
+@testable import TroveCLI
+@testable import TroveKit
+
+@Suite struct ImportTreasuresTests {
+    let sandbox: Sandbox
+
+    init() throws {
+        sandbox = try Sandbox()
+        sandbox.run("init")
+    }
+
+    /// Everything a treasure row stores, for before/after comparisons.
+    func snapshot() throws -> [String] {
+        let database = try Database(path: sandbox.workspace)
+        return try database.query(
+            "SELECT key, name, lat, lon, description, image, extra, geohash FROM treasures ORDER BY key"
+        ) { row in (0..<8).map { plain(row[$0]) }.joined(separator: "|") }
+    }
+
+    @Test func importsCSVAndReportsTheSummary() throws {
+        try sandbox.write(
+            "treasures.csv",
+            "key,name,lat,lon,image,description,points\n"
+                + "hairy-harry,Hairy Harry,40.705576,-74.013421,art/harry.png,"
+                + "\"Guards the bull, \"\"mostly\"\"\",50\n"
+                + "007,  Spaced Name ,40.7,-74.0,,,7\n")
+        let result = sandbox.run("import", "treasures", "treasures.csv")
+        #expect(result.status == 0)
+        #expect(
+            result.stderr
+                == "imported 2 treasures (2 new, 0 updated, 0 unchanged) from treasures.csv\n")
+        let rows = try snapshot()
+        #expect(rows.count == 2)
+        #expect(rows[0] == "007|  Spaced Name |40.7|-74.0|NULL|NULL|{\"points\":\"7\"}|NULL")
+        let harry = sandbox.path("art/harry.png")
+        #expect(
+            rows[1]
+                == "hairy-harry|Hairy Harry|40.705576|-74.013421|Guards the bull, \"mostly\"|"
+                + "\(harry)|{\"points\":\"50\"}|NULL")
+    }
+
+    @Test func reimportingChangesNothingAndCountsUpdates() throws {
+        try sandbox.write("a.csv", "name,lat,lon\nHairy Harry,40.7,-74.0\nHairy Harry,40.8,-74.1\n")
+        #expect(sandbox.run("import", "treasures", "a.csv").status == 0)
+        let again = sandbox.run("import", "treasures", "a.csv", "--format", "json")
+        #expect(again.stdout == "{\"new\": 0, \"updated\": 0, \"unchanged\": 2, \"skipped\": 0}\n")
+        #expect(
+            try snapshot().map { $0.split(separator: "|")[0] } == ["hairy-harry", "hairy-harry-2"])
+        try sandbox.write("a.csv", "name,lat,lon\nHairy Harry,40.7,-74.0\nHairy Harry,40.9,-74.1\n")
+        let changed = sandbox.run("import", "treasures", "a.csv", "--format", "json")
+        #expect(
+            changed.stdout == "{\"new\": 0, \"updated\": 1, \"unchanged\": 1, \"skipped\": 0}\n")
+    }
+
+    @Test func movingATreasureClearsItsGeohash() throws {
+        try sandbox.write("a.csv", "key,name,lat,lon\nk,A,50,50\nm,B,1,1\n")
+        sandbox.run("import", "treasures", "a.csv")
+        sandbox.run("geohash")
+        #expect(try snapshot()[0].hasSuffix("|v0gs3y0zh7"))
+        try sandbox.write("a.csv", "key,name,lat,lon\nk,A,50,50.1\nm,B Renamed,1,1\n")
+        sandbox.run("import", "treasures", "a.csv")
+        let rows = try snapshot()
+        #expect(rows[0].hasSuffix("|NULL"))
+        #expect(!rows[1].hasSuffix("|NULL"))
+    }
+
+    @Test(arguments: [
+        ("k,A,140.2,3\n", "bad.csv:3:", "T101"),
+        ("k,A,40,-190\n", "bad.csv:3:", "T102"),
+        ("k,A,NaN,3\n", "bad.csv:3:", "T103"),
+        ("k,A,north,3\n", "bad.csv:3:", "T103"),
+        ("k,,40,3\n", "bad.csv:3:", "T104"),
+        ("k,A,,3\n", "bad.csv:3:", "T105"),
+        ("a.b,A,40,3\n", "bad.csv:3:", "T106"),
+        ("k,A,40,3,extra\n", "bad.csv:3:", "T108"),
+        ("j,\"B,40,3\nk,A,1,2\n", "bad.csv:3:", "T109"),
+    ])
+    func badCSVRowsStopTheImportAndChangeNothing(row: String, location: String, code: String)
+        throws
+    {
+        try sandbox.write("good.csv", "key,name,lat,lon\nkeep,Keep,1,2\n")
+        sandbox.run("import", "treasures", "good.csv")
+        let before = try snapshot()
+        try sandbox.write("bad.csv", "key,name,lat,lon\nfine,Fine,3,4\n" + row)
+        let result = sandbox.run("import", "treasures", "bad.csv")
+        #expect(result.status == 3, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix(location), "\(result.stderr)")
+        #expect(result.stderr.contains(code), "\(result.stderr)")
+        #expect(result.stderr.contains("nothing was imported"))
+        #expect(try snapshot() == before)
+    }
+
+    @Test func aMissingColumnNamesTheFile() throws {
+        try sandbox.write("bad.csv", "key,name,lat\nk,A,40\n")
+        let result = sandbox.run("import", "treasures", "bad.csv")
+        #expect(result.status == 3)
+        #expect(result.stderr.hasPrefix("bad.csv:1"), "\(result.stderr)")
+        #expect(result.stderr.contains("T107"))
+        #expect(try snapshot().isEmpty)
+    }
+
+    @Test func nonUTF8TextIsRefusedUnlessAnEncodingIsGiven() throws {
+        var bytes = Array("key,name,lat,lon\nk,Caf".utf8)
+        bytes += [0xE9]
+        bytes += Array(",40,3\n".utf8)
+        try sandbox.write("cp.csv", Data(bytes))
+        let refused = sandbox.run("import", "treasures", "cp.csv")
+        #expect(refused.status == 3)
+        #expect(refused.stderr.hasPrefix("cp.csv:2"))
+        #expect(refused.stderr.contains("--encoding"))
+        #expect(try snapshot().isEmpty)
+        #expect(sandbox.run("import", "treasures", "cp.csv", "--encoding", "cp1252").status == 0)
+        #expect(try snapshot()[0].hasPrefix("k|Café|"))
+    }
+
+    @Test(arguments: [
+        (
+            #"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"LineString","coordinates":[[1,2],[3,4]]},"properties":{"name":"A"}}]}"#,
+            "T111"
+        ),
+        (
+            #"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[1,2]},"properties":{"name":"A"}},"#,
+            "T112"
+        ),
+        (
+            #"{"type":"Feature","geometry":{"type":"Point","coordinates":[200,2]},"properties":{"name":"A"}}"#,
+            "T102"
+        ),
+    ])
+    func badGeoJSONStopsTheImport(text: String, code: String) throws {
+        try sandbox.write("bad.geojson", text)
+        let result = sandbox.run("import", "treasures", "bad.geojson")
+        #expect(result.status == 3)
+        #expect(result.stderr.hasPrefix("bad.geojson:"), "\(result.stderr)")
+        #expect(result.stderr.contains(code), "\(result.stderr)")
+        #expect(try snapshot().isEmpty)
+    }
+
+    @Test func importsGeoJSONVariants() throws {
+        try sandbox.write(
+            "one.geojson",
+            #"{"type":"Feature","id":"bull","geometry":{"type":"Point","coordinates":[-74.013421,40.705576]},"properties":{"title":"Bull","points":5}}"#
+        )
+        try sandbox.write(
+            "lines.geojson",
+            #"{"type":"Feature","geometry":{"type":"Point","coordinates":[1.5,2.5]},"properties":{"name":"Line One"}}"#
+                + "\n"
+                + #"{"type":"Feature","geometry":{"type":"Point","coordinates":[3.5,4.5]},"properties":{"name":"Line Two"}}"#
+                + "\n")
+        let result = sandbox.run("import", "treasures", "one.geojson", "lines.geojson")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            try snapshot() == [
+                "bull|Bull|40.705576|-74.013421|NULL|NULL|{\"points\":\"5\"}|NULL",
+                "line-one|Line One|2.5|1.5|NULL|NULL|NULL|NULL",
+                "line-two|Line Two|4.5|3.5|NULL|NULL|NULL|NULL",
+            ])
+    }
+
+    @Test func skipInvalidImportsTheRestWritesRejectsAndExitsOne() throws {
+        try sandbox.write("mixed.csv", "name,lat,lon\nGood,1,2\nBad,95,2\nAlso Good,3,4\n")
+        let result = sandbox.run(
+            "import", "treasures", "mixed.csv", "--skip-invalid", "--rejects", "rejects.csv")
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("mixed.csv:3:"))
+        #expect(result.stderr.contains("skipped 1 invalid rows"))
+        #expect(try snapshot().count == 2)
+        let rejects = try String(contentsOfFile: sandbox.path("rejects.csv"), encoding: .utf8)
+        #expect(rejects.hasPrefix("file,line,feature,code,reason\nmixed.csv,3,,T101,"))
+    }
+
+    @Test func dryRunReportsButWritesNothing() throws {
+        try sandbox.write("a.csv", "name,lat,lon\nA,1,2\n")
+        let result = sandbox.run("import", "treasures", "a.csv", "--dry-run")
+        #expect(result.status == 0)
+        #expect(result.stderr.hasPrefix("would import 1 treasures (1 new"))
+        #expect(try snapshot().isEmpty)
+    }
+
+    @Test func readsStandardInputWithFrom() throws {
+        let missing = sandbox.run("import", "treasures", "-", stdin: "name,lat,lon\nA,1,2\n")
+        #expect(missing.status == 2)
+        let result = sandbox.run(
+            "import", "treasures", "-", "--from", "csv", stdin: "name,lat,lon\nA,1,2\n")
+        #expect(result.status == 0)
+        #expect(result.stderr.hasSuffix("from <stdin>\n"))
+        #expect(try snapshot().count == 1)
+    }
+
+    @Test func semicolonFilesWithDecimalCommas() throws {
+        try sandbox.write("eu.csv", "\u{FEFF}name;lat;lon\r\nKöln;50,9375;6,9603\r\n")
+        #expect(sandbox.run("import", "treasures", "eu.csv").status == 0)
+        #expect(try snapshot() == ["koln|Köln|50.9375|6.9603|NULL|NULL|NULL|NULL"])
+    }
+}
+
+/// A stored value as plain text, NULL for null.
+func plain(_ value: SQLiteValue?) -> String {
+    switch value {
+    case nil: return "NULL"
+    case .text(let text): return text
+    case .real(let double): return "\(double)"
+    case .integer(let int): return "\(int)"
+    case .blob(let bytes): return "blob(\(bytes.count))"
+    }
+}
