@@ -121,6 +121,44 @@ public final class Statement {
         try check(code, database.handle, sql: sql)
     }
 
+    // MARK: Binding without wrapping, for hot loops
+
+    /// Binds text (or NULL for nil) to the 1-based parameter `index`.
+    ///
+    /// - Throws: `SQLiteError`.
+    public func bind(text: String?, at index: Int32) throws(SQLiteError) {
+        guard var text else {
+            try check(sqlite3_bind_null(handle, index), database.handle, sql: sql)
+            return
+        }
+        let code = text.withUTF8 { utf8 in
+            // Empty text may come without an address, which SQLite would store as NULL.
+            guard let base = utf8.baseAddress, utf8.count > 0 else {
+                return sqlite3_bind_text(handle, index, "", 0, SQLITE_TRANSIENT)
+            }
+            return UnsafeRawPointer(base).withMemoryRebound(to: CChar.self, capacity: utf8.count) {
+                sqlite3_bind_text(handle, index, $0, Int32(utf8.count), SQLITE_TRANSIENT)
+            }
+        }
+        try check(code, database.handle, sql: sql)
+    }
+
+    /// Binds a double to the 1-based parameter `index`.
+    ///
+    /// - Throws: `SQLiteError`.
+    public func bind(double: Double, at index: Int32) throws(SQLiteError) {
+        try check(sqlite3_bind_double(handle, index, double), database.handle, sql: sql)
+    }
+
+    /// Binds an integer (or NULL for nil) to the 1-based parameter `index`.
+    ///
+    /// - Throws: `SQLiteError`.
+    public func bind(int: Int64?, at index: Int32) throws(SQLiteError) {
+        let code =
+            int.map { sqlite3_bind_int64(handle, index, $0) } ?? sqlite3_bind_null(handle, index)
+        try check(code, database.handle, sql: sql)
+    }
+
     /// Binds UTF-8 bytes as text without building a `String` (the import hot path).
     ///
     /// - Throws: `SQLiteError`.

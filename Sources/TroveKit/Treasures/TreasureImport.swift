@@ -31,6 +31,7 @@ public final class TreasureImporter {
     private let rowsBefore: Int
     private var processed = 0
     private var changed = 0
+    private var currentFile: String?
 
     /// Prepares the import. Call inside `Workspace.write`.
     ///
@@ -45,12 +46,15 @@ public final class TreasureImporter {
         // anything was written; a moved treasure loses its geohash until `trove geohash`.
         upsert = try database.prepare(
             """
-            INSERT INTO treasures (key, name, lat, lon, description, image, extra, source, updated_at)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+            INSERT INTO treasures
+                (key, name, lat, lon, description, image, extra, source_file, source_line,
+                 updated_at)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
             ON CONFLICT (key) DO UPDATE SET
                 name = excluded.name, lat = excluded.lat, lon = excluded.lon,
                 description = excluded.description, image = excluded.image,
-                extra = excluded.extra, source = excluded.source,
+                extra = excluded.extra, source_file = excluded.source_file,
+                source_line = excluded.source_line,
                 updated_at = excluded.updated_at,
                 geohash = CASE WHEN treasures.lat = excluded.lat AND treasures.lon = excluded.lon
                                THEN treasures.geohash END
@@ -59,7 +63,7 @@ public final class TreasureImporter {
                IS NOT (excluded.name, excluded.lat, excluded.lon, excluded.description,
                        excluded.image, excluded.extra)
             """)
-        try upsert.bind(.text(timestamp(now)), at: 9)
+        try upsert.bind(.text(timestamp(now)), at: 10)
     }
 
     /// The key `input` will be stored under (explicit, or derived from its name).
@@ -74,14 +78,18 @@ public final class TreasureImporter {
     @discardableResult
     public func add(_ input: TreasureInput, image: String?) throws -> String {
         let key = keyDeriver.key(explicit: input.key, name: input.name)
-        try upsert.bind(.text(key), at: 1)
-        try upsert.bind(.text(input.name), at: 2)
-        try upsert.bind(.real(input.latitude), at: 3)
-        try upsert.bind(.real(input.longitude), at: 4)
-        try upsert.bind(input.description.map { .text($0) }, at: 5)
-        try upsert.bind(image.map { .text($0) }, at: 6)
-        try upsert.bind(input.extra.isEmpty ? nil : .text(extraJSON(input.extra)), at: 7)
-        try upsert.bind(.text(input.location.text), at: 8)
+        try upsert.bind(text: key, at: 1)
+        try upsert.bind(text: input.name, at: 2)
+        try upsert.bind(double: input.latitude, at: 3)
+        try upsert.bind(double: input.longitude, at: 4)
+        try upsert.bind(text: input.description, at: 5)
+        try upsert.bind(text: image, at: 6)
+        try upsert.bind(text: input.extra.isEmpty ? nil : extraJSON(input.extra), at: 7)
+        if input.location.file != currentFile {
+            currentFile = input.location.file
+            try upsert.bind(text: currentFile, at: 8)
+        }
+        try upsert.bind(int: (input.location.line ?? input.location.feature).map(Int64.init), at: 9)
         try upsert.step()
         processed += 1
         changed += workspace.database.changes

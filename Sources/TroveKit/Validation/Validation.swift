@@ -22,7 +22,7 @@ public enum Validation {
             geohashPrecision: try workspace.geohashPrecision())
         let statement = try workspace.database.prepare(
             """
-            SELECT key, name, lat, lon, image, description, geohash, source
+            SELECT key, name, lat, lon, image, description, geohash, source_file, source_line
             FROM treasures ORDER BY rowid
             """)
         while let row = try statement.next() {
@@ -31,7 +31,8 @@ public enum Validation {
                     key: row.text(0) ?? "", name: row.text(1) ?? "",
                     latitude: row.double(2) ?? .nan, longitude: row.double(3) ?? .nan,
                     image: row.text(4), description: row.text(5), geohash: row.text(6),
-                    location: Diagnostic.Location(source: row.text(7))))
+                    location: Diagnostic.Location(
+                        file: row.text(7), line: row.int64(8).map { Int($0) })))
         }
         return Report(findings: inFileOrder(validator.finish()))
     }
@@ -88,21 +89,5 @@ public enum Validation {
             )
             return leftKey < rightKey
         }.map(\.element)
-    }
-}
-
-extension Diagnostic.Location {
-    /// A location from a stored `file:line` source.
-    init(source: String?) {
-        self.init()
-        guard let source else { return }
-        if let colon = source.lastIndex(of: ":"),
-            let line = Int(source[source.index(after: colon)...])
-        {
-            file = String(source[..<colon])
-            self.line = line
-        } else {
-            file = source
-        }
     }
 }

@@ -24,7 +24,8 @@ enum Schema {
             image       TEXT,            -- absolute path, or an http(s) URL kept as given
             extra       TEXT,            -- JSON object of the extra columns, in file order
             geohash     TEXT,            -- NULL until `trove geohash`; reset when moved
-            source      TEXT,            -- file:line it was last imported from
+            source_file TEXT,            -- the file it was last imported from
+            source_line INTEGER,         -- and the line (or GeoJSON feature) there
             updated_at  TEXT NOT NULL
         );
         CREATE INDEX treasures_geohash ON treasures (geohash) WHERE geohash IS NOT NULL;
