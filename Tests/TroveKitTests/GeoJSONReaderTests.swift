@@ -93,6 +93,13 @@ import Testing
             try rows(Self.feature(id: "7.5")).first?.diagnostic?.code == DiagnosticCode.illegalKey)
     }
 
+    @Test(arguments: ["true", "[1]", #"{"a":1}"#])
+    func idThatIsNeitherStringNorNumberIsAnIllegalKey(id: String) throws {
+        let diagnostic = try #require(rows(Self.feature(id: id)).first?.diagnostic)
+        #expect(diagnostic.code == DiagnosticCode.illegalKey)
+        #expect(diagnostic.location.jsonPath == "id")
+    }
+
     @Test func idPropertyIsTheKeyWhenTheFeatureHasNone() throws {
         let rows = try rows(Self.feature(properties: #"{"name":"A","id":42}"#))
         #expect(rows.first?.treasure?.key == "42")

@@ -126,6 +126,27 @@ import Testing
         #expect(try reader.next() == nil)
     }
 
+    @Test func treasuresReadTheSameWhateverTheChunkSize() throws {
+        var text = "key;name;lat;lon;note\r\n"
+        for row in 0..<50 {
+            text += "k\(row);\"Name\n\(row); \"\"quoted\"\"\";\(row % 90),5;-\(row),25;x\r\n"
+        }
+        let path = try folder.write(text, to: "c.csv")
+        let expected = try readTreasures(path, displayPath: "c.csv")
+        #expect(expected.count == 50)
+        #expect(expected.last?.treasure?.location.line == 100)
+        for chunkSize in [1, 7, 64] {
+            let descriptor = open(path, O_RDONLY)
+            defer { close(descriptor) }
+            var reader = try TreasureReader(
+                fileDescriptor: descriptor, format: .csv, displayPath: "c.csv", chunkSize: chunkSize
+            )
+            var rows: [TreasureRow] = []
+            while let row = try reader.next() { rows.append(row) }
+            #expect(rows == expected, "chunk \(chunkSize)")
+        }
+    }
+
     // MARK: - Row problems
 
     static let badRows: [(String, String, Int?)] = [
@@ -205,6 +226,7 @@ import Testing
             try rows("name,latitude,east\nA,1,2\n")
         }
         #expect(error?.code == DiagnosticCode.missingColumn)
+        #expect(error?.diagnostic?.code == DiagnosticCode.missingColumn)
         #expect(error?.location == Diagnostic.Location(file: "treasures.csv", line: 1))
         #expect(
             error?.message == "there is no 'lon' column; the header has 'name', 'latitude', 'east'")
@@ -230,6 +252,7 @@ import Testing
                 folder.url.appendingPathComponent("none.csv").path, displayPath: "none.csv")
         }
         #expect(error?.code == nil)
+        #expect(error?.diagnostic == nil)
         #expect(error?.description.hasPrefix("none.csv: cannot read the file") == true)
     }
 

@@ -65,9 +65,10 @@ public struct TreasureFileError: Error, Equatable, Sendable, CustomStringConvert
             location: .init(file: error.file, line: error.line), hint: error.hint)
     }
 
-    /// The problem as a compiler-style error, for callers that list everything alike.
-    public var diagnostic: Diagnostic {
-        Diagnostic(.error, code ?? "T100", message, at: location, hint: hint)
+    /// The problem as a diagnostic, for callers that list everything alike; `nil` when
+    /// the file could not be read at all (there is no data problem to code).
+    public var diagnostic: Diagnostic? {
+        code.map { Diagnostic(.error, $0, message, at: location, hint: hint) }
     }
 
     /// `treasures.csv:14: the quoted field that starts on this line never ends [T109] (hint)`
@@ -96,6 +97,12 @@ public struct TreasureFileError: Error, Equatable, Sendable, CustomStringConvert
 /// Problems with one record come back as ``TreasureRow/invalid(_:)``; problems with the
 /// file as a whole are thrown as ``TreasureFileError``. CSV is streamed; GeoJSON is
 /// read whole.
+///
+/// Locations: CSV rows carry the file and the physical line the record starts on, and
+/// a diagnostic about one value adds its 1-based column (field) number. GeoJSON
+/// features carry the 0-based feature index and, in diagnostics, the JSON path of the
+/// offending value (`features[7].geometry.type`); newline-delimited features also
+/// carry their line.
 public struct TreasureReader {
     /// The format being read.
     public let format: TreasureFormat
