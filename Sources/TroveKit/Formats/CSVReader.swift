@@ -381,6 +381,18 @@ extension CSVReader {
                             index += 1
                         default:
                             index += 1
+                            // Skip ahead over runs of plain text inside the quotes.
+                            while index + 8 <= limit {
+                                let word = UnsafeRawPointer(bytes + index).loadUnaligned(
+                                    as: UInt64.self)
+                                if Self.containsByte(word, Self.quote)
+                                    | Self.containsByte(word, Self.lf)
+                                    | Self.containsByte(word, Self.cr) != 0
+                                {
+                                    break
+                                }
+                                index += 8
+                            }
                         }
                     }
                 }
@@ -423,6 +435,7 @@ extension CSVReader {
         private static let ones: UInt64 = 0x0101_0101_0101_0101
         private static let lf: UInt64 = 0x0A * ones
         private static let cr: UInt64 = 0x0D * ones
+        private static let quote: UInt64 = 0x22 * ones
 
         /// Nonzero when one of the eight bytes of `word` equals the byte repeated in
         /// `pattern` (the classic "has zero byte" test on `word ^ pattern`).
@@ -476,20 +489,24 @@ extension CSVReader {
             scratch.removeAll(keepingCapacity: true)
             var index = contentStart
             while index < span.end {
-                let byte = buffer[index]
-                if byte == 0x22 {
-                    if index + 1 < span.end && buffer[index + 1] == 0x22 {
-                        scratch.append(0x22)
-                        index += 2
-                        continue
-                    }
-                    scratch.append(
-                        contentsOf: UnsafeBufferPointer(
-                            start: buffer + index + 1, count: span.end - index - 1))
-                    break
+                // Copy the run up to the next quote in one go.
+                var quoteIndex = index
+                while quoteIndex < span.end && buffer[quoteIndex] != 0x22 { quoteIndex += 1 }
+                scratch.append(
+                    contentsOf: UnsafeBufferPointer(
+                        start: buffer + index, count: quoteIndex - index))
+                index = quoteIndex
+                guard index < span.end else { break }
+                if index + 1 < span.end && buffer[index + 1] == 0x22 {
+                    scratch.append(0x22)
+                    index += 2
+                    continue
                 }
-                scratch.append(byte)
-                index += 1
+                // The closing quote: what follows it is kept as written.
+                scratch.append(
+                    contentsOf: UnsafeBufferPointer(
+                        start: buffer + index + 1, count: span.end - index - 1))
+                break
             }
             return scratch.withUnsafeBufferPointer { encoding.decode($0) }
         }
