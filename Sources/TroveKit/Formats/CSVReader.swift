@@ -10,10 +10,12 @@
 
 /// One CSV record: its fields, and the 1-based physical line it starts on.
 public struct CSVRecord: Equatable, Sendable {
+    /// The fields in file order, quotes removed, as text.
     public var fields: [String]
     /// The line of the record's first byte; a record with quoted line breaks spans more.
     public var line: Int
 
+    /// A record with its fields and starting line.
     public init(fields: [String], line: Int) {
         self.fields = fields
         self.line = line
@@ -23,6 +25,7 @@ public struct CSVRecord: Equatable, Sendable {
 /// A CSV file that cannot be read on: unreadable, a quote that never ends, or bytes that
 /// are not text in the expected encoding.
 public struct CSVError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// What went wrong.
     public enum Reason: Equatable, Sendable {
         /// The file could not be opened or read; the system's message.
         case unreadable(String)
@@ -32,12 +35,14 @@ public struct CSVError: Error, Equatable, Sendable, CustomStringConvertible {
         case invalidEncoding
     }
 
+    /// What went wrong.
     public var reason: Reason
     /// The file as the user named it.
     public var file: String
     /// The 1-based line: where the open quote is, or where the bad bytes are.
     public var line: Int?
 
+    /// An error about a file, at a line when known.
     public init(_ reason: Reason, file: String, line: Int? = nil) {
         self.reason = reason
         self.file = file
@@ -72,6 +77,7 @@ public struct CSVError: Error, Equatable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// `treasures.csv:14: the text is not UTF-8 (hint)`
     public var description: String {
         let place = line.map { "\(file):\($0)" } ?? file
         var text = "\(place): \(message)"
@@ -97,6 +103,7 @@ public struct CSVReader {
     public let delimiter: UInt8
     /// The file as the user named it, for messages.
     public let displayPath: String
+    /// The encoding the bytes are read in.
     public let encoding: TextEncoding
     private let storage: Storage
 

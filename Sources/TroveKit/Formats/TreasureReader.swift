@@ -50,6 +50,7 @@ public struct TreasureFileError: Error, Equatable, Sendable, CustomStringConvert
     /// What to do about it.
     public var hint: String?
 
+    /// A file error with its code (see ``DiagnosticCode``), words, place and hint.
     public init(
         code: String?, message: String, location: Diagnostic.Location, hint: String? = nil
     ) {
