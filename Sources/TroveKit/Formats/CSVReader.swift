@@ -10,10 +10,12 @@
 
 /// One CSV record: its fields, and the 1-based physical line it starts on.
 public struct CSVRecord: Equatable, Sendable {
+    /// The fields in file order, quotes removed, as text.
     public var fields: [String]
     /// The line of the record's first byte; a record with quoted line breaks spans more.
     public var line: Int
 
+    /// A record with its fields and starting line.
     public init(fields: [String], line: Int) {
         self.fields = fields
         self.line = line
@@ -23,6 +25,7 @@ public struct CSVRecord: Equatable, Sendable {
 /// A CSV file that cannot be read on: unreadable, a quote that never ends, or bytes that
 /// are not text in the expected encoding.
 public struct CSVError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// What went wrong.
     public enum Reason: Equatable, Sendable {
         /// The file could not be opened or read; the system's message.
         case unreadable(String)
@@ -32,12 +35,14 @@ public struct CSVError: Error, Equatable, Sendable, CustomStringConvertible {
         case invalidEncoding
     }
 
+    /// What went wrong.
     public var reason: Reason
     /// The file as the user named it.
     public var file: String
     /// The 1-based line: where the open quote is, or where the bad bytes are.
     public var line: Int?
 
+    /// An error about a file, at a line when known.
     public init(_ reason: Reason, file: String, line: Int? = nil) {
         self.reason = reason
         self.file = file
@@ -72,6 +77,7 @@ public struct CSVError: Error, Equatable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// `treasures.csv:14: the text is not UTF-8 (hint)`
     public var description: String {
         let place = line.map { "\(file):\($0)" } ?? file
         var text = "\(place): \(message)"
@@ -97,6 +103,7 @@ public struct CSVReader {
     public let delimiter: UInt8
     /// The file as the user named it, for messages.
     public let displayPath: String
+    /// The encoding the bytes are read in.
     public let encoding: TextEncoding
     private let storage: Storage
 
@@ -381,6 +388,18 @@ extension CSVReader {
                             index += 1
                         default:
                             index += 1
+                            // Skip ahead over runs of plain text inside the quotes.
+                            while index + 8 <= limit {
+                                let word = UnsafeRawPointer(bytes + index).loadUnaligned(
+                                    as: UInt64.self)
+                                if Self.containsByte(word, Self.quote)
+                                    | Self.containsByte(word, Self.lf)
+                                    | Self.containsByte(word, Self.cr) != 0
+                                {
+                                    break
+                                }
+                                index += 8
+                            }
                         }
                     }
                 }
@@ -423,6 +442,7 @@ extension CSVReader {
         private static let ones: UInt64 = 0x0101_0101_0101_0101
         private static let lf: UInt64 = 0x0A * ones
         private static let cr: UInt64 = 0x0D * ones
+        private static let quote: UInt64 = 0x22 * ones
 
         /// Nonzero when one of the eight bytes of `word` equals the byte repeated in
         /// `pattern` (the classic "has zero byte" test on `word ^ pattern`).
@@ -476,20 +496,24 @@ extension CSVReader {
             scratch.removeAll(keepingCapacity: true)
             var index = contentStart
             while index < span.end {
-                let byte = buffer[index]
-                if byte == 0x22 {
-                    if index + 1 < span.end && buffer[index + 1] == 0x22 {
-                        scratch.append(0x22)
-                        index += 2
-                        continue
-                    }
-                    scratch.append(
-                        contentsOf: UnsafeBufferPointer(
-                            start: buffer + index + 1, count: span.end - index - 1))
-                    break
+                // Copy the run up to the next quote in one go.
+                var quoteIndex = index
+                while quoteIndex < span.end && buffer[quoteIndex] != 0x22 { quoteIndex += 1 }
+                scratch.append(
+                    contentsOf: UnsafeBufferPointer(
+                        start: buffer + index, count: quoteIndex - index))
+                index = quoteIndex
+                guard index < span.end else { break }
+                if index + 1 < span.end && buffer[index + 1] == 0x22 {
+                    scratch.append(0x22)
+                    index += 2
+                    continue
                 }
-                scratch.append(byte)
-                index += 1
+                // The closing quote: what follows it is kept as written.
+                scratch.append(
+                    contentsOf: UnsafeBufferPointer(
+                        start: buffer + index + 1, count: span.end - index - 1))
+                break
             }
             return scratch.withUnsafeBufferPointer { encoding.decode($0) }
         }

@@ -126,7 +126,14 @@ struct GeoJSONTreasureSource {
         var keyPath = path("id")
         var keyColumn: Int?
         if let id = feature["id"], id != .null {
-            key = Self.text(id)
+            switch id {
+            case .string, .number: key = Self.text(id)
+            default:
+                return invalid(
+                    DiagnosticCode.illegalKey,
+                    "the feature's id is \(id.kind), not a string or number",
+                    at: keyPath)
+            }
         } else if let column = columns[.key], properties[column].value != .null {
             key = Self.text(properties[column].value)
             keyPath = path("properties.\(properties[column].name)")

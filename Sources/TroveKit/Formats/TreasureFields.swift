@@ -64,6 +64,48 @@ enum TreasureCheck {
     static func coordinate(_ text: String, axis: String, decimalComma: Bool) throws(Problem)
         -> Double
     {
+        var text = text
+        // Nearly every value is a plain decimal: read those without building arrays or
+        // lowercased copies, and leave the wording of problems to the slow path.
+        let quick = text.withUTF8 { plainDecimal($0, decimalComma: decimalComma) }
+        if let quick { return quick }
+        return try diagnosedCoordinate(text, axis: axis, decimalComma: decimalComma)
+    }
+
+    /// The value of a plain decimal without surrounding spaces, or `nil` for anything
+    /// else (including values that are not finite).
+    static func plainDecimal(_ bytes: UnsafeBufferPointer<UInt8>, decimalComma: Bool) -> Double? {
+        let count = bytes.count
+        guard count > 0, count <= 32 else { return nil }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { copy in
+            var index = 0
+            var digits = 0
+            var points = 0
+            for byte in bytes {
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): digits += 1
+                case UInt8(ascii: "-"), UInt8(ascii: "+"):
+                    if index != 0 { return nil }
+                case UInt8(ascii: "."): points += 1
+                case UInt8(ascii: ","):
+                    if !decimalComma { return nil }
+                    points += 1
+                default: return nil
+                }
+                copy[index] = byte == UInt8(ascii: ",") ? UInt8(ascii: ".") : byte
+                index += 1
+            }
+            guard digits > 0, points <= 1 else { return nil }
+            let value = Double(String(decoding: UnsafeBufferPointer(copy), as: UTF8.self))
+            return value.flatMap { $0.isFinite ? $0 : nil }
+        }
+    }
+
+    /// The careful path of ``coordinate(_:axis:decimalComma:)``: surrounding spaces,
+    /// exponents, and a precise word for each kind of bad value.
+    static func diagnosedCoordinate(_ text: String, axis: String, decimalComma: Bool)
+        throws(Problem) -> Double
+    {
         var bytes = Array(text.utf8)
         while let first = bytes.first, first == 0x20 || first == 0x09 { bytes.removeFirst() }
         while let last = bytes.last, last == 0x20 || last == 0x09 { bytes.removeLast() }

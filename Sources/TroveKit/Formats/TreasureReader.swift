@@ -50,6 +50,7 @@ public struct TreasureFileError: Error, Equatable, Sendable, CustomStringConvert
     /// What to do about it.
     public var hint: String?
 
+    /// A file error with its code (see ``DiagnosticCode``), words, place and hint.
     public init(
         code: String?, message: String, location: Diagnostic.Location, hint: String? = nil
     ) {
@@ -65,9 +66,10 @@ public struct TreasureFileError: Error, Equatable, Sendable, CustomStringConvert
             location: .init(file: error.file, line: error.line), hint: error.hint)
     }
 
-    /// The problem as a compiler-style error, for callers that list everything alike.
-    public var diagnostic: Diagnostic {
-        Diagnostic(.error, code ?? "T100", message, at: location, hint: hint)
+    /// The problem as a diagnostic, for callers that list everything alike; `nil` when
+    /// the file could not be read at all (there is no data problem to code).
+    public var diagnostic: Diagnostic? {
+        code.map { Diagnostic(.error, $0, message, at: location, hint: hint) }
     }
 
     /// `treasures.csv:14: the quoted field that starts on this line never ends [T109] (hint)`
@@ -96,6 +98,12 @@ public struct TreasureFileError: Error, Equatable, Sendable, CustomStringConvert
 /// Problems with one record come back as ``TreasureRow/invalid(_:)``; problems with the
 /// file as a whole are thrown as ``TreasureFileError``. CSV is streamed; GeoJSON is
 /// read whole.
+///
+/// Locations: CSV rows carry the file and the physical line the record starts on, and
+/// a diagnostic about one value adds its 1-based column (field) number. GeoJSON
+/// features carry the 0-based feature index and, in diagnostics, the JSON path of the
+/// offending value (`features[7].geometry.type`); newline-delimited features also
+/// carry their line.
 public struct TreasureReader {
     /// The format being read.
     public let format: TreasureFormat
@@ -268,8 +276,14 @@ public struct TreasureReader {
 struct CSVTreasureSource {
     private var csv: CSVReader
     let header: [String]
-    let columns: [TreasureField: Int]
     let extras: [Int]
+    // Column indexes, looked up once rather than per row.
+    private let keyIndex: Int?
+    private let nameIndex: Int
+    private let latitudeIndex: Int
+    private let longitudeIndex: Int
+    private let imageIndex: Int?
+    private let descriptionIndex: Int?
     private let decimalComma: Bool
 
     init(_ csv: CSVReader) throws(TreasureFileError) {
@@ -288,17 +302,23 @@ struct CSVTreasureSource {
                 location: .init(file: file, line: 1))
         }
         let (columns, extras) = TreasureField.match(first.fields)
-        for required in [TreasureField.name, .latitude, .longitude] where columns[required] == nil {
+        func required(_ field: TreasureField) throws(TreasureFileError) -> Int {
+            if let index = columns[field] { return index }
             let found = first.fields.map { "'\(TreasureCheck.shown($0))'" }.joined(separator: ", ")
             throw TreasureFileError(
                 code: DiagnosticCode.missingColumn,
-                message: "there is no '\(required.label)' column; the header has \(found)",
+                message: "there is no '\(field.label)' column; the header has \(found)",
                 location: .init(file: file, line: first.line),
-                hint: "name it \(required.names.map { "'\($0)'" }.joined(separator: " or "))")
+                hint: "name it \(field.names.map { "'\($0)'" }.joined(separator: " or "))")
         }
+        nameIndex = try required(.name)
+        latitudeIndex = try required(.latitude)
+        longitudeIndex = try required(.longitude)
+        keyIndex = columns[.key]
+        imageIndex = columns[.image]
+        descriptionIndex = columns[.description]
         self.csv = csv
         self.header = first.fields
-        self.columns = columns
         self.extras = extras
         // In a semicolon file, the comma is free to be the decimal separator.
         self.decimalComma = csv.delimiter == UInt8(ascii: ";")
@@ -332,24 +352,17 @@ struct CSVTreasureSource {
                 hint: "a field that contains the delimiter must be quoted")
             return invalid(problem, column: nil)
         }
-        func value(_ field: TreasureField) -> String? {
-            columns[field].map { fields[$0] }
-        }
 
         var key: String?
-        if let index = columns[.key], !fields[index].isEmpty {
-            key = fields[index]
+        if let keyIndex, !fields[keyIndex].isEmpty {
+            key = fields[keyIndex]
             location.key = key
             do throws(TreasureCheck.Problem) {
-                try TreasureCheck.key(fields[index])
+                try TreasureCheck.key(fields[keyIndex])
             } catch {
-                return invalid(error, column: index)
+                return invalid(error, column: keyIndex)
             }
         }
-        // The three required columns exist: `init` checked them.
-        let nameIndex = columns[.name] ?? 0
-        let latitudeIndex = columns[.latitude] ?? 0
-        let longitudeIndex = columns[.longitude] ?? 0
         let name = fields[nameIndex]
         guard !name.isEmpty else {
             return invalid(
@@ -372,8 +385,8 @@ struct CSVTreasureSource {
         } catch {
             return invalid(error, column: longitudeIndex)
         }
-        let image = value(.image).flatMap { $0.isEmpty ? nil : $0 }
-        let description = value(.description).flatMap { $0.isEmpty ? nil : $0 }
+        let image = imageIndex.flatMap { fields[$0].isEmpty ? nil : fields[$0] }
+        let description = descriptionIndex.flatMap { fields[$0].isEmpty ? nil : fields[$0] }
         return .treasure(
             TreasureInput(
                 key: key, name: name, latitude: latitude, longitude: longitude, image: image,

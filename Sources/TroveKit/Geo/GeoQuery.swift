@@ -33,6 +33,7 @@ public struct GeohashRange: Hashable, Sendable, CustomStringConvertible {
     /// The first geohash after the range; `~` sorts after every base32 character.
     public var end: String
 
+    /// The range `start <= geohash < end`.
     public init(start: String, end: String) {
         self.start = start
         self.end = end
@@ -44,6 +45,7 @@ public struct GeohashRange: Hashable, Sendable, CustomStringConvertible {
             && geohash.utf8.lexicographicallyPrecedes(end.utf8)
     }
 
+    /// `[9q8y, 9q8z)`
     public var description: String { "[\(start), \(end))" }
 }
 
@@ -54,11 +56,14 @@ public struct GeohashRange: Hashable, Sendable, CustomStringConvertible {
 /// holds. The ranges cover every point of the circle, so the result equals a
 /// brute-force scan with the same distance test.
 public struct GeoCircle: Equatable, Sendable {
+    /// The centre's latitude in degrees.
     public var latitude: Double
+    /// The centre's longitude in degrees.
     public var longitude: Double
     /// The radius in metres.
     public var radius: Double
 
+    /// A circle around a centre, with a radius in metres.
     public init(latitude: Double, longitude: Double, radius: Double) {
         self.latitude = latitude
         self.longitude = longitude
@@ -213,6 +218,7 @@ public struct RadiusError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The text as given.
     public var text: String
 
+    /// The text, and how a radius is written.
     public var description: String {
         "'\(text)' is not a radius; write metres or kilometres, such as 500m, 2km or 1.5 km"
     }

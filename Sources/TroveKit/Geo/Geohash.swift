@@ -18,9 +18,13 @@ public enum Geohash {
 
     /// A latitude/longitude rectangle: the cell a geohash names.
     public struct Box: Equatable, Sendable {
+        /// The southern edge, in degrees.
         public var minLatitude: Double
+        /// The northern edge, in degrees.
         public var maxLatitude: Double
+        /// The western edge, in degrees.
         public var minLongitude: Double
+        /// The eastern edge, in degrees.
         public var maxLongitude: Double
 
         /// The middle of the box.
