@@ -3,6 +3,9 @@
 public enum DiagnosticCode {
     // MARK: - Treasure rows: errors that stop an import
 
+    /// A file that cannot be opened or read at all.
+    public static let unreadableFile = "T100"
+
     /// Latitude outside [-90, 90].
     public static let latitudeOutOfRange = "T101"
     /// Longitude outside [-180, 180].

@@ -226,7 +226,7 @@ import Testing
             try rows("name,latitude,east\nA,1,2\n")
         }
         #expect(error?.code == DiagnosticCode.missingColumn)
-        #expect(error?.diagnostic?.code == DiagnosticCode.missingColumn)
+        #expect(error?.diagnostic.code == DiagnosticCode.missingColumn)
         #expect(error?.location == Diagnostic.Location(file: "treasures.csv", line: 1))
         #expect(
             error?.message == "there is no 'lon' column; the header has 'name', 'latitude', 'east'")
@@ -246,13 +246,13 @@ import Testing
         #expect(error?.description.hasPrefix("treasures.csv:3: ") == true)
     }
 
-    @Test func missingFileIsAFileErrorWithoutCode() throws {
+    @Test func missingFileIsAnUnreadableFileError() throws {
         let error = #expect(throws: TreasureFileError.self) {
             try readTreasures(
                 folder.url.appendingPathComponent("none.csv").path, displayPath: "none.csv")
         }
         #expect(error?.code == nil)
-        #expect(error?.diagnostic == nil)
+        #expect(error?.diagnostic.code == DiagnosticCode.unreadableFile)
         #expect(error?.description.hasPrefix("none.csv: cannot read the file") == true)
     }
 

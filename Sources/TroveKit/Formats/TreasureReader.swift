@@ -66,10 +66,11 @@ public struct TreasureFileError: Error, Equatable, Sendable, CustomStringConvert
             location: .init(file: error.file, line: error.line), hint: error.hint)
     }
 
-    /// The problem as a diagnostic, for callers that list everything alike; `nil` when
-    /// the file could not be read at all (there is no data problem to code).
-    public var diagnostic: Diagnostic? {
-        code.map { Diagnostic(.error, $0, message, at: location, hint: hint) }
+    /// The problem as a diagnostic, for callers that list everything alike; a file that
+    /// could not be read at all has the code `DiagnosticCode.unreadableFile`.
+    public var diagnostic: Diagnostic {
+        Diagnostic(
+            .error, code ?? DiagnosticCode.unreadableFile, message, at: location, hint: hint)
     }
 
     /// `treasures.csv:14: the quoted field that starts on this line never ends [T109] (hint)`
