@@ -15,7 +15,6 @@ public enum GeohashAssignment {
     /// - Throws: `SQLiteError`, `WorkspaceError`.
     public static func run(on workspace: Workspace, precision: Int? = nil) throws -> Result {
         let database = workspace.database
-        try GeohashFunction.register(on: database)
         return try workspace.write {
             if let precision {
                 try database.execute(
@@ -23,20 +22,51 @@ public enum GeohashAssignment {
                         + "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                     [.text(String(precision))])
             }
-            let length = SQLiteValue.integer(Int64(try workspace.geohashPrecision()))
+            let length = try workspace.geohashPrecision()
             var result = Result()
-            result.treasures = try database.execute(
-                """
-                UPDATE treasures SET geohash = trove_geohash(lat, lon, ?1)
-                WHERE geohash IS NOT trove_geohash(lat, lon, ?1)
-                """, [length])
-            result.posts = try database.execute(
-                """
-                UPDATE posts SET geohash = trove_geohash(lat, lon, ?1)
-                WHERE lat IS NOT NULL AND lon IS NOT NULL
-                  AND geohash IS NOT trove_geohash(lat, lon, ?1)
-                """, [length])
+            result.treasures = try assign(
+                table: "treasures", index: "treasures_geohash", precision: length, in: database)
+            result.posts = try assign(
+                table: "posts", index: "posts_geohash", precision: length, in: database)
             return result
         }
+    }
+
+    /// Recomputes one table's geohashes in Swift and writes only those that differ, in
+    /// rowid order. When most rows change, the geohash index is dropped and rebuilt:
+    /// one sort is much cheaper than a million scattered index updates.
+    private static func assign(
+        table: String, index: String, precision: Int, in database: Database
+    ) throws -> Int {
+        var changes: [(rowid: Int64, geohash: String)] = []
+        var rows = 0
+        let scan = try database.prepare(
+            "SELECT rowid, lat, lon, geohash FROM \(table) WHERE lat IS NOT NULL AND lon IS NOT NULL"
+        )
+        while let row = try scan.next() {
+            rows += 1
+            guard let latitude = row.double(1), let longitude = row.double(2),
+                (-90...90).contains(latitude), (-180...180).contains(longitude)
+            else { continue }
+            let geohash = Geohash.encode(
+                latitude: latitude, longitude: longitude, precision: precision)
+            if row.text(3) != geohash, let rowid = row.int64(0) {
+                changes.append((rowid, geohash))
+            }
+        }
+        if changes.isEmpty { return 0 }
+        let rebuild = changes.count > 10_000 && changes.count * 4 > rows
+        let definition = try database.scalar(
+            "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?", [.text(index)])?
+            .string
+        if rebuild, definition != nil { try database.execute("DROP INDEX \(index)") }
+        let update = try database.prepare("UPDATE \(table) SET geohash = ? WHERE rowid = ?")
+        for change in changes {
+            try update.bind(text: change.geohash, at: 1)
+            try update.bind(int: change.rowid, at: 2)
+            try update.step()
+        }
+        if rebuild, let definition { try database.execute(definition) }
+        return changes.count
     }
 }

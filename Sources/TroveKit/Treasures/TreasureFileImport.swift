@@ -76,30 +76,42 @@ public struct TreasureFileImport {
 
     private func importAll(_ sources: [Source], into workspace: Workspace) throws -> [FileResult] {
         let importer = try TreasureImporter(workspace: workspace)
+        let keys = SharedKeyDeriver()
         var results: [FileResult] = []
         var before = ImportSummary()
         var skipped = 0
         var rows = 0
         for source in sources {
-            var reader: TreasureReader
-            do {
-                reader = try TreasureReader(
-                    path: source.path, displayPath: source.displayPath, format: source.format,
-                    encoding: encoding)
-                while let row = try reader.next() {
-                    switch row {
-                    case .treasure(let input):
-                        try importer.add(input, image: Self.resolveImage(input.image, in: source))
-                    case .invalid(let diagnostic):
-                        guard skipInvalid else { throw Failure.invalidRow(diagnostic) }
-                        skipped += 1
-                        onSkip(diagnostic)
+            // One thread reads and prepares rows while this one writes them: the two
+            // halves take about as long, and the machine has two cores.
+            let channel = RowChannel()
+            let encoding = self.encoding
+            Thread.detachNewThread {
+                Self.read(source, encoding: encoding, keys: keys, into: channel)
+            }
+            defer { channel.cancel() }
+            while true {
+                switch channel.receive() {
+                case .rows(let batch):
+                    for row in batch {
+                        switch row {
+                        case .treasure(let treasure):
+                            try importer.add(treasure)
+                        case .invalid(let diagnostic):
+                            guard skipInvalid else { throw Failure.invalidRow(diagnostic) }
+                            skipped += 1
+                            onSkip(diagnostic)
+                        }
                     }
-                    rows += 1
-                    if rows % 10_000 == 0 { onProgress(rows) }
+                    rows += batch.count
+                    onProgress(rows)
+                    continue
+                case .failed(let error):
+                    throw Failure.unreadable(error)
+                case .finished:
+                    break
                 }
-            } catch let error as TreasureFileError {
-                throw Failure.unreadable(error)
+                break
             }
             let total = try importer.summary(skipped: skipped)
             let file = ImportSummary(
@@ -112,6 +124,38 @@ public struct TreasureFileImport {
         return results
     }
 
+    /// The reading half: parses `source`, derives keys and resolves images, and sends
+    /// the rows in batches until the end, an unreadable file, or cancellation.
+    private static func read(
+        _ source: Source, encoding: TextEncoding, keys: SharedKeyDeriver, into channel: RowChannel
+    ) {
+        do {
+            var reader = try TreasureReader(
+                path: source.path, displayPath: source.displayPath, format: source.format,
+                encoding: encoding)
+            var batch: [PreparedRow] = []
+            batch.reserveCapacity(RowChannel.batchSize)
+            while let row = try reader.next() {
+                switch row {
+                case .treasure(let input):
+                    let key = keys.key(explicit: input.key, name: input.name)
+                    let image = resolveImage(input.image, in: source)
+                    batch.append(.treasure(PreparedTreasure(key: key, input: input, image: image)))
+                case .invalid(let diagnostic):
+                    batch.append(.invalid(diagnostic))
+                }
+                if batch.count == RowChannel.batchSize {
+                    guard channel.send(.rows(batch)) else { return }
+                    batch.removeAll(keepingCapacity: true)
+                }
+            }
+            if !batch.isEmpty { guard channel.send(.rows(batch)) else { return } }
+            _ = channel.send(.finished)
+        } catch {
+            _ = channel.send(.failed(error))
+        }
+    }
+
     /// A relative image path becomes absolute against the file's folder; URLs stay.
     static func resolveImage(_ image: String?, in source: Source) -> String? {
         guard let image, !image.isEmpty else { return nil }
@@ -122,5 +166,71 @@ public struct TreasureFileImport {
             ? URL(fileURLWithPath: image)
             : URL(fileURLWithPath: source.baseFolder).appendingPathComponent(image)
         return url.standardizedFileURL.path
+    }
+}
+
+// MARK: - Between the reading and the writing thread
+
+/// A row on its way to the workspace.
+enum PreparedRow: Sendable {
+    case treasure(PreparedTreasure)
+    case invalid(Diagnostic)
+}
+
+/// A bounded queue of row batches from the reading thread to the writing one.
+final class RowChannel: @unchecked Sendable {
+    enum Item: Sendable {
+        case rows([PreparedRow])
+        case failed(TreasureFileError)
+        case finished
+    }
+
+    static let batchSize = 2048
+    /// Batches in flight at most, so memory stays flat whatever the file's size.
+    private static let capacity = 8
+    private let condition = NSCondition()
+    private var items: [Item] = []
+    private var cancelled = false
+
+    /// Queues `item`, waiting while the queue is full; false once the reader should stop.
+    func send(_ item: Item) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while items.count >= Self.capacity && !cancelled { condition.wait() }
+        if cancelled { return false }
+        items.append(item)
+        condition.broadcast()
+        return true
+    }
+
+    /// The next item, waiting while there is none.
+    func receive() -> Item {
+        condition.lock()
+        defer { condition.unlock() }
+        while items.isEmpty { condition.wait() }
+        let item = items.removeFirst()  // at most `capacity` items: cheap
+        condition.broadcast()
+        return item
+    }
+
+    /// Tells the reader to stop; its pending batches are dropped.
+    func cancel() {
+        condition.lock()
+        cancelled = true
+        items.removeAll()
+        condition.broadcast()
+        condition.unlock()
+    }
+}
+
+/// Key derivation shared by the reading threads of one import, which run one at a time.
+final class SharedKeyDeriver: @unchecked Sendable {
+    private var deriver = KeyDeriver()
+    private let lock = NSLock()
+
+    func key(explicit: String?, name: String) -> String {
+        lock.lock()
+        defer { lock.unlock() }
+        return deriver.key(explicit: explicit, name: name)
     }
 }

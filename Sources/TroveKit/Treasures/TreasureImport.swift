@@ -66,25 +66,29 @@ public final class TreasureImporter {
         try upsert.bind(.text(timestamp(now)), at: 10)
     }
 
-    /// The key `input` will be stored under (explicit, or derived from its name).
-    public func key(for input: TreasureInput) -> String {
-        keyDeriver.key(explicit: input.key, name: input.name)
-    }
-
-    /// Upserts one treasure. `image` is the resolved image reference to store.
+    /// Upserts one treasure, deriving its key when the input has none.
     ///
     /// - Returns: the key it was stored under.
     /// - Throws: `SQLiteError`.
     @discardableResult
     public func add(_ input: TreasureInput, image: String?) throws -> String {
         let key = keyDeriver.key(explicit: input.key, name: input.name)
-        try upsert.bind(text: key, at: 1)
+        try add(PreparedTreasure(key: key, input: input, image: image))
+        return key
+    }
+
+    /// Upserts one treasure whose key and stored fields are already worked out.
+    ///
+    /// - Throws: `SQLiteError`.
+    public func add(_ treasure: PreparedTreasure) throws {
+        let input = treasure.input
+        try upsert.bind(text: treasure.key, at: 1)
         try upsert.bind(text: input.name, at: 2)
         try upsert.bind(double: input.latitude, at: 3)
         try upsert.bind(double: input.longitude, at: 4)
         try upsert.bind(text: input.description, at: 5)
-        try upsert.bind(text: image, at: 6)
-        try upsert.bind(text: input.extra.isEmpty ? nil : extraJSON(input.extra), at: 7)
+        try upsert.bind(text: treasure.image, at: 6)
+        try upsert.bind(text: treasure.extra, at: 7)
         if input.location.file != currentFile {
             currentFile = input.location.file
             try upsert.bind(text: currentFile, at: 8)
@@ -93,7 +97,6 @@ public final class TreasureImporter {
         try upsert.step()
         processed += 1
         changed += workspace.database.changes
-        return key
     }
 
     /// The counts so far.
@@ -105,6 +108,23 @@ public final class TreasureImporter {
         let new = rowsAfter - rowsBefore
         return ImportSummary(
             new: new, updated: changed - new, unchanged: processed - changed, skipped: skipped)
+    }
+}
+
+/// A treasure ready to store: its key derived, image resolved, extras as JSON.
+public struct PreparedTreasure: Sendable {
+    public var key: String
+    public var input: TreasureInput
+    /// The image reference to store (absolute path or URL).
+    public var image: String?
+    /// The extra columns as a JSON object, nil when there are none.
+    public var extra: String?
+
+    public init(key: String, input: TreasureInput, image: String?) {
+        self.key = key
+        self.input = input
+        self.image = image
+        self.extra = input.extra.isEmpty ? nil : extraJSON(input.extra)
     }
 }
 

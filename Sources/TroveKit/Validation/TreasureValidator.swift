@@ -31,6 +31,9 @@ public struct TreasureRecord: Sendable {
 
 /// Checks treasures one by one and across the set (duplicates, neighbours, swapped
 /// coordinates), collecting `Diagnostic`s with stable codes.
+///
+/// What it keeps per record is small (position, file index, line), so a million
+/// treasures validate in a few seconds and a few dozen megabytes.
 public struct TreasureValidator {
     /// Names longer than this do not fit the apps' callouts.
     public static let maximumNameLength = 80
@@ -42,13 +45,25 @@ public struct TreasureValidator {
     public var geohashPrecision: Int?
     /// Checks one image reference; returns its findings.
     public var inspectImage: (String, Diagnostic.Location) -> [Diagnostic]
+    /// Set when keys cannot repeat (the workspace's primary key), to skip that check.
+    public var keysAreUnique = false
+
+    /// A record as remembered for the checks across records.
+    private struct Entry {
+        var latitude: Double
+        var longitude: Double
+        var file: Int32
+        var line: Int32
+        var feature: Int32
+    }
 
     private var findings: [Diagnostic] = []
-    private var firstLocationOfKey: [String: Diagnostic.Location] = [:]
-    private var firstLocationOfName: [String: Diagnostic.Location] = [:]
-    private var points: [(latitude: Double, longitude: Double, index: Int)] = []
-    private var locations: [Diagnostic.Location] = []
+    private var entries: [Entry] = []
     private var keys: [String] = []
+    private var files: [String] = []
+    private var fileIndex: [String: Int32] = [:]
+    private var firstOfKey: [String: Int32] = [:]
+    private var firstOfName: [String: Int32] = [:]
 
     public init(
         bounds: GeoBounds? = nil, geohashPrecision: Int? = nil,
@@ -59,49 +74,63 @@ public struct TreasureValidator {
         self.inspectImage = inspectImage
     }
 
+    /// Makes room for `count` records up front.
+    public mutating func reserveCapacity(_ count: Int) {
+        entries.reserveCapacity(count)
+        keys.reserveCapacity(count)
+        firstOfName.reserveCapacity(count)
+        if !keysAreUnique { firstOfKey.reserveCapacity(count) }
+    }
+
     // MARK: - One record
 
     /// Checks one record and remembers it for the checks across records.
     public mutating func add(_ record: TreasureRecord) {
         var location = record.location
         location.key = record.key
+        let index = Int32(entries.count)
+        var found: [Diagnostic] = []
         func report(
             _ severity: Diagnostic.Severity, _ code: String, _ message: String, hint: String? = nil
         ) {
-            findings.append(Diagnostic(severity, code, message, at: location, hint: hint))
+            found.append(Diagnostic(severity, code, message, at: location, hint: hint))
         }
 
         if let problem = FirebaseKey.problem(record.key) {
             report(.error, DiagnosticCode.illegalKey, "key '\(record.key)' \(problem)")
-        } else if record.key.allSatisfy(\.isASCIIDigit) {
+        } else if record.key.utf8.allSatisfy({ (0x30...0x39).contains($0) }) {
             report(
                 .warning, DiagnosticCode.numericKey,
                 "key '\(record.key)' is all digits; Firebase may turn the parent into an array",
                 hint: "prefix it, e.g. 't\(record.key)'")
         }
-        if let first = firstLocationOfKey[record.key] {
-            report(
-                .error, DiagnosticCode.duplicateKey,
-                "key '\(record.key)' is used again (first at \(first.text))")
-        } else {
-            firstLocationOfKey[record.key] = record.location
+        if !keysAreUnique {
+            if let first = firstOfKey[record.key] {
+                report(
+                    .error, DiagnosticCode.duplicateKey,
+                    "key '\(record.key)' is used again (first at \(locationText(first)))")
+            } else {
+                firstOfKey[record.key] = index
+            }
         }
 
         if record.name.isEmpty {
             report(.error, DiagnosticCode.emptyName, "name is empty")
         } else {
-            if record.name.count > Self.maximumNameLength {
+            if record.name.utf8.count > Self.maximumNameLength,
+                record.name.count > Self.maximumNameLength
+            {
                 report(
                     .warning, DiagnosticCode.longName,
                     "name is \(record.name.count) characters; callouts show about "
                         + "\(Self.maximumNameLength)")
             }
-            if let first = firstLocationOfName[record.name] {
+            if let first = firstOfName[record.name] {
                 report(
                     .warning, DiagnosticCode.duplicateName,
-                    "name '\(record.name)' is used again (first at \(first.text))")
+                    "name '\(record.name)' is used again (first at \(locationText(first)))")
             } else {
-                firstLocationOfName[record.name] = record.location
+                firstOfName[record.name] = index
             }
         }
         for (field, text) in [
@@ -112,26 +141,29 @@ public struct TreasureValidator {
 
         let latitude = record.latitude
         let longitude = record.longitude
-        guard latitude.isFinite, longitude.isFinite else {
+        let inRange =
+            latitude.isFinite && longitude.isFinite && (-90...90).contains(latitude)
+            && (-180...180).contains(longitude)
+        if !latitude.isFinite || !longitude.isFinite {
             report(.error, DiagnosticCode.notANumber, "position is not a finite number")
-            return
-        }
-        if !(-90...90).contains(latitude) {
-            report(
-                .error, DiagnosticCode.latitudeOutOfRange,
-                "latitude \(latitude) is outside [-90, 90]")
-        }
-        if !(-180...180).contains(longitude) {
-            report(
-                .error, DiagnosticCode.longitudeOutOfRange,
-                "longitude \(longitude) is outside [-180, 180]")
+        } else {
+            if !(-90...90).contains(latitude) {
+                report(
+                    .error, DiagnosticCode.latitudeOutOfRange,
+                    "latitude \(latitude) is outside [-90, 90]")
+            }
+            if !(-180...180).contains(longitude) {
+                report(
+                    .error, DiagnosticCode.longitudeOutOfRange,
+                    "longitude \(longitude) is outside [-180, 180]")
+            }
         }
         if latitude == 0 && longitude == 0 {
             report(
                 .warning, DiagnosticCode.nullIsland,
                 "position is (0, 0), \"Null Island\": usually a missing value")
         }
-        if let bounds, !bounds.contains(latitude: latitude, longitude: longitude) {
+        if inRange, let bounds, !bounds.contains(latitude: latitude, longitude: longitude) {
             if bounds.contains(latitude: longitude, longitude: latitude) {
                 report(
                     .warning, DiagnosticCode.swappedCoordinates,
@@ -143,28 +175,53 @@ public struct TreasureValidator {
                     "position (\(latitude), \(longitude)) is outside game.bounds")
             }
         }
-
-        if let precision = geohashPrecision {
+        if inRange, let precision = geohashPrecision {
             let expected = Geohash.encode(
                 latitude: latitude, longitude: longitude, precision: precision)
-            if record.geohash == nil {
+            if let stored = record.geohash {
+                if stored != expected {
+                    report(
+                        .warning, DiagnosticCode.geohashStale,
+                        "geohash \(stored) does not match the position (\(expected))",
+                        hint: "run 'trove geohash'")
+                }
+            } else {
                 report(
                     .warning, DiagnosticCode.geohashMissing, "no geohash yet",
-                    hint: "run 'trove geohash'")
-            } else if record.geohash != expected {
-                report(
-                    .warning, DiagnosticCode.geohashStale,
-                    "geohash \(record.geohash!) does not match the position (\(expected))",
                     hint: "run 'trove geohash'")
             }
         }
         if let image = record.image, !image.hasPrefix("http://"), !image.hasPrefix("https://") {
-            findings += inspectImage(image, location)
+            found += inspectImage(image, location)
         }
+        findings += found
 
-        points.append((latitude, longitude, locations.count))
-        locations.append(location)
+        let file = location.file ?? ""
+        let fileNumber =
+            fileIndex[file]
+            ?? {
+                files.append(file)
+                fileIndex[file] = Int32(files.count - 1)
+                return Int32(files.count - 1)
+            }()
+        entries.append(
+            Entry(
+                latitude: inRange ? latitude : .nan, longitude: inRange ? longitude : .nan,
+                file: fileNumber, line: Int32(clamping: location.line ?? -1),
+                feature: Int32(clamping: location.feature ?? -1)))
         keys.append(record.key)
+    }
+
+    private func location(_ index: Int32) -> Diagnostic.Location {
+        let entry = entries[Int(index)]
+        let file = files[Int(entry.file)]
+        return Diagnostic.Location(
+            file: file.isEmpty ? nil : file, line: entry.line >= 0 ? Int(entry.line) : nil,
+            feature: entry.feature >= 0 ? Int(entry.feature) : nil, key: keys[Int(index)])
+    }
+
+    private func locationText(_ index: Int32) -> String {
+        location(index).text
     }
 
     // MARK: - Across records
@@ -176,67 +233,90 @@ public struct TreasureValidator {
         return findings
     }
 
-    /// Pairs closer than `minimumSpacing`, found through a grid of cells at least that
-    /// big, so the work stays linear.
+    /// Pairs closer than `minimumSpacing`. Records are sorted into grid cells at least
+    /// that big, so each one is compared only with the few in neighbouring cells.
     private mutating func findCloseNeighbours() {
         let cell = Self.minimumSpacing / 111_000  // degrees of latitude
-        var grid: [Int64: [Int]] = [:]
-        func cellKey(_ row: Int64, _ column: Int64) -> Int64 { row &* 100_000_000 &+ column }
-        for point in points {
-            let row = Int64((point.latitude / cell).rounded(.down))
-            let column = Int64((point.longitude / cell).rounded(.down))
-            grid[cellKey(row, column), default: []].append(point.index)
+        var cells: [(row: Int64, column: Int64, index: Int32)] = []
+        cells.reserveCapacity(entries.count)
+        for (index, entry) in entries.enumerated() where entry.latitude.isFinite {
+            cells.append(
+                (
+                    Int64((entry.latitude / cell).rounded(.down)),
+                    Int64((entry.longitude / cell).rounded(.down)), Int32(index)
+                ))
         }
-        var reported: Set<Int> = []
-        for point in points {
-            let row = Int64((point.latitude / cell).rounded(.down))
-            let column = Int64((point.longitude / cell).rounded(.down))
+        cells.sort { ($0.row, $0.column, $0.index) < ($1.row, $1.column, $1.index) }
+        func firstCell(atLeast row: Int64, _ column: Int64) -> Int {
+            var low = 0
+            var high = cells.count
+            while low < high {
+                let middle = (low + high) / 2
+                if (cells[middle].row, cells[middle].column) < (row, column) {
+                    low = middle + 1
+                } else {
+                    high = middle
+                }
+            }
+            return low
+        }
+        var closest: [Int32: (other: Int32, distance: Double)] = [:]
+        for current in cells {
+            let entry = entries[Int(current.index)]
             // Longitude cells shrink towards the poles; widen the search to match.
             let span = Int64(
-                min(1000, (1 / max(cos(point.latitude * .pi / 180), 1e-3)).rounded(.up)))
-            for dr in -1...1 {
-                for dc in -span...span {
-                    for other in grid[cellKey(row + Int64(dr), column + dc)] ?? []
-                    where other < point.index && !reported.contains(point.index) {
-                        let neighbour = points[other]
-                        let distance = haversineMetres(
-                            point.latitude, point.longitude, neighbour.latitude,
-                            neighbour.longitude)
-                        if distance < Self.minimumSpacing {
-                            reported.insert(point.index)
-                            findings.append(
-                                Diagnostic(
-                                    .warning, DiagnosticCode.tooClose,
-                                    String(
-                                        format: "only %.1f m from '%@' (%@)", distance,
-                                        keys[other], locations[other].text),
-                                    at: locations[point.index]))
-                        }
+                min(1000, (1 / max(cos(entry.latitude * .pi / 180), 1e-3)).rounded(.up)))
+            for row in (current.row - 1)...(current.row + 1) {
+                var position = firstCell(atLeast: row, current.column - span)
+                while position < cells.count, cells[position].row == row,
+                    cells[position].column <= current.column + span
+                {
+                    let other = cells[position].index
+                    position += 1
+                    // Report each pair once, on the later record.
+                    guard other < current.index else { continue }
+                    let neighbour = entries[Int(other)]
+                    let distance = haversineMetres(
+                        entry.latitude, entry.longitude, neighbour.latitude, neighbour.longitude)
+                    if distance < Self.minimumSpacing,
+                        closest[current.index].map({ distance < $0.distance }) ?? true
+                    {
+                        closest[current.index] = (other, distance)
                     }
                 }
             }
+        }
+        for (index, pair) in closest.sorted(by: { $0.key < $1.key }) {
+            findings.append(
+                Diagnostic(
+                    .warning, DiagnosticCode.tooClose,
+                    String(
+                        format: "only %.1f m from '%@' (%@)", pair.distance, keys[Int(pair.other)],
+                        locationText(pair.other)),
+                    at: location(index)))
         }
     }
 
     /// Without game.bounds: a point far from the others that lands among them when its
     /// coordinates are exchanged was probably written lon/lat.
     private mutating func findSwappedOutliers() {
-        guard points.count >= 3 else { return }
-        let latitudes = points.map(\.latitude).sorted()
-        let longitudes = points.map(\.longitude).sorted()
+        let valid = entries.enumerated().filter { $0.element.latitude.isFinite }
+        guard valid.count >= 3 else { return }
+        let latitudes = valid.map(\.element.latitude).sorted()
+        let longitudes = valid.map(\.element.longitude).sorted()
         let centre = (latitudes[latitudes.count / 2], longitudes[longitudes.count / 2])
-        for point in points {
-            let asIs = haversineMetres(point.latitude, point.longitude, centre.0, centre.1)
-            guard asIs > 1_000_000, (-90...90).contains(point.longitude) else { continue }
-            let swapped = haversineMetres(point.longitude, point.latitude, centre.0, centre.1)
+        for (index, entry) in valid {
+            let asIs = haversineMetres(entry.latitude, entry.longitude, centre.0, centre.1)
+            guard asIs > 1_000_000, (-90...90).contains(entry.longitude) else { continue }
+            let swapped = haversineMetres(entry.longitude, entry.latitude, centre.0, centre.1)
             if swapped < 100_000 {
                 findings.append(
                     Diagnostic(
                         .warning, DiagnosticCode.swappedCoordinates,
-                        "coordinates look swapped (lon/lat): [\(point.latitude), "
-                            + "\(point.longitude)] is \(Int(asIs / 1000)) km from the others, "
+                        "coordinates look swapped (lon/lat): [\(entry.latitude), "
+                            + "\(entry.longitude)] is \(Int(asIs / 1000)) km from the others, "
                             + "\(Int(swapped / 1000)) km when exchanged",
-                        at: locations[point.index]))
+                        at: location(Int32(index))))
             }
         }
     }
@@ -248,12 +328,17 @@ public enum FirebaseKey {
     public static func problem(_ key: String) -> String? {
         if key.isEmpty { return "is empty" }
         if key.utf8.count > 768 { return "is longer than 768 bytes" }
-        for scalar in key.unicodeScalars {
-            if ".$#[]/".unicodeScalars.contains(scalar) {
-                return "contains '\(scalar)', which Firebase forbids in keys (. $ # [ ] /)"
-            }
-            if scalar.value < 0x20 || scalar.value == 0x7F {
+        // Every forbidden character is ASCII, so the UTF-8 bytes tell.
+        for byte in key.utf8 {
+            switch byte {
+            case UInt8(ascii: "."), UInt8(ascii: "$"), UInt8(ascii: "#"), UInt8(ascii: "["),
+                UInt8(ascii: "]"), UInt8(ascii: "/"):
+                return "contains '\(Character(Unicode.Scalar(byte)))', which Firebase forbids "
+                    + "in keys (. $ # [ ] /)"
+            case 0..<0x20, 0x7F:
                 return "contains a control character"
+            default:
+                continue
             }
         }
         return nil
@@ -265,15 +350,19 @@ func haversineMetres(_ lat1: Double, _ lon1: Double, _ lat2: Double, _ lon2: Dou
     greatCircleDistance(fromLatitude: lat1, longitude: lon1, toLatitude: lat2, longitude: lon2)
 }
 
-extension Character {
-    fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
-}
-
 extension String {
     fileprivate var hasSurroundingWhitespace: Bool {
-        guard let first = unicodeScalars.first, let last = unicodeScalars.last else {
+        guard let first = utf8.first, let last = utf8.last else { return false }
+        // Most text starts and ends with a plain ASCII letter: decide those without
+        // looking up Unicode properties.
+        func isLetterOrDigit(_ byte: UInt8) -> Bool {
+            (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte)
+                || (0x61...0x7A).contains(byte)
+        }
+        if isLetterOrDigit(first) && isLetterOrDigit(last) { return false }
+        guard let firstScalar = unicodeScalars.first, let lastScalar = unicodeScalars.last else {
             return false
         }
-        return first.properties.isWhitespace || last.properties.isWhitespace
+        return firstScalar.properties.isWhitespace || lastScalar.properties.isWhitespace
     }
 }

@@ -20,6 +20,9 @@ public enum Validation {
         var validator = TreasureValidator(
             bounds: try workspace.setting(Setting.gameBounds.key).flatMap(GeoBounds.init),
             geohashPrecision: try workspace.geohashPrecision())
+        validator.keysAreUnique = true
+        let count = try workspace.database.scalar("SELECT count(*) FROM treasures")?.int64 ?? 0
+        validator.reserveCapacity(Int(count))
         let statement = try workspace.database.prepare(
             """
             SELECT key, name, lat, lon, image, description, geohash, source_file, source_line

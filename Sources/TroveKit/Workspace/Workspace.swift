@@ -137,7 +137,10 @@ public final class Workspace {
     ///
     /// - Throws: `SQLiteError`.
     public func geohashPrecision() throws -> Int {
-        try setting(Setting.geohashPrecision.key).flatMap(Int.init) ?? 10
+        // `config set` checks the range; a value set some other way falls back too.
+        let stored = try setting(Setting.geohashPrecision.key).flatMap(Int.init)
+        return stored.flatMap { Geohash.precisionRange.contains($0) ? $0 : nil }
+            ?? Geohash.defaultPrecision
     }
 }
 
