@@ -10,12 +10,14 @@ public struct TemplateLibrary: Sendable {
     /// beside the executable, then the source tree this binary was built from.
     ///
     /// - Throws: `InputError` when none exists.
-    public init(environment: [String: String]) throws {
+    public init(
+        environment: [String: String], executablePath: String = CommandLine.arguments.first ?? ""
+    ) throws {
         var candidates: [URL] = []
         if let override = environment["TROVE_TEMPLATES"] {
             candidates.append(URL(fileURLWithPath: override))
         }
-        let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? "trove")
+        let executable = URL(fileURLWithPath: executablePath)
             .resolvingSymlinksInPath().deletingLastPathComponent()
         candidates.append(
             executable.deletingLastPathComponent().appendingPathComponent("share/trove/Templates"))
