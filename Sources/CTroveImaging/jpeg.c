@@ -152,12 +152,14 @@ int ctrove_jpeg_read_header(const uint8_t *data, size_t length, ctrove_image_inf
 // MARK: - DC-only progressive streams
 
 /*
- * At scale 1/8 libjpeg's IDCT reads only the DC coefficient of each block, so the AC
- * scans of a progressive file are entropy-decoded for nothing, and they are most of the
- * file. This copies the stream without the scans whose spectral selection starts above
- * zero; decoding the copy at 1/8 gives the same pixels several times faster. Returns
- * NULL when the stream is not progressive or does not parse cleanly, in which case the
- * caller decodes the original and lets libjpeg report any problem.
+ * At scale 1/8 libjpeg's IDCT reads only the DC coefficient of a block whose component
+ * is decoded at 1x1, so the AC scans of such components are entropy-decoded for nothing;
+ * in a progressive file they are most of the data. This copies the stream without those
+ * scans. Subsampled chroma is decoded at 2x2 (libjpeg scales it up in the IDCT instead
+ * of upsampling), which reads AC terms, so scans touching such components are kept. The
+ * copy decodes to the same pixels several times faster. Returns NULL when the stream is
+ * not progressive or does not parse cleanly; the caller then decodes the original and
+ * lets libjpeg report any problem.
  */
 static uint8_t *dc_only_stream(const uint8_t *data, size_t length, size_t *out_length) {
     if (length < 4 || data[0] != 0xFF || data[1] != 0xD8) return NULL;
@@ -165,6 +167,8 @@ static uint8_t *dc_only_stream(const uint8_t *data, size_t length, size_t *out_l
     if (out == NULL) return NULL;
     size_t written = 0, position = 2;
     int progressive = 0;
+    /* Component identifiers whose 1/8 decode reads AC coefficients. */
+    uint8_t needs_ac[256] = {0};
     out[written++] = 0xFF;
     out[written++] = 0xD8;
     for (;;) {
@@ -185,6 +189,22 @@ static uint8_t *dc_only_stream(const uint8_t *data, size_t length, size_t *out_l
         if (segment < 2 || position + segment > length) goto reject;
         if (marker == 0xC2 || marker == 0xCA) {
             progressive = 1;
+            if (segment < 8) goto reject;
+            size_t count = data[position + 7];
+            if (count == 0 || segment != 8 + 3 * count) goto reject;
+            int max_h = 1, max_v = 1;
+            for (size_t c = 0; c < count; c++) {
+                uint8_t factors = data[position + 9 + 3 * c];
+                if ((factors >> 4) > max_h) max_h = factors >> 4;
+                if ((factors & 15) > max_v) max_v = factors & 15;
+            }
+            for (size_t c = 0; c < count; c++) {
+                uint8_t id = data[position + 8 + 3 * c];
+                int h = data[position + 9 + 3 * c] >> 4, v = data[position + 9 + 3 * c] & 15;
+                if (h == 0 || v == 0) goto reject;
+                /* Mirrors libjpeg's choice of per-component IDCT size at scale 1/8. */
+                needs_ac[id] = (max_h % (h * 2) == 0) && (max_v % (v * 2) == 0);
+            }
         } else if ((marker >= 0xC0 && marker <= 0xCF) && marker != 0xC4 && marker != 0xC8 &&
                    marker != 0xCC) {
             goto reject; /* a non-progressive frame */
@@ -211,7 +231,11 @@ static uint8_t *dc_only_stream(const uint8_t *data, size_t length, size_t *out_l
             }
             end++;
         }
-        if (spectral_start == 0) {
+        int keep = spectral_start == 0;
+        for (size_t c = 0; c < components; c++) {
+            if (needs_ac[data[position + 3 + 2 * c]]) keep = 1;
+        }
+        if (keep) {
             out[written++] = 0xFF;
             out[written++] = 0xDA;
             memcpy(out + written, data + position, end - position);
