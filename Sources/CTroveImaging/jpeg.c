@@ -272,7 +272,8 @@ static void cmyk_to_rgb(const uint8_t *cmyk, uint8_t *rgb, int width, int invert
 }
 
 static int decode(const uint8_t *data, size_t length, int scale_eighths, int want_grey,
-                  int allow_dc_only, ctrove_pixels *pixels, char *message, size_t capacity) {
+                  int allow_dc_only, uint8_t *buffer, size_t buffer_size, ctrove_pixels *pixels,
+                  char *message, size_t capacity) {
     struct jpeg_decompress_struct cinfo;
     trove_jpeg_error error;
     install_error(&error, message, capacity);
@@ -286,7 +287,6 @@ static int decode(const uint8_t *data, size_t length, int scale_eighths, int wan
         return -1;
     }
     uint8_t *volatile rewritten = NULL;
-    uint8_t *volatile output = NULL;
     uint8_t *volatile row = NULL;
     size_t rewritten_length = 0;
     if (allow_dc_only && scale_eighths == 1) {
@@ -296,7 +296,6 @@ static int decode(const uint8_t *data, size_t length, int scale_eighths, int wan
     if (setjmp(error.jump)) {
         jpeg_destroy_decompress(&cinfo);
         free(rewritten);
-        free(output);
         free(row);
         return -1;
     }
@@ -333,21 +332,16 @@ static int decode(const uint8_t *data, size_t length, int scale_eighths, int wan
     int width = (int)cinfo.output_width, height = (int)cinfo.output_height;
     int channels = cmyk ? 3 : cinfo.output_components;
     size_t stride = (size_t)width * (size_t)channels;
-    output = malloc(stride * (size_t)height);
-    if (output == NULL) {
-        fail(message, capacity, "Not enough memory for the decoded image");
-        jpeg_destroy_decompress(&cinfo);
-        free(rewritten);
-        return -1;
+    if (buffer == NULL || stride * (size_t)height != buffer_size) {
+        fail(message, capacity, "Decoded layout differs from the header");
+        longjmp(error.jump, 1);
     }
+    uint8_t *output = buffer;
     if (cmyk) {
         row = malloc((size_t)width * 4);
         if (row == NULL) {
             fail(message, capacity, "Not enough memory for the decoded image");
-            jpeg_destroy_decompress(&cinfo);
-            free(rewritten);
-            free(output);
-            return -1;
+            longjmp(error.jump, 1);
         }
     }
     int inverted = cinfo.saw_Adobe_marker ? 1 : 0;
@@ -372,14 +366,17 @@ static int decode(const uint8_t *data, size_t length, int scale_eighths, int wan
 }
 
 int ctrove_jpeg_decode(const uint8_t *data, size_t length, int scale_eighths, int want_grey,
-                       ctrove_pixels *pixels, char *message, size_t capacity) {
-    return decode(data, length, scale_eighths, want_grey, 1, pixels, message, capacity);
+                       uint8_t *buffer, size_t buffer_size, ctrove_pixels *pixels,
+                       char *message, size_t capacity) {
+    return decode(data, length, scale_eighths, want_grey, 1, buffer, buffer_size, pixels,
+                  message, capacity);
 }
 
 int ctrove_jpeg_decode_full(const uint8_t *data, size_t length, int scale_eighths,
-                            int want_grey, ctrove_pixels *pixels, char *message,
-                            size_t capacity) {
-    return decode(data, length, scale_eighths, want_grey, 0, pixels, message, capacity);
+                            int want_grey, uint8_t *buffer, size_t buffer_size,
+                            ctrove_pixels *pixels, char *message, size_t capacity) {
+    return decode(data, length, scale_eighths, want_grey, 0, buffer, buffer_size, pixels,
+                  message, capacity);
 }
 
 // MARK: - Encode
@@ -432,4 +429,10 @@ int ctrove_jpeg_encode(const uint8_t *pixels, int width, int height, int channel
     *output = error.output;
     *output_length = error.output_length;
     return 0;
+}
+
+int ctrove_jpeg_output_channels(const ctrove_image_info *info, int want_grey) {
+    if (info->color_space == JCS_GRAYSCALE) return 1;
+    if (info->color_space == JCS_YCbCr && want_grey) return 1;
+    return 3;
 }

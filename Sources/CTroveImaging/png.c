@@ -151,8 +151,9 @@ int ctrove_png_read_header(const uint8_t *data, size_t length, ctrove_image_info
     return 0;
 }
 
-int ctrove_png_decode(const uint8_t *data, size_t length, ctrove_pixels *pixels,
-                      ctrove_metadata *metadata, char *message, size_t capacity) {
+int ctrove_png_decode(const uint8_t *data, size_t length, uint8_t *buffer, size_t buffer_size,
+                      ctrove_pixels *pixels, ctrove_metadata *metadata, char *message,
+                      size_t capacity) {
     trove_png_context context;
     memset(pixels, 0, sizeof(*pixels));
     if (metadata != NULL) memset(metadata, 0, sizeof(*metadata));
@@ -161,11 +162,9 @@ int ctrove_png_decode(const uint8_t *data, size_t length, ctrove_pixels *pixels,
                                              on_png_warning);
     if (png == NULL) return -1;
     png_infop info = png_create_info_struct(png);
-    uint8_t *volatile output = NULL;
     png_bytep *volatile rows = NULL;
     if (info == NULL || setjmp(png_jmpbuf(png))) {
         png_destroy_read_struct(&png, &info, NULL);
-        free(output);
         free(rows);
         ctrove_metadata_free(metadata);
         return -1;
@@ -192,9 +191,12 @@ int ctrove_png_decode(const uint8_t *data, size_t length, ctrove_pixels *pixels,
                                                   channels != 4)) {
         png_error(png, "Unsupported PNG pixel layout");
     }
-    output = malloc(stride * (size_t)height);
+    if (buffer == NULL || stride * (size_t)height != buffer_size) {
+        png_error(png, "Decoded layout differs from the header");
+    }
+    uint8_t *output = buffer;
     rows = malloc(sizeof(png_bytep) * (size_t)height);
-    if (output == NULL || rows == NULL) png_error(png, "Not enough memory for the image");
+    if (rows == NULL) png_error(png, "Not enough memory for the image");
     for (png_uint_32 y = 0; y < height; y++) rows[y] = output + stride * y;
     png_read_image(png, rows);
     /* Reads (and CRC-checks) the chunks after the image data, such as a late eXIf. */
@@ -262,4 +264,11 @@ int ctrove_png_encode(const uint8_t *pixels, int width, int height, int channels
     *output = context.output;
     *output_length = context.output_length;
     return 0;
+}
+
+int ctrove_png_output_channels(const ctrove_image_info *info) {
+    int color = info->color_space;
+    if (color == PNG_COLOR_TYPE_GRAY) return info->has_alpha ? 4 : 1;
+    if (color == PNG_COLOR_TYPE_GRAY_ALPHA || color == PNG_COLOR_TYPE_RGB_ALPHA) return 4;
+    return info->has_alpha ? 4 : 3;
 }

@@ -68,13 +68,17 @@ public enum JPEG {
     /// Decodes at `scaleEighths`/8 of the stored size (DCT scaling, 1...8).
     ///
     /// Greyscale files give one channel; YCbCr, RGB, CMYK and YCCK give RGB (or grey when
-    /// `grey` is set and the file is YCbCr).
+    /// `grey` is set and the file is YCbCr). Files whose header announces more than
+    /// `maxPixels` are refused before any allocation.
     /// - Throws: `ImageCodecError` with libjpeg's message when the data is damaged.
     public static func decode(
-        _ data: [UInt8], scaleEighths: Int = 8, grey: Bool = false
+        _ data: [UInt8], scaleEighths: Int = 8, grey: Bool = false,
+        maxPixels: Int = Thumbnailer.defaultMaxPixels
     ) throws(ImageCodecError) -> Bitmap {
         precondition((1...8).contains(scaleEighths), "scale is 1...8 eighths")
-        return try Native.decodeJPEG(data, scaleEighths: scaleEighths, grey: grey, dcOnly: true)
+        _ = try ImageFormat.require(data)
+        return try Native.decodeJPEG(
+            data, scaleEighths: scaleEighths, grey: grey, dcOnly: true, maxPixels: maxPixels)
     }
 
     /// Encodes a 1- or 3-channel bitmap: baseline, 4:2:0, optimised Huffman tables, the
@@ -97,16 +101,21 @@ public enum JPEG {
 public enum PNG {
     /// Decodes any PNG to 8 bits per channel: grey stays grey, transparency becomes RGBA,
     /// palettes and 16-bit samples are converted, interlacing is undone.
+    /// Files whose header announces more than `maxPixels` are refused before any
+    /// allocation.
     /// - Throws: `ImageCodecError` with libpng's message (bad CRC, truncation, ...).
-    public static func decode(_ data: [UInt8]) throws(ImageCodecError) -> Bitmap {
-        try decodeWithMetadata(data).bitmap
+    public static func decode(
+        _ data: [UInt8], maxPixels: Int = Thumbnailer.defaultMaxPixels
+    ) throws(ImageCodecError) -> Bitmap {
+        try decodeWithMetadata(data, maxPixels: maxPixels).bitmap
     }
 
     /// Decodes and returns the metadata chunks too (including an eXIf after the pixels).
     static func decodeWithMetadata(
-        _ data: [UInt8]
+        _ data: [UInt8], maxPixels: Int = Thumbnailer.defaultMaxPixels
     ) throws(ImageCodecError) -> (bitmap: Bitmap, metadata: ImageMetadata) {
-        try Native.decodePNG(data)
+        _ = try ImageFormat.require(data)
+        return try Native.decodePNG(data, maxPixels: maxPixels)
     }
 
     /// Encodes with a fast zlib level (default 2) and optionally an iCCP chunk, no text.
@@ -160,70 +169,113 @@ enum Native {
             icc: copy(metadata.icc, metadata.icc_length))
     }
 
-    private static func take(
-        _ pixels: inout ctrove_pixels, _ format: ImageFormat
-    ) throws(ImageCodecError) -> Bitmap {
-        defer { ctrove_free(pixels.data) }
-        let width = Int(pixels.width)
-        let height = Int(pixels.height)
-        let channels = Int(pixels.channels)
-        guard let data = pixels.data, width > 0, height > 0, [1, 3, 4].contains(channels) else {
-            throw ImageCodecError(.corrupt, format: format, message: "decoder returned no pixels")
-        }
-        let bytes = Array(UnsafeBufferPointer(start: data, count: width * height * channels))
-        return Bitmap(width: width, height: height, channels: channels, pixels: bytes)
-    }
-
     static func readHeader(
-        _ data: [UInt8], format: ImageFormat
+        _ data: [UInt8], format: ImageFormat, metadata wanted: Bool = true
     ) throws(ImageCodecError) -> (ctrove_image_info, RawMetadata) {
         var info = ctrove_image_info()
         var metadata = ctrove_metadata()
         try call(.corrupt, format) { message in
             data.withUnsafeBufferPointer { bytes in
-                switch format {
-                case .jpeg:
-                    ctrove_jpeg_read_header(
-                        bytes.baseAddress, bytes.count, &info, &metadata, message,
-                        messageCapacity)
-                case .png:
-                    ctrove_png_read_header(
-                        bytes.baseAddress, bytes.count, &info, &metadata, message,
-                        messageCapacity)
+                withUnsafeMutablePointer(to: &metadata) { metadataPointer in
+                    let target = wanted ? metadataPointer : nil
+                    switch format {
+                    case .jpeg:
+                        return ctrove_jpeg_read_header(
+                            bytes.baseAddress, bytes.count, &info, target, message,
+                            messageCapacity)
+                    case .png:
+                        return ctrove_png_read_header(
+                            bytes.baseAddress, bytes.count, &info, target, message,
+                            messageCapacity)
+                    }
                 }
             }
         }
         return (info, take(&metadata))
     }
 
-    static func decodeJPEG(
-        _ data: [UInt8], scaleEighths: Int, grey: Bool, dcOnly: Bool
+    /// Decodes straight into a Swift array sized from the header, so pixels are never
+    /// copied.
+    private static func decodeInto(
+        _ format: ImageFormat, width: Int, height: Int, channels: Int,
+        _ body: (UnsafeMutablePointer<UInt8>, Int, UnsafeMutablePointer<CChar>) -> Int32
     ) throws(ImageCodecError) -> Bitmap {
-        var pixels = ctrove_pixels()
-        try call(.corrupt, .jpeg) { message in
-            data.withUnsafeBufferPointer { bytes in
-                let decode = dcOnly ? ctrove_jpeg_decode : ctrove_jpeg_decode_full
-                return decode(
-                    bytes.baseAddress, bytes.count, Int32(scaleEighths), grey ? 1 : 0, &pixels,
-                    message, messageCapacity)
+        let (area, overflow1) = width.multipliedReportingOverflow(by: height)
+        let (count, overflow2) = area.multipliedReportingOverflow(by: channels)
+        guard width > 0, height > 0, !overflow1, !overflow2, count < Int(Int32.max) * 4 else {
+            throw ImageCodecError(
+                .corrupt, format: format, message: "unusable dimensions \(width)x\(height)")
+        }
+        var failure: ImageCodecError?
+        let pixels = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            do throws(ImageCodecError) {
+                try call(.corrupt, format) { message in
+                    // A non-empty buffer always has a base address.
+                    body(buffer.baseAddress!, count, message)
+                }
+                initialized = count
+            } catch {
+                failure = error
+                initialized = 0
             }
         }
-        return try take(&pixels, .jpeg)
+        if let failure { throw failure }
+        return Bitmap(width: width, height: height, channels: channels, pixels: pixels)
+    }
+
+    /// Refuses headers over the pixel limit, so that no allocation can exhaust memory.
+    static func checkLimit(
+        _ info: ctrove_image_info, _ format: ImageFormat, _ maxPixels: Int
+    ) throws(ImageCodecError) {
+        let width = Int(info.width)
+        let height = Int(info.height)
+        if width <= 0 || height <= 0 || width * height > maxPixels {
+            throw ImageCodecError(
+                .tooManyPixels(width: width, height: height, limit: maxPixels), format: format,
+                message: "refused before decoding")
+        }
+    }
+
+    static func decodeJPEG(
+        _ data: [UInt8], scaleEighths: Int, grey: Bool, dcOnly: Bool,
+        maxPixels: Int = Thumbnailer.defaultMaxPixels
+    ) throws(ImageCodecError) -> Bitmap {
+        var (info, _) = try readHeader(data, format: .jpeg, metadata: false)
+        try checkLimit(info, .jpeg, maxPixels)
+        let width = (Int(info.width) * scaleEighths + 7) / 8
+        let height = (Int(info.height) * scaleEighths + 7) / 8
+        let channels = Int(ctrove_jpeg_output_channels(&info, grey ? 1 : 0))
+        return try decodeInto(.jpeg, width: width, height: height, channels: channels) {
+            buffer, size, message in
+            data.withUnsafeBufferPointer { bytes in
+                var pixels = ctrove_pixels()
+                let decode = dcOnly ? ctrove_jpeg_decode : ctrove_jpeg_decode_full
+                return decode(
+                    bytes.baseAddress, bytes.count, Int32(scaleEighths), grey ? 1 : 0, buffer,
+                    size, &pixels, message, messageCapacity)
+            }
+        }
     }
 
     static func decodePNG(
-        _ data: [UInt8]
+        _ data: [UInt8], maxPixels: Int
     ) throws(ImageCodecError) -> (bitmap: Bitmap, metadata: ImageMetadata) {
-        var pixels = ctrove_pixels()
+        var (info, _) = try readHeader(data, format: .png, metadata: false)
+        try checkLimit(info, .png, maxPixels)
+        let channels = Int(ctrove_png_output_channels(&info))
         var metadata = ctrove_metadata()
-        try call(.corrupt, .png) { message in
+        let bitmap = try decodeInto(
+            .png, width: Int(info.width), height: Int(info.height), channels: channels
+        ) { buffer, size, message in
             data.withUnsafeBufferPointer { bytes in
-                ctrove_png_decode(
-                    bytes.baseAddress, bytes.count, &pixels, &metadata, message, messageCapacity)
+                var pixels = ctrove_pixels()
+                return ctrove_png_decode(
+                    bytes.baseAddress, bytes.count, buffer, size, &pixels, &metadata, message,
+                    messageCapacity)
             }
         }
         let raw = take(&metadata)
-        return (try take(&pixels, .png), ImageMetadata(exif: raw.exif, iccProfile: raw.icc))
+        return (bitmap, ImageMetadata(exif: raw.exif, iccProfile: raw.icc))
     }
 
     static func encode(

@@ -75,9 +75,9 @@ public enum Thumbnailer {
         switch header.format {
         case .jpeg:
             let scale = jpegScale(width: header.width, height: header.height, plan: plan)
-            decoded = try JPEG.decode(source, scaleEighths: scale)
+            decoded = try JPEG.decode(source, scaleEighths: scale, maxPixels: maxPixels)
         case .png:
-            let result = try PNG.decodeWithMetadata(source)
+            let result = try PNG.decodeWithMetadata(source, maxPixels: maxPixels)
             decoded = result.bitmap
             // An eXIf or iCCP may follow the pixels; the full decode saw them.
             metadata = result.metadata
@@ -173,9 +173,9 @@ public enum Thumbnailer {
                 scale = eighths
                 break
             }
-            bitmap = try JPEG.decode(data, scaleEighths: scale)
+            bitmap = try JPEG.decode(data, scaleEighths: scale, maxPixels: maxPixels)
         case .png:
-            let result = try PNG.decodeWithMetadata(data)
+            let result = try PNG.decodeWithMetadata(data, maxPixels: maxPixels)
             bitmap = result.bitmap
             metadata = result.metadata
             let shorter = min(bitmap.width, bitmap.height)

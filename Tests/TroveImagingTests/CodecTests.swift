@@ -230,6 +230,9 @@ import Testing
         }
         #expect(error?.kind == .tooManyPixels(width: 100_000, height: 100_000, limit: 100_000_000))
         #expect(error?.description.contains("100000x100000") == true)
+        // Direct decoding applies the same limit before allocating anything.
+        let direct = #expect(throws: ImageCodecError.self) { try PNG.decode(data) }
+        #expect(direct?.kind == .tooManyPixels(width: 100_000, height: 100_000, limit: 100_000_000))
     }
 
     @Test func hugeJPEGHeaderIsRefusedBeforeDecoding() throws {

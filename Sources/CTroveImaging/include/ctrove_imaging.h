@@ -50,7 +50,7 @@ typedef struct ctrove_metadata {
     size_t icc_length;
 } ctrove_metadata;
 
-/* Decoded pixels: rows top to bottom, 8-bit channels, no padding. */
+/* Decoded pixels: rows top to bottom, 8-bit channels, no padding, in the caller's buffer. */
 typedef struct ctrove_pixels {
     uint8_t *data;
     int width;
@@ -68,18 +68,21 @@ int ctrove_jpeg_read_header(const uint8_t *data, size_t length, ctrove_image_inf
 /*
  * Decodes a JPEG at scale `scale_eighths`/8 (1...8). Greyscale files give one channel,
  * everything else (YCbCr, RGB, CMYK, YCCK) three; `want_grey` asks for one channel from
- * YCbCr files too. A progressive file decoded at 1/8 reads only its DC scans.
+ * YCbCr files too. A progressive file decoded at 1/8 skips the AC scans it does not need.
+ * Pixels are written to `buffer` (the caller sizes it from the header: ceil(width *
+ * scale / 8) by ceil(height * scale / 8) by channels); any other size is an error.
  */
 int ctrove_jpeg_decode(const uint8_t *data, size_t length, int scale_eighths, int want_grey,
-                       ctrove_pixels *pixels, char *message, size_t capacity);
+                       uint8_t *buffer, size_t buffer_size, ctrove_pixels *pixels,
+                       char *message, size_t capacity);
 
 /*
  * Same as ctrove_jpeg_decode but never takes the DC-scan shortcut; kept so that the
  * shortcut can be checked against the library's own full decode.
  */
 int ctrove_jpeg_decode_full(const uint8_t *data, size_t length, int scale_eighths,
-                            int want_grey, ctrove_pixels *pixels, char *message,
-                            size_t capacity);
+                            int want_grey, uint8_t *buffer, size_t buffer_size,
+                            ctrove_pixels *pixels, char *message, size_t capacity);
 
 /*
  * Encodes 1- or 3-channel pixels as baseline JPEG, 4:2:0, optimised Huffman tables,
@@ -96,10 +99,18 @@ int ctrove_png_read_header(const uint8_t *data, size_t length, ctrove_image_info
 /*
  * Decodes any PNG to 8-bit pixels: grey without transparency gives one channel, grey
  * with alpha or tRNS and colour with alpha or tRNS give RGBA, the rest RGB. Bad CRCs
- * are errors. `metadata` may be NULL.
+ * are errors. Pixels are written to `buffer`, sized by the caller from the header (see
+ * ctrove_png_output_channels). `metadata` may be NULL.
  */
-int ctrove_png_decode(const uint8_t *data, size_t length, ctrove_pixels *pixels,
-                      ctrove_metadata *metadata, char *message, size_t capacity);
+int ctrove_png_decode(const uint8_t *data, size_t length, uint8_t *buffer, size_t buffer_size,
+                      ctrove_pixels *pixels, ctrove_metadata *metadata, char *message,
+                      size_t capacity);
+
+/* Channels that ctrove_png_decode produces for a header read by ctrove_png_read_header. */
+int ctrove_png_output_channels(const ctrove_image_info *info);
+
+/* Channels that ctrove_jpeg_decode produces for a header read by ctrove_jpeg_read_header. */
+int ctrove_jpeg_output_channels(const ctrove_image_info *info, int want_grey);
 
 /* Encodes 1-, 3- or 4-channel pixels as PNG with zlib `level`, optional iCCP. */
 int ctrove_png_encode(const uint8_t *pixels, int width, int height, int channels, int level,
