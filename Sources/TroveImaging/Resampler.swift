@@ -290,12 +290,14 @@ struct Kernel<Pixel: FilterPixel> {
             }
         default:
             let out = UnsafeMutableRawPointer(line).assumingMemoryBound(to: SIMD4<Float>.self)
+            let raw = UnsafeRawPointer(start)
             for x in 0..<width {
-                let p = start + x * 4
-                let alpha = Float(p[3])
-                let factor = alpha * (1 / 255)
-                out[x] = SIMD4(
-                    Float(p[0]) * factor, Float(p[1]) * factor, Float(p[2]) * factor, alpha)
+                let bytes = raw.loadUnaligned(fromByteOffset: x * 4, as: SIMD4<UInt8>.self)
+                let value = SIMD4<Float>(bytes)
+                let alpha = value[3]
+                var factor = SIMD4<Float>(repeating: alpha * (1 / 255))
+                factor[3] = 1
+                out[x] = value * factor
             }
         }
     }
@@ -311,11 +313,26 @@ struct Kernel<Pixel: FilterPixel> {
         for x in 0..<outputWidth {
             let pixels = line + starts[x]
             let taps = weightBase + x * stride
-            var total = Pixel.zero
-            for tap in 0..<counts[x] {
-                total = total + pixels[tap] * taps[tap]
+            let count = counts[x]
+            // Four accumulators keep four independent add chains in flight; one chain
+            // would wait on the previous addition's latency at every tap.
+            var total0 = Pixel.zero
+            var total1 = Pixel.zero
+            var total2 = Pixel.zero
+            var total3 = Pixel.zero
+            var tap = 0
+            while tap + 4 <= count {
+                total0 = total0 + pixels[tap] * taps[tap]
+                total1 = total1 + pixels[tap + 1] * taps[tap + 1]
+                total2 = total2 + pixels[tap + 2] * taps[tap + 2]
+                total3 = total3 + pixels[tap + 3] * taps[tap + 3]
+                tap += 4
             }
-            output[x] = total
+            while tap < count {
+                total0 = total0 + pixels[tap] * taps[tap]
+                tap += 1
+            }
+            output[x] = (total0 + total1) + (total2 + total3)
         }
     }
 
