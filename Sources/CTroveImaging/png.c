@@ -272,3 +272,115 @@ int ctrove_png_output_channels(const ctrove_image_info *info) {
     if (color == PNG_COLOR_TYPE_GRAY_ALPHA || color == PNG_COLOR_TYPE_RGB_ALPHA) return 4;
     return info->has_alpha ? 4 : 3;
 }
+
+// MARK: - Row streaming
+
+/*
+ * Non-interlaced PNGs can be read a few rows at a time, so a resampler can consume them
+ * without the whole image in memory. Each call holds its own setjmp: libpng may fail in
+ * any of them.
+ */
+struct ctrove_png_stream {
+    trove_png_context context;
+    png_structp png;
+    png_infop info;
+    int height;
+    int next_row;
+    size_t stride;
+};
+
+ctrove_png_stream *ctrove_png_stream_open(const uint8_t *data, size_t length,
+                                          ctrove_pixels *layout, char *message,
+                                          size_t capacity) {
+    memset(layout, 0, sizeof(*layout));
+    ctrove_png_stream *stream = calloc(1, sizeof(*stream));
+    if (stream == NULL) return NULL;
+    if (begin_read(&stream->context, data, length, message, capacity) != 0) {
+        free(stream);
+        return NULL;
+    }
+    stream->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &stream->context,
+                                         on_png_error, on_png_warning);
+    if (stream->png == NULL) {
+        free(stream);
+        return NULL;
+    }
+    stream->info = png_create_info_struct(stream->png);
+    if (stream->info == NULL || setjmp(png_jmpbuf(stream->png))) {
+        ctrove_png_stream_close(stream);
+        return NULL;
+    }
+    png_structp png = stream->png;
+    png_infop info = stream->info;
+    prepare_read(png);
+    png_set_read_fn(png, &stream->context, read_from_memory);
+    png_read_info(png, info);
+    png_uint_32 width = 0, height = 0;
+    int depth = 0, color = 0, interlace = 0;
+    png_get_IHDR(png, info, &width, &height, &depth, &color, &interlace, NULL, NULL);
+    if (interlace != PNG_INTERLACE_NONE) png_error(png, "Interlaced PNG cannot be streamed");
+    int transparent = png_get_valid(png, info, PNG_INFO_tRNS) != 0;
+    png_set_expand(png);
+    if (depth == 16) png_set_scale_16(png);
+    if ((color & PNG_COLOR_MASK_COLOR) == 0 &&
+        ((color & PNG_COLOR_MASK_ALPHA) != 0 || transparent)) {
+        png_set_gray_to_rgb(png);
+    }
+    png_read_update_info(png, info);
+    int channels = png_get_channels(png, info);
+    stream->stride = (size_t)width * (size_t)channels;
+    if (png_get_rowbytes(png, info) != stream->stride ||
+        (channels != 1 && channels != 3 && channels != 4)) {
+        png_error(png, "Unsupported PNG pixel layout");
+    }
+    stream->height = (int)height;
+    layout->width = (int)width;
+    layout->height = (int)height;
+    layout->channels = channels;
+    return stream;
+}
+
+int ctrove_png_stream_read_rows(ctrove_png_stream *stream, uint8_t *rows, int count,
+                                char *message, size_t capacity) {
+    stream->context.message = message;
+    stream->context.capacity = capacity;
+    if (count < 0 || count > stream->height - stream->next_row) {
+        if (message != NULL && capacity > 0) snprintf(message, capacity, "No more PNG rows");
+        return -1;
+    }
+    if (setjmp(png_jmpbuf(stream->png))) return -1;
+    for (int index = 0; index < count; index++) {
+        png_read_row(stream->png, rows + stream->stride * (size_t)index, NULL);
+        stream->next_row++;
+    }
+    return 0;
+}
+
+int ctrove_png_stream_finish(ctrove_png_stream *stream, ctrove_metadata *metadata,
+                             char *message, size_t capacity) {
+    stream->context.message = message;
+    stream->context.capacity = capacity;
+    if (metadata != NULL) memset(metadata, 0, sizeof(*metadata));
+    uint8_t *volatile row = malloc(stream->stride > 0 ? stream->stride : 1);
+    if (row == NULL) return -1;
+    if (setjmp(png_jmpbuf(stream->png))) {
+        free(row);
+        ctrove_metadata_free(metadata);
+        return -1;
+    }
+    /* The rows nobody needed still have to be read: their CRC and zlib checks matter. */
+    while (stream->next_row < stream->height) {
+        png_read_row(stream->png, row, NULL);
+        stream->next_row++;
+    }
+    png_read_end(stream->png, stream->info);
+    collect_metadata(stream->png, stream->info, metadata);
+    free(row);
+    return 0;
+}
+
+void ctrove_png_stream_close(ctrove_png_stream *stream) {
+    if (stream == NULL) return;
+    png_destroy_read_struct(&stream->png, &stream->info, NULL);
+    free(stream);
+}

@@ -278,6 +278,48 @@ enum Native {
         return (bitmap, ImageMetadata(exif: raw.exif, iccProfile: raw.icc))
     }
 
+    /// Streams a non-interlaced PNG through `body`, which pulls rows with `readRow`
+    /// (top to bottom, one at a time, into a buffer of `width * channels` bytes). Rows the
+    /// body does not pull are still read and checked afterwards.
+    static func streamPNG<Result>(
+        _ data: [UInt8], maxPixels: Int,
+        _ body: (
+            _ width: Int, _ height: Int, _ channels: Int,
+            _ readRow: (UnsafeMutablePointer<UInt8>) -> Bool
+        ) -> Result
+    ) throws(ImageCodecError) -> (Result, ImageMetadata) {
+        let (info, _) = try readHeader(data, format: .png, metadata: false)
+        try checkLimit(info, .png, maxPixels)
+        var result: Result?
+        var metadata = ctrove_metadata()
+        try call(.corrupt, .png) { message in
+            data.withUnsafeBufferPointer { bytes in
+                var layout = ctrove_pixels()
+                guard
+                    let stream = ctrove_png_stream_open(
+                        bytes.baseAddress, bytes.count, &layout, message, messageCapacity)
+                else { return -1 }
+                defer { ctrove_png_stream_close(stream) }
+                var failed = false
+                result = body(Int(layout.width), Int(layout.height), Int(layout.channels)) {
+                    row in
+                    if failed { return false }
+                    failed =
+                        ctrove_png_stream_read_rows(
+                            stream, row, 1, message, messageCapacity) != 0
+                    return !failed
+                }
+                if failed { return -1 }
+                return ctrove_png_stream_finish(stream, &metadata, message, messageCapacity)
+            }
+        }
+        let raw = take(&metadata)
+        guard let result else {
+            throw ImageCodecError(.corrupt, format: .png, message: "no rows were decoded")
+        }
+        return (result, ImageMetadata(exif: raw.exif, iccProfile: raw.icc))
+    }
+
     static func encode(
         _ bitmap: Bitmap, format: ImageFormat, parameter: Int, icc: [UInt8]?
     ) throws(ImageCodecError) -> [UInt8] {

@@ -121,22 +121,40 @@ public enum Resampler {
         {
             return bitmap
         }
+        let stride = bitmap.width * bitmap.channels
+        return bitmap.pixels.withUnsafeBufferPointer { source in
+            // A bitmap has at least one pixel, so its storage has an address.
+            let base = source.baseAddress!
+            return resample(
+                sourceWidth: bitmap.width, sourceHeight: bitmap.height,
+                channels: bitmap.channels, region: region, width: width, height: height
+            ) { row in base + row * stride }
+        }
+    }
+
+    /// Resamples from rows handed over on demand, so the source need not be in memory.
+    ///
+    /// `rowAt` is called with increasing row numbers, at most once each, and returns
+    /// `sourceWidth * channels` bytes that stay valid until the next call.
+    static func resample(
+        sourceWidth: Int, sourceHeight: Int, channels: Int, region: SourceRegion, width: Int,
+        height: Int, rowAt: (Int) -> UnsafePointer<UInt8>
+    ) -> Bitmap {
+        precondition(width > 0 && height > 0, "output needs at least one pixel")
         let columns = Weights(
-            sourceSize: bitmap.width, origin: region.x, span: region.width, outputSize: width)
+            sourceSize: sourceWidth, origin: region.x, span: region.width, outputSize: width)
         let rows = Weights(
-            sourceSize: bitmap.height, origin: region.y, span: region.height, outputSize: height)
-        var output = [UInt8](repeating: 0, count: width * height * bitmap.channels)
-        bitmap.pixels.withUnsafeBufferPointer { source in
-            output.withUnsafeMutableBufferPointer { target in
-                switch bitmap.channels {
-                case 1:
-                    Kernel<Float>(source, bitmap, columns, rows, target).run()
-                default:
-                    Kernel<SIMD4<Float>>(source, bitmap, columns, rows, target).run()
-                }
+            sourceSize: sourceHeight, origin: region.y, span: region.height, outputSize: height)
+        var output = [UInt8](repeating: 0, count: width * height * channels)
+        output.withUnsafeMutableBufferPointer { target in
+            switch channels {
+            case 1:
+                Kernel<Float>(sourceWidth, channels, columns, rows, target).run(rowAt)
+            default:
+                Kernel<SIMD4<Float>>(sourceWidth, channels, columns, rows, target).run(rowAt)
             }
         }
-        return Bitmap(width: width, height: height, channels: bitmap.channels, pixels: output)
+        return Bitmap(width: width, height: height, channels: channels, pixels: output)
     }
 
     /// The Lanczos kernel with three lobes.
@@ -209,7 +227,6 @@ extension SIMD4: FilterPixel where Scalar == Float {}
 
 /// The two passes over unsafe buffers, so the inner loops carry no bounds checks.
 struct Kernel<Pixel: FilterPixel> {
-    let source: UnsafeBufferPointer<UInt8>
     let width: Int
     let channels: Int
     let columns: Weights
@@ -217,18 +234,17 @@ struct Kernel<Pixel: FilterPixel> {
     let target: UnsafeMutableBufferPointer<UInt8>
 
     init(
-        _ source: UnsafeBufferPointer<UInt8>, _ bitmap: Bitmap, _ columns: Weights,
-        _ rows: Weights, _ target: UnsafeMutableBufferPointer<UInt8>
+        _ width: Int, _ channels: Int, _ columns: Weights, _ rows: Weights,
+        _ target: UnsafeMutableBufferPointer<UInt8>
     ) {
-        self.source = source
-        self.width = bitmap.width
-        self.channels = bitmap.channels
+        self.width = width
+        self.channels = channels
         self.columns = columns
         self.rows = rows
         self.target = target
     }
 
-    func run() {
+    func run(_ rowAt: (Int) -> UnsafePointer<UInt8>) {
         let outputWidth = columns.starts.count
         let outputHeight = rows.starts.count
         // The ring holds every source row that one output row needs.
@@ -255,7 +271,7 @@ struct Kernel<Pixel: FilterPixel> {
                                 let slot = sourceRow % ringSize
                                 let cached = ring + slot * outputWidth
                                 if ringRow[slot] != sourceRow {
-                                    load(row: sourceRow, into: line)
+                                    load(rowAt(sourceRow), into: line)
                                     filter(
                                         line, into: cached, outputWidth, columnStarts,
                                         columnCounts, columnWeights)
@@ -276,8 +292,7 @@ struct Kernel<Pixel: FilterPixel> {
 
     /// Converts one source row to floats, premultiplying alpha.
     @inline(__always)
-    private func load(row: Int, into line: UnsafeMutablePointer<Pixel>) {
-        let start = source.baseAddress! + row * width * channels
+    private func load(_ start: UnsafePointer<UInt8>, into line: UnsafeMutablePointer<Pixel>) {
         switch channels {
         case 1:
             let out = UnsafeMutableRawPointer(line).assumingMemoryBound(to: Float.self)

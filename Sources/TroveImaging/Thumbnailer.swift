@@ -76,6 +76,16 @@ public enum Thumbnailer {
         case .jpeg:
             let scale = jpegScale(width: header.width, height: header.height, plan: plan)
             decoded = try JPEG.decode(source, scaleEighths: scale, maxPixels: maxPixels)
+        case .png where !header.progressive:
+            // Rows go straight from libpng into the resampler: no full-size bitmap.
+            let (bitmap, late) = try streamPNG(source, plan: plan, maxPixels: maxPixels)
+            if late.orientation != orientation {
+                // An eXIf after the pixels changed the orientation: plan again.
+                let full = try PNG.decodeWithMetadata(source, maxPixels: maxPixels)
+                return try renderDecoded(
+                    full.bitmap, metadata: full.metadata, box: box, mode: mode, format: .png)
+            }
+            return (bitmap.applying(orientation), late, .png)
         case .png:
             let result = try PNG.decodeWithMetadata(source, maxPixels: maxPixels)
             decoded = result.bitmap
@@ -107,6 +117,32 @@ public enum Thumbnailer {
             decoded, storedWidth: decoded.width, storedHeight: decoded.height, plan: plan
         ).applying(orientation)
         return (bitmap, metadata, format)
+    }
+
+    /// Resamples a non-interlaced PNG row by row as libpng decodes it.
+    private static func streamPNG(
+        _ source: [UInt8], plan: ResizePlan, maxPixels: Int
+    ) throws(ImageCodecError) -> (Bitmap, ImageMetadata) {
+        try Native.streamPNG(source, maxPixels: maxPixels) { width, height, channels, readRow in
+            let row = UnsafeMutablePointer<UInt8>.allocate(capacity: width * channels)
+            defer { row.deallocate() }
+            var nextRow = 0
+            return Resampler.resample(
+                sourceWidth: width, sourceHeight: height, channels: channels,
+                region: plan.region, width: plan.width, height: plan.height
+            ) { wanted in
+                // Rows outside a crop are read past; after a failure the rest is moot.
+                while nextRow <= wanted {
+                    if !readRow(row) {
+                        row.initialize(repeating: 0, count: width * channels)
+                        nextRow = height
+                        break
+                    }
+                    nextRow += 1
+                }
+                return UnsafePointer(row)
+            }
+        }
     }
 
     /// Resamples a decode of a `storedWidth`×`storedHeight` image, which may be smaller

@@ -218,6 +218,35 @@ import Testing
         }
     }
 
+    @Test func truncatedOrDamagedPNGFailsRendering() throws {
+        let data = try PNG.encode(Synthetic.photo(width: 300, height: 200))
+        for cut in [60, data.count / 3, data.count - 13] {
+            #expect(throws: ImageCodecError.self) {
+                try Thumbnailer.render(source: Array(data.prefix(cut)), box: (50, 50), mode: .cover)
+            }
+        }
+        // A damaged chunk after the pixels is found too, although no pixel needs it.
+        var late = data
+        let end = try #require(pngChunkOffset(late, "IEND"))
+        late.insert(contentsOf: PNGBuilder.chunk("tEXt", Array("k\0v".utf8)), at: end)
+        late[end + 9] ^= 0x20
+        let error = #expect(throws: ImageCodecError.self) {
+            try Thumbnailer.render(source: late, box: (50, 50), mode: .fit)
+        }
+        #expect(error?.message.contains("CRC") == true)
+    }
+
+    @Test func streamedPNGRenderMatchesFullDecode() throws {
+        let source = Synthetic.photo(width: 300, height: 200, seed: 7)
+        let data = try PNG.encode(source)
+        for mode in [ResizeMode.fit, .cover] {
+            let rendered = try PNG.decode(
+                Thumbnailer.render(source: data, box: (64, 64), mode: mode).bytes)
+            let expected = Resampler.resize(source, boxWidth: 64, boxHeight: 64, mode: mode)
+            #expect(rendered == expected)
+        }
+    }
+
     @Test func hugeHeaderIsRefusedBeforeDecoding() throws {
         // A real IHDR announcing 100000x100000 followed by almost nothing.
         var data: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]

@@ -106,6 +106,22 @@ int ctrove_png_decode(const uint8_t *data, size_t length, uint8_t *buffer, size_
                       ctrove_pixels *pixels, ctrove_metadata *metadata, char *message,
                       size_t capacity);
 
+/*
+ * Streaming decode of a non-interlaced PNG, rows top to bottom, with the same conversions
+ * as ctrove_png_decode. open returns NULL on failure (interlaced files included) and
+ * fills `layout` (no data) on success; read_rows appends `count` rows to `rows`; finish
+ * reads what is left, checks it, and collects metadata; close releases everything.
+ */
+typedef struct ctrove_png_stream ctrove_png_stream;
+ctrove_png_stream *ctrove_png_stream_open(const uint8_t *data, size_t length,
+                                          ctrove_pixels *layout, char *message,
+                                          size_t capacity);
+int ctrove_png_stream_read_rows(ctrove_png_stream *stream, uint8_t *rows, int count,
+                                char *message, size_t capacity);
+int ctrove_png_stream_finish(ctrove_png_stream *stream, ctrove_metadata *metadata,
+                             char *message, size_t capacity);
+void ctrove_png_stream_close(ctrove_png_stream *stream);
+
 /* Channels that ctrove_png_decode produces for a header read by ctrove_png_read_header. */
 int ctrove_png_output_channels(const ctrove_image_info *info);
 
