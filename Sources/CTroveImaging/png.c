@@ -293,7 +293,7 @@ ctrove_png_stream *ctrove_png_stream_open(const uint8_t *data, size_t length,
                                           ctrove_pixels *layout, char *message,
                                           size_t capacity) {
     memset(layout, 0, sizeof(*layout));
-    ctrove_png_stream *stream = calloc(1, sizeof(*stream));
+    ctrove_png_stream *volatile stream = calloc(1, sizeof(ctrove_png_stream));
     if (stream == NULL) return NULL;
     if (begin_read(&stream->context, data, length, message, capacity) != 0) {
         free(stream);
