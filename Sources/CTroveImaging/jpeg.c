@@ -51,7 +51,8 @@ static void on_emit_message(j_common_ptr cinfo, int level) {
         on_error_exit(cinfo);
         break;
     default:
-        cinfo->err->num_warnings++;
+        /* Kept for the caller (the first one) rather than printed. */
+        if (cinfo->err->num_warnings++ == 0) store_message(cinfo);
         break;
     }
 }

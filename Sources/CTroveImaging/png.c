@@ -30,10 +30,15 @@ static void on_png_error(png_structp png, png_const_charp text) {
     png_longjmp(png, 1);
 }
 
-/* Warnings (dropped ancillary chunks, odd profiles) never stop a decode and never print. */
+/*
+ * Warnings (dropped ancillary chunks, odd profiles) never stop a decode and never print;
+ * the first one is left in the message buffer for the caller.
+ */
 static void on_png_warning(png_structp png, png_const_charp text) {
-    (void)png;
-    (void)text;
+    trove_png_context *context = png_get_error_ptr(png);
+    if (context->message != NULL && context->capacity > 0 && context->message[0] == 0) {
+        snprintf(context->message, context->capacity, "%s", text);
+    }
 }
 
 static void read_from_memory(png_structp png, png_bytep target, size_t count) {

@@ -6,7 +6,8 @@
  * Every function runs one complete operation, holds the setjmp that the libraries need
  * for error recovery, never prints and never exits. Functions return 0 on success and
  * -1 on failure; on failure `message` (a caller buffer of `capacity` bytes) holds the
- * library's own explanation. Buffers handed back to the caller are allocated with
+ * library's own explanation; on success it may hold the first warning, which the
+ * operation survived. Buffers handed back to the caller are allocated with
  * malloc and released with ctrove_free or ctrove_metadata_free.
  */
 #include <stddef.h>
