@@ -97,7 +97,7 @@ import Testing
         let ours = try PNG.decode(rendered.bytes)
         let reference = referenceLanczos3(source, width: 256, height: 192)
         let quality = psnr(ours, reference)
-        #expect(quality > 45, "PSNR \(quality) dB")
+        #expect(quality > 60, "PSNR \(quality) dB")
     }
 
     @Test func shrinkOnLoadThumbnailStaysCloseToFullDecodeReference() throws {
@@ -107,7 +107,7 @@ import Testing
             source: data, box: (256, 256), mode: .fit, maxPixels: 100_000_000)
         let reference = referenceLanczos3(try JPEG.decode(data), width: 256, height: 192)
         let quality = psnr(ours, reference)
-        #expect(quality > 35, "PSNR \(quality) dB")
+        #expect(quality > 45, "PSNR \(quality) dB")
     }
 
     @Test func hardAlphaEdgeHasNoDarkHaloAndTransparencyStays() throws {
