@@ -211,15 +211,26 @@ public enum Thumbnailer {
             }
             bitmap = try JPEG.decode(data, scaleEighths: scale, maxPixels: maxPixels)
         case .png:
-            let result = try PNG.decodeWithMetadata(data, maxPixels: maxPixels)
-            bitmap = result.bitmap
-            metadata = result.metadata
-            let shorter = min(bitmap.width, bitmap.height)
-            if shorter > minimumSide * 2 {
+            let shorter = min(header.width, header.height)
+            if shorter > minimumSide * 2 && !header.progressive {
+                // Large non-interlaced files are shrunk while they stream in.
                 let factor = Double(minimumSide) / Double(shorter)
-                bitmap = Resampler.resize(
-                    bitmap, width: max(1, Int((Double(bitmap.width) * factor).rounded())),
-                    height: max(1, Int((Double(bitmap.height) * factor).rounded())))
+                let plan = ResizePlan(
+                    width: max(1, Int((Double(header.width) * factor).rounded())),
+                    height: max(1, Int((Double(header.height) * factor).rounded())),
+                    region: SourceRegion(
+                        x: 0, y: 0, width: Double(header.width), height: Double(header.height)))
+                (bitmap, metadata) = try streamPNG(data, plan: plan, maxPixels: maxPixels)
+            } else {
+                let result = try PNG.decodeWithMetadata(data, maxPixels: maxPixels)
+                bitmap = result.bitmap
+                metadata = result.metadata
+                if shorter > minimumSide * 2 {
+                    let factor = Double(minimumSide) / Double(shorter)
+                    bitmap = Resampler.resize(
+                        bitmap, width: max(1, Int((Double(bitmap.width) * factor).rounded())),
+                        height: max(1, Int((Double(bitmap.height) * factor).rounded())))
+                }
             }
         }
         return AnalysisImage(

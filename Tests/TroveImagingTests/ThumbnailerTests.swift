@@ -44,6 +44,17 @@ import Testing
         #expect(meanAbsoluteDifference(analysed.bitmap, upright) < 4)
     }
 
+    @Test func analysisShrinksOnLoad() throws {
+        let photo = Synthetic.photo(width: 640, height: 480)
+        let jpeg = try Thumbnailer.decodeForAnalysis(
+            try JPEG.encode(photo, quality: 90), minimumSide: 100)
+        // 1/4 gives 160x120, the smallest DCT scale with a shorter side of at least 100.
+        #expect(jpeg.bitmap.width == 160 && jpeg.bitmap.height == 120)
+        #expect(jpeg.header.width == 640)
+        let png = try Thumbnailer.decodeForAnalysis(try PNG.encode(photo), minimumSide: 100)
+        #expect(png.bitmap == Resampler.resize(photo, width: 133, height: 100))
+    }
+
     // MARK: - Metadata in output
 
     @Test func outputKeepsOnlyTheICCProfile() throws {
