@@ -29,6 +29,6 @@ let package = Package(
             resources: [.copy("Fixtures")]
         ),
         .testTarget(name: "TroveKitTests", dependencies: ["TroveKit"]),
-        .testTarget(name: "TroveCLITests", dependencies: ["TroveCLI"]),
+        .testTarget(name: "TroveCLITests", dependencies: ["TroveCLI", "TroveImaging"]),
     ]
 )

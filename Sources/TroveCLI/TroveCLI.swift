@@ -22,6 +22,7 @@ public enum TroveCLI {
     static let commands: [Command] = [
         InitCommand.command, ConfigCommand.command, ImportCommand.command,
         ValidateCommand.command, GeohashCommand.command, NearCommand.command,
+        ImagesCommand.command,
         StatusCommand.command, CheckCommand.command, TemplateCommand.command,
         helpCommand,
     ]

@@ -108,13 +108,14 @@ public struct Invocation {
 }
 
 /// A one-line progress bar redrawn in place on a terminal.
-public final class ProgressBar {
+public final class ProgressBar: @unchecked Sendable {
     let label: String
     let total: Int
     let stream: OutputStream
     let enabled: Bool
     private var done = 0
     private var lastDrawn = -1
+    private let lock = NSLock()
 
     init(label: String, total: Int, stream: OutputStream, enabled: Bool) {
         self.label = label
@@ -125,7 +126,14 @@ public final class ProgressBar {
 
     /// Counts `count` more items done.
     public func advance(by count: Int = 1) {
-        done += count
+        set(done + count)
+    }
+
+    /// Sets how many items are done.
+    public func set(_ done: Int) {
+        lock.lock()
+        defer { lock.unlock() }
+        self.done = done
         guard enabled else { return }
         let percent = min(100, done * 100 / total)
         if percent == lastDrawn { return }

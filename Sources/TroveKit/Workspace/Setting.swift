@@ -40,11 +40,16 @@ public struct Setting: Sendable {
     public static let treasureRenditions = Setting(
         key: "renditions.treasures",
         summary: "treasure renditions, e.g. full=1024x1024,thumb=256x256,pin=100x100:cover"
-    ) { _ in nil }
+    ) { renditionProblem($0) }
 
     public static let postRenditions = Setting(
         key: "renditions.posts", summary: "post renditions, e.g. full=1600x1600,thumb=256x256"
-    ) { _ in nil }
+    ) { renditionProblem($0) }
+
+    private static func renditionProblem(_ text: String) -> String? {
+        if case .failure(let error) = RenditionSpec.parseList(text) { return error.description }
+        return nil
+    }
 
     /// Every known setting, in the order `config list` shows them.
     public static let all: [Setting] = [

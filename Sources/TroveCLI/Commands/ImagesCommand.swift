@@ -1,0 +1,122 @@
+import Foundation
+import TroveKit
+
+enum ImagesCommand {
+    static let command = Command(
+        "images", abstract: "Make the image renditions the apps download.",
+        discussion: """
+            Treasures: full (1024x1024 fit), thumb (256x256 fit), pin (100x100 cover).
+            Posts: full (1600x1600 fit), thumb (256x256 fit). Change them with the settings
+            renditions.treasures / renditions.posts, or for one run with --rendition.
+            Outputs are upright, keep PNG alpha, and carry no metadata but the ICC profile.
+            Unchanged sources with unchanged settings are skipped.
+            """,
+        options: [
+            Option("treasures", help: "Only treasure images."),
+            Option("posts", help: "Only post photos."),
+            Option("out", value: "dir", help: "Output folder (default: build/images)."),
+            Option("jobs", value: "n", help: "Worker threads (default: all cores)."),
+            Option("quality", value: "q", help: "JPEG quality, 1-100 (default 80)."),
+            Option(
+                "rendition", value: "name=WxH[:fit|cover]",
+                help: "A rendition to make; given flags replace the configured set.",
+                repeatable: true),
+            Option("max-pixels", value: "n", help: "Refuse larger images (default 100000000)."),
+        ],
+        formats: [.text, .json]
+    ) { invocation in
+        let workspace = try invocation.openWorkspace()
+        var options = Renditions.Options(
+            outputFolder: invocation.resolve(invocation.option("out") ?? "build/images"))
+        let onlyTreasures = invocation.flag("treasures")
+        let onlyPosts = invocation.flag("posts")
+        options.includeTreasures = onlyTreasures || !onlyPosts
+        options.includePosts = onlyPosts || !onlyTreasures
+        if let jobs = try invocation.option(
+            "jobs", as: "a whole number from 1 to 256",
+            {
+                Int($0).flatMap { (1...256).contains($0) ? $0 : nil }
+            })
+        {
+            options.jobs = jobs
+        }
+        if let quality = try invocation.option(
+            "quality", as: "a whole number from 1 to 100",
+            {
+                Int($0).flatMap { (1...100).contains($0) ? $0 : nil }
+            })
+        {
+            options.quality = quality
+        }
+        if let maxPixels = try invocation.option(
+            "max-pixels", as: "a positive whole number",
+            {
+                Int($0).flatMap { $0 > 0 ? $0 : nil }
+            })
+        {
+            options.maxPixels = maxPixels
+        }
+        let flags = invocation.options("rendition")
+        if !flags.isEmpty {
+            var specs: [RenditionSpec] = []
+            for flag in flags {
+                switch RenditionSpec.parse(flag) {
+                case .success(let spec): specs.append(spec)
+                case .failure(let error): throw invocation.usageError(error.description)
+                }
+            }
+            options.treasureSpecs = specs
+            options.postSpecs = specs
+        } else {
+            options.treasureSpecs = try configured(
+                workspace, Setting.treasureRenditions, RenditionSpec.treasureDefaults)
+            options.postSpecs = try configured(
+                workspace, Setting.postRenditions, RenditionSpec.postDefaults)
+        }
+
+        let bar = invocation.progress(
+            "rendering", total: try Renditions.count(workspace, options: options))
+        let summary = try Renditions.run(workspace, options: options) { done in
+            bar.set(done)
+        }
+        bar.finish()
+
+        for failure in summary.failures {
+            invocation.warn(
+                "\(failure.source): \(failure.reason) (\(failure.kind.rawValue) \(failure.key))")
+        }
+        if invocation.format == .json {
+            let failures = summary.failures.map {
+                "{\"kind\": \(jsonString($0.kind.rawValue)), \"key\": \(jsonString($0.key)), "
+                    + "\"source\": \(jsonString($0.source)), \"reason\": \(jsonString($0.reason))}"
+            }
+            invocation.print(
+                "{\"images\": \(summary.images), \"made\": \(summary.made), "
+                    + "\"unchanged\": \(summary.unchanged), \"failed\": ["
+                    + failures.joined(separator: ", ") + "]}")
+        }
+        var line =
+            "made \(summary.made) renditions of \(summary.images) images "
+            + "(\(summary.unchanged) already current) in \(options.outputFolder)"
+        if !summary.failures.isEmpty {
+            line +=
+                "; \(summary.failures.count) image\(summary.failures.count == 1 ? "" : "s") failed"
+        }
+        invocation.note(line)
+        return summary.failures.isEmpty ? .success : .problems
+    }
+
+    /// The renditions configured in the workspace, or the defaults.
+    private static func configured(
+        _ workspace: Workspace, _ setting: Setting, _ defaults: [RenditionSpec]
+    ) throws -> [RenditionSpec] {
+        guard let text = try workspace.setting(setting.key) else { return defaults }
+        switch RenditionSpec.parseList(text) {
+        case .success(let specs): return specs
+        case .failure(let error):
+            throw CommandFailure(
+                "\(setting.key): \(error.description); fix it with 'trove config set'",
+                status: .usage)
+        }
+    }
+}

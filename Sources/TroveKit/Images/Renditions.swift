@@ -1,0 +1,342 @@
+import Foundation
+import TroveImaging
+import TroveSQLite
+
+/// Makes the renditions the apps download, for every treasure image and post photo in
+/// the workspace, incrementally: an unchanged source with unchanged settings is left
+/// alone. Outputs carry a short content hash in their names and no metadata but the ICC
+/// profile.
+public enum Renditions {
+    /// Whose images to process.
+    public enum OwnerKind: String, Sendable {
+        case treasure
+        case post
+
+        /// The output subfolder.
+        var folder: String { self == .treasure ? "treasures" : "posts" }
+    }
+
+    /// What to make and where.
+    public struct Options: Sendable {
+        /// Where output files go; rendition paths are relative to it.
+        public var outputFolder: String
+        public var treasureSpecs: [RenditionSpec] = RenditionSpec.treasureDefaults
+        public var postSpecs: [RenditionSpec] = RenditionSpec.postDefaults
+        public var includeTreasures = true
+        public var includePosts = true
+        /// JPEG quality, 1–100.
+        public var quality = 80
+        public var maxPixels = Thumbnailer.defaultMaxPixels
+        /// Worker threads.
+        public var jobs = ProcessInfo.processInfo.activeProcessorCount
+
+        public init(outputFolder: String) {
+            self.outputFolder = outputFolder
+        }
+    }
+
+    /// An image that could not be processed; the others still were.
+    public struct Failure: Sendable, Equatable {
+        public var kind: OwnerKind
+        public var key: String
+        public var source: String
+        public var reason: String
+    }
+
+    /// What a run did.
+    public struct Summary: Sendable {
+        /// Source images looked at.
+        public var images = 0
+        /// Renditions written.
+        public var made = 0
+        /// Renditions already current.
+        public var unchanged = 0
+        public var failures: [Failure] = []
+    }
+
+    /// One source image and the renditions it needs.
+    struct Job: Sendable {
+        var kind: OwnerKind
+        var key: String
+        var source: String
+        var specs: [RenditionSpec]
+    }
+
+    /// A rendition as recorded in the workspace.
+    struct Record: Sendable {
+        var kind: OwnerKind
+        var key: String
+        var name: String
+        var source: String
+        var sourceHash: String
+        var settings: String
+        var path: String
+        var width: Int
+        var height: Int
+        var bytes: Int
+        var hash: String
+    }
+
+    /// What a worker found for one job.
+    struct Outcome: Sendable {
+        var made: [Record] = []
+        var unchanged = 0
+        var failure: Failure?
+    }
+
+    /// The number of source images a run with `options` would look at.
+    ///
+    /// - Throws: `SQLiteError`.
+    public static func count(_ workspace: Workspace, options: Options) throws -> Int {
+        try plan(workspace, options: options).count
+    }
+
+    /// Renders what is missing or stale and records it, all recording in one transaction.
+    ///
+    /// - Parameter progress: called after each image with the number done so far.
+    /// - Throws: `SQLiteError`, `WorkspaceError`.
+    public static func run(
+        _ workspace: Workspace, options: Options,
+        progress: @escaping @Sendable (Int) -> Void = { _ in }
+    ) throws -> Summary {
+        let jobs = try plan(workspace, options: options)
+        let existing = try recorded(workspace)
+        let outcomes = perform(jobs, threads: options.jobs, progress: progress) { job in
+            process(job, options: options, existing: existing)
+        }
+        var summary = Summary(images: jobs.count)
+        var made: [Record] = []
+        for outcome in outcomes {
+            made += outcome.made
+            summary.unchanged += outcome.unchanged
+            if let failure = outcome.failure { summary.failures.append(failure) }
+        }
+        summary.made = made.count
+        let replaced = try record(made, in: workspace)
+        // Old outputs go only once the workspace no longer points at them.
+        for path in replaced {
+            try? FileManager.default.removeItem(
+                atPath: (options.outputFolder as NSString).appendingPathComponent(path))
+        }
+        return summary
+    }
+
+    // MARK: - Planning
+
+    /// The images the workspace references: treasure images on disk and post photos.
+    static func plan(_ workspace: Workspace, options: Options) throws -> [Job] {
+        var jobs: [Job] = []
+        let database = workspace.database
+        if options.includeTreasures {
+            jobs += try database.query(
+                """
+                SELECT key, image FROM treasures
+                WHERE image IS NOT NULL AND image NOT LIKE 'http://%' AND image NOT LIKE 'https://%'
+                ORDER BY key
+                """
+            ) {
+                Job(
+                    kind: .treasure, key: $0.text(0)!, source: $0.text(1)!,
+                    specs: options.treasureSpecs)
+            }
+        }
+        if options.includePosts {
+            jobs += try database.query(
+                "SELECT id, photo FROM posts WHERE photo IS NOT NULL ORDER BY id"
+            ) { Job(kind: .post, key: $0.text(0)!, source: $0.text(1)!, specs: options.postSpecs) }
+        }
+        return jobs
+    }
+
+    static func recorded(_ workspace: Workspace) throws -> [String: Record] {
+        var records: [String: Record] = [:]
+        try workspace.database.prepare(
+            """
+            SELECT owner_kind, owner_key, name, source, source_hash, settings, path, width,
+                   height, bytes, hash
+            FROM renditions
+            """
+        ).forEach { row in
+            guard let kind = row.text(0).flatMap(OwnerKind.init(rawValue:)) else { return }
+            let record = Record(
+                kind: kind, key: row.text(1) ?? "", name: row.text(2) ?? "",
+                source: row.text(3) ?? "", sourceHash: row.text(4) ?? "",
+                settings: row.text(5) ?? "", path: row.text(6) ?? "",
+                width: Int(row.int64(7) ?? 0), height: Int(row.int64(8) ?? 0),
+                bytes: Int(row.int64(9) ?? 0), hash: row.text(10) ?? "")
+            records[identity(kind, record.key, record.name)] = record
+        }
+        return records
+    }
+
+    static func identity(_ kind: OwnerKind, _ key: String, _ name: String) -> String {
+        "\(kind.rawValue)\u{0}\(key)\u{0}\(name)"
+    }
+
+    /// What a rendition was made with; a change means it must be made again.
+    static func settings(_ spec: RenditionSpec, quality: Int) -> String {
+        "\(spec.width)x\(spec.height):\(spec.mode.rawValue):q\(quality):v1"
+    }
+
+    // MARK: - Working
+
+    /// Reads, hashes and renders one source image.
+    static func process(_ job: Job, options: Options, existing: [String: Record]) -> Outcome {
+        var outcome = Outcome()
+        guard let data = FileManager.default.contents(atPath: job.source) else {
+            let exists = FileManager.default.fileExists(atPath: job.source)
+            outcome.failure = Failure(
+                kind: job.kind, key: job.key, source: job.source,
+                reason: exists ? "cannot read the file" : "no such file")
+            return outcome
+        }
+        let bytes = [UInt8](data)
+        let sourceHash = SHA256.hex(bytes)
+        for spec in job.specs {
+            let settings = settings(spec, quality: options.quality)
+            if let old = existing[identity(job.kind, job.key, spec.name)], old.source == job.source,
+                old.sourceHash == sourceHash, old.settings == settings,
+                FileManager.default.fileExists(
+                    atPath: (options.outputFolder as NSString).appendingPathComponent(old.path))
+            {
+                outcome.unchanged += 1
+                continue
+            }
+            do {
+                let image = try Thumbnailer.render(
+                    source: bytes, box: (spec.width, spec.height), mode: spec.mode,
+                    quality: options.quality, maxPixels: options.maxPixels)
+                let hash = SHA256.hex(image.bytes)
+                let path =
+                    "\(job.kind.folder)/\(safePathComponent(job.key))/"
+                    + "\(spec.name)-\(hash.prefix(8)).\(image.format.fileExtension)"
+                try AtomicFile.write(
+                    Data(image.bytes),
+                    to: (options.outputFolder as NSString).appendingPathComponent(path))
+                outcome.made.append(
+                    Record(
+                        kind: job.kind, key: job.key, name: spec.name, source: job.source,
+                        sourceHash: sourceHash, settings: settings, path: path,
+                        width: image.width, height: image.height, bytes: image.bytes.count,
+                        hash: hash))
+            } catch let error as ImageCodecError {
+                outcome.failure = Failure(
+                    kind: job.kind, key: job.key, source: job.source, reason: error.description)
+                return outcome
+            } catch {
+                outcome.failure = Failure(
+                    kind: job.kind, key: job.key, source: job.source,
+                    reason: "cannot write the rendition: \(error.localizedDescription)")
+                return outcome
+            }
+        }
+        return outcome
+    }
+
+    /// Runs `body` for every job on `threads` worker threads; results keep job order.
+    static func perform(
+        _ jobs: [Job], threads: Int, progress: @escaping @Sendable (Int) -> Void,
+        _ body: @escaping @Sendable (Job) -> Outcome
+    ) -> [Outcome] {
+        let state = WorkState(count: jobs.count)
+        let group = DispatchGroup()
+        for _ in 0..<max(1, min(threads, jobs.count)) {
+            group.enter()
+            Thread.detachNewThread {
+                while let index = state.take() {
+                    state.finish(index, with: body(jobs[index]), progress: progress)
+                }
+                group.leave()
+            }
+        }
+        group.wait()
+        return state.outcomes
+    }
+
+    /// Keys become folder names: anything that could climb out of the folder is
+    /// percent-encoded (Firebase keys cannot hold `/` or `.`, but post ids come from users).
+    static func safePathComponent(_ key: String) -> String {
+        var result = ""
+        for byte in key.utf8 {
+            let safe =
+                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte)
+                || (0x61...0x7A).contains(byte) || byte == UInt8(ascii: "-")
+                || byte == UInt8(ascii: "_")
+            result += safe ? String(UnicodeScalar(byte)) : String(format: "%%%02X", byte)
+        }
+        return result.isEmpty ? "_" : result
+    }
+
+    // MARK: - Recording
+
+    /// Upserts the new renditions in one transaction; returns the paths they replaced.
+    static func record(_ records: [Record], in workspace: Workspace) throws -> [String] {
+        if records.isEmpty { return [] }
+        let database = workspace.database
+        return try workspace.write {
+            let previous = try database.prepare(
+                "SELECT path FROM renditions WHERE owner_kind = ? AND owner_key = ? AND name = ?")
+            let upsert = try database.prepare(
+                """
+                INSERT INTO renditions (owner_kind, owner_key, name, source, source_hash, settings,
+                                        path, width, height, bytes, hash, made_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (owner_kind, owner_key, name) DO UPDATE SET
+                    source = excluded.source, source_hash = excluded.source_hash,
+                    settings = excluded.settings, path = excluded.path, width = excluded.width,
+                    height = excluded.height, bytes = excluded.bytes, hash = excluded.hash,
+                    made_at = excluded.made_at
+                """)
+            let now = timestamp()
+            var replaced: [String] = []
+            for record in records {
+                try previous.bind([
+                    .text(record.kind.rawValue), .text(record.key), .text(record.name),
+                ])
+                if let old = try previous.next()?.text(0), old != record.path {
+                    replaced.append(old)
+                }
+                previous.reset()
+                try upsert.run([
+                    .text(record.kind.rawValue), .text(record.key), .text(record.name),
+                    .text(record.source), .text(record.sourceHash), .text(record.settings),
+                    .text(record.path), .integer(Int64(record.width)),
+                    .integer(Int64(record.height)), .integer(Int64(record.bytes)),
+                    .text(record.hash), .text(now),
+                ])
+            }
+            return replaced
+        }
+    }
+}
+
+/// Hands out job indexes to worker threads and collects their outcomes.
+private final class WorkState: @unchecked Sendable {
+    private let lock = NSLock()
+    private var next = 0
+    private var done = 0
+    private let count: Int
+    private(set) var outcomes: [Renditions.Outcome]
+
+    init(count: Int) {
+        self.count = count
+        outcomes = Array(repeating: Renditions.Outcome(), count: count)
+    }
+
+    func take() -> Int? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard next < count else { return nil }
+        next += 1
+        return next - 1
+    }
+
+    func finish(_ index: Int, with outcome: Renditions.Outcome, progress: (Int) -> Void) {
+        lock.lock()
+        outcomes[index] = outcome
+        done += 1
+        let finished = done
+        lock.unlock()
+        progress(finished)
+    }
+}

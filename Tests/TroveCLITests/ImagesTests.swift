@@ -1,0 +1,224 @@
+import Foundation
+import Testing
+import TroveImaging
+import TroveSQLite
+
+@testable import TroveCLI
+
+@Suite struct ImagesTests {
+    let sandbox: Sandbox
+
+    init() throws {
+        sandbox = try Sandbox()
+        sandbox.run("init")
+    }
+
+    /// A smooth photographic-looking picture.
+    static func photo(width: Int, height: Int, channels: Int = 3) -> Bitmap {
+        var pixels = [UInt8](repeating: 0, count: width * height * channels)
+        for y in 0..<height {
+            for x in 0..<width {
+                let base = (y * width + x) * channels
+                pixels[base] = UInt8((x * 255) / max(1, width - 1))
+                if channels > 1 { pixels[base + 1] = UInt8((y * 255) / max(1, height - 1)) }
+                if channels > 2 {
+                    pixels[base + 2] = UInt8(((x + y) * 127) / max(1, width + height))
+                }
+                if channels > 3 { pixels[base + 3] = x < width / 2 ? 255 : 0 }
+            }
+        }
+        return Bitmap(width: width, height: height, channels: channels, pixels: pixels)
+    }
+
+    /// A JPEG carrying an EXIF block (orientation and a GPS latitude reference).
+    static func jpegWithEXIF() throws -> [UInt8] {
+        let jpeg = try JPEG.encode(photo(width: 640, height: 480), quality: 90)
+        var tiff: [UInt8] = Array("II".utf8) + [42, 0, 8, 0, 0, 0]
+        tiff += [1, 0]  // one entry
+        tiff += [0x12, 0x01, 3, 0, 1, 0, 0, 0, 1, 0, 0, 0]  // orientation = 1
+        tiff += [0, 0, 0, 0]
+        let payload = Array("Exif".utf8) + [0, 0] + tiff + Array("GPS secret 40.7128N".utf8)
+        let length = payload.count + 2
+        return [0xFF, 0xD8, 0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 0xFF)] + payload
+            + jpeg.dropFirst(2)
+    }
+
+    func importTreasures(_ rows: [(key: String, image: String)]) throws {
+        var csv = "key,name,lat,lon,image\n"
+        for (index, row) in rows.enumerated() {
+            csv += "\(row.key),Name \(index),40.\(index),-74,\(row.image)\n"
+        }
+        try sandbox.write("t.csv", csv)
+        let result = sandbox.run("import", "treasures", "t.csv")
+        #expect(result.status == 0, "\(result.stderr)")
+    }
+
+    func renditions() throws -> [String] {
+        let database = try Database(path: sandbox.workspace)
+        return try database.query(
+            "SELECT owner_key, name, width, height, path FROM renditions ORDER BY owner_key, name"
+        ) { "\($0.text(0)!) \($0.text(1)!) \($0.int64(2)!)x\($0.int64(3)!) \($0.text(4)!)" }
+    }
+
+    @Test func makesTheDefaultRenditionsAndRecordsThem() throws {
+        try sandbox.write(
+            "art/a.png", Data(try PNG.encode(Self.photo(width: 600, height: 400, channels: 4))))
+        try sandbox.write(
+            "art/b.jpg", Data(try JPEG.encode(Self.photo(width: 2000, height: 1000), quality: 90)))
+        try importTreasures([("a", "art/a.png"), ("b", "art/b.jpg")])
+        let result = sandbox.run("images")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("made 6 renditions of 2 images (0 already current)"))
+        let rows = try renditions()
+        #expect(rows.count == 6)
+        #expect(rows[0].hasPrefix("a full 600x400 treasures/a/full-"))
+        #expect(rows[1].hasPrefix("a pin 100x100 treasures/a/pin-"))
+        #expect(rows[2].hasPrefix("a thumb 256x171 treasures/a/thumb-"))
+        #expect(rows[3].hasPrefix("b full 1024x512 treasures/b/full-"))
+        #expect(rows[5].hasPrefix("b thumb 256x128 treasures/b/thumb-"))
+        for row in rows {
+            let path = sandbox.path("build/images/" + String(row.split(separator: " ")[3]))
+            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+            let header = try ImageHeader.read(from: bytes)
+            #expect("\(header.width)x\(header.height)" == String(row.split(separator: " ")[2]))
+            #expect(header.format == (row.hasPrefix("a") ? .png : .jpeg))
+            if row.hasPrefix("a") { #expect(header.hasAlpha) }
+        }
+    }
+
+    @Test func aSecondRunProcessesAndRewritesNothing() throws {
+        try sandbox.write(
+            "a.jpg", Data(try JPEG.encode(Self.photo(width: 800, height: 600), quality: 90)))
+        try importTreasures([("a", "a.jpg")])
+        #expect(sandbox.run("images").status == 0)
+        let files = try FileManager.default.subpathsOfDirectory(
+            atPath: sandbox.path("build/images")
+        )
+        .filter { $0.contains(".") }.sorted()
+        let times = try files.map {
+            try FileManager.default.attributesOfItem(atPath: sandbox.path("build/images/\($0)"))[
+                .modificationDate] as! Date
+        }
+        Thread.sleep(forTimeInterval: 0.05)
+        let again = sandbox.run("images", "--format", "json")
+        #expect(again.stdout == "{\"images\": 1, \"made\": 0, \"unchanged\": 3, \"failed\": []}\n")
+        let timesAfter = try files.map {
+            try FileManager.default.attributesOfItem(atPath: sandbox.path("build/images/\($0)"))[
+                .modificationDate] as! Date
+        }
+        #expect(times == timesAfter)
+        // A changed setting makes only that rendition again.
+        let changed = sandbox.run("images", "--rendition", "thumb=128x128", "--format", "json")
+        #expect(
+            changed.stdout == "{\"images\": 1, \"made\": 1, \"unchanged\": 0, \"failed\": []}\n")
+    }
+
+    @Test func outputsCarryNoMetadataButTheICCProfile() throws {
+        try sandbox.write("exif.jpg", Data(try Self.jpegWithEXIF()))
+        let icc = [UInt8](repeating: 0x41, count: 300)
+        try sandbox.write(
+            "icc.jpg",
+            Data(try JPEG.encode(Self.photo(width: 500, height: 500), quality: 90, iccProfile: icc))
+        )
+        try importTreasures([("exif", "exif.jpg"), ("icc", "icc.jpg")])
+        #expect(sandbox.run("images").status == 0)
+        for row in try renditions() {
+            let path = sandbox.path("build/images/" + String(row.split(separator: " ")[3]))
+            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+            let text = String(decoding: bytes, as: UTF8.self)
+            #expect(!text.contains("Exif"), "\(row)")
+            #expect(!text.contains("GPS secret"), "\(row)")
+            #expect(!bytes.containsMarker(0xE1), "\(row)")  // no APP1 (EXIF/XMP)
+            #expect(!bytes.containsMarker(0xFE), "\(row)")  // no COM
+            #expect(text.contains("ICC_PROFILE") == row.hasPrefix("icc"), "\(row)")
+        }
+    }
+
+    @Test func hostileImagesAreReportedAndTheRestAreProcessed() throws {
+        let good = try JPEG.encode(Self.photo(width: 400, height: 300), quality: 90)
+        try sandbox.write("good.jpg", Data(good))
+        try sandbox.write("truncated.jpg", Data(good.prefix(good.count / 3)))
+        try sandbox.write("garbage.jpg", Data("this is not a picture".utf8))
+        try sandbox.write("empty.jpg", Data())
+        var png = try PNG.encode(Self.photo(width: 64, height: 64, channels: 4))
+        png[40] ^= 0xFF  // inside the first chunk after IHDR: its CRC no longer matches
+        try sandbox.write("badcrc.png", Data(png))
+        var huge = try PNG.encode(Self.photo(width: 8, height: 8))
+        // IHDR width and height at bytes 16..<24: claim 100000 x 100000 (CRC fixed below).
+        for (offset, value) in [(16, 100_000), (20, 100_000)] {
+            huge[offset] = UInt8(value >> 24 & 0xFF)
+            huge[offset + 1] = UInt8(value >> 16 & 0xFF)
+            huge[offset + 2] = UInt8(value >> 8 & 0xFF)
+            huge[offset + 3] = UInt8(value & 0xFF)
+        }
+        let crc = crc32(Array(huge[12..<29]))
+        huge[29] = UInt8(crc >> 24 & 0xFF)
+        huge[30] = UInt8(crc >> 16 & 0xFF)
+        huge[31] = UInt8(crc >> 8 & 0xFF)
+        huge[32] = UInt8(crc & 0xFF)
+        try sandbox.write("huge.png", Data(huge))
+        try importTreasures([
+            ("good", "good.jpg"), ("truncated", "truncated.jpg"), ("garbage", "garbage.jpg"),
+            ("empty", "empty.jpg"), ("badcrc", "badcrc.png"), ("huge", "huge.png"),
+            ("missing", "missing.jpg"),
+        ])
+        let result = sandbox.run("images")
+        #expect(result.status == 1)
+        let lines = result.stderr.split(separator: "\n").map(String.init)
+        func line(_ name: String) -> String { lines.first { $0.contains("/\(name):") } ?? "" }
+        #expect(line("truncated.jpg").contains("JPEG"), "\(result.stderr)")
+        #expect(line("garbage.jpg").contains("not a JPEG or PNG image"), "\(result.stderr)")
+        #expect(line("empty.jpg").contains("empty"), "\(result.stderr)")
+        #expect(line("badcrc.png").lowercased().contains("crc"), "\(result.stderr)")
+        #expect(line("huge.png").contains("100000"), "\(result.stderr)")
+        #expect(line("missing.jpg").contains("no such file"), "\(result.stderr)")
+        #expect(lines.last?.contains("6 images failed") == true, "\(result.stderr)")
+        #expect(try renditions().filter { $0.hasPrefix("good ") }.count == 3)
+    }
+
+    @Test func renditionFlagsReplaceTheConfiguredSet() throws {
+        try sandbox.write(
+            "a.jpg", Data(try JPEG.encode(Self.photo(width: 800, height: 600), quality: 90)))
+        try importTreasures([("a", "a.jpg")])
+        #expect(sandbox.run("config", "set", "renditions.treasures", "big=500x500").status == 0)
+        #expect(
+            sandbox.run("images", "--rendition", "small=50x50:cover", "--out", "out").status == 0)
+        #expect(
+            try renditions().map { $0.split(separator: " ").prefix(3).joined(separator: " ") } == [
+                "a small 50x50"
+            ])
+        #expect(sandbox.run("images", "--out", "out").status == 0)
+        #expect(
+            try renditions().map { $0.split(separator: " ").prefix(3).joined(separator: " ") } == [
+                "a big 500x375", "a small 50x50",
+            ])
+        let bad = sandbox.run("images", "--rendition", "thumb=256")
+        #expect(bad.status == 2)
+        #expect(bad.stderr.contains("invalid rendition 'thumb=256'"))
+    }
+}
+
+extension [UInt8] {
+    /// Whether a JPEG marker segment `0xFF kind` appears before the image data.
+    func containsMarker(_ kind: UInt8) -> Bool {
+        guard count > 4, self[0] == 0xFF, self[1] == 0xD8 else { return false }
+        var offset = 2
+        while offset + 4 <= count, self[offset] == 0xFF {
+            let marker = self[offset + 1]
+            if marker == kind { return true }
+            if marker == 0xDA { return false }  // start of scan: no more metadata
+            offset += 2 + Int(self[offset + 2]) << 8 + Int(self[offset + 3])
+        }
+        return false
+    }
+}
+
+/// PNG's CRC-32, to forge a header that is well-formed but claims a huge size.
+func crc32(_ bytes: [UInt8]) -> UInt32 {
+    var crc: UInt32 = 0xFFFF_FFFF
+    for byte in bytes {
+        crc ^= UInt32(byte)
+        for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+    }
+    return crc ^ 0xFFFF_FFFF
+}
