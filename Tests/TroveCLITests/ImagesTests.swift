@@ -222,3 +222,44 @@ func crc32(_ bytes: [UInt8]) -> UInt32 {
     }
     return crc ^ 0xFFFF_FFFF
 }
+
+@Suite struct ImageValidationTests {
+    let sandbox: Sandbox
+
+    init() throws {
+        sandbox = try Sandbox()
+    }
+
+    @Test func validateChecksEachImagesHeader() throws {
+        try sandbox.write(
+            "ok.jpg", Data(try JPEG.encode(ImagesTests.photo(width: 300, height: 300), quality: 80))
+        )
+        try sandbox.write(
+            "small.png", Data(try PNG.encode(ImagesTests.photo(width: 200, height: 100))))
+        try sandbox.write("text.png", Data("plain text".utf8))
+        let good = try JPEG.encode(ImagesTests.photo(width: 300, height: 300), quality: 80)
+        try sandbox.write("cut.jpg", Data(good.prefix(100)))
+        try sandbox.write(
+            "t.csv",
+            """
+            key,name,lat,lon,image
+            ok,Ok,1,1,ok.jpg
+            small,Small,2,2,small.png
+            text,Text,3,3,text.png
+            cut,Cut,4,4,cut.jpg
+            gone,Gone,5,5,gone.jpg
+            remote,Remote,6,6,https://example.com/a.png
+
+            """)
+        let result = sandbox.run("validate", "t.csv")
+        #expect(result.status == 1)
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 4, "\(result.stdout)")
+        #expect(
+            lines[0].hasPrefix("t.csv:3: warning[T209]: image ")
+                && lines[0].hasSuffix("small.png is 200x100, under 256 px on its short side"))
+        #expect(lines[1].hasPrefix("t.csv:4: error[T122]: image "))
+        #expect(lines[2].hasPrefix("t.csv:5: error[T121]: image "))
+        #expect(lines[3].hasPrefix("t.csv:6: error[T120]: image "))
+    }
+}

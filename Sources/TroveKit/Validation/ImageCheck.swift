@@ -1,34 +1,48 @@
 import Foundation
+import TroveImaging
 
 /// The image checks of `validate`: present, readable, JPEG or PNG, big enough, and not
-/// over the pixel limit.
+/// over the pixel limit. Only the header is decoded.
 public enum ImageCheck {
+    /// Images smaller than this on their short side look blurred in the apps.
+    public static let minimumSide = 256
+
     /// Findings for the image at `path` (absolute).
     public static func inspect(_ path: String, at location: Diagnostic.Location) -> [Diagnostic] {
+        func finding(_ severity: Diagnostic.Severity, _ code: String, _ message: String)
+            -> [Diagnostic]
+        {
+            [Diagnostic(severity, code, message, at: location)]
+        }
         guard FileManager.default.fileExists(atPath: path) else {
-            return [
-                Diagnostic(
-                    .error, DiagnosticCode.imageMissing, "image \(path) does not exist",
-                    at: location)
-            ]
+            return finding(.error, DiagnosticCode.imageMissing, "image \(path) does not exist")
         }
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            return [
-                Diagnostic(
-                    .error, DiagnosticCode.imageUnreadable, "image \(path) cannot be read",
-                    at: location)
-            ]
+        guard let data = FileManager.default.contents(atPath: path) else {
+            return finding(.error, DiagnosticCode.imageUnreadable, "image \(path) cannot be read")
         }
-        defer { try? handle.close() }
-        let head = [UInt8]((try? handle.read(upToCount: 16)) ?? Data())
-        let isJPEG = head.starts(with: [0xFF, 0xD8, 0xFF])
-        let isPNG = head.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
-        if !isJPEG && !isPNG {
-            return [
-                Diagnostic(
+        let header: ImageHeader
+        do {
+            header = try ImageHeader.read(from: [UInt8](data))
+        } catch {
+            if case .unrecognizedFormat = error.kind {
+                return finding(
                     .error, DiagnosticCode.imageNotJPEGOrPNG,
-                    "image \(path) is neither JPEG nor PNG", at: location)
-            ]
+                    "image \(path) is neither JPEG nor PNG")
+            }
+            return finding(
+                .error, DiagnosticCode.imageUnreadable, "image \(path) cannot be read: \(error)")
+        }
+        if header.pixelCount > Thumbnailer.defaultMaxPixels {
+            return finding(
+                .error, DiagnosticCode.imageTooLarge,
+                "image \(path) is \(header.width)x\(header.height), over the "
+                    + "\(Thumbnailer.defaultMaxPixels / 1_000_000) megapixel limit")
+        }
+        if min(header.width, header.height) < minimumSide {
+            return finding(
+                .warning, DiagnosticCode.imageTooSmall,
+                "image \(path) is \(header.width)x\(header.height), under \(minimumSide) px "
+                    + "on its short side")
         }
         return []
     }
