@@ -42,15 +42,27 @@ public enum Thumbnailer {
     ) throws(ImageCodecError) -> RenderedImage {
         let (bitmap, metadata, format) = try renderBitmap(
             source: source, box: box, mode: mode, maxPixels: maxPixels)
+        let profile = metadata.iccProfile.flatMap { profileFits($0, channels: bitmap.channels) }
         let bytes: [UInt8]
         switch format {
         case .jpeg:
-            bytes = try JPEG.encode(bitmap, quality: quality, iccProfile: metadata.iccProfile)
+            bytes = try JPEG.encode(bitmap, quality: quality, iccProfile: profile)
         case .png:
-            bytes = try PNG.encode(bitmap, iccProfile: metadata.iccProfile)
+            bytes = try PNG.encode(bitmap, iccProfile: profile)
         }
         return RenderedImage(
             bytes: bytes, format: format, width: bitmap.width, height: bitmap.height)
+    }
+
+    /// The profile when its colour space (ICC header bytes 16–19) matches the output's
+    /// pixels; a CMYK file's profile would misdescribe the RGB it was converted to.
+    static func profileFits(_ profile: [UInt8], channels: Int) -> [UInt8]? {
+        guard profile.count >= 132 else { return nil }
+        let space = String(decoding: profile[16..<20], as: UTF8.self)
+        switch channels {
+        case 1: return space == "GRAY" ? profile : nil
+        default: return space == "RGB " ? profile : nil
+        }
     }
 
     /// Everything `render` does except encoding.

@@ -78,6 +78,14 @@ import Testing
             metadata.cameraModel == nil && metadata.latitude == nil && metadata.captureTime == nil)
     }
 
+    @Test func profileForAnotherColourSpaceIsDropped() throws {
+        var cmykProfile = sampleICCProfile()
+        cmykProfile.replaceSubrange(16..<20, with: Array("CMYK".utf8))
+        let source = try JPEG.encode(upright, quality: 90, iccProfile: cmykProfile)
+        let rendered = try Thumbnailer.render(source: source, box: (16, 16), mode: .fit)
+        #expect(!jpegMarkers(rendered.bytes).contains(0xE2))
+    }
+
     @Test func pngOutputCarriesNoTextOrEXIF() throws {
         let profile = sampleICCProfile()
         let text = PNGBuilder.chunk("tEXt", Array("Author\0someone".utf8))
