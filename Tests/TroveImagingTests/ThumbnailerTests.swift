@@ -37,6 +37,12 @@ import Testing
         }
     }
 
+    @Test(arguments: ImageOrientation.allCases)
+    func applyingOrientationUndoesHowItWasStored(orientation: ImageOrientation) {
+        let odd = Synthetic.photo(width: 7, height: 5)
+        #expect(stored(odd, for: orientation.rawValue).applying(orientation) == odd)
+    }
+
     @Test func orientationIsAppliedForAnalysisToo() throws {
         let data = try jpegWithEXIF(stored(upright, for: 6), tiff: EXIFBuilder.make(orientation: 6))
         let analysed = try Thumbnailer.decodeForAnalysis(data, minimumSide: 48)
