@@ -369,8 +369,14 @@ static int decode(const uint8_t *data, size_t length, int scale_eighths, int wan
 int ctrove_jpeg_decode(const uint8_t *data, size_t length, int scale_eighths, int want_grey,
                        uint8_t *buffer, size_t buffer_size, ctrove_pixels *pixels,
                        char *message, size_t capacity) {
-    return decode(data, length, scale_eighths, want_grey, 1, buffer, buffer_size, pixels,
-                  message, capacity);
+    int status = decode(data, length, scale_eighths, want_grey, scale_eighths == 1, buffer,
+                        buffer_size, pixels, message, capacity);
+    if (status != 0 && scale_eighths == 1) {
+        /* Whatever went wrong, the verdict (and its message) comes from the original. */
+        status = decode(data, length, scale_eighths, want_grey, 0, buffer, buffer_size, pixels,
+                        message, capacity);
+    }
+    return status;
 }
 
 int ctrove_jpeg_decode_full(const uint8_t *data, size_t length, int scale_eighths,
