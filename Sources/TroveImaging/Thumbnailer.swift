@@ -87,7 +87,18 @@ public enum Thumbnailer {
         switch header.format {
         case .jpeg:
             let scale = jpegScale(width: header.width, height: header.height, plan: plan)
-            decoded = try JPEG.decode(source, scaleEighths: scale, maxPixels: maxPixels)
+            let bitmap: Bitmap
+            do {
+                bitmap = try streamJPEG(
+                    source, header: header, scale: scale, plan: plan, dcOnly: true,
+                    maxPixels: maxPixels)
+            } catch  where scale == 1 {
+                // The verdict on a damaged file comes from the original stream.
+                bitmap = try streamJPEG(
+                    source, header: header, scale: scale, plan: plan, dcOnly: false,
+                    maxPixels: maxPixels)
+            }
+            return (bitmap.applying(orientation), metadata, .jpeg)
         case .png where !header.progressive:
             // Rows go straight from libpng into the resampler: no full-size bitmap.
             let (bitmap, late) = try streamPNG(source, plan: plan, maxPixels: maxPixels)
@@ -131,29 +142,66 @@ public enum Thumbnailer {
         return (bitmap, metadata, format)
     }
 
+    /// Resamples a JPEG row by row as libjpeg decodes it at `scale`/8.
+    private static func streamJPEG(
+        _ source: [UInt8], header: ImageHeader, scale: Int, plan: ResizePlan, dcOnly: Bool,
+        maxPixels: Int
+    ) throws(ImageCodecError) -> Bitmap {
+        try Native.streamJPEG(
+            source, scaleEighths: scale, dcOnly: dcOnly, maxPixels: maxPixels
+        ) { width, height, channels, readRow in
+            let region = scaled(
+                plan.region, from: (header.width, header.height), to: (width, height))
+            return resampleRows(
+                width: width, height: height, channels: channels, region: region, plan: plan,
+                readRow: readRow)
+        }
+    }
+
+    /// Pulls rows in order from `readRow` into the resampler; rows outside a crop are
+    /// read past, and after a failure (which the caller reports) the rest is zero.
+    private static func resampleRows(
+        width: Int, height: Int, channels: Int, region: SourceRegion, plan: ResizePlan,
+        readRow: (UnsafeMutablePointer<UInt8>) -> Bool
+    ) -> Bitmap {
+        let row = UnsafeMutablePointer<UInt8>.allocate(capacity: width * channels)
+        defer { row.deallocate() }
+        var nextRow = 0
+        return Resampler.resample(
+            sourceWidth: width, sourceHeight: height, channels: channels, region: region,
+            width: plan.width, height: plan.height
+        ) { wanted in
+            while nextRow <= wanted {
+                if !readRow(row) {
+                    row.initialize(repeating: 0, count: width * channels)
+                    nextRow = height
+                    break
+                }
+                nextRow += 1
+            }
+            return UnsafePointer(row)
+        }
+    }
+
+    /// A region of the stored image expressed in a smaller decode of it.
+    private static func scaled(
+        _ region: SourceRegion, from stored: (Int, Int), to decoded: (Int, Int)
+    ) -> SourceRegion {
+        let sx = Double(decoded.0) / Double(stored.0)
+        let sy = Double(decoded.1) / Double(stored.1)
+        return SourceRegion(
+            x: region.x * sx, y: region.y * sy, width: region.width * sx,
+            height: region.height * sy)
+    }
+
     /// Resamples a non-interlaced PNG row by row as libpng decodes it.
     private static func streamPNG(
         _ source: [UInt8], plan: ResizePlan, maxPixels: Int
     ) throws(ImageCodecError) -> (Bitmap, ImageMetadata) {
         try Native.streamPNG(source, maxPixels: maxPixels) { width, height, channels, readRow in
-            let row = UnsafeMutablePointer<UInt8>.allocate(capacity: width * channels)
-            defer { row.deallocate() }
-            var nextRow = 0
-            return Resampler.resample(
-                sourceWidth: width, sourceHeight: height, channels: channels,
-                region: plan.region, width: plan.width, height: plan.height
-            ) { wanted in
-                // Rows outside a crop are read past; after a failure the rest is moot.
-                while nextRow <= wanted {
-                    if !readRow(row) {
-                        row.initialize(repeating: 0, count: width * channels)
-                        nextRow = height
-                        break
-                    }
-                    nextRow += 1
-                }
-                return UnsafePointer(row)
-            }
+            resampleRows(
+                width: width, height: height, channels: channels, region: plan.region,
+                plan: plan, readRow: readRow)
         }
     }
 
@@ -162,11 +210,8 @@ public enum Thumbnailer {
     private static func resample(
         _ decoded: Bitmap, storedWidth: Int, storedHeight: Int, plan: ResizePlan
     ) -> Bitmap {
-        let sx = Double(decoded.width) / Double(storedWidth)
-        let sy = Double(decoded.height) / Double(storedHeight)
-        let region = SourceRegion(
-            x: plan.region.x * sx, y: plan.region.y * sy, width: plan.region.width * sx,
-            height: plan.region.height * sy)
+        let region = scaled(
+            plan.region, from: (storedWidth, storedHeight), to: (decoded.width, decoded.height))
         return Resampler.resample(decoded, region: region, width: plan.width, height: plan.height)
     }
 

@@ -186,6 +186,20 @@ import Testing
         #expect(small.width == 300 && small.height == 100)
     }
 
+    @Test func streamedJPEGRenderMatchesDecodeThenResample() throws {
+        let data = try JPEG.encode(Synthetic.photo(width: 640, height: 480), quality: 90)
+        let (streamed, _, _) = try Thumbnailer.renderBitmap(
+            source: data, box: (200, 100), mode: .cover, maxPixels: 1_000_000)
+        let plan = ResizePlan(
+            sourceWidth: 640, sourceHeight: 480, boxWidth: 200, boxHeight: 100, mode: .cover)
+        #expect(Thumbnailer.jpegScale(width: 640, height: 480, plan: plan) == 3)
+        let decoded = try JPEG.decode(data, scaleEighths: 3)
+        let region = SourceRegion(
+            x: plan.region.x * 240 / 640, y: plan.region.y * 180 / 480,
+            width: plan.region.width * 240 / 640, height: plan.region.height * 180 / 480)
+        #expect(streamed == Resampler.resample(decoded, region: region, width: 200, height: 100))
+    }
+
     // MARK: - DCT scale
 
     @Test func picksTheSmallestDCTScaleThatCoversTheOutput() {
