@@ -200,6 +200,28 @@ import Testing
         #expect(streamed == Resampler.resample(decoded, region: region, width: 200, height: 100))
     }
 
+    @Test func cmykGreyAndProgressiveJPEGsRender() throws {
+        let cmyk = try Thumbnailer.renderBitmap(
+            source: fixture("cmyk.jpg"), box: (16, 16), mode: .fit, maxPixels: 1_000_000
+        ).0
+        #expect(cmyk.channels == 3 && cmyk.width == 16)
+        // Top-left quadrant is red, bottom-right white.
+        #expect(cmyk.pixels[(2 * 16 + 2) * 3] > 200 && cmyk.pixels[(2 * 16 + 2) * 3 + 1] < 60)
+        #expect(cmyk.pixels[(13 * 16 + 13) * 3 + 2] > 200)
+        let grey = Bitmap(
+            width: 64, height: 64, channels: 1, pixels: (0..<4096).map { UInt8($0 % 251) })
+        let greyRender = try Thumbnailer.render(
+            source: try JPEG.encode(grey, quality: 90), box: (16, 16), mode: .fit)
+        #expect(try JPEG.decode(greyRender.bytes).channels == 1)
+        // 200x150 into 25x25: scale 1/8 through the DC-scan shortcut, equal to a full decode.
+        let progressive = try fixture("progressive.jpg")
+        let streamed = try Thumbnailer.renderBitmap(
+            source: progressive, box: (25, 25), mode: .fit, maxPixels: 1_000_000
+        ).0
+        let full = try Native.decodeJPEG(progressive, scaleEighths: 1, grey: false, dcOnly: false)
+        #expect(streamed == Resampler.resize(full, width: 25, height: 19))
+    }
+
     // MARK: - DCT scale
 
     @Test func picksTheSmallestDCTScaleThatCoversTheOutput() {
