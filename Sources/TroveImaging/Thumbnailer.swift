@@ -21,6 +21,23 @@ public struct AnalysisImage: Sendable, Equatable {
     public var metadata: ImageMetadata
 }
 
+/// One requested rendition: a box and how to place the picture in it.
+public struct RenditionRequest: Sendable, Equatable {
+    /// Box width in pixels.
+    public var width: Int
+    /// Box height in pixels.
+    public var height: Int
+    /// `fit` within the box or `cover` it.
+    public var mode: ResizeMode
+
+    /// Creates a request.
+    public init(width: Int, height: Int, mode: ResizeMode) {
+        self.width = width
+        self.height = height
+        self.mode = mode
+    }
+}
+
 /// Renders thumbnails and other renditions: sniff, check, shrink on load, resample, encode.
 public enum Thumbnailer {
     /// Default refusal threshold: 100 megapixels.
@@ -52,6 +69,67 @@ public enum Thumbnailer {
         }
         return RenderedImage(
             bytes: bytes, format: format, width: bitmap.width, height: bitmap.height)
+    }
+
+    /// Renders several renditions of one source from a single decode.
+    ///
+    /// JPEGs are decoded once at the smallest DCT scale that covers the largest rendition;
+    /// each rendition is then resampled from that decode. Results come in request order.
+    /// - Throws: `ImageCodecError` as for `render(source:box:mode:quality:maxPixels:)`.
+    public static func render(
+        source: [UInt8], renditions: [RenditionRequest], quality: Int = 80,
+        maxPixels: Int = defaultMaxPixels
+    ) throws(ImageCodecError) -> [RenderedImage] {
+        guard !renditions.isEmpty else { return [] }
+        for request in renditions where request.width <= 0 || request.height <= 0 {
+            throw ImageCodecError(
+                .invalidRequest, message: "box \(request.width)x\(request.height) is empty")
+        }
+        let (header, headerMetadata) = try ImageHeader.readWithMetadata(from: source)
+        try check(header, maxPixels: maxPixels)
+        var metadata = headerMetadata
+        let decoded: Bitmap
+        switch header.format {
+        case .jpeg:
+            let scale =
+                plans(for: renditions, width: header.width, height: header.height, metadata)
+                .map { jpegScale(width: header.width, height: header.height, plan: $0) }
+                .max() ?? 8
+            decoded = try JPEG.decode(source, scaleEighths: scale, maxPixels: maxPixels)
+        case .png:
+            // A late eXIf may change the orientation, so plans are made after the decode.
+            (decoded, metadata) = try PNG.decodeWithMetadata(source, maxPixels: maxPixels)
+        }
+        let profile = metadata.iccProfile.flatMap { profileFits($0, channels: decoded.channels) }
+        var results: [RenderedImage] = []
+        for plan in plans(for: renditions, width: header.width, height: header.height, metadata) {
+            let bitmap = resample(
+                decoded, storedWidth: header.width, storedHeight: header.height, plan: plan
+            ).applying(metadata.orientation)
+            let bytes: [UInt8]
+            switch header.format {
+            case .jpeg: bytes = try JPEG.encode(bitmap, quality: quality, iccProfile: profile)
+            case .png: bytes = try PNG.encode(bitmap, iccProfile: profile)
+            }
+            results.append(
+                RenderedImage(
+                    bytes: bytes, format: header.format, width: bitmap.width,
+                    height: bitmap.height))
+        }
+        return results
+    }
+
+    /// Plans in stored orientation for upright boxes.
+    private static func plans(
+        for renditions: [RenditionRequest], width: Int, height: Int, _ metadata: ImageMetadata
+    ) -> [ResizePlan] {
+        let swaps = metadata.orientation.swapsDimensions
+        return renditions.map { request in
+            let plan = ResizePlan(
+                sourceWidth: swaps ? height : width, sourceHeight: swaps ? width : height,
+                boxWidth: request.width, boxHeight: request.height, mode: request.mode)
+            return swaps ? plan.transposed : plan
+        }
     }
 
     /// The profile when its colour space (ICC header bytes 16–19) matches the output's

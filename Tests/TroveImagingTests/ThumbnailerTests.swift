@@ -222,6 +222,37 @@ import Testing
         #expect(streamed == Resampler.resize(full, width: 25, height: 19))
     }
 
+    @Test func severalRenditionsComeFromOneDecode() throws {
+        let requests = [
+            RenditionRequest(width: 160, height: 160, mode: .fit),
+            RenditionRequest(width: 64, height: 64, mode: .fit),
+            RenditionRequest(width: 30, height: 30, mode: .cover),
+        ]
+        let photo = Synthetic.photo(width: 400, height: 300)
+        let tiff = EXIFBuilder.make(orientation: 6)
+        let jpeg = try jpegWithEXIF(stored(photo, for: 6), tiff: tiff, quality: 92)
+        let rendered = try Thumbnailer.render(source: jpeg, renditions: requests)
+        #expect(rendered.map { [$0.width, $0.height] } == [[160, 120], [64, 48], [30, 30]])
+        for (request, rendition) in zip(requests, rendered) {
+            let alone = try Thumbnailer.render(
+                source: jpeg, box: (request.width, request.height), mode: request.mode)
+            let difference = meanAbsoluteDifference(
+                try JPEG.decode(rendition.bytes), try JPEG.decode(alone.bytes))
+            // Small renditions differ a little: resampled from a larger decode they keep
+            // more of the noise that a 1/8 DCT decode averages away.
+            #expect(difference < 6, "\(request)")
+        }
+        // PNG renditions are exactly what single renders give.
+        let png = try PNG.encode(photo)
+        let pngRendered = try Thumbnailer.render(source: png, renditions: requests)
+        for (request, rendition) in zip(requests, pngRendered) {
+            let alone = try Thumbnailer.render(
+                source: png, box: (request.width, request.height), mode: request.mode)
+            #expect(rendition == alone)
+        }
+        #expect(try Thumbnailer.render(source: png, renditions: []).isEmpty)
+    }
+
     // MARK: - DCT scale
 
     @Test func picksTheSmallestDCTScaleThatCoversTheOutput() {
