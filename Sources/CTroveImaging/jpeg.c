@@ -369,8 +369,14 @@ static int decode(const uint8_t *data, size_t length, int scale_eighths, int wan
 int ctrove_jpeg_decode(const uint8_t *data, size_t length, int scale_eighths, int want_grey,
                        uint8_t *buffer, size_t buffer_size, ctrove_pixels *pixels,
                        char *message, size_t capacity) {
-    return decode(data, length, scale_eighths, want_grey, 1, buffer, buffer_size, pixels,
-                  message, capacity);
+    int status = decode(data, length, scale_eighths, want_grey, scale_eighths == 1, buffer,
+                        buffer_size, pixels, message, capacity);
+    if (status != 0 && scale_eighths == 1) {
+        /* Whatever went wrong, the verdict (and its message) comes from the original. */
+        status = decode(data, length, scale_eighths, want_grey, 0, buffer, buffer_size, pixels,
+                        message, capacity);
+    }
+    return status;
 }
 
 int ctrove_jpeg_decode_full(const uint8_t *data, size_t length, int scale_eighths,
@@ -436,4 +442,143 @@ int ctrove_jpeg_output_channels(const ctrove_image_info *info, int want_grey) {
     if (info->color_space == JCS_GRAYSCALE) return 1;
     if (info->color_space == JCS_YCbCr && want_grey) return 1;
     return 3;
+}
+
+// MARK: - Row streaming
+
+/*
+ * A decode that hands out rows as the caller asks for them, so a resampler can consume
+ * a large decode without the whole bitmap in memory. Each call holds its own setjmp.
+ */
+struct ctrove_jpeg_stream {
+    struct jpeg_decompress_struct cinfo;
+    trove_jpeg_error error;
+    uint8_t *rewritten;
+    uint8_t *cmyk_row;
+    int cmyk;
+    int inverted;
+    int width;
+    int channels;
+};
+
+static void stream_release(ctrove_jpeg_stream *stream) {
+    jpeg_destroy_decompress(&stream->cinfo);
+    free(stream->rewritten);
+    free(stream->cmyk_row);
+    free(stream);
+}
+
+static void stream_bind(ctrove_jpeg_stream *stream, char *message, size_t capacity) {
+    stream->error.message = message;
+    stream->error.capacity = capacity;
+    if (message != NULL && capacity > 0) message[0] = 0;
+}
+
+ctrove_jpeg_stream *ctrove_jpeg_stream_open(const uint8_t *data, size_t length,
+                                            int scale_eighths, int want_grey,
+                                            int allow_dc_only, ctrove_pixels *layout,
+                                            char *message, size_t capacity) {
+    memset(layout, 0, sizeof(*layout));
+    if (length == 0 || scale_eighths < 1 || scale_eighths > 8) {
+        fail(message, capacity, length == 0 ? "Empty input file" : "Unsupported scale");
+        return NULL;
+    }
+    ctrove_jpeg_stream *volatile stream = calloc(1, sizeof(ctrove_jpeg_stream));
+    if (stream == NULL) return NULL;
+    install_error(&stream->error, message, capacity);
+    stream->cinfo.err = &stream->error.pub;
+    size_t rewritten_length = 0;
+    if (allow_dc_only && scale_eighths == 1) {
+        stream->rewritten = dc_only_stream(data, length, &rewritten_length);
+    }
+    if (setjmp(stream->error.jump)) {
+        stream_release(stream);
+        return NULL;
+    }
+    jpeg_create_decompress(&stream->cinfo);
+    j_decompress_ptr cinfo = &stream->cinfo;
+    if (stream->rewritten != NULL) {
+        jpeg_mem_src(cinfo, stream->rewritten, (unsigned long)rewritten_length);
+    } else {
+        jpeg_mem_src(cinfo, data, (unsigned long)length);
+    }
+    jpeg_read_header(cinfo, TRUE);
+    switch (cinfo->jpeg_color_space) {
+    case JCS_GRAYSCALE: cinfo->out_color_space = JCS_GRAYSCALE; break;
+    case JCS_CMYK:
+    case JCS_YCCK:
+        cinfo->out_color_space = JCS_CMYK;
+        stream->cmyk = 1;
+        break;
+    case JCS_YCbCr: cinfo->out_color_space = want_grey ? JCS_GRAYSCALE : JCS_RGB; break;
+    default: cinfo->out_color_space = JCS_RGB; break;
+    }
+    cinfo->scale_num = (unsigned int)scale_eighths;
+    cinfo->scale_denom = 8;
+    cinfo->dct_method = JDCT_ISLOW;
+    cinfo->do_block_smoothing = FALSE;
+    jpeg_start_decompress(cinfo);
+    stream->width = (int)cinfo->output_width;
+    stream->channels = stream->cmyk ? 3 : cinfo->output_components;
+    stream->inverted = cinfo->saw_Adobe_marker ? 1 : 0;
+    if (stream->cmyk) {
+        stream->cmyk_row = malloc((size_t)stream->width * 4);
+        if (stream->cmyk_row == NULL) {
+            fail(message, capacity, "Not enough memory for the decoded image");
+            longjmp(stream->error.jump, 1);
+        }
+    }
+    layout->width = stream->width;
+    layout->height = (int)cinfo->output_height;
+    layout->channels = stream->channels;
+    return stream;
+}
+
+int ctrove_jpeg_stream_read_rows(ctrove_jpeg_stream *stream, uint8_t *rows, int count,
+                                 char *message, size_t capacity) {
+    stream_bind(stream, message, capacity);
+    if (count < 0 ||
+        (JDIMENSION)count > stream->cinfo.output_height - stream->cinfo.output_scanline) {
+        fail(message, capacity, "No more JPEG rows");
+        return -1;
+    }
+    if (setjmp(stream->error.jump)) return -1;
+    size_t stride = (size_t)stream->width * (size_t)stream->channels;
+    for (int index = 0; index < count; index++) {
+        uint8_t *target = rows + stride * (size_t)index;
+        JSAMPROW row[1] = {stream->cmyk ? stream->cmyk_row : target};
+        if (jpeg_read_scanlines(&stream->cinfo, row, 1) != 1) {
+            fail(message, capacity, "Premature end of JPEG file");
+            return -1;
+        }
+        if (stream->cmyk) cmyk_to_rgb(stream->cmyk_row, target, stream->width, stream->inverted);
+    }
+    return 0;
+}
+
+int ctrove_jpeg_stream_finish(ctrove_jpeg_stream *stream, char *message, size_t capacity) {
+    stream_bind(stream, message, capacity);
+    /* Rows nobody needed are still decoded: damage there must not pass unnoticed. */
+    if (stream->cinfo.output_scanline < stream->cinfo.output_height) {
+        uint8_t *scratch = malloc((size_t)stream->width * (size_t)stream->channels);
+        if (scratch == NULL) {
+            fail(message, capacity, "Not enough memory for the decoded image");
+            return -1;
+        }
+        while (stream->cinfo.output_scanline < stream->cinfo.output_height) {
+            if (ctrove_jpeg_stream_read_rows(stream, scratch, 1, message, capacity) != 0) {
+                free(scratch);
+                return -1;
+            }
+        }
+        free(scratch);
+    }
+    /* Armed only now: read_rows above used the same jump buffer for its own frame. */
+    if (setjmp(stream->error.jump)) return -1;
+    jpeg_finish_decompress(&stream->cinfo);
+    return 0;
+}
+
+void ctrove_jpeg_stream_close(ctrove_jpeg_stream *stream) {
+    if (stream != NULL) stream_release(stream);
 }

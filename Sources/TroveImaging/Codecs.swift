@@ -320,6 +320,45 @@ enum Native {
         return (result, ImageMetadata(exif: raw.exif, iccProfile: raw.icc))
     }
 
+    /// Streams a JPEG decode at `scaleEighths`/8 through `body`, as `streamPNG` does.
+    static func streamJPEG<Result>(
+        _ data: [UInt8], scaleEighths: Int, dcOnly: Bool, maxPixels: Int,
+        _ body: (
+            _ width: Int, _ height: Int, _ channels: Int,
+            _ readRow: (UnsafeMutablePointer<UInt8>) -> Bool
+        ) -> Result
+    ) throws(ImageCodecError) -> Result {
+        let (info, _) = try readHeader(data, format: .jpeg, metadata: false)
+        try checkLimit(info, .jpeg, maxPixels)
+        var result: Result?
+        try call(.corrupt, .jpeg) { message in
+            data.withUnsafeBufferPointer { bytes in
+                var layout = ctrove_pixels()
+                guard
+                    let stream = ctrove_jpeg_stream_open(
+                        bytes.baseAddress, bytes.count, Int32(scaleEighths), 0, dcOnly ? 1 : 0,
+                        &layout, message, messageCapacity)
+                else { return -1 }
+                defer { ctrove_jpeg_stream_close(stream) }
+                var failed = false
+                result = body(Int(layout.width), Int(layout.height), Int(layout.channels)) {
+                    row in
+                    if failed { return false }
+                    failed =
+                        ctrove_jpeg_stream_read_rows(
+                            stream, row, 1, message, messageCapacity) != 0
+                    return !failed
+                }
+                if failed { return -1 }
+                return ctrove_jpeg_stream_finish(stream, message, messageCapacity)
+            }
+        }
+        guard let result else {
+            throw ImageCodecError(.corrupt, format: .jpeg, message: "no rows were decoded")
+        }
+        return result
+    }
+
     static func encode(
         _ bitmap: Bitmap, format: ImageFormat, parameter: Int, icc: [UInt8]?
     ) throws(ImageCodecError) -> [UInt8] {

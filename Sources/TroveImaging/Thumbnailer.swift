@@ -21,6 +21,23 @@ public struct AnalysisImage: Sendable, Equatable {
     public var metadata: ImageMetadata
 }
 
+/// One requested rendition: a box and how to place the picture in it.
+public struct RenditionRequest: Sendable, Equatable {
+    /// Box width in pixels.
+    public var width: Int
+    /// Box height in pixels.
+    public var height: Int
+    /// `fit` within the box or `cover` it.
+    public var mode: ResizeMode
+
+    /// Creates a request.
+    public init(width: Int, height: Int, mode: ResizeMode) {
+        self.width = width
+        self.height = height
+        self.mode = mode
+    }
+}
+
 /// Renders thumbnails and other renditions: sniff, check, shrink on load, resample, encode.
 public enum Thumbnailer {
     /// Default refusal threshold: 100 megapixels.
@@ -42,15 +59,88 @@ public enum Thumbnailer {
     ) throws(ImageCodecError) -> RenderedImage {
         let (bitmap, metadata, format) = try renderBitmap(
             source: source, box: box, mode: mode, maxPixels: maxPixels)
+        let profile = metadata.iccProfile.flatMap { profileFits($0, channels: bitmap.channels) }
         let bytes: [UInt8]
         switch format {
         case .jpeg:
-            bytes = try JPEG.encode(bitmap, quality: quality, iccProfile: metadata.iccProfile)
+            bytes = try JPEG.encode(bitmap, quality: quality, iccProfile: profile)
         case .png:
-            bytes = try PNG.encode(bitmap, iccProfile: metadata.iccProfile)
+            bytes = try PNG.encode(bitmap, iccProfile: profile)
         }
         return RenderedImage(
             bytes: bytes, format: format, width: bitmap.width, height: bitmap.height)
+    }
+
+    /// Renders several renditions of one source from a single decode.
+    ///
+    /// JPEGs are decoded once at the smallest DCT scale that covers the largest rendition;
+    /// each rendition is then resampled from that decode. Results come in request order.
+    /// - Throws: `ImageCodecError` as for `render(source:box:mode:quality:maxPixels:)`.
+    public static func render(
+        source: [UInt8], renditions: [RenditionRequest], quality: Int = 80,
+        maxPixels: Int = defaultMaxPixels
+    ) throws(ImageCodecError) -> [RenderedImage] {
+        guard !renditions.isEmpty else { return [] }
+        for request in renditions where request.width <= 0 || request.height <= 0 {
+            throw ImageCodecError(
+                .invalidRequest, message: "box \(request.width)x\(request.height) is empty")
+        }
+        let (header, headerMetadata) = try ImageHeader.readWithMetadata(from: source)
+        try check(header, maxPixels: maxPixels)
+        var metadata = headerMetadata
+        let decoded: Bitmap
+        switch header.format {
+        case .jpeg:
+            let scale =
+                plans(for: renditions, width: header.width, height: header.height, metadata)
+                .map { jpegScale(width: header.width, height: header.height, plan: $0) }
+                .max() ?? 8
+            decoded = try JPEG.decode(source, scaleEighths: scale, maxPixels: maxPixels)
+        case .png:
+            // A late eXIf may change the orientation, so plans are made after the decode.
+            (decoded, metadata) = try PNG.decodeWithMetadata(source, maxPixels: maxPixels)
+        }
+        let profile = metadata.iccProfile.flatMap { profileFits($0, channels: decoded.channels) }
+        var results: [RenderedImage] = []
+        for plan in plans(for: renditions, width: header.width, height: header.height, metadata) {
+            let bitmap = resample(
+                decoded, storedWidth: header.width, storedHeight: header.height, plan: plan
+            ).applying(metadata.orientation)
+            let bytes: [UInt8]
+            switch header.format {
+            case .jpeg: bytes = try JPEG.encode(bitmap, quality: quality, iccProfile: profile)
+            case .png: bytes = try PNG.encode(bitmap, iccProfile: profile)
+            }
+            results.append(
+                RenderedImage(
+                    bytes: bytes, format: header.format, width: bitmap.width,
+                    height: bitmap.height))
+        }
+        return results
+    }
+
+    /// Plans in stored orientation for upright boxes.
+    private static func plans(
+        for renditions: [RenditionRequest], width: Int, height: Int, _ metadata: ImageMetadata
+    ) -> [ResizePlan] {
+        let swaps = metadata.orientation.swapsDimensions
+        return renditions.map { request in
+            let plan = ResizePlan(
+                sourceWidth: swaps ? height : width, sourceHeight: swaps ? width : height,
+                boxWidth: request.width, boxHeight: request.height, mode: request.mode)
+            return swaps ? plan.transposed : plan
+        }
+    }
+
+    /// The profile when its colour space (ICC header bytes 16–19) matches the output's
+    /// pixels; a CMYK file's profile would misdescribe the RGB it was converted to.
+    static func profileFits(_ profile: [UInt8], channels: Int) -> [UInt8]? {
+        guard profile.count >= 132 else { return nil }
+        let space = String(decoding: profile[16..<20], as: UTF8.self)
+        switch channels {
+        case 1: return space == "GRAY" ? profile : nil
+        default: return space == "RGB " ? profile : nil
+        }
     }
 
     /// Everything `render` does except encoding.
@@ -75,7 +165,18 @@ public enum Thumbnailer {
         switch header.format {
         case .jpeg:
             let scale = jpegScale(width: header.width, height: header.height, plan: plan)
-            decoded = try JPEG.decode(source, scaleEighths: scale, maxPixels: maxPixels)
+            let bitmap: Bitmap
+            do {
+                bitmap = try streamJPEG(
+                    source, header: header, scale: scale, plan: plan, dcOnly: true,
+                    maxPixels: maxPixels)
+            } catch  where scale == 1 {
+                // The verdict on a damaged file comes from the original stream.
+                bitmap = try streamJPEG(
+                    source, header: header, scale: scale, plan: plan, dcOnly: false,
+                    maxPixels: maxPixels)
+            }
+            return (bitmap.applying(orientation), metadata, .jpeg)
         case .png where !header.progressive:
             // Rows go straight from libpng into the resampler: no full-size bitmap.
             let (bitmap, late) = try streamPNG(source, plan: plan, maxPixels: maxPixels)
@@ -119,29 +220,66 @@ public enum Thumbnailer {
         return (bitmap, metadata, format)
     }
 
+    /// Resamples a JPEG row by row as libjpeg decodes it at `scale`/8.
+    private static func streamJPEG(
+        _ source: [UInt8], header: ImageHeader, scale: Int, plan: ResizePlan, dcOnly: Bool,
+        maxPixels: Int
+    ) throws(ImageCodecError) -> Bitmap {
+        try Native.streamJPEG(
+            source, scaleEighths: scale, dcOnly: dcOnly, maxPixels: maxPixels
+        ) { width, height, channels, readRow in
+            let region = scaled(
+                plan.region, from: (header.width, header.height), to: (width, height))
+            return resampleRows(
+                width: width, height: height, channels: channels, region: region, plan: plan,
+                readRow: readRow)
+        }
+    }
+
+    /// Pulls rows in order from `readRow` into the resampler; rows outside a crop are
+    /// read past, and after a failure (which the caller reports) the rest is zero.
+    private static func resampleRows(
+        width: Int, height: Int, channels: Int, region: SourceRegion, plan: ResizePlan,
+        readRow: (UnsafeMutablePointer<UInt8>) -> Bool
+    ) -> Bitmap {
+        let row = UnsafeMutablePointer<UInt8>.allocate(capacity: width * channels)
+        defer { row.deallocate() }
+        var nextRow = 0
+        return Resampler.resample(
+            sourceWidth: width, sourceHeight: height, channels: channels, region: region,
+            width: plan.width, height: plan.height
+        ) { wanted in
+            while nextRow <= wanted {
+                if !readRow(row) {
+                    row.initialize(repeating: 0, count: width * channels)
+                    nextRow = height
+                    break
+                }
+                nextRow += 1
+            }
+            return UnsafePointer(row)
+        }
+    }
+
+    /// A region of the stored image expressed in a smaller decode of it.
+    private static func scaled(
+        _ region: SourceRegion, from stored: (Int, Int), to decoded: (Int, Int)
+    ) -> SourceRegion {
+        let sx = Double(decoded.0) / Double(stored.0)
+        let sy = Double(decoded.1) / Double(stored.1)
+        return SourceRegion(
+            x: region.x * sx, y: region.y * sy, width: region.width * sx,
+            height: region.height * sy)
+    }
+
     /// Resamples a non-interlaced PNG row by row as libpng decodes it.
     private static func streamPNG(
         _ source: [UInt8], plan: ResizePlan, maxPixels: Int
     ) throws(ImageCodecError) -> (Bitmap, ImageMetadata) {
         try Native.streamPNG(source, maxPixels: maxPixels) { width, height, channels, readRow in
-            let row = UnsafeMutablePointer<UInt8>.allocate(capacity: width * channels)
-            defer { row.deallocate() }
-            var nextRow = 0
-            return Resampler.resample(
-                sourceWidth: width, sourceHeight: height, channels: channels,
-                region: plan.region, width: plan.width, height: plan.height
-            ) { wanted in
-                // Rows outside a crop are read past; after a failure the rest is moot.
-                while nextRow <= wanted {
-                    if !readRow(row) {
-                        row.initialize(repeating: 0, count: width * channels)
-                        nextRow = height
-                        break
-                    }
-                    nextRow += 1
-                }
-                return UnsafePointer(row)
-            }
+            resampleRows(
+                width: width, height: height, channels: channels, region: plan.region,
+                plan: plan, readRow: readRow)
         }
     }
 
@@ -150,11 +288,8 @@ public enum Thumbnailer {
     private static func resample(
         _ decoded: Bitmap, storedWidth: Int, storedHeight: Int, plan: ResizePlan
     ) -> Bitmap {
-        let sx = Double(decoded.width) / Double(storedWidth)
-        let sy = Double(decoded.height) / Double(storedHeight)
-        let region = SourceRegion(
-            x: plan.region.x * sx, y: plan.region.y * sy, width: plan.region.width * sx,
-            height: plan.region.height * sy)
+        let region = scaled(
+            plan.region, from: (storedWidth, storedHeight), to: (decoded.width, decoded.height))
         return Resampler.resample(decoded, region: region, width: plan.width, height: plan.height)
     }
 

@@ -37,6 +37,12 @@ import Testing
         }
     }
 
+    @Test(arguments: ImageOrientation.allCases)
+    func applyingOrientationUndoesHowItWasStored(orientation: ImageOrientation) {
+        let odd = Synthetic.photo(width: 7, height: 5)
+        #expect(stored(odd, for: orientation.rawValue).applying(orientation) == odd)
+    }
+
     @Test func orientationIsAppliedForAnalysisToo() throws {
         let data = try jpegWithEXIF(stored(upright, for: 6), tiff: EXIFBuilder.make(orientation: 6))
         let analysed = try Thumbnailer.decodeForAnalysis(data, minimumSide: 48)
@@ -76,6 +82,14 @@ import Testing
         #expect(metadata.iccProfile == profile)
         #expect(
             metadata.cameraModel == nil && metadata.latitude == nil && metadata.captureTime == nil)
+    }
+
+    @Test func profileForAnotherColourSpaceIsDropped() throws {
+        var cmykProfile = sampleICCProfile()
+        cmykProfile.replaceSubrange(16..<20, with: Array("CMYK".utf8))
+        let source = try JPEG.encode(upright, quality: 90, iccProfile: cmykProfile)
+        let rendered = try Thumbnailer.render(source: source, box: (16, 16), mode: .fit)
+        #expect(!jpegMarkers(rendered.bytes).contains(0xE2))
     }
 
     @Test func pngOutputCarriesNoTextOrEXIF() throws {
@@ -170,6 +184,73 @@ import Testing
         #expect(fit.width == 100 && fit.height == 33)
         let small = try Thumbnailer.render(source: data, box: (1000, 1000), mode: .fit)
         #expect(small.width == 300 && small.height == 100)
+    }
+
+    @Test func streamedJPEGRenderMatchesDecodeThenResample() throws {
+        let data = try JPEG.encode(Synthetic.photo(width: 640, height: 480), quality: 90)
+        let (streamed, _, _) = try Thumbnailer.renderBitmap(
+            source: data, box: (200, 100), mode: .cover, maxPixels: 1_000_000)
+        let plan = ResizePlan(
+            sourceWidth: 640, sourceHeight: 480, boxWidth: 200, boxHeight: 100, mode: .cover)
+        #expect(Thumbnailer.jpegScale(width: 640, height: 480, plan: plan) == 3)
+        let decoded = try JPEG.decode(data, scaleEighths: 3)
+        let region = SourceRegion(
+            x: plan.region.x * 240 / 640, y: plan.region.y * 180 / 480,
+            width: plan.region.width * 240 / 640, height: plan.region.height * 180 / 480)
+        #expect(streamed == Resampler.resample(decoded, region: region, width: 200, height: 100))
+    }
+
+    @Test func cmykGreyAndProgressiveJPEGsRender() throws {
+        let cmyk = try Thumbnailer.renderBitmap(
+            source: fixture("cmyk.jpg"), box: (16, 16), mode: .fit, maxPixels: 1_000_000
+        ).0
+        #expect(cmyk.channels == 3 && cmyk.width == 16)
+        // Top-left quadrant is red, bottom-right white.
+        #expect(cmyk.pixels[(2 * 16 + 2) * 3] > 200 && cmyk.pixels[(2 * 16 + 2) * 3 + 1] < 60)
+        #expect(cmyk.pixels[(13 * 16 + 13) * 3 + 2] > 200)
+        let grey = Bitmap(
+            width: 64, height: 64, channels: 1, pixels: (0..<4096).map { UInt8($0 % 251) })
+        let greyRender = try Thumbnailer.render(
+            source: try JPEG.encode(grey, quality: 90), box: (16, 16), mode: .fit)
+        #expect(try JPEG.decode(greyRender.bytes).channels == 1)
+        // 200x150 into 25x25: scale 1/8 through the DC-scan shortcut, equal to a full decode.
+        let progressive = try fixture("progressive.jpg")
+        let streamed = try Thumbnailer.renderBitmap(
+            source: progressive, box: (25, 25), mode: .fit, maxPixels: 1_000_000
+        ).0
+        let full = try Native.decodeJPEG(progressive, scaleEighths: 1, grey: false, dcOnly: false)
+        #expect(streamed == Resampler.resize(full, width: 25, height: 19))
+    }
+
+    @Test func severalRenditionsComeFromOneDecode() throws {
+        let requests = [
+            RenditionRequest(width: 160, height: 160, mode: .fit),
+            RenditionRequest(width: 64, height: 64, mode: .fit),
+            RenditionRequest(width: 30, height: 30, mode: .cover),
+        ]
+        let photo = Synthetic.photo(width: 400, height: 300)
+        let tiff = EXIFBuilder.make(orientation: 6)
+        let jpeg = try jpegWithEXIF(stored(photo, for: 6), tiff: tiff, quality: 92)
+        let rendered = try Thumbnailer.render(source: jpeg, renditions: requests)
+        #expect(rendered.map { [$0.width, $0.height] } == [[160, 120], [64, 48], [30, 30]])
+        for (request, rendition) in zip(requests, rendered) {
+            let alone = try Thumbnailer.render(
+                source: jpeg, box: (request.width, request.height), mode: request.mode)
+            let difference = meanAbsoluteDifference(
+                try JPEG.decode(rendition.bytes), try JPEG.decode(alone.bytes))
+            // Small renditions differ a little: resampled from a larger decode they keep
+            // more of the noise that a 1/8 DCT decode averages away.
+            #expect(difference < 6, "\(request)")
+        }
+        // PNG renditions are exactly what single renders give.
+        let png = try PNG.encode(photo)
+        let pngRendered = try Thumbnailer.render(source: png, renditions: requests)
+        for (request, rendition) in zip(requests, pngRendered) {
+            let alone = try Thumbnailer.render(
+                source: png, box: (request.width, request.height), mode: request.mode)
+            #expect(rendition == alone)
+        }
+        #expect(try Thumbnailer.render(source: png, renditions: []).isEmpty)
     }
 
     // MARK: - DCT scale

@@ -93,6 +93,22 @@ int ctrove_jpeg_encode(const uint8_t *pixels, int width, int height, int channel
                        int quality, const uint8_t *icc, size_t icc_length, uint8_t **output,
                        size_t *output_length, char *message, size_t capacity);
 
+/*
+ * Streaming form of ctrove_jpeg_decode: rows top to bottom, same conversions and, when
+ * `allow_dc_only` is set, the same DC-scan shortcut. open returns NULL on failure and fills `layout` (no data); read_rows
+ * appends `count` rows to `rows`; finish decodes what is left and checks the end of the
+ * stream; close releases everything.
+ */
+typedef struct ctrove_jpeg_stream ctrove_jpeg_stream;
+ctrove_jpeg_stream *ctrove_jpeg_stream_open(const uint8_t *data, size_t length,
+                                            int scale_eighths, int want_grey,
+                                            int allow_dc_only, ctrove_pixels *layout,
+                                            char *message, size_t capacity);
+int ctrove_jpeg_stream_read_rows(ctrove_jpeg_stream *stream, uint8_t *rows, int count,
+                                 char *message, size_t capacity);
+int ctrove_jpeg_stream_finish(ctrove_jpeg_stream *stream, char *message, size_t capacity);
+void ctrove_jpeg_stream_close(ctrove_jpeg_stream *stream);
+
 /* Reads the PNG header and the chunks before the image data; `metadata` may be NULL. */
 int ctrove_png_read_header(const uint8_t *data, size_t length, ctrove_image_info *info,
                            ctrove_metadata *metadata, char *message, size_t capacity);
