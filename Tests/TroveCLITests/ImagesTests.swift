@@ -115,7 +115,11 @@ import TroveSQLite
 
     @Test func outputsCarryNoMetadataButTheICCProfile() throws {
         try sandbox.write("exif.jpg", Data(try Self.jpegWithEXIF()))
-        let icc = [UInt8](repeating: 0x41, count: 300)
+        // An ICC-shaped block: the colour space (offset 16) must say RGB to be kept.
+        var icc = [UInt8](repeating: 0x41, count: 300)
+        icc.replaceSubrange(0..<4, with: [0, 0, 1, 44])
+        icc.replaceSubrange(16..<20, with: Array("RGB ".utf8))
+        icc.replaceSubrange(36..<40, with: Array("acsp".utf8))
         try sandbox.write(
             "icc.jpg",
             Data(try JPEG.encode(Self.photo(width: 500, height: 500), quality: 90, iccProfile: icc))

@@ -192,20 +192,28 @@ public enum Renditions {
         }
         let bytes = [UInt8](data)
         let sourceHash = SHA256.hex(bytes)
+        var stale: [RenditionSpec] = []
         for spec in job.specs {
-            let settings = settings(spec, quality: options.quality)
             if let old = existing[identity(job.kind, job.key, spec.name)], old.source == job.source,
-                old.sourceHash == sourceHash, old.settings == settings,
+                old.sourceHash == sourceHash,
+                old.settings == settings(spec, quality: options.quality),
                 FileManager.default.fileExists(
                     atPath: (options.outputFolder as NSString).appendingPathComponent(old.path))
             {
                 outcome.unchanged += 1
-                continue
+            } else {
+                stale.append(spec)
             }
-            do {
-                let image = try Thumbnailer.render(
-                    source: bytes, box: (spec.width, spec.height), mode: spec.mode,
-                    quality: options.quality, maxPixels: options.maxPixels)
+        }
+        if stale.isEmpty { return outcome }
+        do {
+            // One decode, at the scale the largest rendition needs, serves them all.
+            let images = try Thumbnailer.render(
+                source: bytes,
+                renditions: stale.map {
+                    RenditionRequest(width: $0.width, height: $0.height, mode: $0.mode)
+                }, quality: options.quality, maxPixels: options.maxPixels)
+            for (spec, image) in zip(stale, images) {
                 let hash = SHA256.hex(image.bytes)
                 let path =
                     "\(job.kind.folder)/\(safePathComponent(job.key))/"
@@ -216,19 +224,19 @@ public enum Renditions {
                 outcome.made.append(
                     Record(
                         kind: job.kind, key: job.key, name: spec.name, source: job.source,
-                        sourceHash: sourceHash, settings: settings, path: path,
-                        width: image.width, height: image.height, bytes: image.bytes.count,
-                        hash: hash))
-            } catch let error as ImageCodecError {
-                outcome.failure = Failure(
-                    kind: job.kind, key: job.key, source: job.source, reason: error.description)
-                return outcome
-            } catch {
-                outcome.failure = Failure(
-                    kind: job.kind, key: job.key, source: job.source,
-                    reason: "cannot write the rendition: \(error.localizedDescription)")
-                return outcome
+                        sourceHash: sourceHash, settings: settings(spec, quality: options.quality),
+                        path: path, width: image.width, height: image.height,
+                        bytes: image.bytes.count, hash: hash))
             }
+        } catch let error as ImageCodecError {
+            outcome.made = []
+            outcome.failure = Failure(
+                kind: job.kind, key: job.key, source: job.source, reason: error.description)
+        } catch {
+            outcome.made = []
+            outcome.failure = Failure(
+                kind: job.kind, key: job.key, source: job.source,
+                reason: "cannot write the rendition: \(error.localizedDescription)")
         }
         return outcome
     }
