@@ -22,6 +22,7 @@ public enum TroveCLI {
     static let commands: [Command] = [
         InitCommand.command, ConfigCommand.command,
         GeohashCommand.command,
+        ExportCommand.command,
         StatusCommand.command, CheckCommand.command, TemplateCommand.command,
         helpCommand,
     ]
