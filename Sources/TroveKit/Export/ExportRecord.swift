@@ -31,6 +31,11 @@ struct ExportRecord {
         return image.hasPrefix("http://") || image.hasPrefix("https://")
     }
 
+    /// Forgets the parsed extra columns of the previous row.
+    mutating func resetExtra() {
+        parsedExtra = nil
+    }
+
     /// The value of extra column `name`.
     mutating func extra(_ name: String) -> String? {
         if parsedExtra == nil {
@@ -134,7 +139,7 @@ struct RecordQuery {
 
     /// Fills `record` from the current row.
     func read(_ row: Row, into record: inout ExportRecord) {
-        record = ExportRecord()
+        record.resetExtra()
         record.key = row.text(0) ?? ""
         record.name = row.text(1)
         record.user = row.text(2)
@@ -145,11 +150,19 @@ struct RecordQuery {
         record.geohash = row.text(7)
         record.image = row.text(8)
         record.extraJSON = row.text(9)
-        record.renditions = renditionNames.indices.map { index in
+        // Filled in place: one array per stream rather than one per row.
+        if record.renditions.count != renditionNames.count {
+            record.renditions = Array(repeating: nil, count: renditionNames.count)
+        }
+        for index in renditionNames.indices {
             let column = 10 + index * 3
-            guard let path = row.text(column) else { return nil }
-            return ExportRecord.Rendition(
-                path: path, width: row.int64(column + 1) ?? 0, height: row.int64(column + 2) ?? 0)
+            if let path = row.text(column) {
+                record.renditions[index] = ExportRecord.Rendition(
+                    path: path, width: row.int64(column + 1) ?? 0,
+                    height: row.int64(column + 2) ?? 0)
+            } else {
+                record.renditions[index] = nil
+            }
         }
     }
 }

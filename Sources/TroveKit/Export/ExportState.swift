@@ -166,7 +166,8 @@ final class ExportStateWriter {
         writeVarint(path.count - shared)
         block.append(contentsOf: path[shared...])
         for index in 0..<8 { block.append(UInt8(truncatingIfNeeded: hash >> (8 * UInt64(index)))) }
-        previous = path
+        previous.removeAll(keepingCapacity: true)
+        previous.append(contentsOf: path)
         entriesInBlock += 1
         if entriesInBlock == Self.entriesPerBlock { try flush() }
     }

@@ -104,6 +104,23 @@ final class ExportProblems {
     }
 
     var isEmpty: Bool { groups.isEmpty }
+
+    /// Adds every problem of `other` after these.
+    func absorb(_ other: ExportProblems) {
+        for group in other.groups {
+            if let index = groups.firstIndex(where: { $0.title == group.title }) {
+                groups[index].count += group.count
+                let room = ExportProblemGroup.shown - groups[index].examples.count
+                groups[index].examples += group.examples.prefix(max(0, room))
+            } else {
+                groups.append(group)
+            }
+        }
+    }
+
+    func replace(with other: ExportProblems) {
+        groups = other.groups
+    }
 }
 
 // MARK: - Exporter
@@ -236,7 +253,7 @@ struct ExportRun {
     let options: ExportOptions
     let problems: ExportProblems
     let newGeneration: Int64
-    private var streams: [TemplateStream] = []
+    private var streams: [ParallelStream] = []
     private let oldState: ExportStateReader
     private let newState: ExportStateWriter
     private var tree: TreeWriter?
@@ -263,15 +280,29 @@ struct ExportRun {
             database: database, layout: layout.name, generation: newGeneration)
         let checker = RecordChecker(
             precision: precision, renditionNames: layout.renditionNames, noun: noun)
+        // Records are checked once, by the stream that joins renditions anyway, so the
+        // others read only their own columns.
+        let checking =
+            layout.paths.indices.max {
+                layout.paths[$0].fields.filter { $0.renditionName != nil }.count
+                    < layout.paths[$1].fields.filter { $0.renditionName != nil }.count
+            } ?? 0
         for (index, template) in layout.paths.enumerated() {
             let query = RecordQuery(
                 records: layout.records, renditionNames: layout.renditionNames,
-                needed: template.fields, checks: index == 0)
-            streams.append(
-                try TemplateStream(
-                    template: template, database: database, query: query,
-                    renderer: Renderer(storage: storage, renditionNames: layout.renditionNames),
-                    checker: index == 0 ? checker : nil, problems: problems, noun: noun))
+                needed: template.fields, checks: index == checking)
+            // Each template reads on its own connection and thread. The connection's
+            // snapshot is fixed now, while this transaction holds the write lock, so every
+            // template sees exactly the rows this connection sees.
+            let reader = try Database(path: database.path, mode: .readOnly)
+            try reader.execute("BEGIN")
+            _ = try reader.scalar("SELECT count(*) FROM sqlite_master")
+            let stream = try TemplateStream(
+                template: template, database: reader, query: query,
+                renderer: Renderer(storage: storage, renditionNames: layout.renditionNames),
+                checker: index == checking ? checker : nil, problems: ExportProblems(),
+                noun: noun)
+            streams.append(ParallelStream(stream: stream, database: reader))
         }
         let temporaryOutput =
             options.output
@@ -296,13 +327,16 @@ struct ExportRun {
     /// Streams every record through the layout.
     mutating func execute() throws -> ExportSummary {
         var summary = ExportSummary()
+        let streams = self.streams
+        defer { for stream in streams { stream.cancel() } }
+        for stream in streams { stream.start() }
         for stream in streams { try stream.advance() }
         var previousPath: [UInt8] = []
         var previousRecord = ""
         var hasPrevious = false
         while true {
             // The stream whose current path comes first; templates are few.
-            var best: TemplateStream?
+            var best: ParallelStream?
             for stream in streams where !stream.isDone {
                 if let chosen = best, comparePaths(stream.path, chosen.path) >= 0 { continue }
                 best = stream
@@ -316,7 +350,9 @@ struct ExportRun {
             } else {
                 try write(path: entry.path, value: entry.value, record: entry.recordKey, &summary)
             }
-            previousPath = entry.path
+            // Copied into our own buffer: sharing the stream's would make it copy on reuse.
+            previousPath.removeAll(keepingCapacity: true)
+            previousPath.append(contentsOf: entry.path)
             previousRecord = entry.recordKey
             hasPrevious = true
             try entry.advance()
@@ -329,7 +365,13 @@ struct ExportRun {
         try newState.finish()
         try tree?.finish()
         try updates?.finish()
-        summary.records = streams.first?.recordCount ?? 0
+        summary.records = streams.map(\.recordCount).max() ?? 0
+        // The streams' problems first, in template order, so messages read the same on
+        // every run whatever the threads' timing.
+        let merged = ExportProblems()
+        for stream in streams { merged.absorb(stream.problems) }
+        merged.absorb(problems)
+        problems.replace(with: merged)
         return summary
     }
 
@@ -463,7 +505,7 @@ final class TemplateStream {
     private let query: RecordQuery
     private var renderer: Renderer
     private let checker: RecordChecker?
-    private let problems: ExportProblems
+    let problems: ExportProblems
     private let noun: String
     private var record = ExportRecord()
     /// Entries sorted in memory, for templates SQL cannot order.
@@ -487,16 +529,16 @@ final class TemplateStream {
         self.problems = problems
         self.noun = noun
         statement = try query.prepare(on: database, orderColumns: template.orderColumns ?? [])
-        if template.orderColumns == nil {
+    }
+
+    /// Moves to the next entry, or sets `isDone`.
+    func advance() throws {
+        if template.orderColumns == nil && sorted == nil {
             var entries: [(path: [UInt8], value: [UInt8], record: String)] = []
             while try step() { entries.append((path, value, recordKey)) }
             entries.sort { comparePaths($0.path, $1.path) < 0 }
             sorted = entries
         }
-    }
-
-    /// Moves to the next entry, or sets `isDone`.
-    func advance() throws {
         if let sorted {
             guard sortedIndex < sorted.count else {
                 isDone = true
@@ -538,5 +580,161 @@ final class TemplateStream {
             return true
         }
         return false
+    }
+}
+
+// MARK: - Threads
+
+/// Entries handed from a producer thread to the merging thread, in compact batches.
+struct EntryBatch {
+    var bytes: [UInt8] = []
+    /// Per entry, where its path, value and record key end in `bytes`.
+    var ends: [Int] = []
+    var count: Int { ends.count / 3 }
+}
+
+/// A bounded queue of batches between one producer and one consumer.
+final class EntryChannel: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var batches: [EntryBatch] = []
+    private var finished = false
+    private var cancelled = false
+    private var failure: Error?
+    private(set) var recordCount = 0
+    private static let capacity = 8
+
+    /// Blocks while the queue is full; false once the consumer has cancelled.
+    func push(_ batch: EntryBatch) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while batches.count >= Self.capacity && !cancelled { condition.wait() }
+        if cancelled { return false }
+        batches.append(batch)
+        condition.broadcast()
+        return true
+    }
+
+    func finish(recordCount: Int, failure: Error?) {
+        condition.lock()
+        self.recordCount = recordCount
+        self.failure = failure
+        finished = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// The next batch; nil at the end.
+    ///
+    /// - Throws: whatever the producer threw.
+    func pop() throws -> EntryBatch? {
+        condition.lock()
+        defer { condition.unlock() }
+        while batches.isEmpty && !finished { condition.wait() }
+        if !batches.isEmpty {
+            condition.broadcast()
+            return batches.removeFirst()
+        }
+        if let failure { throw failure }
+        return nil
+    }
+
+    /// Waits until the producer has stopped.
+    func waitUntilFinished() {
+        condition.lock()
+        while !finished { condition.wait() }
+        condition.unlock()
+    }
+
+    func cancel() {
+        condition.lock()
+        cancelled = true
+        condition.broadcast()
+        condition.unlock()
+    }
+}
+
+/// A template stream running on its own thread and connection, read through a channel
+/// with the same interface as `TemplateStream`.
+final class ParallelStream: @unchecked Sendable {
+    private let stream: TemplateStream
+    private let database: Database
+    private let channel = EntryChannel()
+    private var batch = EntryBatch()
+    private var index = 0
+    private var started = false
+
+    private(set) var isDone = false
+    private(set) var path: [UInt8] = []
+    private(set) var value: [UInt8] = []
+    private(set) var recordKey = ""
+    var recordCount: Int { channel.recordCount }
+    /// Valid once the stream is done.
+    var problems: ExportProblems { stream.problems }
+
+    init(stream: TemplateStream, database: Database) {
+        self.stream = stream
+        self.database = database
+    }
+
+    func start() {
+        started = true
+        let thread = Thread { [self] in produce() }
+        thread.stackSize = 1 << 22
+        thread.start()
+    }
+
+    private func produce() {
+        var batch = EntryBatch()
+        do {
+            while true {
+                try stream.advance()
+                if stream.isDone { break }
+                batch.bytes.append(contentsOf: stream.path)
+                batch.ends.append(batch.bytes.count)
+                batch.bytes.append(contentsOf: stream.value)
+                batch.ends.append(batch.bytes.count)
+                batch.bytes.append(contentsOf: stream.recordKey.utf8)
+                batch.ends.append(batch.bytes.count)
+                if batch.count == 1024 {
+                    guard channel.push(batch) else { break }
+                    batch = EntryBatch()
+                }
+            }
+            if batch.count > 0 { _ = channel.push(batch) }
+            channel.finish(recordCount: stream.recordCount, failure: nil)
+        } catch {
+            channel.finish(recordCount: stream.recordCount, failure: error)
+        }
+    }
+
+    /// Moves to the next entry, or sets `isDone`.
+    ///
+    /// - Throws: whatever the producer threw (`SQLiteError`).
+    func advance() throws {
+        while index >= batch.count {
+            guard let next = try channel.pop() else {
+                isDone = true
+                return
+            }
+            batch = next
+            index = 0
+        }
+        let start = index == 0 ? 0 : batch.ends[index * 3 - 1]
+        let pathEnd = batch.ends[index * 3]
+        let valueEnd = batch.ends[index * 3 + 1]
+        let keyEnd = batch.ends[index * 3 + 2]
+        path.removeAll(keepingCapacity: true)
+        path.append(contentsOf: batch.bytes[start..<pathEnd])
+        value.removeAll(keepingCapacity: true)
+        value.append(contentsOf: batch.bytes[pathEnd..<valueEnd])
+        recordKey = String(decoding: batch.bytes[valueEnd..<keyEnd], as: UTF8.self)
+        index += 1
+    }
+
+    /// Stops the producer and waits for it, so its connection is free to close.
+    func cancel() {
+        guard started else { return }
+        channel.cancel()
+        channel.waitUntilFinished()
     }
 }

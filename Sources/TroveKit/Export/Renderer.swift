@@ -107,16 +107,19 @@ struct Renderer {
         for (index, segment) in segments.enumerated() {
             if index > 0 { output.append(UInt8(ascii: "/")) }
             switch segment {
-            case .literal(let text):
-                output.append(contentsOf: text.utf8)
+            case .literal(var text):
+                text.withUTF8 { output.append(contentsOf: $0) }
             case .whole, .interpolated:
                 guard var key = text(of: segment, in: &record), !key.isEmpty else {
                     return .absent
                 }
-                if let reason = key.withUTF8({ FirebaseLimits.keyProblem(bytes: $0) }) {
+                let reason = key.withUTF8 { bytes -> String? in
+                    output.append(contentsOf: bytes)
+                    return FirebaseLimits.keyProblem(bytes: bytes)
+                }
+                if let reason {
                     return .illegal("key \"\(Self.shortened(key))\" \(reason)")
                 }
-                output.append(contentsOf: key.utf8)
             }
         }
         return .written
@@ -146,6 +149,23 @@ struct Renderer {
             return false
         case .literal(let bytes):
             output.append(contentsOf: bytes)
+            return true
+        case .text(.whole(.rendition(let name, .url))) where !record.imageIsRemote:
+            // The common case of every profile: URL bytes straight into the output.
+            guard let index = renditionNames.firstIndex(of: name),
+                let rendition = record.renditions[index]
+            else { return false }
+            output.append(UInt8(ascii: "\""))
+            guard storage.appendURL(for: rendition.path, to: &output) else {
+                output.removeLast()
+                if problem == nil {
+                    problem =
+                        "no storage location for image URLs "
+                        + "(run 'trove config set storage.bucket BUCKET')"
+                }
+                return false
+            }
+            output.append(UInt8(ascii: "\""))
             return true
         case .text(.whole(let field)):
             guard let value = value(of: field, in: &record) else { return false }
