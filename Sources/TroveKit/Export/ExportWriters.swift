@@ -3,15 +3,22 @@
 // already rendered at level 0 and in database order, and never hold more than one
 // value at a time.
 
-/// Writes `value` (rendered at level 0) so that its lines sit at `level`.
-private func appendReindented(_ value: [UInt8], level: Int, into output: inout [UInt8]) {
-    // Strings never hold a raw line break (it is escaped), so every 0x0A starts a line.
+/// Writes `value`, rendered with its lines at level `from`, with its lines at level `to`.
+private func appendReindented(_ value: [UInt8], from: Int, to: Int, into output: inout [UInt8]) {
+    // Strings never hold a raw line break (it is escaped), so every 0x0A starts a line,
+    // and every line after the first starts with at least `from` levels of spaces.
     value.withUnsafeBufferPointer { bytes in
         var start = 0
-        for index in 0..<bytes.count where bytes[index] == 0x0A {
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...index]))
-            Renderer.indent(level, into: &output)
-            start = index + 1
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == 0x0A {
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...index]))
+                Renderer.indent(to, into: &output)
+                index = min(bytes.count, index + 1 + from * 2)
+                start = index
+                continue
+            }
+            index += 1
         }
         output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
     }
@@ -20,7 +27,7 @@ private func appendReindented(_ value: [UInt8], level: Int, into output: inout [
 // MARK: - Tree
 
 /// Writes entries arriving in database order as one nested JSON object.
-final class TreeWriter {
+struct TreeWriter {
     private let file: OutputFile
     /// The path of the objects currently open below the root, and where each one's key
     /// ends in it.
@@ -44,7 +51,7 @@ final class TreeWriter {
     /// Writes `value` at `path` (segments joined by `/`).
     ///
     /// - Throws: `ExportError.cannotWrite`.
-    func add(path: [UInt8], value: [UInt8]) throws {
+    mutating func add(path: [UInt8], value: [UInt8]) throws {
         bounds.removeAll(keepingCapacity: true)
         path.withUnsafeBufferPointer { bytes in
             for index in 0..<bytes.count where bytes[index] == UInt8(ascii: "/") {
@@ -80,14 +87,15 @@ final class TreeWriter {
         }
         let leafStart = parents == 0 ? 0 : bounds[parents - 1] + 1
         memberKey(path[leafStart...])
-        appendReindented(value, level: openEnds.count + 1, into: &scratch)
+        // Values arrive rendered at their level in the tree (one per path segment).
         try file.write(scratch)
+        try file.write(value)
     }
 
     /// Closes every open object and ends the file.
     ///
     /// - Throws: `ExportError.cannotWrite`.
-    func finish() throws {
+    mutating func finish() throws {
         scratch.removeAll(keepingCapacity: true)
         while !openEnds.isEmpty { closeLevel() }
         checkArray(level: 0)
@@ -100,7 +108,7 @@ final class TreeWriter {
         try file.close()
     }
 
-    private func memberKey(_ segment: ArraySlice<UInt8>) {
+    private mutating func memberKey(_ segment: ArraySlice<UInt8>) {
         let level = openEnds.count
         if hasMembers[level] { scratch.append(UInt8(ascii: ",")) }
         hasMembers[level] = true
@@ -113,7 +121,7 @@ final class TreeWriter {
         scratch.append(contentsOf: [UInt8(ascii: ":"), 0x20])
     }
 
-    private func closeLevel() {
+    private mutating func closeLevel() {
         checkArray(level: openEnds.count)
         scratch.append(0x0A)
         Renderer.indent(openEnds.count, into: &scratch)
@@ -171,7 +179,8 @@ final class UpdateWriter {
         path.withUnsafeBufferPointer { JSONText.appendString(bytes: $0, to: &scratch) }
         scratch.append(contentsOf: [UInt8(ascii: ":"), 0x20])
         if let value {
-            appendReindented(value, level: 1, into: &scratch)
+            let level = path.reduce(1) { $1 == UInt8(ascii: "/") ? $0 + 1 : $0 }
+            appendReindented(value, from: level, to: 1, into: &scratch)
         } else {
             scratch.append(contentsOf: "null".utf8)
         }

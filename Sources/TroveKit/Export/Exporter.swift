@@ -499,7 +499,7 @@ struct RecordChecker {
 }
 
 /// The entries of one path template, in database order.
-final class TemplateStream {
+struct TemplateStream {
     let template: PathTemplate
     private let statement: Statement?
     private let query: RecordQuery
@@ -532,7 +532,7 @@ final class TemplateStream {
     }
 
     /// Moves to the next entry, or sets `isDone`.
-    func advance() throws {
+    mutating func advance() throws {
         if template.orderColumns == nil && sorted == nil {
             var entries: [(path: [UInt8], value: [UInt8], record: String)] = []
             while try step() { entries.append((path, value, recordKey)) }
@@ -552,7 +552,7 @@ final class TemplateStream {
     }
 
     /// Reads records until one writes this template's path; false at the end.
-    private func step() throws -> Bool {
+    private mutating func step() throws -> Bool {
         guard let statement else { return false }
         while let row = try statement.next() {
             query.read(row, into: &record)
@@ -570,7 +570,9 @@ final class TemplateStream {
             }
             value.removeAll(keepingCapacity: true)
             renderer.problem = nil
-            let written = renderer.render(template.value, record: &record, level: 0, into: &value)
+            // Rendered at the level it takes in the tree, so the tree writer copies it as is.
+            let written = renderer.render(
+                template.value, record: &record, level: template.segments.count, into: &value)
             if let problem = renderer.problem {
                 problems.add("values that cannot be exported", "\(noun) \(record.key): \(problem)")
                 continue
@@ -658,6 +660,7 @@ final class EntryChannel: @unchecked Sendable {
 final class ParallelStream: @unchecked Sendable {
     private let stream: TemplateStream
     private let database: Database
+    private let problemsOfStream: ExportProblems
     private let channel = EntryChannel()
     private var batch = EntryBatch()
     private var index = 0
@@ -669,11 +672,12 @@ final class ParallelStream: @unchecked Sendable {
     private(set) var recordKey = ""
     var recordCount: Int { channel.recordCount }
     /// Valid once the stream is done.
-    var problems: ExportProblems { stream.problems }
+    var problems: ExportProblems { problemsOfStream }
 
     init(stream: TemplateStream, database: Database) {
         self.stream = stream
         self.database = database
+        problemsOfStream = stream.problems
     }
 
     func start() {
@@ -684,6 +688,8 @@ final class ParallelStream: @unchecked Sendable {
     }
 
     private func produce() {
+        // A local copy: a struct on this thread's stack needs no runtime access checks.
+        var stream = self.stream
         var batch = EntryBatch()
         do {
             while true {

@@ -362,9 +362,16 @@ enum JSONText {
             appendInteger(Int64(value), to: &output)
             return
         }
-        // Swift's description holds the shortest round-trip digits; only the notation
-        // changes below.
-        let description = Array(value.description.utf8)
+        // Swift's description holds the shortest round-trip digits. In plain decimal
+        // notation (no exponent, not integral) it is already what JavaScript prints.
+        var text = value.description
+        let plain = text.withUTF8 { bytes -> Bool in
+            if bytes.contains(UInt8(ascii: "e")) { return false }
+            output.append(contentsOf: bytes)
+            return true
+        }
+        if plain { return }
+        let description = Array(text.utf8)
         var digits: [UInt8] = []
         var pointPosition = 0
         var exponent = 0

@@ -1,7 +1,8 @@
 /// Turns a record and a template into database path and JSON bytes.
 ///
-/// Values are written pretty-printed at indentation level 0 (two spaces a level, arrays of
-/// scalars on one line); writers re-indent them where they land. A placeholder without a
+/// Values are written pretty-printed (two spaces a level, arrays of scalars on one line) at
+/// the level they take in the tree, one per path segment; the update writer re-indents
+/// them for its flatter shape. A placeholder without a
 /// value removes its member, and an object or array left empty disappears, because the
 /// Realtime Database stores no nulls and no empty containers.
 struct Renderer {
