@@ -60,8 +60,10 @@ struct RecordQuery {
     /// The fields a stream reads; the other columns are selected as NULL, so a template
     /// pays only for what it writes.
     let needed: [Field]
-    /// Whether the stream also checks records (position, geohash and every rendition).
-    let checks: Bool
+    /// Whether the stream also checks positions and geohashes.
+    let checksPositions: Bool
+    /// Whether the stream also checks that every rendition the layout uses exists.
+    let checksRenditions: Bool
 
     /// The SQL for the records, ordered by `orderColumns` (logical names such as `key`
     /// and `user`) and then by key. Only fixed column names and bound parameters: no
@@ -98,13 +100,14 @@ struct RecordQuery {
                 case .rendition: return [imageColumn]
                 }
             }
-                + (checks ? ["o.lat", "o.lon", "o.geohash", imageColumn] : []))
+                + (checksPositions ? ["o.lat", "o.lon", "o.geohash"] : [])
+                + (checksRenditions ? [imageColumn] : []))
         columns = columns.enumerated().map { index, column in
             index == 0 || neededColumns.contains(column) ? column : "NULL"
         }
         var joins = ""
         for (index, name) in renditionNames.enumerated() {
-            guard checks || neededRenditions.contains(name) else {
+            guard checksRenditions || neededRenditions.contains(name) else {
                 columns += ["NULL", "NULL", "NULL"]
                 continue
             }
@@ -131,7 +134,7 @@ struct RecordQuery {
         let statement = try database.prepare(sql(orderColumns: orderColumns))
         let neededRenditions = Set(needed.compactMap(\.renditionName))
         for (index, name) in renditionNames.enumerated()
-        where checks || neededRenditions.contains(name) {
+        where checksRenditions || neededRenditions.contains(name) {
             try statement.bind(.text(name), at: Int32(index + 1))
         }
         return statement

@@ -278,19 +278,28 @@ struct ExportRun {
             database: database, layout: layout.name, generation: previous)
         newState = try ExportStateWriter(
             database: database, layout: layout.name, generation: newGeneration)
-        let checker = RecordChecker(
-            precision: precision, renditionNames: layout.renditionNames, noun: noun)
-        // Records are checked once, by the stream that joins renditions anyway, so the
-        // others read only their own columns.
-        let checking =
+        // Records are checked once: positions by a stream that reads them anyway, renditions
+        // by the stream that joins them anyway, so no stream reads columns it does not
+        // write and the two checks run on different threads.
+        func count(_ index: Int, _ include: (Field) -> Bool) -> Int {
+            layout.paths[index].fields.filter(include).count
+        }
+        let renditionChecks =
             layout.paths.indices.max {
-                layout.paths[$0].fields.filter { $0.renditionName != nil }.count
-                    < layout.paths[$1].fields.filter { $0.renditionName != nil }.count
+                count($0, { $0.renditionName != nil }) < count($1, { $0.renditionName != nil })
             } ?? 0
+        let positionChecks =
+            layout.paths.indices.first { count($0, { $0 == .geohash }) > 0 }
+            ?? layout.paths.indices.first { count($0, { $0 == .lat || $0 == .lon }) > 0 }
+            ?? renditionChecks
         for (index, template) in layout.paths.enumerated() {
+            let checker = RecordChecker(
+                precision: precision, renditionNames: layout.renditionNames, noun: noun,
+                positions: index == positionChecks, renditions: index == renditionChecks)
             let query = RecordQuery(
                 records: layout.records, renditionNames: layout.renditionNames,
-                needed: template.fields, checks: index == checking)
+                needed: template.fields, checksPositions: checker.positions,
+                checksRenditions: checker.renditions)
             // Each template reads on its own connection and thread. The connection's
             // snapshot is fixed now, while this transaction holds the write lock, so every
             // template sees exactly the rows this connection sees.
@@ -300,7 +309,7 @@ struct ExportRun {
             let stream = try TemplateStream(
                 template: template, database: reader, query: query,
                 renderer: Renderer(storage: storage, renditionNames: layout.renditionNames),
-                checker: index == checking ? checker : nil, problems: ExportProblems(),
+                checker: checker, problems: ExportProblems(),
                 noun: noun)
             streams.append(ParallelStream(stream: stream, database: reader))
         }
@@ -473,8 +482,26 @@ struct RecordChecker {
     let precision: Int
     let renditionNames: [String]
     let noun: String
+    /// Whether this checker looks at positions and geohashes.
+    let positions: Bool
+    /// Whether this checker looks at renditions.
+    let renditions: Bool
 
     func check(_ record: ExportRecord, problems: ExportProblems) {
+        if positions {
+            checkPosition(record, problems: problems)
+        }
+        guard renditions, let image = record.image, !image.isEmpty, !record.imageIsRemote else {
+            return
+        }
+        for (index, name) in renditionNames.enumerated() where record.renditions[index] == nil {
+            problems.add(
+                "\(noun)s whose image has no rendition yet (run 'trove images')",
+                "\(noun) \(record.key): no '\(name)' rendition of \(image)")
+        }
+    }
+
+    private func checkPosition(_ record: ExportRecord, problems: ExportProblems) {
         if let latitude = record.latitude, let longitude = record.longitude {
             let expected = Geohash.encode(
                 latitude: latitude, longitude: longitude, precision: precision)
@@ -488,12 +515,6 @@ struct RecordChecker {
             }
         } else {
             problems.add("\(noun)s without a position", "\(noun) \(record.key)")
-        }
-        guard let image = record.image, !image.isEmpty, !record.imageIsRemote else { return }
-        for (index, name) in renditionNames.enumerated() where record.renditions[index] == nil {
-            problems.add(
-                "\(noun)s whose image has no rendition yet (run 'trove images')",
-                "\(noun) \(record.key): no '\(name)' rendition of \(image)")
         }
     }
 }
