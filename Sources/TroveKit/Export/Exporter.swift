@@ -14,6 +14,7 @@ public struct ExportOptions: Sendable {
     /// When the export happened, for the workspace's record.
     public var now = Date()
 
+    /// Options for a full export to stdout unless changed.
     public init(
         update: Bool = false, output: String? = nil, maxBytes: Int? = nil, rules: String? = nil
     ) {
@@ -51,10 +52,12 @@ public struct ExportSummary: Equatable, Sendable {
 public enum ExportError: Error, CustomStringConvertible {
     /// Records or paths that cannot be exported, grouped by problem; exit status 1.
     case refused([ExportProblemGroup])
+    /// An output file could not be written; exit status 1.
     case cannotWrite(path: String, reason: String)
     /// The stored export state cannot be decoded.
     case damagedState
 
+    /// The problem in words that read well after `error: `.
     public var description: String {
         switch self {
         case .refused(let groups):
@@ -80,8 +83,11 @@ public enum ExportError: Error, CustomStringConvertible {
 
 /// Problems of one kind found by an export, with the first few records named.
 public struct ExportProblemGroup: Sendable, Equatable {
+    /// What is wrong and what to run about it.
     public let title: String
+    /// How many records or paths have this problem.
     public var count = 0
+    /// The first few, each naming its record.
     public var examples: [String] = []
 
     /// How many records each group names; the rest are counted.

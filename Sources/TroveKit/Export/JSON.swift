@@ -3,11 +3,17 @@
 /// Numbers are kept as doubles (a Realtime Database number is a double); object member
 /// order is not kept, because everything trove writes has its keys sorted.
 public enum JSONValue: Equatable, Sendable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// Any number, as the double it reads as.
     case number(Double)
+    /// A string.
     case string(String)
+    /// An array, in order.
     case array([JSONValue])
+    /// An object; member order is not kept.
     case object([String: JSONValue])
 
     /// Parses one JSON text (RFC 8259), refusing duplicate keys and trailing data.
@@ -36,8 +42,10 @@ public enum JSONValue: Equatable, Sendable {
 public struct JSONSyntaxError: Error, CustomStringConvertible, Sendable {
     /// Byte offset of the problem.
     public let offset: Int
+    /// What was expected or found there.
     public let message: String
 
+    /// The problem in words that read well after `error: `.
     public var description: String { "invalid JSON at byte \(offset): \(message)" }
 }
 

@@ -9,6 +9,7 @@ import Foundation
 public struct Layout: Sendable {
     /// What a layout iterates.
     public enum Records: String, Sendable {
+        /// Every treasure.
         case treasures
         /// Approved posts only, always.
         case posts
@@ -16,6 +17,7 @@ public struct Layout: Sendable {
 
     /// A short name for messages and for the export state: the built-in name, or the path.
     public let name: String
+    /// What the layout iterates.
     public let records: Records
     /// The path templates, sorted by their text so that runs are repeatable.
     let paths: [PathTemplate]
@@ -109,16 +111,24 @@ public struct Layout: Sendable {
 public struct LayoutError: Error, CustomStringConvertible, Sendable {
     /// What is wrong.
     public enum Problem: Sendable, Equatable {
+        /// The file is not JSON.
         case unreadable(String)
+        /// The JSON is not shaped like a layout.
         case shape(String)
+        /// A `{placeholder}` the records do not offer.
         case unknownPlaceholder(String, path: String, known: [String])
+        /// A literal key the Realtime Database would refuse.
         case illegalKey(String, path: String, reason: String)
+        /// A path and value nested deeper than the Realtime Database allows.
         case tooDeep(path: String, depth: Int)
     }
 
+    /// The layout's name or path.
     public let layout: String
+    /// What is wrong with it.
     public let problem: Problem
 
+    /// The problem in words that read well after `error: `.
     public var description: String {
         switch problem {
         case .unreadable(let message):

@@ -5,6 +5,7 @@ public struct StorageURL: Sendable, Equatable {
     /// `storage.bucket`.
     public let bucket: String?
 
+    /// URLs from `storage.url-template` when set, else from `storage.bucket`.
     public init(bucket: String?, template: String?) {
         self.bucket = bucket
         self.template = template
