@@ -10,6 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 COUNT=${COUNT:-1000000}
 WORK=${WORK:-$(mktemp -d /tmp/trove-export-bench.XXXXXX)}
+mkdir -p "$WORK"
 if [ -z "${TROVE:-}" ]; then
   swift build -c release >&2
   TROVE=$PWD/.build/release/trove

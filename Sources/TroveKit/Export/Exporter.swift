@@ -357,7 +357,13 @@ struct ExportRun {
                 best = stream
             }
             guard let entry = best else { break }
-            if hasPrevious && isPathPrefix(previousPath, of: entry.path) {
+            if hasPrevious && comparePaths(entry.path, previousPath) < 0 {
+                // Each stream is ordered by construction; this guards the JSON's validity
+                // should that ever fail, rather than writing a broken tree.
+                problems.add(
+                    "paths out of database order (a defect in trove; please report it)",
+                    String(decoding: entry.path, as: UTF8.self))
+            } else if hasPrevious && isPathPrefix(previousPath, of: entry.path) {
                 problems.add(
                     "paths written twice (a layout's paths overlap for these records)",
                     "\(noun)s \(previousRecord) and \(entry.recordKey) both write "
