@@ -137,7 +137,7 @@ import TroveSQLite
         // the other in parts.
         let other = try Sandbox()
         try ExportSupport.makeWorkspace(other)
-        var bases: [JSONValue] = []
+        var bases: [ExportJSON] = []
         var updates: [RunResult] = []
         for (index, box) in [sandbox, other].enumerated() {
             let workspace = try Workspace(path: box.workspace)
@@ -169,7 +169,7 @@ import TroveSQLite
         }
         #expect(parts.count > 1)
         var merged = bases[1]
-        var combined: [String: JSONValue] = [:]
+        var combined: [String: ExportJSON] = [:]
         for case .string(let name) in parts {
             let text = try ExportSupport.read(other.path("out/" + name))
             #expect(text.utf8.count < 400, "\(name) is \(text.utf8.count) bytes")
@@ -177,7 +177,7 @@ import TroveSQLite
             combined.merge(part.objectValue ?? [:]) { first, _ in first }
             merged = ExportSupport.apply(part, to: merged)
         }
-        #expect(JSONValue.object(combined) == unchunked)
+        #expect(ExportJSON.object(combined) == unchunked)
         let full = try ExportSupport.parse(other.run("export", "--layout", "flatirongo").stdout)
         #expect(merged == full)
     }

@@ -43,13 +43,13 @@ enum ExportSupport {
         String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self)
     }
 
-    static func parse(_ text: String) throws -> JSONValue {
-        try JSONValue(parsing: text)
+    static func parse(_ text: String) throws -> ExportJSON {
+        try ExportJSON(parsing: text)
     }
 
     /// Applies a multi-path update: each key is a path; its value replaces what is there,
     /// `null` deletes, and objects left empty disappear.
-    static func apply(_ update: JSONValue, to tree: JSONValue) -> JSONValue {
+    static func apply(_ update: ExportJSON, to tree: ExportJSON) -> ExportJSON {
         guard let members = update.objectValue else { return tree }
         var result = tree
         for (path, value) in members {
@@ -59,8 +59,8 @@ enum ExportSupport {
         return result
     }
 
-    private static func set(_ value: JSONValue, at path: ArraySlice<String>, in tree: JSONValue)
-        -> JSONValue?
+    private static func set(_ value: ExportJSON, at path: ArraySlice<String>, in tree: ExportJSON)
+        -> ExportJSON?
     {
         guard let first = path.first else {
             return value == .null ? nil : value

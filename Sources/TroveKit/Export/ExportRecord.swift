@@ -23,7 +23,7 @@ struct ExportRecord {
     /// One per `Layout.renditionNames`, nil when that rendition has not been made.
     var renditions: [Rendition?] = []
     /// `extraJSON` parsed on first use.
-    private var parsedExtra: [String: JSONValue]?
+    private var parsedExtra: [String: ExportJSON]?
 
     /// Whether `image` is a remote URL that is exported as it is.
     var imageIsRemote: Bool {
@@ -39,7 +39,7 @@ struct ExportRecord {
     /// The value of extra column `name`.
     mutating func extra(_ name: String) -> String? {
         if parsedExtra == nil {
-            guard let extraJSON, let parsed = try? JSONValue(parsing: extraJSON).objectValue
+            guard let extraJSON, let parsed = try? ExportJSON(parsing: extraJSON).objectValue
             else {
                 parsedExtra = [:]
                 return nil

@@ -33,9 +33,9 @@ public struct Layout: Sendable {
     /// - Throws: `LayoutError`.
     public init(name: String, json: some Collection<UInt8>) throws(LayoutError) {
         self.name = name
-        let document: JSONValue
+        let document: ExportJSON
         do {
-            document = try JSONValue(parsing: json)
+            document = try ExportJSON(parsing: json)
         } catch {
             throw LayoutError(layout: name, problem: .unreadable(error.description))
         }
@@ -325,7 +325,7 @@ indirect enum ValueTemplate: Sendable {
         }
     }
 
-    init(_ json: JSONValue, records: Layout.Records, layout: String, path: String)
+    init(_ json: ExportJSON, records: Layout.Records, layout: String, path: String)
         throws(LayoutError)
     {
         switch json {
@@ -424,7 +424,7 @@ struct PathTemplate: Sendable {
         return keys.contains("\"g\"") && keys.contains("\"l\"")
     }
 
-    init(path: String, value json: JSONValue, records: Layout.Records, layout: String)
+    init(path: String, value json: ExportJSON, records: Layout.Records, layout: String)
         throws(LayoutError)
     {
         text = path

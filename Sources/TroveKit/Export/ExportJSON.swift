@@ -2,7 +2,7 @@
 ///
 /// Numbers are kept as doubles (a Realtime Database number is a double); object member
 /// order is not kept, because everything trove writes has its keys sorted.
-public enum JSONValue: Equatable, Sendable {
+public enum ExportJSON: Equatable, Sendable {
     /// `null`.
     case null
     /// `true` or `false`.
@@ -12,34 +12,34 @@ public enum JSONValue: Equatable, Sendable {
     /// A string.
     case string(String)
     /// An array, in order.
-    case array([JSONValue])
+    case array([ExportJSON])
     /// An object; member order is not kept.
-    case object([String: JSONValue])
+    case object([String: ExportJSON])
 
     /// Parses one JSON text (RFC 8259), refusing duplicate keys and trailing data.
     ///
-    /// - Throws: `JSONSyntaxError` with the byte offset of the problem.
-    public init(parsing bytes: some Collection<UInt8>) throws(JSONSyntaxError) {
-        var parser = JSONParser(bytes: Array(bytes))
+    /// - Throws: `ExportJSONError` with the byte offset of the problem.
+    public init(parsing bytes: some Collection<UInt8>) throws(ExportJSONError) {
+        var parser = ExportJSONParser(bytes: Array(bytes))
         self = try parser.parseDocument()
     }
 
     /// Parses one JSON text given as a string.
     ///
-    /// - Throws: `JSONSyntaxError`.
-    public init(parsing text: String) throws(JSONSyntaxError) {
+    /// - Throws: `ExportJSONError`.
+    public init(parsing text: String) throws(ExportJSONError) {
         try self.init(parsing: Array(text.utf8))
     }
 
     /// The members of an object, or nil.
-    public var objectValue: [String: JSONValue]? {
+    public var objectValue: [String: ExportJSON]? {
         if case .object(let members) = self { return members }
         return nil
     }
 }
 
 /// Why a JSON text could not be parsed.
-public struct JSONSyntaxError: Error, CustomStringConvertible, Sendable {
+public struct ExportJSONError: Error, CustomStringConvertible, Sendable {
     /// Byte offset of the problem.
     public let offset: Int
     /// What was expected or found there.
@@ -51,7 +51,7 @@ public struct JSONSyntaxError: Error, CustomStringConvertible, Sendable {
 
 // MARK: - Parsing
 
-struct JSONParser {
+struct ExportJSONParser {
     let bytes: [UInt8]
     var index = 0
     var depth = 0
@@ -60,7 +60,7 @@ struct JSONParser {
         self.bytes = bytes
     }
 
-    mutating func parseDocument() throws(JSONSyntaxError) -> JSONValue {
+    mutating func parseDocument() throws(ExportJSONError) -> ExportJSON {
         // A UTF-8 byte order mark is tolerated, as editors on Windows write one.
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
         let value = try parseValue()
@@ -69,8 +69,8 @@ struct JSONParser {
         return value
     }
 
-    private func error(_ message: String) -> JSONSyntaxError {
-        JSONSyntaxError(offset: index, message: message)
+    private func error(_ message: String) -> ExportJSONError {
+        ExportJSONError(offset: index, message: message)
     }
 
     private mutating func skipWhitespace() {
@@ -82,7 +82,7 @@ struct JSONParser {
         }
     }
 
-    private mutating func parseValue() throws(JSONSyntaxError) -> JSONValue {
+    private mutating func parseValue() throws(ExportJSONError) -> ExportJSON {
         skipWhitespace()
         guard index < bytes.count else { throw error("unexpected end of input") }
         switch bytes[index] {
@@ -96,8 +96,8 @@ struct JSONParser {
         }
     }
 
-    private mutating func parseWord(_ word: String, _ value: JSONValue)
-        throws(JSONSyntaxError) -> JSONValue
+    private mutating func parseWord(_ word: String, _ value: ExportJSON)
+        throws(ExportJSONError) -> ExportJSON
     {
         let expected = Array(word.utf8)
         guard bytes.count - index >= expected.count,
@@ -107,17 +107,17 @@ struct JSONParser {
         return value
     }
 
-    private mutating func enter() throws(JSONSyntaxError) {
+    private mutating func enter() throws(ExportJSONError) {
         depth += 1
         // Deep nesting would exhaust the stack; no layout needs anywhere near this.
         if depth > 512 { throw error("nested too deeply") }
     }
 
-    private mutating func parseObject() throws(JSONSyntaxError) -> JSONValue {
+    private mutating func parseObject() throws(ExportJSONError) -> ExportJSON {
         try enter()
         defer { depth -= 1 }
         index += 1
-        var members: [String: JSONValue] = [:]
+        var members: [String: ExportJSON] = [:]
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
@@ -137,7 +137,7 @@ struct JSONParser {
             index += 1
             let value = try parseValue()
             if members.updateValue(value, forKey: key) != nil {
-                throw JSONSyntaxError(offset: keyOffset, message: "duplicate key \"\(key)\"")
+                throw ExportJSONError(offset: keyOffset, message: "duplicate key \"\(key)\"")
             }
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end of input") }
@@ -153,11 +153,11 @@ struct JSONParser {
         }
     }
 
-    private mutating func parseArray() throws(JSONSyntaxError) -> JSONValue {
+    private mutating func parseArray() throws(ExportJSONError) -> ExportJSON {
         try enter()
         defer { depth -= 1 }
         index += 1
-        var elements: [JSONValue] = []
+        var elements: [ExportJSON] = []
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
             index += 1
@@ -179,7 +179,7 @@ struct JSONParser {
         }
     }
 
-    private mutating func parseString() throws(JSONSyntaxError) -> String {
+    private mutating func parseString() throws(ExportJSONError) -> String {
         index += 1
         var scalars: [UInt8] = []
         while true {
@@ -233,7 +233,7 @@ struct JSONParser {
         return text
     }
 
-    private mutating func parseHex4() throws(JSONSyntaxError) -> UInt32 {
+    private mutating func parseHex4() throws(ExportJSONError) -> UInt32 {
         guard bytes.count - index >= 4 else { throw error("invalid \\u escape") }
         var value: UInt32 = 0
         for _ in 0..<4 {
@@ -251,9 +251,9 @@ struct JSONParser {
         return value
     }
 
-    private mutating func parseNumber() throws(JSONSyntaxError) -> JSONValue {
+    private mutating func parseNumber() throws(ExportJSONError) -> ExportJSON {
         let start = index
-        func digits(_ parser: inout JSONParser) -> Int {
+        func digits(_ parser: inout ExportJSONParser) -> Int {
             let from = parser.index
             while parser.index < parser.bytes.count,
                 (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(parser.bytes[parser.index])
@@ -286,7 +286,7 @@ struct JSONParser {
         }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
         guard let value = Double(text), value.isFinite else {
-            throw JSONSyntaxError(offset: start, message: "number out of range")
+            throw ExportJSONError(offset: start, message: "number out of range")
         }
         return .number(value)
     }
