@@ -247,13 +247,7 @@ struct Renderer {
     }
 
     static func indent(_ level: Int, into output: inout [UInt8]) {
-        var remaining = level * 2
-        while remaining > 0 {
-            let count = min(remaining, spaces.count)
-            output.append(contentsOf: spaces[0..<count])
-            remaining -= count
-        }
+        // A plain loop: levels are few, and a shared buffer of spaces costs a retain.
+        for _ in 0..<level * 2 { output.append(0x20) }
     }
-
-    private static let spaces = [UInt8](repeating: 0x20, count: 64)
 }
