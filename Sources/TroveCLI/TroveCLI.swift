@@ -22,7 +22,7 @@ public enum TroveCLI {
     static let commands: [Command] = [
         InitCommand.command, ConfigCommand.command, ImportCommand.command,
         ValidateCommand.command, GeohashCommand.command, NearCommand.command,
-        ImagesCommand.command,
+        ImagesCommand.command, ExportCommand.command,
         StatusCommand.command, CheckCommand.command, TemplateCommand.command,
         helpCommand,
     ]

@@ -7,6 +7,7 @@ enum Schema {
         .init("001-treasures", sql: treasures),
         .init("002-posts-and-review", sql: postsAndReview),
         .init("003-renditions-and-exports", sql: renditionsAndExports),
+        .init("004-export-state", sql: exportState),
     ])
 
     static let treasures = """
@@ -108,6 +109,20 @@ enum Schema {
             path   TEXT NOT NULL,        -- database path of one exported record
             value  TEXT NOT NULL,        -- its canonical JSON
             PRIMARY KEY (layout, path)
+        ) WITHOUT ROWID;
+        """
+
+    // One row per path and its whole JSON made a million-treasure export spend seconds in
+    // SQLite; the state is now a 64-bit hash per path, front-coded in blocks, written as
+    // a new generation while the previous one is read.
+    static let exportState = """
+        DROP TABLE exported_values;
+        CREATE TABLE export_state (
+            layout     TEXT NOT NULL,
+            generation INTEGER NOT NULL,
+            seq        INTEGER NOT NULL,   -- block order within the generation
+            entries    BLOB NOT NULL,      -- (path, hash) pairs in database order
+            PRIMARY KEY (layout, generation, seq)
         ) WITHOUT ROWID;
         """
 }

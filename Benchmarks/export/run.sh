@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Benchmark: `trove export --layout flatirongo` on 1,000,000 treasures (each with a
+# `full` rendition), against the sqlite3 shell building the same tree with its JSON
+# functions. Prints both times, the ratio and trove's peak RSS.
+#
+#   Benchmarks/export/run.sh            # builds release, uses a fresh folder
+#   TROVE=/path/to/trove COUNT=100000 Benchmarks/export/run.sh
+#   VERIFY=1 Benchmarks/export/run.sh   # also checks both outputs hold the same tree
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+COUNT=${COUNT:-1000000}
+WORK=${WORK:-$(mktemp -d /tmp/trove-export-bench.XXXXXX)}
+mkdir -p "$WORK"
+if [ -z "${TROVE:-}" ]; then
+  swift build -c release >&2
+  TROVE=$PWD/.build/release/trove
+fi
+command -v sqlite3 >/dev/null || { echo "needs the sqlite3 shell (apt-get install sqlite3)" >&2; exit 1; }
+[ -x /usr/bin/time ] || { echo "needs GNU time (apt-get install time)" >&2; exit 1; }
+
+WS=$WORK/trove.sqlite
+rm -f "$WS" "$WS-wal" "$WS-shm"
+"$TROVE" -w "$WS" init >/dev/null 2>&1
+"$TROVE" -w "$WS" config set storage.bucket flatiron-go.appspot.com
+echo "generating $COUNT treasures in $WS" >&2
+sqlite3 "$WS" <<SQL
+PRAGMA journal_mode = WAL;
+BEGIN;
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $COUNT)
+INSERT INTO treasures (key, name, lat, lon, image, updated_at)
+SELECT printf('t%07d', i), 'Treasure ' || i,
+       round(40.5 + ((i * 7919) % 1000003) / 2000006.0, 6),
+       round(-74.25 + ((i * 104729) % 999983) / 1999966.0, 6),
+       printf('/art/t%07d.png', i), '2026-01-01T00:00:00Z'
+FROM n;
+INSERT INTO renditions (owner_kind, owner_key, name, source, source_hash, settings, path,
+                        width, height, bytes, hash, made_at)
+SELECT 'treasure', key, 'full', image, 'h', 'full=1024x1024',
+       'treasures/' || key || '/full-' || substr(hex(key), 1, 8) || '.png',
+       1024, 1024, 100000, 'h', '2026-01-01T00:00:00Z'
+FROM treasures;
+COMMIT;
+SQL
+"$TROVE" -w "$WS" geohash >&2
+
+echo "trove export (release), peak RSS via /usr/bin/time -v" >&2
+# Warm the page cache so both contenders read the same way.
+cat "$WS" > /dev/null
+/usr/bin/time -v -o "$WORK/time.txt" "$TROVE" -w "$WS" export --layout flatirongo \
+  --out "$WORK/firebase.json" -q
+TROVE_SECONDS=$(awk -F': ' '/Elapsed \(wall clock\)/ {split($2, t, ":"); print (length(t) == 3 ? t[1] * 3600 + t[2] * 60 + t[3] : t[1] * 60 + t[2])}' "$WORK/time.txt")
+TROVE_RSS_KB=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$WORK/time.txt")
+
+echo "sqlite3 shell with json_group_object" >&2
+START=$(date +%s.%N)
+sqlite3 "$WS" > "$WORK/sqlite.json" <<'SQL'
+SELECT json_object(
+  'treasureLocations', (
+    SELECT json_group_object(key, json_object('.priority', geohash, 'g', geohash,
+                                              'l', json_array(lat, lon)))
+    FROM (SELECT key, geohash, lat, lon FROM treasures ORDER BY key)),
+  'treasureProfiles', (
+    SELECT json_group_object(t.key, json_object(
+      'imageURL', 'https://firebasestorage.googleapis.com/v0/b/flatiron-go.appspot.com/o/'
+                  || replace(r.path, '/', '%2F') || '?alt=media',
+      'name', t.name))
+    FROM (SELECT key, name, image FROM treasures ORDER BY key) AS t
+    JOIN renditions AS r ON r.owner_kind = 'treasure' AND r.owner_key = t.key
+     AND r.name = 'full' AND r.source = t.image));
+SQL
+END=$(date +%s.%N)
+SQLITE_SECONDS=$(echo "$END - $START" | bc -l)
+
+BYTES=$(stat -c %s "$WORK/firebase.json")
+printf 'treasures:        %d\n' "$COUNT"
+printf 'trove export:     %.2f s, peak RSS %.1f MB, %d bytes\n' "$TROVE_SECONDS" \
+  "$(echo "$TROVE_RSS_KB / 1024" | bc -l)" "$BYTES"
+printf 'sqlite3 JSON:     %.2f s, %d bytes (compact)\n' "$SQLITE_SECONDS" \
+  "$(stat -c %s "$WORK/sqlite.json")"
+printf 'ratio trove/sqlite3: %.2f\n' "$(echo "$TROVE_SECONDS / $SQLITE_SECONDS" | bc -l)"
+
+if [ "${VERIFY:-0}" = 1 ]; then
+  python3 - "$WORK/firebase.json" "$WORK/sqlite.json" <<'PY'
+import json, sys
+import math
+# sqlite3 prints reals with 15 significant digits, which does not always read back as
+# the stored double; trove prints the shortest text that does. Compare numbers closely.
+def same(x, y):
+    if isinstance(x, dict):
+        return isinstance(y, dict) and x.keys() == y.keys() and all(same(x[k], y[k]) for k in x)
+    if isinstance(x, list):
+        return isinstance(y, list) and len(x) == len(y) and all(map(same, x, y))
+    if isinstance(x, float) or isinstance(y, float):
+        return math.isclose(x, y, rel_tol=1e-14)
+    return x == y
+a = json.load(open(sys.argv[1]))
+b = json.load(open(sys.argv[2]))
+print("same tree:", same(a, b))
+sys.exit(0 if same(a, b) else 1)
+PY
+fi
+[ -n "${KEEP:-}" ] || rm -rf "$WORK"

@@ -1,0 +1,198 @@
+import TroveSQLite
+
+// What a layout last exported, kept compactly for `export --update`: one 64-bit hash of
+// each exported path's value, in database order, front-coded in blocks of a few thousand
+// paths. A million treasures take a few megabytes and are read and written as a stream.
+
+/// Orders database paths (`a/b/c`, segments joined by `/`) the way the tree is written:
+/// segment by segment, each by UTF-8 bytes. Mapping `/` below every other byte gives
+/// exactly that order, since no key may contain `/` or control characters.
+func comparePaths(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Int {
+    let count = min(a.count, b.count)
+    var index = 0
+    while index < count {
+        let left = a[index]
+        let right = b[index]
+        if left != right {
+            let l = left == UInt8(ascii: "/") ? 0 : Int(left) + 1
+            let r = right == UInt8(ascii: "/") ? 0 : Int(right) + 1
+            return l < r ? -1 : 1
+        }
+        index += 1
+    }
+    return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
+}
+
+/// `comparePaths` for arrays.
+func comparePaths(_ a: [UInt8], _ b: [UInt8]) -> Int {
+    a.withUnsafeBufferPointer { left in b.withUnsafeBufferPointer { comparePaths(left, $0) } }
+}
+
+/// Whether path `a` is `b` or one of its ancestors.
+func isPathPrefix(_ a: [UInt8], of b: [UInt8]) -> Bool {
+    guard a.count <= b.count, b.starts(with: a) else { return false }
+    return a.count == b.count || b[a.count] == UInt8(ascii: "/")
+}
+
+/// A fast, stable 64-bit hash of a value's bytes (the same on every machine and run).
+func valueHash(_ bytes: [UInt8]) -> UInt64 {
+    bytes.withUnsafeBytes { raw -> UInt64 in
+        var hash: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(raw.count)
+        var offset = 0
+        func mix(_ word: UInt64) {
+            hash = (hash ^ word) &* 0xBF58_476D_1CE4_E5B9
+            hash ^= hash >> 31
+        }
+        while offset + 8 <= raw.count {
+            mix(UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
+            offset += 8
+        }
+        var tail: UInt64 = 0
+        var shift: UInt64 = 0
+        while offset < raw.count {
+            tail |= UInt64(raw[offset]) << shift
+            shift += 8
+            offset += 1
+        }
+        mix(tail)
+        hash = (hash ^ (hash >> 27)) &* 0x94D0_49BB_1331_11EB
+        return hash ^ (hash >> 31)
+    }
+}
+
+// MARK: - Reading
+
+/// Streams the recorded (path, hash) pairs of one export in database order.
+final class ExportStateReader {
+    private let statement: Statement?
+    private var block: [UInt8] = []
+    private var offset = 0
+    /// The current path, or nil at the end.
+    private(set) var path: [UInt8]? = []
+    private(set) var hash: UInt64 = 0
+
+    /// Opens the last recorded state of `layout`; empty when it was never exported.
+    ///
+    /// - Throws: `SQLiteError`.
+    init(database: Database, layout: String, generation: Int64?) throws {
+        if let generation {
+            statement = try database.prepare(
+                "SELECT entries FROM export_state WHERE layout = ? AND generation = ? ORDER BY seq")
+            try statement?.bind([.text(layout), .integer(generation)])
+        } else {
+            statement = nil
+        }
+        try advance()
+    }
+
+    /// Moves to the next pair.
+    ///
+    /// - Throws: `SQLiteError`, `ExportError.damagedState`.
+    func advance() throws {
+        if offset >= block.count {
+            guard let statement, let row = try statement.next() else {
+                path = nil
+                return
+            }
+            block = row.blob(0) ?? []
+            offset = 0
+            path = []
+            if block.isEmpty {
+                try advance()
+                return
+            }
+        }
+        guard var current = path else { return }
+        let shared = try readVarint()
+        let suffix = try readVarint()
+        guard shared <= current.count, offset + suffix + 8 <= block.count else {
+            throw ExportError.damagedState
+        }
+        current.removeLast(current.count - shared)
+        current.append(contentsOf: block[offset..<offset + suffix])
+        offset += suffix
+        var value: UInt64 = 0
+        for index in 0..<8 { value |= UInt64(block[offset + index]) << (8 * UInt64(index)) }
+        offset += 8
+        path = current
+        hash = value
+    }
+
+    private func readVarint() throws -> Int {
+        var value = 0
+        var shift = 0
+        while true {
+            guard offset < block.count, shift < 63 else { throw ExportError.damagedState }
+            let byte = block[offset]
+            offset += 1
+            value |= Int(byte & 0x7F) << shift
+            if byte < 0x80 { return value }
+            shift += 7
+        }
+    }
+}
+
+// MARK: - Writing
+
+/// Appends (path, hash) pairs, in database order, as a new generation of a layout's state.
+final class ExportStateWriter {
+    private let insert: Statement
+    private let layout: String
+    let generation: Int64
+    private var block: [UInt8] = []
+    private var entriesInBlock = 0
+    private var previous: [UInt8] = []
+    private var sequence: Int64 = 0
+    private static let entriesPerBlock = 4096
+
+    /// - Throws: `SQLiteError`.
+    init(database: Database, layout: String, generation: Int64) throws {
+        insert = try database.prepare(
+            "INSERT INTO export_state (layout, generation, seq, entries) VALUES (?, ?, ?, ?)")
+        self.layout = layout
+        self.generation = generation
+    }
+
+    /// Records one path and its value's hash.
+    ///
+    /// - Throws: `SQLiteError`.
+    func append(path: [UInt8], hash: UInt64) throws {
+        var shared = 0
+        if entriesInBlock > 0 {
+            let limit = min(previous.count, path.count)
+            while shared < limit && previous[shared] == path[shared] { shared += 1 }
+        }
+        writeVarint(shared)
+        writeVarint(path.count - shared)
+        block.append(contentsOf: path[shared...])
+        for index in 0..<8 { block.append(UInt8(truncatingIfNeeded: hash >> (8 * UInt64(index)))) }
+        previous.removeAll(keepingCapacity: true)
+        previous.append(contentsOf: path)
+        entriesInBlock += 1
+        if entriesInBlock == Self.entriesPerBlock { try flush() }
+    }
+
+    /// Stores the last partial block.
+    ///
+    /// - Throws: `SQLiteError`.
+    func finish() throws {
+        try flush()
+    }
+
+    private func flush() throws {
+        guard entriesInBlock > 0 else { return }
+        try insert.run([.text(layout), .integer(generation), .integer(sequence), .blob(block)])
+        sequence += 1
+        block.removeAll(keepingCapacity: true)
+        entriesInBlock = 0
+    }
+
+    private func writeVarint(_ value: Int) {
+        var value = value
+        while value >= 0x80 {
+            block.append(UInt8(value & 0x7F) | 0x80)
+            value >>= 7
+        }
+        block.append(UInt8(value))
+    }
+}

@@ -1,0 +1,233 @@
+// The two shapes an export takes on disk: the nested tree for `firebase database:set`,
+// and multi-path update objects for `firebase database:update`. Both receive values
+// already rendered at level 0 and in database order, and never hold more than one
+// value at a time.
+
+/// Writes `value`, rendered with its lines at level `from`, with its lines at level `to`.
+private func appendReindented(_ value: [UInt8], from: Int, to: Int, into output: inout [UInt8]) {
+    // Strings never hold a raw line break (it is escaped), so every 0x0A starts a line,
+    // and every line after the first starts with at least `from` levels of spaces.
+    value.withUnsafeBufferPointer { bytes in
+        var start = 0
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == 0x0A {
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...index]))
+                Renderer.indent(to, into: &output)
+                index = min(bytes.count, index + 1 + from * 2)
+                start = index
+                continue
+            }
+            index += 1
+        }
+        output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
+    }
+}
+
+// MARK: - Tree
+
+/// Writes entries arriving in database order as one nested JSON object.
+struct TreeWriter {
+    private let file: OutputFile
+    /// The path of the objects currently open below the root, and where each one's key
+    /// ends in it.
+    private var openPath: [UInt8] = []
+    private var openEnds: [Int] = []
+    /// Per open level (the root first): whether it has a member yet, and its keys.
+    private var hasMembers: [Bool] = [false]
+    private var keys: [ArrayLikeKeys] = [ArrayLikeKeys()]
+    private var scratch: [UInt8] = []
+    private var bounds: [Int] = []
+    private var started = false
+    /// Called with an object path and a message when an object would become an array.
+    private let report: (String, String) -> Void
+
+    init(file: OutputFile, report: @escaping (String, String) -> Void) {
+        self.file = file
+        self.report = report
+        scratch.reserveCapacity(1 << 12)
+    }
+
+    /// Writes `value` at `path` (segments joined by `/`).
+    ///
+    /// - Throws: `ExportError.cannotWrite`.
+    mutating func add(path: [UInt8], value: [UInt8]) throws {
+        bounds.removeAll(keepingCapacity: true)
+        path.withUnsafeBufferPointer { bytes in
+            for index in 0..<bytes.count where bytes[index] == UInt8(ascii: "/") {
+                bounds.append(index)
+            }
+        }
+        bounds.append(path.count)
+        let parents = bounds.count - 1
+        // Levels whose key matches the open path stay open.
+        var common = 0
+        while common < openEnds.count && common < parents && openEnds[common] == bounds[common] {
+            let start = common == 0 ? 0 : bounds[common - 1] + 1
+            if !openPath[start..<bounds[common]].elementsEqual(path[start..<bounds[common]]) {
+                break
+            }
+            common += 1
+        }
+        scratch.removeAll(keepingCapacity: true)
+        if !started {
+            scratch.append(UInt8(ascii: "{"))
+            started = true
+        }
+        while openEnds.count > common { closeLevel() }
+        for level in common..<parents {
+            let start = level == 0 ? 0 : bounds[level - 1] + 1
+            memberKey(path[start..<bounds[level]])
+            scratch.append(UInt8(ascii: "{"))
+            if level > 0 { openPath.append(UInt8(ascii: "/")) }
+            openPath.append(contentsOf: path[start..<bounds[level]])
+            openEnds.append(bounds[level])
+            hasMembers.append(false)
+            keys.append(ArrayLikeKeys())
+        }
+        let leafStart = parents == 0 ? 0 : bounds[parents - 1] + 1
+        memberKey(path[leafStart...])
+        // Values arrive rendered at their level in the tree (one per path segment).
+        try file.write(scratch)
+        try file.write(value)
+    }
+
+    /// Closes every open object and ends the file.
+    ///
+    /// - Throws: `ExportError.cannotWrite`.
+    mutating func finish() throws {
+        scratch.removeAll(keepingCapacity: true)
+        while !openEnds.isEmpty { closeLevel() }
+        checkArray(level: 0)
+        if started {
+            scratch.append(contentsOf: [0x0A, UInt8(ascii: "}"), 0x0A])
+        } else {
+            scratch.append(contentsOf: [UInt8(ascii: "{"), UInt8(ascii: "}"), 0x0A])
+        }
+        try file.write(scratch)
+        try file.close()
+    }
+
+    private mutating func memberKey(_ segment: ArraySlice<UInt8>) {
+        let level = openEnds.count
+        if hasMembers[level] { scratch.append(UInt8(ascii: ",")) }
+        hasMembers[level] = true
+        scratch.append(0x0A)
+        Renderer.indent(level + 1, into: &scratch)
+        segment.withUnsafeBufferPointer { bytes in
+            keys[level].add(bytes)
+            JSONText.appendString(bytes: bytes, to: &scratch)
+        }
+        scratch.append(contentsOf: [UInt8(ascii: ":"), 0x20])
+    }
+
+    private mutating func closeLevel() {
+        checkArray(level: openEnds.count)
+        scratch.append(0x0A)
+        Renderer.indent(openEnds.count, into: &scratch)
+        scratch.append(UInt8(ascii: "}"))
+        openEnds.removeLast()
+        openPath.removeLast(openPath.count - (openEnds.last ?? 0))
+        hasMembers.removeLast()
+        keys.removeLast()
+    }
+
+    private func checkArray(level: Int) {
+        guard keys[level].looksLikeArray else { return }
+        let path =
+            level == 0
+            ? "the root" : String(decoding: openPath[..<openEnds[level - 1]], as: UTF8.self)
+        report(
+            path,
+            "every key is an array index (\(keys[level].examples.joined(separator: ", ")), ...), "
+                + "so Firebase would turn it into an array; use keys that are not numbers")
+    }
+}
+
+// MARK: - Multi-path updates
+
+/// Writes (path, value-or-null) entries as multi-path update objects, in one file or in
+/// parts each smaller than a byte limit.
+final class UpdateWriter {
+    private let maxBytes: Int?
+    private let makeFile: (Int) throws -> OutputFile
+    private var current: OutputFile?
+    private var currentBytes = 0
+    private var currentEntries = 0
+    private(set) var files: [OutputFile] = []
+    private var scratch: [UInt8] = []
+
+    /// - Parameters:
+    ///   - maxBytes: each part stays below this many bytes; nil writes one file.
+    ///   - makeFile: opens part N (1-based).
+    init(maxBytes: Int?, makeFile: @escaping (Int) throws -> OutputFile) {
+        self.maxBytes = maxBytes
+        self.makeFile = makeFile
+    }
+
+    /// The bytes `{` + entry + `\n}\n` take: the smallest part holding this entry.
+    static let frame = 4
+
+    /// Adds `path: value`, or `path: null` when `value` is nil. Returns false when the
+    /// entry alone does not fit under the byte limit (nothing is written).
+    ///
+    /// - Throws: `ExportError.cannotWrite`.
+    func add(path: [UInt8], value: [UInt8]?) throws -> Bool {
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(0x0A)
+        Renderer.indent(1, into: &scratch)
+        path.withUnsafeBufferPointer { JSONText.appendString(bytes: $0, to: &scratch) }
+        scratch.append(contentsOf: [UInt8(ascii: ":"), 0x20])
+        if let value {
+            let level = path.reduce(1) { $1 == UInt8(ascii: "/") ? $0 + 1 : $0 }
+            appendReindented(value, from: level, to: 1, into: &scratch)
+        } else {
+            scratch.append(contentsOf: "null".utf8)
+        }
+        if let maxBytes {
+            if scratch.count + Self.frame >= maxBytes { return false }
+            if current != nil && currentBytes + 1 + scratch.count + 3 >= maxBytes {
+                try endPart()
+            }
+        }
+        if current == nil { try startPart() }
+        if currentEntries > 0 {
+            try current?.write(CollectionOfOne(UInt8(ascii: ",")))
+            currentBytes += 1
+        }
+        try current?.write(scratch)
+        currentBytes += scratch.count
+        currentEntries += 1
+        return true
+    }
+
+    /// Ends the last part. A single-file update with no entries is `{}`.
+    ///
+    /// - Throws: `ExportError.cannotWrite`.
+    func finish() throws {
+        if current == nil && maxBytes == nil {
+            try startPart()
+        }
+        if current != nil { try endPart() }
+    }
+
+    private func startPart() throws {
+        let file = try makeFile(files.count + 1)
+        try file.write(CollectionOfOne(UInt8(ascii: "{")))
+        current = file
+        currentBytes = 1
+        currentEntries = 0
+    }
+
+    private func endPart() throws {
+        guard let file = current else { return }
+        if currentEntries == 0 {
+            try file.write([UInt8(ascii: "}"), 0x0A])
+        } else {
+            try file.write([0x0A, UInt8(ascii: "}"), 0x0A])
+        }
+        try file.close()
+        files.append(file)
+        current = nil
+    }
+}

@@ -1,0 +1,779 @@
+import Foundation
+import TroveSQLite
+
+/// What `trove export` should write.
+public struct ExportOptions: Sendable {
+    /// Write a multi-path update of what changed since the layout's last export.
+    public var update = false
+    /// The output file; nil writes to `standardOutput`.
+    public var output: String?
+    /// Split the output into multi-path update parts each smaller than this.
+    public var maxBytes: Int?
+    /// Also write the security-rules fragment for the GeoFire indexes here.
+    public var rules: String?
+    /// When the export happened, for the workspace's record.
+    public var now = Date()
+
+    /// Options for a full export to stdout unless changed.
+    public init(
+        update: Bool = false, output: String? = nil, maxBytes: Int? = nil, rules: String? = nil
+    ) {
+        self.update = update
+        self.output = output
+        self.maxBytes = maxBytes
+        self.rules = rules
+    }
+
+    /// The part files and manifest names for `--max-bytes`: `OUT.part-001.json` … and
+    /// `OUT.manifest.json`, where OUT is the output path without `.json`.
+    public static func partPaths(output: String) -> (part: (Int) -> String, manifest: String) {
+        let base = output.hasSuffix(".json") ? String(output.dropLast(5)) : output
+        return ({ base + ".part-" + String(format: "%03d", $0) + ".json" }, base + ".manifest.json")
+    }
+}
+
+/// What an export did.
+public struct ExportSummary: Equatable, Sendable {
+    /// Records exported.
+    public var records = 0
+    /// Database paths written (one per record and path template that has a value).
+    public var paths = 0
+    /// Paths new or changed since the layout's last recorded export.
+    public var changed = 0
+    /// Paths the last recorded export had that are gone now.
+    public var removed = 0
+    /// Files written, in order.
+    public var written: [String] = []
+    /// Files that already held exactly this content and were left alone.
+    public var unchanged: [String] = []
+}
+
+/// Why an export wrote nothing.
+public enum ExportError: Error, CustomStringConvertible {
+    /// Records or paths that cannot be exported, grouped by problem; exit status 1.
+    case refused([ExportProblemGroup])
+    /// An output file could not be written; exit status 1.
+    case cannotWrite(path: String, reason: String)
+    /// The stored export state cannot be decoded.
+    case damagedState
+
+    /// The problem in words that read well after `error: `.
+    public var description: String {
+        switch self {
+        case .refused(let groups):
+            let total = groups.reduce(0) { $0 + $1.count }
+            var lines = [
+                "cannot export: \(total) problem\(total == 1 ? "" : "s"); nothing was written"
+            ]
+            for group in groups {
+                lines.append("\(group.title):")
+                lines += group.examples.map { "  \($0)" }
+                if group.count > group.examples.count {
+                    lines.append("  ... and \(group.count - group.examples.count) more")
+                }
+            }
+            return lines.joined(separator: "\n")
+        case .cannotWrite(let path, let reason):
+            return "cannot write \(path): \(reason)"
+        case .damagedState:
+            return "the recorded export state is damaged; run a full export without --update"
+        }
+    }
+}
+
+/// Problems of one kind found by an export, with the first few records named.
+public struct ExportProblemGroup: Sendable, Equatable {
+    /// What is wrong and what to run about it.
+    public let title: String
+    /// How many records or paths have this problem.
+    public var count = 0
+    /// The first few, each naming its record.
+    public var examples: [String] = []
+
+    /// How many records each group names; the rest are counted.
+    static let shown = 20
+}
+
+/// Collects what stops an export, by kind, in the order met.
+final class ExportProblems {
+    private(set) var groups: [ExportProblemGroup] = []
+
+    func add(_ title: String, _ example: String) {
+        if let index = groups.firstIndex(where: { $0.title == title }) {
+            groups[index].count += 1
+            if groups[index].examples.count < ExportProblemGroup.shown {
+                groups[index].examples.append(example)
+            }
+        } else {
+            groups.append(ExportProblemGroup(title: title, count: 1, examples: [example]))
+        }
+    }
+
+    var isEmpty: Bool { groups.isEmpty }
+
+    /// Adds every problem of `other` after these.
+    func absorb(_ other: ExportProblems) {
+        for group in other.groups {
+            if let index = groups.firstIndex(where: { $0.title == group.title }) {
+                groups[index].count += group.count
+                let room = ExportProblemGroup.shown - groups[index].examples.count
+                groups[index].examples += group.examples.prefix(max(0, room))
+            } else {
+                groups.append(group)
+            }
+        }
+    }
+
+    func replace(with other: ExportProblems) {
+        groups = other.groups
+    }
+}
+
+// MARK: - Exporter
+
+/// Writes a workspace's treasures or approved posts through a layout.
+///
+/// Records stream from SQLite in database order, one query per path template, and the
+/// entries are merged and written as they come; only the current record of each template
+/// is in memory. Everything is checked on the way (geohashes, renditions, Realtime
+/// Database limits) and nothing appears unless all is well: files are written beside
+/// their destination and renamed into place at the end.
+///
+/// Every export, full or `--update`, records a hash of each exported path's value, so an
+/// `--update` is relative to the layout's last export of either kind.
+public enum Exporter {
+    /// Runs an export of `layout` in one workspace transaction.
+    ///
+    /// - Parameter standardOutput: receives the output when `options.output` is nil, in
+    ///   chunks of whole lines, only after everything succeeded.
+    /// - Throws: `ExportError` (refusals list the records), `SQLiteError`,
+    ///   `WorkspaceError`.
+    public static func run(
+        workspace: Workspace, layout: Layout, options: ExportOptions,
+        standardOutput: (ArraySlice<UInt8>) -> Void = { _ in }
+    ) throws -> ExportSummary {
+        let database = workspace.database
+        return try workspace.write {
+            let precision = try workspace.geohashPrecision()
+            let storage = StorageURL(
+                bucket: try workspace.setting(Setting.storageBucket.key),
+                template: try workspace.setting(Setting.storageURLTemplate.key))
+            let problems = ExportProblems()
+            var run = try ExportRun(
+                database: database, layout: layout, options: options, storage: storage,
+                precision: precision, problems: problems)
+            let summary = try run.execute()
+            if !problems.isEmpty {
+                run.discard()
+                throw ExportError.refused(problems.groups)
+            }
+            try database.execute(
+                "DELETE FROM export_state WHERE layout = ? AND generation < ?",
+                [.text(layout.name), .integer(run.newGeneration)])
+            try database.execute(
+                """
+                INSERT INTO exports (layout, at, out) VALUES (?, ?, ?)
+                ON CONFLICT (layout) DO UPDATE SET at = excluded.at, out = excluded.out
+                """,
+                [.text(layout.name), .text(timestamp(options.now)), .text(options.output ?? "-")])
+            // Files go into place before the commit: should the commit fail, the next
+            // --update is relative to the older state, which only repeats some changes.
+            return try run.commit(summary, standardOutput: standardOutput)
+        }
+    }
+
+    /// The security-rules fragment that indexes every GeoFire node of `layout` on `g`.
+    public static func rules(for layout: Layout) -> String {
+        // Nested dictionary of rule paths; placeholders become `$name` wildcards.
+        final class Node {
+            var children: [String: Node] = [:]
+            var indexed = false
+        }
+        let root = Node()
+        for template in layout.paths where template.isGeoFireNode {
+            var node = root
+            for segment in template.segments.dropLast() {
+                let name: String
+                switch segment {
+                case .literal(let text): name = text
+                case .whole(let field): name = "$" + wildcardName(field)
+                case .interpolated: name = "$segment"
+                }
+                if node.children[name] == nil { node.children[name] = Node() }
+                node = node.children[name]!
+            }
+            node.indexed = true
+        }
+        func render(_ node: Node, level: Int, into output: inout [UInt8]) {
+            var members: [([UInt8], (inout [UInt8]) -> Void)] = []
+            if node.indexed {
+                members.append((Array(".indexOn".utf8), { $0.append(contentsOf: "[\"g\"]".utf8) }))
+            }
+            for (key, child) in node.children {
+                members.append((Array(key.utf8), { render(child, level: level + 1, into: &$0) }))
+            }
+            members.sort { $0.0.lexicographicallyPrecedes($1.0) }
+            output.append(UInt8(ascii: "{"))
+            for (index, member) in members.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                output.append(0x0A)
+                Renderer.indent(level + 1, into: &output)
+                JSONText.appendString(String(decoding: member.0, as: UTF8.self), to: &output)
+                output.append(contentsOf: ": ".utf8)
+                member.1(&output)
+            }
+            if !members.isEmpty {
+                output.append(0x0A)
+                Renderer.indent(level, into: &output)
+            }
+            output.append(UInt8(ascii: "}"))
+        }
+        var output = Array("{\n  \"rules\": ".utf8)
+        render(root, level: 1, into: &output)
+        output.append(contentsOf: "\n}\n".utf8)
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    private static func wildcardName(_ field: Field) -> String {
+        switch field {
+        case .key: return "key"
+        case .name: return "name"
+        case .user: return "user"
+        case .description: return "description"
+        case .date: return "date"
+        case .lat: return "lat"
+        case .lon: return "lon"
+        case .geohash: return "geohash"
+        case .extra(let name): return "extra_" + name.filter { $0.isLetter || $0.isNumber }
+        case .rendition(let name, let part): return "\(name)_\(part.rawValue)"
+        }
+    }
+}
+
+// MARK: - One run
+
+/// The state of one export while it streams.
+struct ExportRun {
+    let database: Database
+    let layout: Layout
+    let options: ExportOptions
+    let problems: ExportProblems
+    let newGeneration: Int64
+    private var streams: [ParallelStream] = []
+    private let oldState: ExportStateReader
+    private let newState: ExportStateWriter
+    private var tree: TreeWriter?
+    private var updates: UpdateWriter?
+    private var treeFile: OutputFile?
+    private let noun: String
+
+    init(
+        database: Database, layout: Layout, options: ExportOptions, storage: StorageURL,
+        precision: Int, problems: ExportProblems
+    ) throws {
+        self.database = database
+        self.layout = layout
+        self.options = options
+        self.problems = problems
+        noun = layout.records == .treasures ? "treasure" : "post"
+        let previous = try database.scalar(
+            "SELECT max(generation) FROM export_state WHERE layout = ?", [.text(layout.name)])?
+            .int64
+        newGeneration = (previous ?? 0) + 1
+        oldState = try ExportStateReader(
+            database: database, layout: layout.name, generation: previous)
+        newState = try ExportStateWriter(
+            database: database, layout: layout.name, generation: newGeneration)
+        // Records are checked once: positions by a stream that reads them anyway, renditions
+        // by the stream that joins them anyway, so no stream reads columns it does not
+        // write and the two checks run on different threads.
+        func count(_ index: Int, _ include: (Field) -> Bool) -> Int {
+            layout.paths[index].fields.filter(include).count
+        }
+        let renditionChecks =
+            layout.paths.indices.max {
+                count($0, { $0.renditionName != nil }) < count($1, { $0.renditionName != nil })
+            } ?? 0
+        let positionChecks =
+            layout.paths.indices.first { count($0, { $0 == .geohash }) > 0 }
+            ?? layout.paths.indices.first { count($0, { $0 == .lat || $0 == .lon }) > 0 }
+            ?? renditionChecks
+        for (index, template) in layout.paths.enumerated() {
+            let checker = RecordChecker(
+                precision: precision, renditionNames: layout.renditionNames, noun: noun,
+                positions: index == positionChecks, renditions: index == renditionChecks)
+            let query = RecordQuery(
+                records: layout.records, renditionNames: layout.renditionNames,
+                needed: template.fields, checksPositions: checker.positions,
+                checksRenditions: checker.renditions)
+            // Each template reads on its own connection and thread. The connection's
+            // snapshot is fixed now, while this transaction holds the write lock, so every
+            // template sees exactly the rows this connection sees.
+            let reader = try Database(path: database.path, mode: .readOnly)
+            try reader.execute("BEGIN")
+            _ = try reader.scalar("SELECT count(*) FROM sqlite_master")
+            let stream = try TemplateStream(
+                template: template, database: reader, query: query,
+                renderer: Renderer(storage: storage, renditionNames: layout.renditionNames),
+                checker: checker, problems: ExportProblems(),
+                noun: noun)
+            streams.append(ParallelStream(stream: stream, database: reader))
+        }
+        let temporaryOutput =
+            options.output
+            ?? FileManager.default.temporaryDirectory
+            .appendingPathComponent("trove-export-\(UUID().uuidString).json").path
+        if options.update || options.maxBytes != nil {
+            let maxBytes = options.maxBytes
+            let partPath =
+                maxBytes == nil
+                ? { _ in temporaryOutput }
+                : ExportOptions.partPaths(output: temporaryOutput).part
+            updates = UpdateWriter(maxBytes: maxBytes) { try OutputFile(path: partPath($0)) }
+        } else {
+            let file = try OutputFile(path: temporaryOutput)
+            treeFile = file
+            tree = TreeWriter(file: file) { path, message in
+                problems.add("objects Firebase would store as arrays", "\(path): \(message)")
+            }
+        }
+    }
+
+    /// Streams every record through the layout.
+    mutating func execute() throws -> ExportSummary {
+        var summary = ExportSummary()
+        let streams = self.streams
+        defer { for stream in streams { stream.cancel() } }
+        for stream in streams { stream.start() }
+        for stream in streams { try stream.advance() }
+        var previousPath: [UInt8] = []
+        var previousRecord = ""
+        var hasPrevious = false
+        while true {
+            // The stream whose current path comes first; templates are few.
+            var best: ParallelStream?
+            for stream in streams where !stream.isDone {
+                if let chosen = best, comparePaths(stream.path, chosen.path) >= 0 { continue }
+                best = stream
+            }
+            guard let entry = best else { break }
+            if hasPrevious && comparePaths(entry.path, previousPath) < 0 {
+                // Each stream is ordered by construction; this guards the JSON's validity
+                // should that ever fail, rather than writing a broken tree.
+                problems.add(
+                    "paths out of database order (a defect in trove; please report it)",
+                    String(decoding: entry.path, as: UTF8.self))
+            } else if hasPrevious && isPathPrefix(previousPath, of: entry.path) {
+                problems.add(
+                    "paths written twice (a layout's paths overlap for these records)",
+                    "\(noun)s \(previousRecord) and \(entry.recordKey) both write "
+                        + String(decoding: entry.path, as: UTF8.self))
+            } else {
+                try write(path: entry.path, value: entry.value, record: entry.recordKey, &summary)
+            }
+            // Copied into our own buffer: sharing the stream's would make it copy on reuse.
+            previousPath.removeAll(keepingCapacity: true)
+            previousPath.append(contentsOf: entry.path)
+            previousRecord = entry.recordKey
+            hasPrevious = true
+            try entry.advance()
+        }
+        // Whatever the last export had beyond the last current path is gone now.
+        while let oldPath = oldState.path {
+            try removed(oldPath, &summary)
+            try oldState.advance()
+        }
+        try newState.finish()
+        try tree?.finish()
+        try updates?.finish()
+        summary.records = streams.map(\.recordCount).max() ?? 0
+        // The streams' problems first, in template order, so messages read the same on
+        // every run whatever the threads' timing.
+        let merged = ExportProblems()
+        for stream in streams { merged.absorb(stream.problems) }
+        merged.absorb(problems)
+        problems.replace(with: merged)
+        return summary
+    }
+
+    private mutating func write(
+        path: [UInt8], value: [UInt8], record: String, _ summary: inout ExportSummary
+    ) throws {
+        let hash = valueHash(value)
+        summary.paths += 1
+        try newState.append(path: path, hash: hash)
+        var changed = true
+        while let oldPath = oldState.path {
+            let order = comparePaths(oldPath, path)
+            if order > 0 { break }
+            if order == 0 {
+                changed = oldState.hash != hash
+                try oldState.advance()
+                break
+            }
+            try removed(oldPath, &summary)
+            try oldState.advance()
+        }
+        if changed { summary.changed += 1 }
+        try tree?.add(path: path, value: value)
+        if let updates, changed || !options.update {
+            if !(try updates.add(path: path, value: value)) {
+                problems.add(
+                    "records larger than --max-bytes \(options.maxBytes ?? 0)",
+                    "\(noun) \(record): \(String(decoding: path, as: UTF8.self)) does not fit")
+            }
+        }
+    }
+
+    private func removed(_ path: [UInt8], _ summary: inout ExportSummary) throws {
+        summary.removed += 1
+        if options.update, let updates {
+            _ = try updates.add(path: path, value: nil)
+        }
+    }
+
+    /// Removes every temporary file.
+    func discard() {
+        treeFile?.discard()
+        for file in updates?.files ?? [] { file.discard() }
+    }
+
+    /// Puts the files in place (or sends the output to `standardOutput`).
+    func commit(_ summary: ExportSummary, standardOutput: (ArraySlice<UInt8>) -> Void) throws
+        -> ExportSummary
+    {
+        var summary = summary
+        var files = updates?.files ?? []
+        if let treeFile { files.append(treeFile) }
+        if options.output == nil {
+            for file in files { try file.drain(standardOutput) }
+        } else {
+            for file in files {
+                if try file.commit() {
+                    summary.written.append(file.path)
+                } else {
+                    summary.unchanged.append(file.path)
+                }
+            }
+        }
+        if let output = options.output, options.maxBytes != nil {
+            let names = ExportOptions.partPaths(output: output)
+            var manifest = "{\n  \"layout\": \(jsonString(layout.name)),\n  \"parts\": ["
+            for (index, file) in files.enumerated() {
+                let name = URL(fileURLWithPath: file.path).lastPathComponent
+                manifest += (index > 0 ? "," : "") + "\n    " + jsonString(name)
+            }
+            manifest += files.isEmpty ? "]\n}\n" : "\n  ]\n}\n"
+            if try AtomicFile.write(Data(manifest.utf8), to: names.manifest) {
+                summary.written.append(names.manifest)
+            } else {
+                summary.unchanged.append(names.manifest)
+            }
+            // Parts left from an earlier, longer export would confuse whoever lists them.
+            var stale = files.count + 1
+            while FileManager.default.fileExists(atPath: names.part(stale)) {
+                try? FileManager.default.removeItem(atPath: names.part(stale))
+                stale += 1
+            }
+        }
+        if let rules = options.rules {
+            if try AtomicFile.write(Data(Exporter.rules(for: layout).utf8), to: rules) {
+                summary.written.append(rules)
+            } else {
+                summary.unchanged.append(rules)
+            }
+        }
+        return summary
+    }
+}
+
+// MARK: - Streams
+
+/// Checks that a record can be exported: a current geohash and the renditions it needs.
+struct RecordChecker {
+    let precision: Int
+    let renditionNames: [String]
+    let noun: String
+    /// Whether this checker looks at positions and geohashes.
+    let positions: Bool
+    /// Whether this checker looks at renditions.
+    let renditions: Bool
+
+    func check(_ record: ExportRecord, problems: ExportProblems) {
+        if positions {
+            checkPosition(record, problems: problems)
+        }
+        guard renditions, let image = record.image, !image.isEmpty, !record.imageIsRemote else {
+            return
+        }
+        for (index, name) in renditionNames.enumerated() where record.renditions[index] == nil {
+            problems.add(
+                "\(noun)s whose image has no rendition yet (run 'trove images')",
+                "\(noun) \(record.key): no '\(name)' rendition of \(image)")
+        }
+    }
+
+    private func checkPosition(_ record: ExportRecord, problems: ExportProblems) {
+        if let latitude = record.latitude, let longitude = record.longitude {
+            let expected = Geohash.encode(
+                latitude: latitude, longitude: longitude, precision: precision)
+            if record.geohash == nil {
+                problems.add(
+                    "\(noun)s without a geohash (run 'trove geohash')", "\(noun) \(record.key)")
+            } else if record.geohash != expected {
+                problems.add(
+                    "\(noun)s with a stale geohash (run 'trove geohash')",
+                    "\(noun) \(record.key): \(record.geohash ?? "") should be \(expected)")
+            }
+        } else {
+            problems.add("\(noun)s without a position", "\(noun) \(record.key)")
+        }
+    }
+}
+
+/// The entries of one path template, in database order.
+struct TemplateStream {
+    let template: PathTemplate
+    private let statement: Statement?
+    private let query: RecordQuery
+    private var renderer: Renderer
+    private let checker: RecordChecker?
+    let problems: ExportProblems
+    private let noun: String
+    private var record = ExportRecord()
+    /// Entries sorted in memory, for templates SQL cannot order.
+    private var sorted: [(path: [UInt8], value: [UInt8], record: String)]?
+    private var sortedIndex = 0
+
+    private(set) var isDone = false
+    private(set) var path: [UInt8] = []
+    private(set) var value: [UInt8] = []
+    private(set) var recordKey = ""
+    private(set) var recordCount = 0
+
+    init(
+        template: PathTemplate, database: Database, query: RecordQuery, renderer: Renderer,
+        checker: RecordChecker?, problems: ExportProblems, noun: String
+    ) throws {
+        self.template = template
+        self.query = query
+        self.renderer = renderer
+        self.checker = checker
+        self.problems = problems
+        self.noun = noun
+        statement = try query.prepare(on: database, orderColumns: template.orderColumns ?? [])
+    }
+
+    /// Moves to the next entry, or sets `isDone`.
+    mutating func advance() throws {
+        if template.orderColumns == nil && sorted == nil {
+            var entries: [(path: [UInt8], value: [UInt8], record: String)] = []
+            while try step() { entries.append((path, value, recordKey)) }
+            entries.sort { comparePaths($0.path, $1.path) < 0 }
+            sorted = entries
+        }
+        if let sorted {
+            guard sortedIndex < sorted.count else {
+                isDone = true
+                return
+            }
+            (path, value, recordKey) = sorted[sortedIndex]
+            sortedIndex += 1
+            return
+        }
+        if !(try step()) { isDone = true }
+    }
+
+    /// Reads records until one writes this template's path; false at the end.
+    private mutating func step() throws -> Bool {
+        guard let statement else { return false }
+        while let row = try statement.next() {
+            query.read(row, into: &record)
+            recordCount += 1
+            checker?.check(record, problems: problems)
+            path.removeAll(keepingCapacity: true)
+            switch renderer.renderPath(template.segments, record: &record, into: &path) {
+            case .absent: continue
+            case .illegal(let reason):
+                problems.add(
+                    "keys the Realtime Database does not allow",
+                    "\(noun) \(record.key): \(reason) (in \(template.text))")
+                continue
+            case .written: break
+            }
+            value.removeAll(keepingCapacity: true)
+            renderer.problem = nil
+            // Rendered at the level it takes in the tree, so the tree writer copies it as is.
+            let written = renderer.render(
+                template.value, record: &record, level: template.segments.count, into: &value)
+            if let problem = renderer.problem {
+                problems.add("values that cannot be exported", "\(noun) \(record.key): \(problem)")
+                continue
+            }
+            if !written { continue }
+            recordKey = record.key
+            return true
+        }
+        return false
+    }
+}
+
+// MARK: - Threads
+
+/// Entries handed from a producer thread to the merging thread, in compact batches.
+struct EntryBatch {
+    var bytes: [UInt8] = []
+    /// Per entry, where its path, value and record key end in `bytes`.
+    var ends: [Int] = []
+    var count: Int { ends.count / 3 }
+}
+
+/// A bounded queue of batches between one producer and one consumer.
+final class EntryChannel: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var batches: [EntryBatch] = []
+    private var finished = false
+    private var cancelled = false
+    private var failure: Error?
+    private(set) var recordCount = 0
+    private static let capacity = 8
+
+    /// Blocks while the queue is full; false once the consumer has cancelled.
+    func push(_ batch: EntryBatch) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while batches.count >= Self.capacity && !cancelled { condition.wait() }
+        if cancelled { return false }
+        batches.append(batch)
+        condition.broadcast()
+        return true
+    }
+
+    func finish(recordCount: Int, failure: Error?) {
+        condition.lock()
+        self.recordCount = recordCount
+        self.failure = failure
+        finished = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// The next batch; nil at the end.
+    ///
+    /// - Throws: whatever the producer threw.
+    func pop() throws -> EntryBatch? {
+        condition.lock()
+        defer { condition.unlock() }
+        while batches.isEmpty && !finished { condition.wait() }
+        if !batches.isEmpty {
+            condition.broadcast()
+            return batches.removeFirst()
+        }
+        if let failure { throw failure }
+        return nil
+    }
+
+    /// Waits until the producer has stopped.
+    func waitUntilFinished() {
+        condition.lock()
+        while !finished { condition.wait() }
+        condition.unlock()
+    }
+
+    func cancel() {
+        condition.lock()
+        cancelled = true
+        condition.broadcast()
+        condition.unlock()
+    }
+}
+
+/// A template stream running on its own thread and connection, read through a channel
+/// with the same interface as `TemplateStream`.
+final class ParallelStream: @unchecked Sendable {
+    private let stream: TemplateStream
+    private let database: Database
+    private let problemsOfStream: ExportProblems
+    private let channel = EntryChannel()
+    private var batch = EntryBatch()
+    private var index = 0
+    private var started = false
+
+    private(set) var isDone = false
+    private(set) var path: [UInt8] = []
+    private(set) var value: [UInt8] = []
+    private(set) var recordKey = ""
+    var recordCount: Int { channel.recordCount }
+    /// Valid once the stream is done.
+    var problems: ExportProblems { problemsOfStream }
+
+    init(stream: TemplateStream, database: Database) {
+        self.stream = stream
+        self.database = database
+        problemsOfStream = stream.problems
+    }
+
+    func start() {
+        started = true
+        let thread = Thread { [self] in produce() }
+        thread.stackSize = 1 << 22
+        thread.start()
+    }
+
+    private func produce() {
+        // A local copy: a struct on this thread's stack needs no runtime access checks.
+        var stream = self.stream
+        var batch = EntryBatch()
+        do {
+            while true {
+                try stream.advance()
+                if stream.isDone { break }
+                batch.bytes.append(contentsOf: stream.path)
+                batch.ends.append(batch.bytes.count)
+                batch.bytes.append(contentsOf: stream.value)
+                batch.ends.append(batch.bytes.count)
+                batch.bytes.append(contentsOf: stream.recordKey.utf8)
+                batch.ends.append(batch.bytes.count)
+                if batch.count == 1024 {
+                    guard channel.push(batch) else { break }
+                    batch = EntryBatch()
+                }
+            }
+            if batch.count > 0 { _ = channel.push(batch) }
+            channel.finish(recordCount: stream.recordCount, failure: nil)
+        } catch {
+            channel.finish(recordCount: stream.recordCount, failure: error)
+        }
+    }
+
+    /// Moves to the next entry, or sets `isDone`.
+    ///
+    /// - Throws: whatever the producer threw (`SQLiteError`).
+    func advance() throws {
+        while index >= batch.count {
+            guard let next = try channel.pop() else {
+                isDone = true
+                return
+            }
+            batch = next
+            index = 0
+        }
+        let start = index == 0 ? 0 : batch.ends[index * 3 - 1]
+        let pathEnd = batch.ends[index * 3]
+        let valueEnd = batch.ends[index * 3 + 1]
+        let keyEnd = batch.ends[index * 3 + 2]
+        path.removeAll(keepingCapacity: true)
+        path.append(contentsOf: batch.bytes[start..<pathEnd])
+        value.removeAll(keepingCapacity: true)
+        value.append(contentsOf: batch.bytes[pathEnd..<valueEnd])
+        recordKey = String(decoding: batch.bytes[valueEnd..<keyEnd], as: UTF8.self)
+        index += 1
+    }
+
+    /// Stops the producer and waits for it, so its connection is free to close.
+    func cancel() {
+        guard started else { return }
+        channel.cancel()
+        channel.waitUntilFinished()
+    }
+}

@@ -1,0 +1,253 @@
+/// Turns a record and a template into database path and JSON bytes.
+///
+/// Values are written pretty-printed (two spaces a level, arrays of scalars on one line) at
+/// the level they take in the tree, one per path segment; the update writer re-indents
+/// them for its flatter shape. A placeholder without a
+/// value removes its member, and an object or array left empty disappears, because the
+/// Realtime Database stores no nulls and no empty containers.
+struct Renderer {
+    let storage: StorageURL
+    let renditionNames: [String]
+
+    /// The first problem met while rendering the current value (a string over the size
+    /// limit, a URL that cannot be built), for the caller to report with the record.
+    var problem: String?
+
+    // MARK: - Fields
+
+    /// A field's value.
+    enum Scalar {
+        case string(String)
+        case number(Double)
+        case integer(Int64)
+    }
+
+    /// The value of `field` for `record`, or nil when it has none (empty text counts as
+    /// none).
+    mutating func value(of field: Field, in record: inout ExportRecord) -> Scalar? {
+        func text(_ value: String?) -> Scalar? {
+            guard let value, !value.isEmpty else { return nil }
+            return .string(value)
+        }
+        switch field {
+        case .key: return text(record.key)
+        case .name: return text(record.name)
+        case .user: return text(record.user)
+        case .description: return text(record.description)
+        case .date: return text(record.date)
+        case .geohash: return text(record.geohash)
+        case .lat:
+            guard let latitude = record.latitude, latitude.isFinite else { return nil }
+            return .number(latitude)
+        case .lon:
+            guard let longitude = record.longitude, longitude.isFinite else { return nil }
+            return .number(longitude)
+        case .extra(let name): return text(record.extra(name))
+        case .rendition(let name, let part):
+            if record.imageIsRemote {
+                // A remote image is not ours to resize: its URL is exported as it is.
+                return part == .url ? text(record.image) : nil
+            }
+            guard let index = renditionNames.firstIndex(of: name),
+                let rendition = record.renditions[index]
+            else { return nil }
+            switch part {
+            case .path: return text(rendition.path)
+            case .width: return .integer(rendition.width)
+            case .height: return .integer(rendition.height)
+            case .url:
+                guard let url = storage.url(for: rendition.path) else {
+                    if problem == nil {
+                        problem =
+                            "no storage location for image URLs "
+                            + "(run 'trove config set storage.bucket BUCKET')"
+                    }
+                    return nil
+                }
+                return .string(url)
+            }
+        }
+    }
+
+    /// A field as text, for interpolation into a longer string.
+    mutating func text(of field: Field, in record: inout ExportRecord) -> String? {
+        switch value(of: field, in: &record) {
+        case nil: return nil
+        case .string(let text): return text
+        case .number(let number): return JSONText.number(number)
+        case .integer(let integer): return String(integer)
+        }
+    }
+
+    /// Text with its placeholders filled in, or nil when one has no value.
+    mutating func text(of template: TextTemplate, in record: inout ExportRecord) -> String? {
+        switch template {
+        case .literal(let text): return text
+        case .whole(let field): return text(of: field, in: &record)
+        case .interpolated(let parts):
+            var result = ""
+            for part in parts {
+                switch part {
+                case .text(let text): result += text
+                case .field(let field):
+                    guard let text = text(of: field, in: &record) else { return nil }
+                    result += text
+                }
+            }
+            return result
+        }
+    }
+
+    // MARK: - Paths
+
+    /// Appends the path for `segments` joined by `/`; returns nil when a segment has no
+    /// value (the record writes nothing there) or a problem when a key breaks a limit.
+    mutating func renderPath(
+        _ segments: [TextTemplate], record: inout ExportRecord, into output: inout [UInt8]
+    ) -> PathOutcome {
+        for (index, segment) in segments.enumerated() {
+            if index > 0 { output.append(UInt8(ascii: "/")) }
+            switch segment {
+            case .literal(var text):
+                text.withUTF8 { output.append(contentsOf: $0) }
+            case .whole, .interpolated:
+                guard var key = text(of: segment, in: &record), !key.isEmpty else {
+                    return .absent
+                }
+                let reason = key.withUTF8 { bytes -> String? in
+                    output.append(contentsOf: bytes)
+                    return FirebaseLimits.keyProblem(bytes: bytes)
+                }
+                if let reason {
+                    return .illegal("key \"\(Self.shortened(key))\" \(reason)")
+                }
+            }
+        }
+        return .written
+    }
+
+    enum PathOutcome: Equatable {
+        case written
+        case absent
+        case illegal(String)
+    }
+
+    /// At most 80 characters of `text`, for messages.
+    static func shortened(_ text: String) -> String {
+        text.count > 80 ? String(text.prefix(77)) + "..." : text
+    }
+
+    // MARK: - Values
+
+    /// Appends `template` rendered for `record`; returns false (and appends nothing) when
+    /// it has no value.
+    mutating func render(
+        _ template: ValueTemplate, record: inout ExportRecord, level: Int,
+        into output: inout [UInt8]
+    ) -> Bool {
+        switch template {
+        case .absent:
+            return false
+        case .literal(let bytes):
+            output.append(contentsOf: bytes)
+            return true
+        case .text(.whole(.rendition(let name, .url))) where !record.imageIsRemote:
+            // The common case of every profile: URL bytes straight into the output.
+            guard let index = renditionNames.firstIndex(of: name),
+                let rendition = record.renditions[index]
+            else { return false }
+            output.append(UInt8(ascii: "\""))
+            guard storage.appendURL(for: rendition.path, to: &output) else {
+                output.removeLast()
+                if problem == nil {
+                    problem =
+                        "no storage location for image URLs "
+                        + "(run 'trove config set storage.bucket BUCKET')"
+                }
+                return false
+            }
+            output.append(UInt8(ascii: "\""))
+            return true
+        case .text(.whole(let field)):
+            guard let value = value(of: field, in: &record) else { return false }
+            switch value {
+            case .string(let text): return appendString(text, into: &output)
+            case .number(let number): JSONText.appendNumber(number, to: &output)
+            case .integer(let integer): JSONText.appendInteger(integer, to: &output)
+            }
+            return true
+        case .text(let text):
+            guard let text = self.text(of: text, in: &record) else { return false }
+            return appendString(text, into: &output)
+        case .object(let members):
+            let start = output.count
+            output.append(UInt8(ascii: "{"))
+            var written = false
+            for member in members {
+                let mark = output.count
+                if written { output.append(UInt8(ascii: ",")) }
+                output.append(0x0A)
+                Self.indent(level + 1, into: &output)
+                output.append(contentsOf: member.key)
+                output.append(contentsOf: [UInt8(ascii: ":"), 0x20])
+                if render(member.value, record: &record, level: level + 1, into: &output) {
+                    written = true
+                } else {
+                    output.removeLast(output.count - mark)
+                }
+            }
+            guard written else {
+                output.removeLast(output.count - start)
+                return false
+            }
+            output.append(0x0A)
+            Self.indent(level, into: &output)
+            output.append(UInt8(ascii: "}"))
+            return true
+        case .array(let elements):
+            // Array positions carry meaning (`l` is [lat, lon]), so a missing element
+            // removes the whole array rather than shifting the others.
+            let start = output.count
+            let inline = elements.allSatisfy(\.isScalar)
+            output.append(UInt8(ascii: "["))
+            for (index, element) in elements.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                if inline {
+                    if index > 0 { output.append(0x20) }
+                } else {
+                    output.append(0x0A)
+                    Self.indent(level + 1, into: &output)
+                }
+                guard render(element, record: &record, level: level + 1, into: &output) else {
+                    output.removeLast(output.count - start)
+                    return false
+                }
+            }
+            if !inline {
+                output.append(0x0A)
+                Self.indent(level, into: &output)
+            }
+            output.append(UInt8(ascii: "]"))
+            return true
+        }
+    }
+
+    private mutating func appendString(_ text: String, into output: inout [UInt8]) -> Bool {
+        if text.isEmpty { return false }
+        if text.utf8.count > FirebaseLimits.maximumStringBytes {
+            if problem == nil {
+                problem =
+                    "a string of \(text.utf8.count) bytes exceeds the "
+                    + "\(FirebaseLimits.maximumStringBytes)-byte limit"
+            }
+            return false
+        }
+        JSONText.appendString(text, to: &output)
+        return true
+    }
+
+    static func indent(_ level: Int, into output: inout [UInt8]) {
+        // A plain loop: levels are few, and a shared buffer of spaces costs a retain.
+        for _ in 0..<level * 2 { output.append(0x20) }
+    }
+}

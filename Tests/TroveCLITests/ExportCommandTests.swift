@@ -1,0 +1,488 @@
+import Foundation
+import Testing
+import TroveSQLite
+
+@testable import TroveCLI
+@testable import TroveKit
+
+@Suite struct ExportCommandTests {
+    let sandbox: Sandbox
+
+    init() throws {
+        sandbox = try Sandbox()
+        try ExportSupport.makeWorkspace(sandbox)
+    }
+
+    // MARK: - Golden files
+
+    @Test func flatirongoWritesTheGoldenTree() throws {
+        let result = sandbox.run("export", "--layout", "flatirongo", "--out", "firebase.json")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try ExportSupport.read(sandbox.path("firebase.json")) == Golden.flatirongo)
+    }
+
+    @Test func trashmapperWritesOnlyApprovedPostsAsTheGoldenTree() throws {
+        let result = sandbox.run("export", "--layout", "trashmapper")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == Golden.trashmapper)
+        #expect(!result.stdout.contains("Secret") && !result.stdout.contains("Spam"))
+    }
+
+    @Test func rulesIndexEveryGeoFireNodeOnG() throws {
+        #expect(
+            sandbox.run("export", "--layout", "trashmapper", "--rules", "rules.json").status == 0)
+        #expect(
+            try ExportSupport.read(sandbox.path("rules.json")) == """
+                {
+                  "rules": {
+                    "locationIndex": {
+                      ".indexOn": ["g"]
+                    }
+                  }
+                }
+
+                """)
+    }
+
+    // MARK: - GeoFire
+
+    @Test(arguments: ["flatirongo", "trashmapper"])
+    func geoFireNodesHoldExactlyTheGeohashOfTheirStoredPosition(layout: String) throws {
+        let workspace = try Workspace(path: sandbox.workspace)
+        try workspace.database.execute(
+            """
+            INSERT INTO treasures (key, name, lat, lon, updated_at) VALUES
+              ('odd', 'Odd', 0.1 + 0.2, -179.99999999999997, 'x'),
+              ('tiny', 'Tiny', 1e-7, 5e-324, 'x');
+            INSERT INTO posts (id, user, lat, lon, content_hash, status, imported_at, updated_at)
+            VALUES ('p9', 'carol', -33.868820000000014, 151.20929, 'c', 'approved', 'x', 'x');
+            """)
+        #expect(sandbox.run("geohash", "--precision", "12").status == 0)
+        let result = sandbox.run("export", "--layout", layout)
+        #expect(result.status == 0, "\(result.stderr)")
+        let tree = try ExportSupport.parse(result.stdout)
+        let node = layout == "flatirongo" ? "treasureLocations" : "locationIndex"
+        let table = layout == "flatirongo" ? "treasures" : "posts"
+        let keyColumn = layout == "flatirongo" ? "key" : "id"
+        let locations = try #require(tree.objectValue?[node]?.objectValue)
+        #expect(!locations.isEmpty)
+        for (key, location) in locations {
+            let members = try #require(location.objectValue)
+            #expect(Set(members.keys) == ["g", "l", ".priority"])
+            guard case .array(let pair) = members["l"], pair.count == 2,
+                case .number(let lat) = pair[0], case .number(let lon) = pair[1],
+                case .string(let g) = members["g"]
+            else {
+                Issue.record("\(key): malformed GeoFire node \(location)")
+                continue
+            }
+            let stored = try workspace.database.query(
+                "SELECT lat, lon FROM \(table) WHERE \(keyColumn) = ?", [.text(key)]
+            ) { ($0.double(0) ?? .nan, $0.double(1) ?? .nan) }
+            #expect(lat.bitPattern == stored.first?.0.bitPattern, "\(key) latitude")
+            #expect(lon.bitPattern == stored.first?.1.bitPattern, "\(key) longitude")
+            #expect(g == Geohash.encode(latitude: lat, longitude: lon, precision: 12))
+            #expect(members[".priority"] == .string(g))
+        }
+    }
+
+    // MARK: - Deltas
+
+    @Test func anUnchangedWorkspaceGivesAnEmptyUpdate() {
+        #expect(sandbox.run("export", "--layout", "flatirongo", "-o", "full.json").status == 0)
+        let result = sandbox.run("export", "--layout", "flatirongo", "--update")
+        #expect(result.status == 0)
+        #expect(result.stdout == "{}\n")
+    }
+
+    @Test(arguments: [1, 2, 3, 4, 5])
+    func updatesApplyToThePreviousExportToGiveTheNextOne(seed: UInt64) throws {
+        var random = SeededRandom(seed: seed)
+        let workspace = try Workspace(path: sandbox.workspace)
+        var previous = try ExportSupport.parse(
+            sandbox.run("export", "--layout", "flatirongo").stdout)
+        for round in 0..<6 {
+            try mutate(workspace, round: round, random: &random)
+            #expect(sandbox.run("geohash").status == 0)
+            let update = sandbox.run("export", "--layout", "flatirongo", "--update")
+            #expect(update.status == 0, "\(update.stderr)")
+            let full = sandbox.run("export", "--layout", "flatirongo")
+            #expect(full.status == 0, "\(full.stderr)")
+            let expected = try ExportSupport.parse(full.stdout)
+            let applied = ExportSupport.apply(try ExportSupport.parse(update.stdout), to: previous)
+            #expect(applied == expected, "seed \(seed) round \(round)")
+            previous = expected
+        }
+        #expect(sandbox.run("export", "--layout", "flatirongo", "--update").stdout == "{}\n")
+    }
+
+    @Test func postsThatLeaveApprovalAreRemovedByTheUpdate() throws {
+        #expect(sandbox.run("export", "--layout", "trashmapper").status == 0)
+        let workspace = try Workspace(path: sandbox.workspace)
+        try workspace.database.execute("UPDATE posts SET status = 'flagged' WHERE id = 'p4'")
+        let result = sandbox.run("export", "--layout", "trashmapper", "--update")
+        #expect(
+            result.stdout == """
+                {
+                  "locationIndex/p4": null,
+                  "locations/p4": null,
+                  "users/bob/taggedLocations/p4": null
+                }
+
+                """)
+    }
+
+    @Test func chunksStayUnderTheLimitAndTogetherEqualTheUpdate() throws {
+        // Two identical workspaces take the same changes: one writes the update whole,
+        // the other in parts.
+        let other = try Sandbox()
+        try ExportSupport.makeWorkspace(other)
+        var bases: [ExportJSON] = []
+        var updates: [RunResult] = []
+        for (index, box) in [sandbox, other].enumerated() {
+            let workspace = try Workspace(path: box.workspace)
+            var random = SeededRandom(seed: 42)
+            try mutate(workspace, round: 0, random: &random)
+            #expect(box.run("geohash").status == 0)
+            bases.append(
+                try ExportSupport.parse(box.run("export", "--layout", "flatirongo").stdout))
+            try mutate(workspace, round: 1, random: &random)
+            try mutate(workspace, round: 2, random: &random)
+            #expect(box.run("geohash").status == 0)
+            let arguments =
+                index == 0
+                ? ["export", "--layout", "flatirongo", "--update"]
+                : [
+                    "export", "--layout", "flatirongo", "--update", "--max-bytes", "400", "-o",
+                    "out/update.json",
+                ]
+            updates.append(box.run(arguments))
+        }
+        #expect(bases[0] == bases[1])
+        #expect(updates[1].status == 0, "\(updates[1].stderr)")
+        let unchunked = try ExportSupport.parse(updates[0].stdout)
+        let manifest = try ExportSupport.parse(
+            try ExportSupport.read(other.path("out/update.manifest.json")))
+        guard case .array(let parts) = manifest.objectValue?["parts"] else {
+            Issue.record("manifest without parts")
+            return
+        }
+        #expect(parts.count > 1)
+        var merged = bases[1]
+        var combined: [String: ExportJSON] = [:]
+        for case .string(let name) in parts {
+            let text = try ExportSupport.read(other.path("out/" + name))
+            #expect(text.utf8.count < 400, "\(name) is \(text.utf8.count) bytes")
+            let part = try ExportSupport.parse(text)
+            combined.merge(part.objectValue ?? [:]) { first, _ in first }
+            merged = ExportSupport.apply(part, to: merged)
+        }
+        #expect(ExportJSON.object(combined) == unchunked)
+        let full = try ExportSupport.parse(other.run("export", "--layout", "flatirongo").stdout)
+        #expect(merged == full)
+    }
+
+    @Test func aRecordLargerThanMaxBytesIsNamed() {
+        let result = sandbox.run(
+            "export", "--layout", "flatirongo", "--max-bytes", "100", "-o", "parts.json")
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("treasure hairy-harry: treasureProfiles/hairy-harry"))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.path("parts.manifest.json")))
+    }
+
+    // MARK: - Determinism
+
+    @Test func exportingTwiceIsByteIdenticalAndLeavesTheFileAlone() throws {
+        #expect(sandbox.run("export", "--layout", "flatirongo", "-o", "f.json").status == 0)
+        let path = sandbox.path("f.json")
+        let old = Date(timeIntervalSince1970: 1_000_000)
+        try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: path)
+        let first = try ExportSupport.read(path)
+        let second = sandbox.run("export", "--layout", "flatirongo", "-o", "f.json")
+        #expect(second.status == 0)
+        #expect(second.stderr.contains("is unchanged"))
+        #expect(try ExportSupport.read(path) == first)
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        #expect(attributes[.modificationDate] as? Date == old)
+    }
+
+    // MARK: - Refusals
+
+    @Test func anIllegalKeyIsRefusedBeforeAnyFileIsWritten() throws {
+        let workspace = try Workspace(path: sandbox.workspace)
+        try workspace.database.execute(
+            "INSERT INTO treasures (key, name, lat, lon, updated_at) VALUES ('bad.key', 'B', 1, 2, 'x')"
+        )
+        #expect(sandbox.run("geohash").status == 0)
+        let result = sandbox.run("export", "--layout", "flatirongo", "-o", "f.json")
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("treasure bad.key: key \"bad.key\" contains '.'"))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.path("f.json")))
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: sandbox.folder.path)
+                .allSatisfy { !$0.contains("f.json") })
+    }
+
+    @Test func aLayoutPathFromDataThatBreaksALimitIsRefused() throws {
+        try sandbox.write(
+            "deep.json", #"{"records": "posts", "paths": {"byUser/{user}/{key}": true}}"#)
+        let workspace = try Workspace(path: sandbox.workspace)
+        try workspace.database.execute("UPDATE posts SET user = 'a#b' WHERE id = 'p1'")
+        try workspace.database.execute(
+            "UPDATE posts SET user = ? WHERE id = 'p4'", [.text(String(repeating: "u", count: 769))]
+        )
+        let result = sandbox.run("export", "--layout", "deep.json", "-o", "f.json")
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("post p1: key \"a#b\" contains '#'"))
+        #expect(result.stderr.contains("post p4: key"))
+        #expect(result.stderr.contains("769 bytes long"))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.path("f.json")))
+    }
+
+    @Test func numericSiblingKeysAreRefusedAsFirebaseWouldMakeAnArray() throws {
+        let workspace = try Workspace(path: sandbox.workspace)
+        try workspace.database.execute(
+            """
+            DELETE FROM treasures;
+            INSERT INTO treasures (key, name, lat, lon, updated_at) VALUES
+              ('0', 'A', 1, 2, 'x'), ('1', 'B', 1, 2, 'x'), ('2', 'C', 1, 2, 'x');
+            """)
+        #expect(sandbox.run("geohash").status == 0)
+        let result = sandbox.run("export", "--layout", "flatirongo", "-o", "f.json")
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("treasureLocations: every key is an array index"))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.path("f.json")))
+    }
+
+    @Test func missingAndStaleGeohashesAreRefusedByName() throws {
+        let workspace = try Workspace(path: sandbox.workspace)
+        try workspace.database.execute(
+            """
+            UPDATE treasures SET geohash = NULL WHERE key = 'bull';
+            UPDATE treasures SET lat = 10 WHERE key = 'plain';
+            """)
+        let result = sandbox.run("export", "--layout", "flatirongo", "-o", "f.json")
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("treasures without a geohash (run 'trove geohash')"))
+        #expect(result.stderr.contains("  treasure bull\n"))
+        #expect(result.stderr.contains("treasures with a stale geohash (run 'trove geohash')"))
+        #expect(result.stderr.contains("  treasure plain: sbj4ugp29n should be"))
+        #expect(!result.stderr.contains("hairy-harry"))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.path("f.json")))
+    }
+
+    @Test func aMissingRenditionIsRefusedByName() throws {
+        let workspace = try Workspace(path: sandbox.workspace)
+        try workspace.database.execute("DELETE FROM renditions WHERE owner_kind = 'post'")
+        try workspace.database.execute(
+            "UPDATE treasures SET image = '/art/new-harry.png' WHERE key = 'hairy-harry'")
+        for (layout, record) in [
+            ("flatirongo", "treasure hairy-harry"), ("trashmapper", "post p1"),
+        ] {
+            let result = sandbox.run("export", "--layout", layout, "-o", "f.json")
+            #expect(result.status == 1)
+            #expect(result.stderr.contains("(run 'trove images')"))
+            #expect(result.stderr.contains("\(record): no 'full' rendition of"))
+            #expect(!FileManager.default.fileExists(atPath: sandbox.path("f.json")))
+        }
+    }
+
+    @Test func aRefusedExportRecordsNoState() throws {
+        #expect(sandbox.run("export", "--layout", "flatirongo").status == 0)
+        let workspace = try Workspace(path: sandbox.workspace)
+        try workspace.database.execute(
+            "UPDATE treasures SET name = 'Harry' WHERE key = 'hairy-harry'")
+        try workspace.database.execute("UPDATE treasures SET geohash = NULL WHERE key = 'bull'")
+        #expect(sandbox.run("export", "--layout", "flatirongo").status == 1)
+        #expect(sandbox.run("geohash").status == 0)
+        let update = sandbox.run("export", "--layout", "flatirongo", "--update")
+        #expect(update.stdout.contains("\"name\": \"Harry\""))
+    }
+
+    @Test func anUnknownPlaceholderIsAUsageErrorNamingIt() throws {
+        try sandbox.write(
+            "layout.json",
+            #"{"records": "treasures", "paths": {"t/{key}": {"n": "{nmae}", "x": "{name}"}}}"#)
+        let result = sandbox.run("export", "--layout", "layout.json")
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("unknown placeholder '{nmae}' in \"t/{key}\""))
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test func anUnknownLayoutNameSuggestsABuiltIn() {
+        let result = sandbox.run("export", "--layout", "flatirogno")
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("did you mean 'flatirongo'?"))
+    }
+
+    @Test func placeholdersWithoutValuesRemoveTheirFields() throws {
+        try sandbox.write(
+            "layout.json",
+            """
+            {"records": "treasures", "paths": {"t/{key}": {
+              "about": {"text": "{description}", "points": "{extra.points}"},
+              "label": "{name} ({extra.points} points)",
+              "size": ["{image.full.width}", "{image.full.height}"],
+              "flag": true
+            }}}
+            """)
+        let result = sandbox.run("export", "--layout", "layout.json")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            result.stdout == """
+                {
+                  "t": {
+                    "bull": {
+                      "flag": true
+                    },
+                    "hairy-harry": {
+                      "about": {
+                        "points": "10",
+                        "text": "A bull"
+                      },
+                      "flag": true,
+                      "label": "Hairy Harry (10 points)",
+                      "size": [1024, 768]
+                    },
+                    "plain": {
+                      "flag": true
+                    }
+                  }
+                }
+
+                """)
+    }
+
+    // MARK: - Helpers
+
+    /// Adds, changes and deletes a few treasures at random.
+    private func mutate(_ workspace: Workspace, round: Int, random: inout SeededRandom) throws {
+        let database = workspace.database
+        let keys = try database.query("SELECT key FROM treasures ORDER BY key") { $0.text(0) ?? "" }
+        for index in 0..<Int(random.next() % 4) {
+            try database.execute(
+                "INSERT OR REPLACE INTO treasures (key, name, lat, lon, updated_at) VALUES (?, ?, ?, ?, 'x')",
+                [
+                    .text("t\(round)-\(index)-\(random.next() % 1000)"),
+                    .text("N\(random.next() % 9)"),
+                    .real(Double(random.next() % 180_000) / 1000 - 90),
+                    .real(Double(random.next() % 360_000) / 1000 - 180),
+                ])
+        }
+        for key in keys {
+            switch random.next() % 6 {
+            case 0: try database.execute("DELETE FROM treasures WHERE key = ?", [.text(key)])
+            case 1:
+                try database.execute(
+                    "UPDATE treasures SET name = ? WHERE key = ?",
+                    [.text("Renamed \(random.next() % 100)"), .text(key)])
+            case 2:
+                try database.execute(
+                    "UPDATE treasures SET lat = ?, geohash = NULL WHERE key = ?",
+                    [.real(Double(random.next() % 1000) / 17), .text(key)])
+            default: continue
+            }
+        }
+    }
+}
+
+/// SplitMix64: a small seeded generator, so failures repeat.
+struct SeededRandom {
+    var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+enum Golden {
+    static let flatirongo = """
+        {
+          "treasureLocations": {
+            "bull": {
+              ".priority": "dr5ref1ngh",
+              "g": "dr5ref1ngh",
+              "l": [40.70553, -74.01339]
+            },
+            "hairy-harry": {
+              ".priority": "dr5regw3pp",
+              "g": "dr5regw3pp",
+              "l": [40.7128, -74.006]
+            },
+            "plain": {
+              ".priority": "sbj4ugp29n",
+              "g": "sbj4ugp29n",
+              "l": [0.5, 41]
+            }
+          },
+          "treasureProfiles": {
+            "bull": {
+              "imageURL": "https://example.com/bull.jpg",
+              "name": "Bull"
+            },
+            "hairy-harry": {
+              "imageURL": "https://firebasestorage.googleapis.com/v0/b/flatiron-go.appspot.com/o/treasures%2Fhairy-harry%2Ffull-3fa2c9e1.png?alt=media",
+              "name": "Hairy Harry"
+            },
+            "plain": {
+              "name": "Plain \\"quoted\\" ✓"
+            }
+          }
+        }
+
+        """
+
+    static let trashmapper = """
+        {
+          "locationIndex": {
+            "p1": {
+              ".priority": "dr5rs14yej",
+              "g": "dr5rs14yej",
+              "l": [40.7, -74]
+            },
+            "p4": {
+              ".priority": "gcpuvpkcpr",
+              "g": "gcpuvpkcpr",
+              "l": [51.5, -0.125]
+            }
+          },
+          "locations": {
+            "p1": {
+              "date": "2024-01-24T10:00:00Z",
+              "description": "Bottles",
+              "lat": 40.7,
+              "lon": -74,
+              "photoURL": "https://firebasestorage.googleapis.com/v0/b/flatiron-go.appspot.com/o/posts%2Fp1%2Ffull-0badf00d.jpg?alt=media",
+              "user": "alice"
+            },
+            "p4": {
+              "date": "2024-02-01T08:30:00Z",
+              "lat": 51.5,
+              "lon": -0.125,
+              "user": "bob"
+            }
+          },
+          "users": {
+            "alice": {
+              "taggedLocations": {
+                "p1": true
+              }
+            },
+            "bob": {
+              "taggedLocations": {
+                "p4": true
+              }
+            }
+          }
+        }
+
+        """
+}

@@ -1,0 +1,118 @@
+import Foundation
+import Testing
+
+@testable import TroveKit
+
+@Suite struct ExportNumberTests {
+    @Test(arguments: [
+        (41.0, "41"), (-74.006, "-74.006"), (0.1 + 0.2, "0.30000000000000004"),
+        (1e-5, "0.00001"), (1e-7, "1e-7"), (1e21, "1e+21"), (1e20, "100000000000000000000"),
+        (123_456_789_012_345_680, "123456789012345680"), (5e-324, "5e-324"),
+        (-0.0, "-0"), (0.0, "0"), (1.7976931348623157e308, "1.7976931348623157e+308"),
+    ])
+    func numbersPrintLikeJavaScript(value: Double, text: String) {
+        #expect(JSONText.number(value) == text)
+    }
+
+    @Test func everyPrintedNumberReadsBackAsTheSameDouble() {
+        var random = SystemRandomNumberGenerator()
+        for _ in 0..<20_000 {
+            let value = Double(
+                bitPattern: random.next() & ~(0x7FF << 52) | (UInt64.random(in: 900...1150) << 52))
+            #expect(Double(JSONText.number(value))?.bitPattern == value.bitPattern)
+        }
+    }
+}
+
+@Suite struct ExportLayoutTests {
+    @Test func aPlaceholderThatIsTheWholeStringKeepsItsType() throws {
+        let layout = try Layout(
+            name: "t",
+            json: Array(
+                #"{"records": "treasures", "paths": {"a/{key}": ["{lat}", "x{lat}"]}}"#.utf8))
+        #expect(layout.paths[0].value.fields == [.lat, .lat])
+        guard case .array(let elements) = layout.paths[0].value,
+            case .text(.whole(.lat)) = elements[0], case .text(.interpolated) = elements[1]
+        else {
+            Issue.record("unexpected template \(layout.paths[0].value)")
+            return
+        }
+    }
+
+    @Test(arguments: [
+        (#"{"records": "posts", "paths": {"a/{key}": "{name}"}}"#, "unknown placeholder '{name}'"),
+        (
+            #"{"records": "treasures", "paths": {"a/{key}": "{photo.full.url}"}}"#,
+            "unknown placeholder"
+        ),
+        (#"{"records": "people", "paths": {"a": 1}}"#, "\"records\" must be"),
+        (#"{"records": "posts", "paths": {"a.b/{key}": 1}}"#, "contains '.'"),
+        (#"{"records": "posts", "paths": {"a/{key}": {"0": 1, "1": 2}}}"#, "array indices"),
+        (#"{"records": "posts"}"#, "\"paths\" must be an object"),
+    ])
+    func brokenLayoutsAreRefusedWithTheReason(json: String, message: String) {
+        #expect {
+            _ = try Layout(name: "t", json: Array(json.utf8))
+        } throws: { error in
+            "\(error)".contains(message)
+        }
+    }
+
+    @Test func tooDeepAPathIsRefused() {
+        let path = (0..<31).map { "l\($0)" }.joined(separator: "/")
+        let json = #"{"records": "posts", "paths": {"\#(path)": {"x": 1}}}"#
+        #expect(throws: LayoutError.self) { _ = try Layout(name: "t", json: Array(json.utf8)) }
+    }
+
+    @Test func builtInLayoutsLoadAndNameTheirGeoFireNodes() throws {
+        let library = try TemplateLibrary(environment: [:])
+        let flatirongo = try Layout(contentsOf: #require(library.layout(named: "flatirongo")))
+        let trashmapper = try Layout(contentsOf: #require(library.layout(named: "trashmapper")))
+        #expect(flatirongo.geoFireNodes == ["treasureLocations/{key}"])
+        #expect(trashmapper.geoFireNodes == ["locationIndex/{key}"])
+        #expect(trashmapper.records == .posts)
+    }
+}
+
+@Suite struct ExportStorageAndLimitTests {
+    @Test func storageURLsEncodeTheWholeObjectPathAsOneSegment() {
+        let storage = StorageURL(bucket: "flatiron-go.appspot.com", template: nil)
+        #expect(
+            storage.url(for: "treasures/hairy harry/full-3fa2c9e1.jpg")
+                == "https://firebasestorage.googleapis.com/v0/b/flatiron-go.appspot.com/o/"
+                + "treasures%2Fhairy%20harry%2Ffull-3fa2c9e1.jpg?alt=media")
+        #expect(StorageURL.percentEncode("a~b_c.d-é+") == "a~b_c.d-%C3%A9%2B")
+        let custom = StorageURL(bucket: "x", template: "https://cdn.example.com/{path}")
+        #expect(custom.url(for: "a/b.png") == "https://cdn.example.com/a%2Fb.png")
+    }
+
+    @Test(arguments: [
+        ("ok-key", nil), ("", "is empty"), ("a.b", "'.'"), ("a$b", "'$'"), ("a#", "'#'"),
+        ("[x", "'['"), ("x]", "']'"), ("a/b", "'/'"), ("tab\there", "control character"),
+        (String(repeating: "é", count: 385), "770 bytes"),
+    ])
+    func keysAreCheckedAgainstFirebaseRules(key: String, problem: String?) {
+        let found = FirebaseLimits.keyProblem(key)
+        if let problem {
+            #expect(found?.contains(problem) == true, "\(found ?? "nil")")
+        } else {
+            #expect(found == nil)
+        }
+    }
+
+    @Test func arrayLikeKeysFollowFirebasesRule() {
+        #expect(FirebaseLimits.looksLikeArray(["0", "1", "2"]))
+        #expect(FirebaseLimits.looksLikeArray(["1", "2"]))
+        #expect(!FirebaseLimits.looksLikeArray(["1", "9"]))
+        #expect(!FirebaseLimits.looksLikeArray(["0", "1", "x"]))
+        #expect(!FirebaseLimits.looksLikeArray(["007"]))
+    }
+
+    @Test func pathsOrderSegmentBySegment() {
+        let sorted = ["a-c/x", "a/b", "a", "a/b/c", "ab"].map { Array($0.utf8) }
+            .sorted { comparePaths($0, $1) < 0 }.map { String(decoding: $0, as: UTF8.self) }
+        #expect(sorted == ["a", "a/b", "a/b/c", "a-c/x", "ab"])
+        #expect(isPathPrefix(Array("a/b".utf8), of: Array("a/b/c".utf8)))
+        #expect(!isPathPrefix(Array("a/b".utf8), of: Array("a/bc".utf8)))
+    }
+}
