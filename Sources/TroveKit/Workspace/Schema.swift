@@ -7,7 +7,6 @@ enum Schema {
         .init("001-treasures", sql: treasures),
         .init("002-posts-and-review", sql: postsAndReview),
         .init("003-renditions-and-exports", sql: renditionsAndExports),
-        .init("004-export-state", sql: exportState),
     ])
 
     static let treasures = """
@@ -104,19 +103,8 @@ enum Schema {
             at          TEXT NOT NULL,
             out         TEXT
         ) WITHOUT ROWID;
-        CREATE TABLE exported_values (
-            layout TEXT NOT NULL,
-            path   TEXT NOT NULL,        -- database path of one exported record
-            value  TEXT NOT NULL,        -- its canonical JSON
-            PRIMARY KEY (layout, path)
-        ) WITHOUT ROWID;
-        """
-
-    // One row per path and its whole JSON made a million-treasure export spend seconds in
-    // SQLite; the state is now a 64-bit hash per path, front-coded in blocks, written as
-    // a new generation while the previous one is read.
-    static let exportState = """
-        DROP TABLE exported_values;
+        -- The delta state: a 64-bit hash per exported path, front-coded in blocks, written
+        -- as a new generation while the previous one is read.
         CREATE TABLE export_state (
             layout     TEXT NOT NULL,
             generation INTEGER NOT NULL,
