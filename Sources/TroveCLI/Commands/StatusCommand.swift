@@ -28,9 +28,11 @@ enum StatusCommand {
             "images:    \(status.imagesCurrent) current, \(status.imagesStale) need renditions")
         invocation.print("geohashes: \(status.geohashStale) missing or stale")
         invocation.print("exported:  \(status.lastExport ?? "never")")
+        invocation.print("")
         if let next = status.nextStep {
-            invocation.print("")
             invocation.print("next: \(next)")
+        } else {
+            invocation.print("up to date; after changes: trove export --update")
         }
         return .success
     }

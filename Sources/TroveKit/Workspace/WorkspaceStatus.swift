@@ -47,7 +47,8 @@ public struct WorkspaceStatus: Equatable, Sendable {
         if geohashStale > 0 { return "trove geohash" }
         if imagesStale > 0 { return "trove images" }
         if posts["pending", default: 0] > 0 { return "trove review" }
-        return "trove export --layout flatirongo --out build/firebase.json"
+        if lastExport == nil { return "trove export --layout flatirongo --out build/firebase.json" }
+        return nil
     }
 }
 
