@@ -100,3 +100,7 @@ sys.exit(0 if same(a, b) else 1)
 PY
 fi
 [ -n "${KEEP:-}" ] || rm -rf "$WORK"
+source Benchmarks/lib.sh
+report_limit "export $COUNT treasures (flatirongo)" "$TROVE_SECONDS" 3.0
+report_memory "export peak memory" "$TROVE_RSS_KB" 150
+summary
