@@ -27,11 +27,11 @@ sqlite3 "$WS" <<SQL
 PRAGMA journal_mode = WAL;
 BEGIN;
 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $COUNT)
-INSERT INTO treasures (key, name, lat, lon, image, updated_at)
+INSERT INTO treasures (key, name, lat, lon, image)
 SELECT printf('t%07d', i), 'Treasure ' || i,
        round(40.5 + ((i * 7919) % 1000003) / 2000006.0, 6),
        round(-74.25 + ((i * 104729) % 999983) / 1999966.0, 6),
-       printf('/art/t%07d.png', i), '2026-01-01T00:00:00Z'
+       printf('/art/t%07d.png', i)
 FROM n;
 INSERT INTO renditions (owner_kind, owner_key, name, source, source_hash, settings, path,
                         width, height, bytes, hash, made_at)

@@ -23,6 +23,7 @@ public final class Database {
     public init(path: String, mode: Mode = .readWriteCreate, busyTimeout: Int32 = 5000)
         throws(SQLiteError)
     {
+        _ = Self.configured
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
         switch mode {
         case .readWrite: flags |= SQLITE_OPEN_READWRITE
@@ -48,6 +49,11 @@ public final class Database {
     deinit {
         sqlite3_close_v2(handle)
     }
+
+    /// Process-wide settings, applied once before the first connection opens.
+    private static let configured: Bool = {
+        trove_sqlite3_disable_memstatus() == SQLITE_OK
+    }()
 
     // MARK: - Executing
 

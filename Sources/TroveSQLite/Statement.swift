@@ -159,6 +159,25 @@ public final class Statement {
         try check(code, database.handle, sql: sql)
     }
 
+    /// Binds UTF-8 text the caller keeps alive and unchanged until the statement is next
+    /// reset or rebound: SQLite reads it in place instead of copying it.
+    ///
+    /// - Throws: `SQLiteError`.
+    public func bindText(
+        borrowing base: UnsafeRawPointer, count: Int, at index: Int32
+    ) throws(SQLiteError) {
+        let code = sqlite3_bind_text(
+            handle, index, base.assumingMemoryBound(to: CChar.self), Int32(count), nil)
+        try check(code, database.handle, sql: sql)
+    }
+
+    /// Binds NULL to the 1-based parameter `index`.
+    ///
+    /// - Throws: `SQLiteError`.
+    public func bindNull(at index: Int32) throws(SQLiteError) {
+        try check(sqlite3_bind_null(handle, index), database.handle, sql: sql)
+    }
+
     /// Binds UTF-8 bytes as text without building a `String` (the import hot path).
     ///
     /// - Throws: `SQLiteError`.

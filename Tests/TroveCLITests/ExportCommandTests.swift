@@ -51,9 +51,9 @@ import TroveSQLite
         let workspace = try Workspace(path: sandbox.workspace)
         try workspace.database.execute(
             """
-            INSERT INTO treasures (key, name, lat, lon, updated_at) VALUES
-              ('odd', 'Odd', 0.1 + 0.2, -179.99999999999997, 'x'),
-              ('tiny', 'Tiny', 1e-7, 5e-324, 'x');
+            INSERT INTO treasures (key, name, lat, lon) VALUES
+              ('odd', 'Odd', 0.1 + 0.2, -179.99999999999997),
+              ('tiny', 'Tiny', 1e-7, 5e-324);
             INSERT INTO posts (id, user, lat, lon, content_hash, status, imported_at, updated_at)
             VALUES ('p9', 'carol', -33.868820000000014, 151.20929, 'c', 'approved', 'x', 'x');
             """)
@@ -211,7 +211,7 @@ import TroveSQLite
     @Test func anIllegalKeyIsRefusedBeforeAnyFileIsWritten() throws {
         let workspace = try Workspace(path: sandbox.workspace)
         try workspace.database.execute(
-            "INSERT INTO treasures (key, name, lat, lon, updated_at) VALUES ('bad.key', 'B', 1, 2, 'x')"
+            "INSERT INTO treasures (key, name, lat, lon) VALUES ('bad.key', 'B', 1, 2)"
         )
         #expect(sandbox.run("geohash").status == 0)
         let result = sandbox.run("export", "--layout", "flatirongo", "-o", "f.json")
@@ -244,8 +244,8 @@ import TroveSQLite
         try workspace.database.execute(
             """
             DELETE FROM treasures;
-            INSERT INTO treasures (key, name, lat, lon, updated_at) VALUES
-              ('0', 'A', 1, 2, 'x'), ('1', 'B', 1, 2, 'x'), ('2', 'C', 1, 2, 'x');
+            INSERT INTO treasures (key, name, lat, lon) VALUES
+              ('0', 'A', 1, 2), ('1', 'B', 1, 2), ('2', 'C', 1, 2);
             """)
         #expect(sandbox.run("geohash").status == 0)
         let result = sandbox.run("export", "--layout", "flatirongo", "-o", "f.json")
@@ -361,7 +361,7 @@ import TroveSQLite
         let keys = try database.query("SELECT key FROM treasures ORDER BY key") { $0.text(0) ?? "" }
         for index in 0..<Int(random.next() % 4) {
             try database.execute(
-                "INSERT OR REPLACE INTO treasures (key, name, lat, lon, updated_at) VALUES (?, ?, ?, ?, 'x')",
+                "INSERT OR REPLACE INTO treasures (key, name, lat, lon) VALUES (?, ?, ?, ?)",
                 [
                     .text("t\(round)-\(index)-\(random.next() % 1000)"),
                     .text("N\(random.next() % 9)"),

@@ -15,11 +15,11 @@ enum ExportSupport {
         let workspace = try Workspace(path: sandbox.workspace)
         try workspace.database.execute(
             """
-            INSERT INTO treasures (key, name, lat, lon, description, image, extra, updated_at) VALUES
+            INSERT INTO treasures (key, name, lat, lon, description, image, extra) VALUES
               ('hairy-harry', 'Hairy Harry', 40.7128, -74.006, 'A bull', '/art/harry.png',
-               '{"points":"10"}', 'x'),
-              ('bull', 'Bull', 40.70553, -74.01339, NULL, 'https://example.com/bull.jpg', NULL, 'x'),
-              ('plain', 'Plain "quoted" ✓', 0.5, 41.0, NULL, NULL, NULL, 'x');
+               '{"points":"10"}'),
+              ('bull', 'Bull', 40.70553, -74.01339, NULL, 'https://example.com/bull.jpg', NULL),
+              ('plain', 'Plain "quoted" ✓', 0.5, 41.0, NULL, NULL, NULL);
             INSERT INTO renditions VALUES
               ('treasure', 'hairy-harry', 'full', '/art/harry.png', 'h', 's',
                'treasures/hairy-harry/full-3fa2c9e1.png', 1024, 768, 1000, 'hh', 'x'),

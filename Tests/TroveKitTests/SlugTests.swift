@@ -21,3 +21,18 @@ import Testing
         #expect(deriver.key(explicit: nil, name: "hairy harry") == "hairy-harry-4")
     }
 }
+
+@Suite struct ExtraJSONTests {
+    @Test(arguments: [
+        ("plain", #""plain""#),
+        ("say \"hi\"\\", #""say \"hi\"\\""#),
+        ("a\nb\tc\u{1}", #""a\nb\tc\u0001""#),
+        ("line\u{2028}sep\u{2029}", #""line\u2028sep\u2029""#),
+        ("café ✓ ‘’", "\"café ✓ ‘’\""),
+    ])
+    func escapesWhatJSONAndJavaScriptNeed(text: String, json: String) {
+        var bytes: [UInt8] = []
+        appendJSONString(text, to: &bytes)
+        #expect(String(decoding: bytes, as: UTF8.self) == json)
+    }
+}

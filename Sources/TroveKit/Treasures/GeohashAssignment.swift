@@ -25,24 +25,28 @@ public enum GeohashAssignment {
             let length = try workspace.geohashPrecision()
             var result = Result()
             result.treasures = try assign(
-                table: "treasures", index: "treasures_geohash", precision: length, in: database)
+                table: "treasures", key: "key", index: "treasures_geohash", precision: length,
+                in: database)
             result.posts = try assign(
-                table: "posts", index: "posts_geohash", precision: length, in: database)
+                table: "posts", key: "id", index: "posts_geohash", precision: length,
+                in: database)
             return result
         }
     }
 
     /// Recomputes one table's geohashes in Swift and writes only those that differ, in
-    /// rowid order. When most rows change, the geohash index is dropped and rebuilt:
-    /// one sort is much cheaper than a million scattered index updates.
+    /// key order. When most rows change, the geohash index is dropped and rebuilt: one
+    /// sort is much cheaper than a million scattered index updates.
     private static func assign(
-        table: String, index: String, precision: Int, in database: Database
+        table: String, key: String, index: String, precision: Int, in database: Database
     ) throws -> Int {
-        var changes: [(rowid: Int64, geohash: String)] = []
+        var changes: [(key: String, geohash: String)] = []
         var rows = 0
         let scan = try database.prepare(
-            "SELECT rowid, lat, lon, geohash FROM \(table) WHERE lat IS NOT NULL AND lon IS NOT NULL"
-        )
+            """
+            SELECT \(key), lat, lon, geohash FROM \(table)
+            WHERE lat IS NOT NULL AND lon IS NOT NULL ORDER BY \(key)
+            """)
         while let row = try scan.next() {
             rows += 1
             guard let latitude = row.double(1), let longitude = row.double(2),
@@ -50,8 +54,8 @@ public enum GeohashAssignment {
             else { continue }
             let geohash = Geohash.encode(
                 latitude: latitude, longitude: longitude, precision: precision)
-            if row.text(3) != geohash, let rowid = row.int64(0) {
-                changes.append((rowid, geohash))
+            if row.text(3) != geohash, let key = row.text(0) {
+                changes.append((key, geohash))
             }
         }
         if changes.isEmpty { return 0 }
@@ -60,10 +64,10 @@ public enum GeohashAssignment {
             "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?", [.text(index)])?
             .string
         if rebuild, definition != nil { try database.execute("DROP INDEX \(index)") }
-        let update = try database.prepare("UPDATE \(table) SET geohash = ? WHERE rowid = ?")
+        let update = try database.prepare("UPDATE \(table) SET geohash = ? WHERE \(key) = ?")
         for change in changes {
             try update.bind(text: change.geohash, at: 1)
-            try update.bind(int: change.rowid, at: 2)
+            try update.bind(text: change.key, at: 2)
             try update.step()
         }
         if rebuild, let definition { try database.execute(definition) }

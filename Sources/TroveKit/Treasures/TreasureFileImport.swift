@@ -93,17 +93,15 @@ public struct TreasureFileImport {
             while true {
                 switch channel.receive() {
                 case .rows(let batch):
-                    for row in batch {
-                        switch row {
-                        case .treasure(let treasure):
-                            try importer.add(treasure)
-                        case .invalid(let diagnostic):
-                            guard skipInvalid else { throw Failure.invalidRow(diagnostic) }
-                            skipped += 1
-                            onSkip(diagnostic)
-                        }
+                    if let first = batch.invalid.first, !skipInvalid {
+                        throw Failure.invalidRow(first)
                     }
-                    rows += batch.count
+                    try importer.add(batch.treasures)
+                    for diagnostic in batch.invalid {
+                        skipped += 1
+                        onSkip(diagnostic)
+                    }
+                    rows += batch.treasures.count + batch.invalid.count
                     onProgress(rows)
                     continue
                 case .failed(let error):
@@ -133,23 +131,24 @@ public struct TreasureFileImport {
             var reader = try TreasureReader(
                 path: source.path, displayPath: source.displayPath, format: source.format,
                 encoding: encoding)
-            var batch: [PreparedRow] = []
-            batch.reserveCapacity(RowChannel.batchSize)
+            var batch = RowBatch(file: source.displayPath)
             while let row = try reader.next() {
                 switch row {
                 case .treasure(let input):
                     let key = keys.key(explicit: input.key, name: input.name)
-                    let image = resolveImage(input.image, in: source)
-                    batch.append(.treasure(PreparedTreasure(key: key, input: input, image: image)))
+                    batch.treasures.append(
+                        key: key, input: input, image: resolveImage(input.image, in: source))
                 case .invalid(let diagnostic):
-                    batch.append(.invalid(diagnostic))
+                    batch.invalid.append(diagnostic)
                 }
-                if batch.count == RowChannel.batchSize {
+                if batch.treasures.count + batch.invalid.count == RowChannel.batchSize {
                     guard channel.send(.rows(batch)) else { return }
-                    batch.removeAll(keepingCapacity: true)
+                    batch = RowBatch(file: source.displayPath)
                 }
             }
-            if !batch.isEmpty { guard channel.send(.rows(batch)) else { return } }
+            if batch.treasures.count + batch.invalid.count > 0 {
+                guard channel.send(.rows(batch)) else { return }
+            }
             _ = channel.send(.finished)
         } catch {
             _ = channel.send(.failed(error))
@@ -171,16 +170,20 @@ public struct TreasureFileImport {
 
 // MARK: - Between the reading and the writing thread
 
-/// A row on its way to the workspace.
-enum PreparedRow: Sendable {
-    case treasure(PreparedTreasure)
-    case invalid(Diagnostic)
+/// Rows on their way to the workspace: the importable ones packed, the others to report.
+struct RowBatch: Sendable {
+    var treasures: PackedTreasures
+    var invalid: [Diagnostic] = []
+
+    init(file: String) {
+        treasures = PackedTreasures(file: file)
+    }
 }
 
 /// A bounded queue of row batches from the reading thread to the writing one.
 final class RowChannel: @unchecked Sendable {
     enum Item: Sendable {
-        case rows([PreparedRow])
+        case rows(RowBatch)
         case failed(TreasureFileError)
         case finished
     }

@@ -27,6 +27,8 @@ public final class TreasureImporter {
     private let workspace: Workspace
     private let upsert: Statement
     private let countRows: Statement
+    private let addSource: Statement
+    private let findSource: Statement
     private var keyDeriver = KeyDeriver()
     private let rowsBefore: Int
     private var processed = 0
@@ -36,26 +38,26 @@ public final class TreasureImporter {
     /// Prepares the import. Call inside `Workspace.write`.
     ///
     /// - Throws: `SQLiteError`.
-    public init(workspace: Workspace, now: Date = Date()) throws {
+    public init(workspace: Workspace) throws {
         self.workspace = workspace
         let database = workspace.database
         countRows = try database.prepare("SELECT count(*) FROM treasures")
         rowsBefore = Int(try countRows.next()?.int64(0) ?? 0)
         countRows.reset()
+        addSource = try database.prepare("INSERT OR IGNORE INTO sources (path) VALUES (?)")
+        findSource = try database.prepare("SELECT id FROM sources WHERE path = ?")
         // The WHERE clause makes an identical row a no-op, so `changes` tells us whether
         // anything was written; a moved treasure loses its geohash until `trove geohash`.
         upsert = try database.prepare(
             """
             INSERT INTO treasures
-                (key, name, lat, lon, description, image, extra, source_file, source_line,
-                 updated_at)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+                (key, name, lat, lon, description, image, extra, source, source_line)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
             ON CONFLICT (key) DO UPDATE SET
                 name = excluded.name, lat = excluded.lat, lon = excluded.lon,
                 description = excluded.description, image = excluded.image,
-                extra = excluded.extra, source_file = excluded.source_file,
+                extra = excluded.extra, source = excluded.source,
                 source_line = excluded.source_line,
-                updated_at = excluded.updated_at,
                 geohash = CASE WHEN treasures.lat = excluded.lat AND treasures.lon = excluded.lon
                                THEN treasures.geohash END
             WHERE (treasures.name, treasures.lat, treasures.lon, treasures.description,
@@ -63,7 +65,21 @@ public final class TreasureImporter {
                IS NOT (excluded.name, excluded.lat, excluded.lon, excluded.description,
                        excluded.image, excluded.extra)
             """)
-        try upsert.bind(.text(timestamp(now)), at: 10)
+    }
+
+    /// Points the following rows at `file` in the `sources` table.
+    private func setSource(_ file: String?) throws {
+        guard file != currentFile else { return }
+        currentFile = file
+        guard let file else {
+            try upsert.bindNull(at: 8)
+            return
+        }
+        try addSource.run([.text(file)])
+        try findSource.bind([.text(file)])
+        let id = try findSource.next()?.int64(0)
+        findSource.reset()
+        try upsert.bind(int: id, at: 8)
     }
 
     /// Upserts one treasure, deriving its key when the input has none.
@@ -73,30 +89,43 @@ public final class TreasureImporter {
     @discardableResult
     public func add(_ input: TreasureInput, image: String?) throws -> String {
         let key = keyDeriver.key(explicit: input.key, name: input.name)
-        try add(PreparedTreasure(key: key, input: input, image: image))
+        var batch = PackedTreasures(file: input.location.file)
+        batch.append(key: key, input: input, image: image)
+        try add(batch)
         return key
     }
 
-    /// Upserts one treasure whose key and stored fields are already worked out.
+    /// Upserts a batch of packed treasures; SQLite reads their text in place.
     ///
     /// - Throws: `SQLiteError`.
-    public func add(_ treasure: PreparedTreasure) throws {
-        let input = treasure.input
-        try upsert.bind(text: treasure.key, at: 1)
-        try upsert.bind(text: input.name, at: 2)
-        try upsert.bind(double: input.latitude, at: 3)
-        try upsert.bind(double: input.longitude, at: 4)
-        try upsert.bind(text: input.description, at: 5)
-        try upsert.bind(text: treasure.image, at: 6)
-        try upsert.bind(text: treasure.extra, at: 7)
-        if input.location.file != currentFile {
-            currentFile = input.location.file
-            try upsert.bind(text: currentFile, at: 8)
+    public func add(_ batch: PackedTreasures) throws {
+        try setSource(batch.file)
+        try batch.bytes.withUnsafeBytes { bytes in
+            func bind(_ slice: PackedTreasures.Slice, at index: Int32) throws {
+                if slice.count < 0 {
+                    try upsert.bindNull(at: index)
+                } else if slice.count == 0 {
+                    try upsert.bind(text: "", at: index)
+                } else {
+                    try upsert.bindText(
+                        borrowing: bytes.baseAddress! + Int(slice.start), count: Int(slice.count),
+                        at: index)
+                }
+            }
+            for row in batch.rows {
+                try bind(row.key, at: 1)
+                try bind(row.name, at: 2)
+                try upsert.bind(double: row.latitude, at: 3)
+                try upsert.bind(double: row.longitude, at: 4)
+                try bind(row.description, at: 5)
+                try bind(row.image, at: 6)
+                try bind(row.extra, at: 7)
+                try upsert.bind(int: row.line, at: 9)
+                try upsert.step()
+                changed += workspace.database.changes
+            }
+            processed += batch.rows.count
         }
-        try upsert.bind(int: (input.location.line ?? input.location.feature).map(Int64.init), at: 9)
-        try upsert.step()
-        processed += 1
-        changed += workspace.database.changes
     }
 
     /// The counts so far.
@@ -111,21 +140,98 @@ public final class TreasureImporter {
     }
 }
 
-/// A treasure ready to store: its key derived, image resolved, extras as JSON.
-public struct PreparedTreasure: Sendable {
-    public var key: String
-    public var input: TreasureInput
-    /// The image reference to store (absolute path or URL).
-    public var image: String?
-    /// The extra columns as a JSON object, nil when there are none.
-    public var extra: String?
-
-    public init(key: String, input: TreasureInput, image: String?) {
-        self.key = key
-        self.input = input
-        self.image = image
-        self.extra = input.extra.isEmpty ? nil : extraJSON(input.extra)
+/// Treasures ready to store, their text packed into one buffer: a batch crosses from the
+/// reading thread to the writing one as two allocations, and SQLite binds the text in
+/// place.
+public struct PackedTreasures: Sendable {
+    /// Where a text lies in `bytes`; a negative count means NULL.
+    public struct Slice: Sendable {
+        var start: Int32
+        var count: Int32
+        static let null = Slice(start: 0, count: -1)
     }
+
+    public struct Row: Sendable {
+        var key: Slice
+        var name: Slice
+        var description: Slice
+        var image: Slice
+        /// The extra columns as a JSON object.
+        var extra: Slice
+        var latitude: Double
+        var longitude: Double
+        var line: Int64?
+    }
+
+    /// The file every row came from.
+    public var file: String?
+    var bytes: [UInt8] = []
+    var rows: [Row] = []
+
+    public init(file: String?) {
+        self.file = file
+    }
+
+    public var isEmpty: Bool { rows.isEmpty }
+    public var count: Int { rows.count }
+
+    /// Adds one treasure under `key`, storing `image` as its image reference.
+    public mutating func append(key: String, input: TreasureInput, image: String?) {
+        let row = Row(
+            key: add(key), name: add(input.name), description: add(input.description),
+            image: add(image), extra: addExtra(input.extra), latitude: input.latitude,
+            longitude: input.longitude,
+            line: (input.location.line ?? input.location.feature).map(Int64.init))
+        rows.append(row)
+    }
+
+    private mutating func add(_ text: String?) -> Slice {
+        guard let text else { return .null }
+        let start = bytes.count
+        bytes.append(contentsOf: text.utf8)
+        return Slice(start: Int32(start), count: Int32(bytes.count - start))
+    }
+
+    /// The extra columns as a JSON object, keys in file order, written straight into the
+    /// buffer.
+    private mutating func addExtra(_ fields: [ExtraField]) -> Slice {
+        if fields.isEmpty { return .null }
+        let start = bytes.count
+        bytes.append(UInt8(ascii: "{"))
+        for (index, field) in fields.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            appendJSONString(field.name, to: &bytes)
+            bytes.append(UInt8(ascii: ":"))
+            appendJSONString(field.value, to: &bytes)
+        }
+        bytes.append(UInt8(ascii: "}"))
+        return Slice(start: Int32(start), count: Int32(bytes.count - start))
+    }
+}
+
+/// Appends `text` as a JSON string literal, escaping what JSON requires (and U+2028/9).
+func appendJSONString(_ text: String, to bytes: inout [UInt8]) {
+    bytes.append(UInt8(ascii: "\""))
+    let hex = Array("0123456789abcdef".utf8)
+    var previous: (UInt8, UInt8) = (0, 0)
+    for byte in text.utf8 {
+        switch byte {
+        case UInt8(ascii: "\""): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
+        case UInt8(ascii: "\\"): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
+        case UInt8(ascii: "\n"): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
+        case UInt8(ascii: "\r"): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
+        case UInt8(ascii: "\t"): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
+        case 0..<0x20, 0x7F:
+            bytes += Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 15)]]
+        case 0xA8 where previous == (0xE2, 0x80), 0xA9 where previous == (0xE2, 0x80):
+            // U+2028 and U+2029 end lines in JavaScript; escape them for JSONP readers.
+            bytes.removeLast(2)
+            bytes += Array("\\u202".utf8) + [byte == 0xA8 ? UInt8(ascii: "8") : UInt8(ascii: "9")]
+        default: bytes.append(byte)
+        }
+        previous = (previous.1, byte)
+    }
+    bytes.append(UInt8(ascii: "\""))
 }
 
 /// Derives readable, unique keys from names, in the order rows arrive.
@@ -171,18 +277,6 @@ extension Unicode.Scalar {
     fileprivate var lowercasedASCII: Unicode.Scalar {
         ("A"..."Z").contains(self) ? Unicode.Scalar(value + 32)! : self
     }
-}
-
-/// The extra columns as a JSON object, keys in file order.
-func extraJSON(_ fields: [ExtraField]) -> String {
-    var json = "{"
-    for (index, field) in fields.enumerated() {
-        if index > 0 { json += "," }
-        json += jsonString(field.name)
-        json += ":"
-        json += jsonString(field.value)
-    }
-    return json + "}"
 }
 
 /// `text` as a JSON string literal.

@@ -25,8 +25,10 @@ public enum Validation {
         validator.reserveCapacity(Int(count))
         let statement = try workspace.database.prepare(
             """
-            SELECT key, name, lat, lon, image, description, geohash, source_file, source_line
-            FROM treasures ORDER BY rowid
+            SELECT t.key, t.name, t.lat, t.lon, t.image, t.description, t.geohash, s.path,
+                   t.source_line
+            FROM treasures AS t LEFT JOIN sources AS s ON s.id = t.source
+            ORDER BY t.source, t.source_line, t.key
             """)
         while let row = try statement.next() {
             validator.add(

@@ -15,6 +15,13 @@ enum Schema {
             value TEXT NOT NULL
         ) WITHOUT ROWID;
 
+        -- The files treasures were imported from, so rows point at them by number.
+        CREATE TABLE sources (
+            id   INTEGER PRIMARY KEY,
+            path TEXT NOT NULL UNIQUE
+        );
+
+        -- Keyed by the Firebase key itself: one B-tree, in the order exports write.
         CREATE TABLE treasures (
             key         TEXT PRIMARY KEY NOT NULL,
             name        TEXT NOT NULL,
@@ -24,10 +31,9 @@ enum Schema {
             image       TEXT,            -- absolute path, or an http(s) URL kept as given
             extra       TEXT,            -- JSON object of the extra columns, in file order
             geohash     TEXT,            -- NULL until `trove geohash`; reset when moved
-            source_file TEXT,            -- the file it was last imported from
-            source_line INTEGER,         -- and the line (or GeoJSON feature) there
-            updated_at  TEXT NOT NULL
-        );
+            source      INTEGER REFERENCES sources (id),  -- the file it was last imported from
+            source_line INTEGER          -- and the line (or GeoJSON feature) there
+        ) WITHOUT ROWID;
         CREATE INDEX treasures_geohash ON treasures (geohash) WHERE geohash IS NOT NULL;
         """
 
