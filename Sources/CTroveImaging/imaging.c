@@ -1,2 +1,14 @@
 #include "ctrove_imaging.h"
-int ctrove_imaging_version(void) { return 1; }
+
+#include <stdlib.h>
+
+void ctrove_free(void *pointer) { free(pointer); }
+
+void ctrove_metadata_free(ctrove_metadata *metadata) {
+    if (metadata == NULL) return;
+    free(metadata->exif);
+    free(metadata->xmp);
+    free(metadata->icc);
+    metadata->exif = metadata->xmp = metadata->icc = NULL;
+    metadata->exif_length = metadata->xmp_length = metadata->icc_length = 0;
+}

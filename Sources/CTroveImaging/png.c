@@ -1,0 +1,265 @@
+/* PNG through libpng: header, decode to 8-bit, encode. */
+#include "ctrove_imaging.h"
+
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <png.h>
+
+// MARK: - Errors and I/O
+
+typedef struct trove_png_context {
+    char *message;
+    size_t capacity;
+    const uint8_t *data;
+    size_t length;
+    size_t offset;
+    /* Encoder output. */
+    uint8_t *output;
+    size_t output_length;
+    size_t output_capacity;
+} trove_png_context;
+
+static void on_png_error(png_structp png, png_const_charp text) {
+    trove_png_context *context = png_get_error_ptr(png);
+    if (context->message != NULL && context->capacity > 0) {
+        snprintf(context->message, context->capacity, "%s", text);
+    }
+    png_longjmp(png, 1);
+}
+
+/* Warnings (dropped ancillary chunks, odd profiles) never stop a decode and never print. */
+static void on_png_warning(png_structp png, png_const_charp text) {
+    (void)png;
+    (void)text;
+}
+
+static void read_from_memory(png_structp png, png_bytep target, size_t count) {
+    trove_png_context *context = png_get_io_ptr(png);
+    if (count > context->length - context->offset) {
+        png_error(png, "Unexpected end of PNG data (the file is truncated)");
+    }
+    memcpy(target, context->data + context->offset, count);
+    context->offset += count;
+}
+
+static void write_to_memory(png_structp png, png_bytep source, size_t count) {
+    trove_png_context *context = png_get_io_ptr(png);
+    if (count > context->output_capacity - context->output_length) {
+        size_t wanted = context->output_capacity > 0 ? context->output_capacity * 2 : 65536;
+        while (wanted - context->output_length < count) wanted *= 2;
+        uint8_t *grown = realloc(context->output, wanted);
+        if (grown == NULL) png_error(png, "Not enough memory for the encoded image");
+        context->output = grown;
+        context->output_capacity = wanted;
+    }
+    memcpy(context->output + context->output_length, source, count);
+    context->output_length += count;
+}
+
+static void flush_memory(png_structp png) { (void)png; }
+
+static int begin_read(trove_png_context *context, const uint8_t *data, size_t length,
+                      char *message, size_t capacity) {
+    memset(context, 0, sizeof(*context));
+    context->message = message;
+    context->capacity = capacity;
+    context->data = data;
+    context->length = length;
+    if (message != NULL && capacity > 0) message[0] = 0;
+    if (length < 8 || png_sig_cmp(data, 0, 8) != 0) {
+        if (message != NULL && capacity > 0) {
+            snprintf(message, capacity, length == 0 ? "Empty input file" : "Not a PNG file");
+        }
+        return -1;
+    }
+    return 0;
+}
+
+static void prepare_read(png_structp png) {
+    /* A damaged CRC in any chunk, critical or ancillary, is an error. */
+    png_set_crc_action(png, PNG_CRC_ERROR_QUIT, PNG_CRC_ERROR_QUIT);
+    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, NULL, 0);
+}
+
+static void collect_metadata(png_structp png, png_infop info, ctrove_metadata *metadata) {
+    if (metadata == NULL) return;
+    png_charp name = NULL;
+    int compression = 0;
+    png_bytep profile = NULL;
+    png_uint_32 profile_length = 0;
+    if (metadata->icc == NULL &&
+        png_get_iCCP(png, info, &name, &compression, &profile, &profile_length) &&
+        profile != NULL && profile_length > 0) {
+        metadata->icc = malloc(profile_length);
+        if (metadata->icc != NULL) {
+            memcpy(metadata->icc, profile, profile_length);
+            metadata->icc_length = profile_length;
+        }
+    }
+    png_bytep exif = NULL;
+    png_uint_32 exif_length = 0;
+    if (metadata->exif == NULL && png_get_eXIf_1(png, info, &exif_length, &exif) &&
+        exif != NULL && exif_length > 0) {
+        metadata->exif = malloc(exif_length);
+        if (metadata->exif != NULL) {
+            memcpy(metadata->exif, exif, exif_length);
+            metadata->exif_length = exif_length;
+        }
+    }
+}
+
+static void fill_info(png_structp png, png_infop info, ctrove_image_info *result) {
+    png_uint_32 width = 0, height = 0;
+    int depth = 0, color = 0, interlace = 0;
+    png_get_IHDR(png, info, &width, &height, &depth, &color, &interlace, NULL, NULL);
+    result->width = (int)width;
+    result->height = (int)height;
+    result->components = png_get_channels(png, info);
+    result->color_space = color;
+    result->progressive = interlace != PNG_INTERLACE_NONE;
+    result->bit_depth = depth;
+    result->has_alpha =
+        (color & PNG_COLOR_MASK_ALPHA) != 0 || png_get_valid(png, info, PNG_INFO_tRNS) != 0;
+}
+
+// MARK: - Read
+
+int ctrove_png_read_header(const uint8_t *data, size_t length, ctrove_image_info *result,
+                           ctrove_metadata *metadata, char *message, size_t capacity) {
+    trove_png_context context;
+    memset(result, 0, sizeof(*result));
+    if (metadata != NULL) memset(metadata, 0, sizeof(*metadata));
+    if (begin_read(&context, data, length, message, capacity) != 0) return -1;
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &context, on_png_error,
+                                             on_png_warning);
+    if (png == NULL) return -1;
+    png_infop info = png_create_info_struct(png);
+    if (info == NULL || setjmp(png_jmpbuf(png))) {
+        png_destroy_read_struct(&png, &info, NULL);
+        ctrove_metadata_free(metadata);
+        return -1;
+    }
+    prepare_read(png);
+    png_set_read_fn(png, &context, read_from_memory);
+    png_read_info(png, info);
+    fill_info(png, info, result);
+    collect_metadata(png, info, metadata);
+    png_destroy_read_struct(&png, &info, NULL);
+    return 0;
+}
+
+int ctrove_png_decode(const uint8_t *data, size_t length, ctrove_pixels *pixels,
+                      ctrove_metadata *metadata, char *message, size_t capacity) {
+    trove_png_context context;
+    memset(pixels, 0, sizeof(*pixels));
+    if (metadata != NULL) memset(metadata, 0, sizeof(*metadata));
+    if (begin_read(&context, data, length, message, capacity) != 0) return -1;
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &context, on_png_error,
+                                             on_png_warning);
+    if (png == NULL) return -1;
+    png_infop info = png_create_info_struct(png);
+    uint8_t *volatile output = NULL;
+    png_bytep *volatile rows = NULL;
+    if (info == NULL || setjmp(png_jmpbuf(png))) {
+        png_destroy_read_struct(&png, &info, NULL);
+        free(output);
+        free(rows);
+        ctrove_metadata_free(metadata);
+        return -1;
+    }
+    prepare_read(png);
+    png_set_read_fn(png, &context, read_from_memory);
+    png_read_info(png, info);
+    png_uint_32 width = 0, height = 0;
+    int depth = 0, color = 0, interlace = 0;
+    png_get_IHDR(png, info, &width, &height, &depth, &color, &interlace, NULL, NULL);
+    int transparent = png_get_valid(png, info, PNG_INFO_tRNS) != 0;
+    /* Palette to RGB, low-bit grey to 8 bits, tRNS to an alpha channel. */
+    png_set_expand(png);
+    if (depth == 16) png_set_scale_16(png);
+    if ((color & PNG_COLOR_MASK_COLOR) == 0 &&
+        ((color & PNG_COLOR_MASK_ALPHA) != 0 || transparent)) {
+        png_set_gray_to_rgb(png);
+    }
+    png_set_interlace_handling(png);
+    png_read_update_info(png, info);
+    int channels = png_get_channels(png, info);
+    size_t stride = (size_t)width * (size_t)channels;
+    if (png_get_rowbytes(png, info) != stride || (channels != 1 && channels != 3 &&
+                                                  channels != 4)) {
+        png_error(png, "Unsupported PNG pixel layout");
+    }
+    output = malloc(stride * (size_t)height);
+    rows = malloc(sizeof(png_bytep) * (size_t)height);
+    if (output == NULL || rows == NULL) png_error(png, "Not enough memory for the image");
+    for (png_uint_32 y = 0; y < height; y++) rows[y] = output + stride * y;
+    png_read_image(png, rows);
+    /* Reads (and CRC-checks) the chunks after the image data, such as a late eXIf. */
+    png_read_end(png, info);
+    collect_metadata(png, info, metadata);
+    png_destroy_read_struct(&png, &info, NULL);
+    free(rows);
+    pixels->data = output;
+    pixels->width = (int)width;
+    pixels->height = (int)height;
+    pixels->channels = channels;
+    return 0;
+}
+
+// MARK: - Write
+
+int ctrove_png_encode(const uint8_t *pixels, int width, int height, int channels, int level,
+                      const uint8_t *icc, size_t icc_length, uint8_t **output,
+                      size_t *output_length, char *message, size_t capacity) {
+    trove_png_context context;
+    memset(&context, 0, sizeof(context));
+    context.message = message;
+    context.capacity = capacity;
+    if (message != NULL && capacity > 0) message[0] = 0;
+    *output = NULL;
+    *output_length = 0;
+    int color;
+    switch (channels) {
+    case 1: color = PNG_COLOR_TYPE_GRAY; break;
+    case 3: color = PNG_COLOR_TYPE_RGB; break;
+    case 4: color = PNG_COLOR_TYPE_RGB_ALPHA; break;
+    default:
+        if (message != NULL && capacity > 0) {
+            snprintf(message, capacity, "PNG output needs 1, 3 or 4 channels");
+        }
+        return -1;
+    }
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &context, on_png_error,
+                                              on_png_warning);
+    if (png == NULL) return -1;
+    png_infop info = png_create_info_struct(png);
+    if (info == NULL || setjmp(png_jmpbuf(png))) {
+        png_destroy_write_struct(&png, &info);
+        free(context.output);
+        return -1;
+    }
+    png_set_write_fn(png, &context, write_to_memory, flush_memory);
+    png_set_compression_level(png, level < 0 ? 0 : (level > 9 ? 9 : level));
+    /* Adaptive filtering pays for itself on photographs and costs little at these sizes. */
+    png_set_filter(png, PNG_FILTER_TYPE_BASE,
+                   PNG_FILTER_SUB | PNG_FILTER_UP | PNG_FILTER_PAETH);
+    png_set_IHDR(png, info, (png_uint_32)width, (png_uint_32)height, 8, color,
+                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    if (icc != NULL && icc_length > 0) {
+        png_set_iCCP(png, info, "ICC profile", PNG_COMPRESSION_TYPE_BASE, icc,
+                     (png_uint_32)icc_length);
+    }
+    png_write_info(png, info);
+    size_t stride = (size_t)width * (size_t)channels;
+    for (int y = 0; y < height; y++) {
+        png_write_row(png, (png_const_bytep)(pixels + stride * (size_t)y));
+    }
+    png_write_end(png, info);
+    png_destroy_write_struct(&png, &info);
+    *output = context.output;
+    *output_length = context.output_length;
+    return 0;
+}
