@@ -23,8 +23,13 @@ public enum TroveCLI {
         InitCommand.command, ConfigCommand.command,
         GeohashCommand.command,
         StatusCommand.command, CheckCommand.command, TemplateCommand.command,
+        ReviewCommand.command, temporaryImportGroup,
         helpCommand,
     ]
+
+    // Until the shared `import` group lands, `import posts` lives in a group of its own.
+    static let temporaryImportGroup = Command(
+        "import", abstract: "Import posts.", subcommands: [ImportPostsCommand.command])
 
     static let helpCommand = Command(
         "help", abstract: "Show help for a command.",

@@ -7,6 +7,7 @@ enum Schema {
         .init("001-treasures", sql: treasures),
         .init("002-posts-and-review", sql: postsAndReview),
         .init("003-renditions-and-exports", sql: renditionsAndExports),
+        .init("005-posts-review-columns", sql: postsReviewColumns),
     ])
 
     static let treasures = """
@@ -108,5 +109,19 @@ enum Schema {
             value  TEXT NOT NULL,        -- its canonical JSON
             PRIMARY KEY (layout, path)
         ) WITHOUT ROWID;
+        """
+
+    static let postsReviewColumns = """
+        ALTER TABLE posts ADD COLUMN photo_ref TEXT;      -- the photo reference as written
+        ALTER TABLE posts ADD COLUMN photo_problem TEXT;  -- why the photo could not be used
+        ALTER TABLE posts ADD COLUMN source TEXT;         -- file:line or file: JSON path
+        -- Signal names joined by ',', so listing and filtering need no JSON parsing.
+        ALTER TABLE posts ADD COLUMN signal_names TEXT NOT NULL DEFAULT '';
+
+        -- The review queue is read in date order per status; one index serves it.
+        CREATE INDEX posts_status_date ON posts (status, date, id);
+        CREATE INDEX posts_date ON posts (date, id);
+        -- Nearby posts are found with a latitude band, then exact distances.
+        CREATE INDEX posts_lat ON posts (lat);
         """
 }

@@ -1,0 +1,136 @@
+import Foundation
+import TroveSQLite
+
+/// A post as the review list shows it.
+public struct PostSummary: Equatable, Sendable {
+    public var id: String
+    public var user: String?
+    public var latitude: Double?
+    public var longitude: Double?
+    public var date: String?
+    public var description: String?
+    public var status: String
+    /// Signal names joined by `,` (as stored).
+    public var signalNames: String
+
+    /// The signal names.
+    public var signals: [String] {
+        signalNames.isEmpty ? [] : signalNames.split(separator: ",").map(String.init)
+    }
+}
+
+/// Everything the workspace knows about one post.
+public struct PostRecord: Equatable, Sendable {
+    public var summary: PostSummary
+    /// The photo's real path inside the photos folder, when it was found.
+    public var photo: String?
+    /// The photo reference as written in the input.
+    public var photoReference: String?
+    public var photoHash: String?
+    public var photoWidth: Int?
+    public var photoHeight: Int?
+    public var exifLatitude: Double?
+    public var exifLongitude: Double?
+    public var exifTime: String?
+    public var geohash: String?
+    public var statusNote: String?
+    public var source: String?
+    public var importedAt: String
+    public var updatedAt: String
+    public var signals: [Signal]
+}
+
+/// Reads posts for the review commands.
+public struct PostQuery {
+    let workspace: Workspace
+
+    public init(workspace: Workspace) {
+        self.workspace = workspace
+    }
+
+    /// Calls `body` for each post matching the filters, oldest date first, without
+    /// collecting them: one indexed query, streamed.
+    ///
+    /// - Parameter status: nil for every status.
+    /// - Throws: `SQLiteError`, or whatever `body` throws.
+    public func list(
+        status: PostStatus?, signal: String? = nil, user: String? = nil,
+        _ body: (PostSummary) throws -> Void
+    ) throws {
+        var sql = """
+            SELECT id, user, lat, lon, date, description, status, signal_names FROM posts
+            """
+        var conditions: [String] = []
+        var values: [SQLiteValue?] = []
+        if let status {
+            conditions.append("status = ?")
+            values.append(.text(status.rawValue))
+        }
+        if let user {
+            conditions.append("user = ?")
+            values.append(.text(user))
+        }
+        if let signal {
+            conditions.append("(',' || signal_names || ',') LIKE ? ESCAPE '\\'")
+            let escaped = signal.replacingOccurrences(of: "\\", with: "\\\\")
+                .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(
+                    of: "_", with: "\\_")
+            values.append(.text("%," + escaped + ",%"))
+        }
+        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+        sql += " ORDER BY date, id"
+        let statement = try workspace.database.prepare(sql)
+        try statement.bind(values)
+        try statement.forEach { row in
+            try body(Self.summary(row))
+        }
+    }
+
+    /// Ids of the posts in a status, in review order.
+    ///
+    /// - Throws: `SQLiteError`.
+    public func ids(status: PostStatus) throws -> [String] {
+        try workspace.database.query(
+            "SELECT id FROM posts WHERE status = ? ORDER BY date, id", [.text(status.rawValue)]
+        ) { $0.text(0) ?? "" }
+    }
+
+    static func summary(_ row: Row) -> PostSummary {
+        PostSummary(
+            id: row.text(0) ?? "", user: row.text(1), latitude: row.double(2),
+            longitude: row.double(3), date: row.text(4), description: row.text(5),
+            status: row.text(6) ?? "pending", signalNames: row.text(7) ?? "")
+    }
+
+    /// One post, or nil.
+    ///
+    /// - Throws: `SQLiteError`.
+    public func post(_ id: String) throws -> PostRecord? {
+        let statement = try workspace.database.prepare(
+            """
+            SELECT id, user, lat, lon, date, description, status, signal_names,
+                   photo, photo_ref, photo_hash, photo_width, photo_height, exif_lat, exif_lon,
+                   exif_time, geohash, status_note, source, imported_at, updated_at, signals
+            FROM posts WHERE id = ?
+            """)
+        try statement.bind([.text(id)])
+        guard let row = try statement.next() else { return nil }
+        defer { statement.reset() }
+        return PostRecord(
+            summary: Self.summary(row), photo: row.text(8), photoReference: row.text(9),
+            photoHash: row.text(10), photoWidth: row.int64(11).map { Int($0) },
+            photoHeight: row.int64(12).map { Int($0) }, exifLatitude: row.double(13),
+            exifLongitude: row.double(14), exifTime: row.text(15), geohash: row.text(16),
+            statusNote: row.text(17), source: row.text(18), importedAt: row.text(19) ?? "",
+            updatedAt: row.text(20) ?? "", signals: Signal.parse(row.text(21) ?? "[]"))
+    }
+
+    /// Every post matching a status (nil: all), full records, in review order.
+    ///
+    /// - Throws: `SQLiteError`.
+    public func records(status: PostStatus?) throws -> [PostRecord] {
+        var ids: [String] = []
+        try list(status: status) { ids.append($0.id) }
+        return try ids.compactMap { try post($0) }
+    }
+}
