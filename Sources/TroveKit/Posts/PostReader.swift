@@ -96,7 +96,9 @@ public enum PostReader {
                     for (field, value) in fields.sorted(by: { $0.key < $1.key }) {
                         if field.lowercased() == "taggedlocations" {
                             for (id, tagged) in children(value) {
-                                let path = "\(key)/\(user)/\(field)/\(id)"
+                                // The path is stored as the post's source: no address in it.
+                                let shown = Privacy.pseudonymizeUser(user).user
+                                let path = "\(key)/\(shown)/\(field)/\(id)"
                                 owners[id] = user
                                 if let post = tagged as? [String: Any] {
                                     records[id, default: ([:], path)].fields.merge(post) { a, _ in a
