@@ -131,7 +131,8 @@ public struct ReviewSheet {
         return Self.fill(
             template,
             [
-                "csp": HTML.attribute(contentSecurityPolicy), "title": HTML.text(title),
+                // Our own text, free of '"', '<' and '&'; kept readable in the page.
+                "csp": contentSecurityPolicy, "title": HTML.text(title),
                 "summary": HTML.text(summary), "data": data, "cards": cards,
             ])
     }
