@@ -6,15 +6,15 @@ enum ReviewFormat {
     // MARK: - list
 
     static let tableHeader =
-        pad("ID", 16) + pad("STATUS", 9) + pad("DATE", 21) + pad("USER", 16) + pad("SIGNALS", 28)
-        + "DESCRIPTION\n"
+        pad("ID", 16) + pad("STATUS", 9) + pad("DATE", 21) + pad("USER", 16)
+        + pad("DESCRIPTION", 42) + "SIGNALS\n"
 
     static func tableRow(_ post: PostSummary) -> String {
         var line = pad(safe(post.id), 16) + pad(post.status, 9) + pad(safe(post.date ?? "-"), 21)
         line += pad(safe(post.user ?? "-"), 16)
-        line += pad(post.signalNames.isEmpty ? "-" : post.signalNames, 28)
         let description = safe(post.description ?? "").replacingOccurrences(of: "\n", with: " ")
-        return line + String(description.prefix(60)) + "\n"
+        line += pad(description.isEmpty ? "-" : description, 42)
+        return line + (post.signalNames.isEmpty ? "-" : post.signalNames) + "\n"
     }
 
     static func json(_ post: PostSummary) -> String {
