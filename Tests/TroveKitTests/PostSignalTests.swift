@@ -275,3 +275,40 @@ final class RaceOutcomes: @unchecked Sendable {
         return items
     }
 }
+
+@Suite struct PostListingTests {
+    @Test func fastJSONListingEscapesLikeJSONString() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "trove-listing-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let workspace = try Workspace(
+            path: folder.appendingPathComponent("w.sqlite").path, create: true)
+        let tricky =
+            "quote \" backslash \\ tab \t nl \n cr \r nul-ish \u{1} del \u{7F} "
+            + "ls \u{2028} ps \u{2029} é 🗑️ </script>"
+        try workspace.write {
+            try workspace.database.execute(
+                """
+                INSERT INTO posts (id, user, lat, lon, description, date, content_hash,
+                    signal_names, imported_at, updated_at)
+                VALUES ('a"b', NULL, 40.7128, -74.006, ?, '2022-01-24', '',
+                    'text-link,no-exif-gps', '', '')
+                """, [.text(tricky)])
+        }
+        var bytes: [UInt8] = []
+        let count = try PostListing(workspace: workspace).writeJSON(status: .pending) {
+            bytes += $0
+        }
+        #expect(count == 1)
+        let text = String(decoding: bytes, as: UTF8.self)
+        #expect(text.contains(jsonString(tricky)))
+        #expect(text.contains("\"lat\": 40.7128, \"lon\": -74.006"))
+        let parsed = try JSONSerialization.jsonObject(with: Data(bytes)) as? [[String: Any]]
+        #expect(parsed?.first?["description"] as? String == tricky)
+        #expect(parsed?.first?["user"] is NSNull)
+        #expect(parsed?.first?["signals"] as? [String] == ["text-link", "no-exif-gps"])
+        var empty: [UInt8] = []
+        try PostListing(workspace: workspace).writeJSON(status: .approved) { empty += $0 }
+        #expect(String(decoding: empty, as: UTF8.self) == "[]\n")
+    }
+}

@@ -84,18 +84,18 @@ enum ReviewCommand {
             throw invocation.usageError(
                 "unknown signal '\(signal)'" + suggestion(for: signal, among: names))
         }
-        let query = PostQuery(workspace: try invocation.openWorkspace())
+        let workspace = try invocation.openWorkspace()
+        let query = PostQuery(workspace: workspace)
         let format = invocation.format
         let out = invocation.context.standardOutput
         var count = 0
         switch format {
         case .json:
-            out.write("[")
-            try query.list(status: status, signal: signal, user: invocation.option("user")) {
-                out.write((count == 0 ? "\n" : ",\n") + ReviewFormat.json($0))
-                count += 1
+            try PostListing(workspace: workspace).writeJSON(
+                status: status, signal: signal, user: invocation.option("user")
+            ) { chunk in
+                out.write(String(decoding: chunk, as: UTF8.self))
             }
-            out.write(count == 0 ? "]\n" : "\n]\n")
         case .csv:
             out.write("id,user,lat,lon,date,description,status,signals\r\n")
             try query.list(status: status, signal: signal, user: invocation.option("user")) {

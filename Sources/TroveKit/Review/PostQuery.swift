@@ -57,6 +57,18 @@ public struct PostQuery {
         status: PostStatus?, signal: String? = nil, user: String? = nil,
         _ body: (PostSummary) throws -> Void
     ) throws {
+        let (sql, values) = Self.listSQL(status: status, signal: signal, user: user)
+        let statement = try workspace.database.prepare(sql)
+        try statement.bind(values)
+        try statement.forEach { row in
+            try body(Self.summary(row))
+        }
+    }
+
+    /// The listing query: one indexed query in review order (date, then id).
+    static func listSQL(status: PostStatus?, signal: String?, user: String?)
+        -> (String, [SQLiteValue?])
+    {
         var sql = """
             SELECT id, user, lat, lon, date, description, status, signal_names FROM posts
             """
@@ -73,17 +85,12 @@ public struct PostQuery {
         if let signal {
             conditions.append("(',' || signal_names || ',') LIKE ? ESCAPE '\\'")
             let escaped = signal.replacingOccurrences(of: "\\", with: "\\\\")
-                .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(
-                    of: "_", with: "\\_")
+                .replacingOccurrences(of: "%", with: "\\%")
+                .replacingOccurrences(of: "_", with: "\\_")
             values.append(.text("%," + escaped + ",%"))
         }
         if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
-        sql += " ORDER BY date, id"
-        let statement = try workspace.database.prepare(sql)
-        try statement.bind(values)
-        try statement.forEach { row in
-            try body(Self.summary(row))
-        }
+        return (sql + " ORDER BY date, id", values)
     }
 
     /// Ids of the posts in a status, in review order.

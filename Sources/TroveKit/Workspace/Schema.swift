@@ -118,8 +118,10 @@ enum Schema {
         -- Signal names joined by ',', so listing and filtering need no JSON parsing.
         ALTER TABLE posts ADD COLUMN signal_names TEXT NOT NULL DEFAULT '';
 
-        -- The review queue is read in date order per status; one index serves it.
-        CREATE INDEX posts_status_date ON posts (status, date, id);
+        -- The review queue is read in date order per status. The index also holds every
+        -- column `review list` prints, so listing reads it in order and never the table.
+        CREATE INDEX posts_review_queue
+            ON posts (status, date, id, user, lat, lon, description, signal_names);
         CREATE INDEX posts_date ON posts (date, id);
         -- Nearby posts are found with a latitude band, then exact distances.
         CREATE INDEX posts_lat ON posts (lat);
