@@ -63,15 +63,43 @@ public enum PostDate {
     }
 
     /// The moment a stored date stands for (a day stands for its start, UTC).
+    ///
+    /// Stored dates have one of two fixed shapes, read here by hand: signals compare
+    /// dates of many post pairs, and a date formatter per comparison is far too slow.
     public static func moment(_ stored: String) -> Date? {
-        if stored.count == 10 {
-            return day(
-                Int(stored.prefix(4)), Int(stored.dropFirst(5).prefix(2)),
-                Int(stored.suffix(2)))
+        let digits = Array(stored.utf8)
+        func number(_ range: Range<Int>) -> Int? {
+            var value = 0
+            for index in range {
+                guard index < digits.count, (48...57).contains(digits[index]) else { return nil }
+                value = value * 10 + Int(digits[index] - 48)
+            }
+            return value
         }
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.date(from: stored)
+        guard digits.count == 10 || digits.count == 20,
+            let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+            digits[4] == UInt8(ascii: "-"), digits[7] == UInt8(ascii: "-"),
+            (1...12).contains(month), (1...31).contains(day)
+        else { return nil }
+        var seconds = daysFromCivil(year, month, day) * 86_400
+        if digits.count == 20 {
+            guard digits[10] == UInt8(ascii: "T"), digits[19] == UInt8(ascii: "Z"),
+                let hour = number(11..<13), let minute = number(14..<16),
+                let second = number(17..<19)
+            else { return nil }
+            seconds += hour * 3600 + minute * 60 + second
+        }
+        return Date(timeIntervalSince1970: TimeInterval(seconds))
+    }
+
+    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+    static func daysFromCivil(_ year: Int, _ month: Int, _ day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
     }
 
     private static func appStyle(_ text: String) -> String? {

@@ -165,9 +165,10 @@ public struct SignalScanner {
         let areaText: String?
         let byPhotoHash: [String: [String]]
         let similar: SimilarPhotoIndex
-        let byUser: [String: [Facts]]
         let now: Date
-        let nearby: Statement
+        let grid: PostGrid
+        let posts: [Facts]
+        let history: UserHistory
 
         init(workspace: Workspace, posts: [Facts], now: Date) throws {
             let words = (try workspace.setting(Setting.reviewBlockedWords.key) ?? "")
@@ -185,23 +186,17 @@ public struct SignalScanner {
             areaText = try workspace.setting(Setting.reviewArea.key)
             area = areaText.flatMap(GeoBounds.init(parsing:))
             var byPhotoHash: [String: [String]] = [:]
-            var byUser: [String: [Facts]] = [:]
             var similar = SimilarPhotoIndex()
             for post in posts {
                 if let hash = post.photoHash { byPhotoHash[hash, default: []].append(post.id) }
-                if let user = post.user { byUser[user, default: []].append(post) }
                 if let phash = post.phash { similar.insert(post.id, phash, post.photoHash) }
             }
             self.byPhotoHash = byPhotoHash
-            self.byUser = byUser
             self.similar = similar
             self.now = now
-            nearby = try workspace.database.prepare(
-                """
-                SELECT id, lat, lon, date FROM posts
-                WHERE lat BETWEEN ?1 AND ?2 AND lon BETWEEN ?3 AND ?4 AND id != ?5
-                ORDER BY id
-                """)
+            grid = PostGrid(posts)
+            self.posts = posts
+            history = UserHistory(posts)
         }
 
         func signals(for post: Facts) throws -> [Signal] {
@@ -236,7 +231,7 @@ public struct SignalScanner {
                                 + (matches.count > 5 ? " and \(matches.count - 5) more" : "")))
                 }
             }
-            let nearbyPosts = try nearby(post)
+            let nearbyPosts = nearby(post)
             if !nearbyPosts.isEmpty {
                 let text = nearbyPosts.map { "\($0.id) (\(PostDistance.text($0.distance)))" }
                 signals.append(
@@ -294,57 +289,63 @@ public struct SignalScanner {
         }
 
         /// Other posts within 25 m dated in the 7 days up to this post's date.
-        private func nearby(_ post: Facts) throws -> [(id: String, distance: Double)] {
+        private func nearby(_ post: Facts) -> [(id: String, distance: Double)] {
             guard let moment = post.moment else { return [] }
-            let meters = SignalRules.nearbyMeters
-            let dLat = meters / 111_000 * 1.01
-            let cosine = cos(post.latitude * Double.pi / 180)
-            let dLon = cosine > 0.01 ? dLat / cosine : 360
-            try nearby.bind([
-                .real(post.latitude - dLat), .real(post.latitude + dLat),
-                .real(post.longitude - dLon), .real(post.longitude + dLon), .text(post.id),
-            ])
             var found: [(id: String, distance: Double)] = []
-            while let row = try nearby.next() {
-                guard let lat = row.double(1), let lon = row.double(2),
-                    let other = row.text(3).flatMap(PostDate.moment)
-                else { continue }
-                let age = moment.timeIntervalSince(other)
-                guard age >= 0, age <= SignalRules.nearbyWindow else { continue }
-                let distance = PostDistance.meters(post.latitude, post.longitude, lat, lon)
-                if distance <= meters { found.append((row.text(0) ?? "", distance)) }
+            grid.forEachCandidate(latitude: post.latitude, longitude: post.longitude) { index in
+                guard let theirs = posts[index].moment else { return }
+                let age = moment.timeIntervalSince(theirs)
+                guard age >= 0, age <= SignalRules.nearbyWindow, posts[index].id != post.id
+                else { return }
+                let distance = PostDistance.meters(
+                    post.latitude, post.longitude, posts[index].latitude, posts[index].longitude)
+                if distance <= SignalRules.nearbyMeters {
+                    found.append((posts[index].id, distance))
+                }
             }
-            return found
+            return found.sorted { ($0.distance, $0.id) < ($1.distance, $1.id) }
         }
 
         /// "4 of 5 earlier decided posts by U were rejected", when mostly rejected.
         private func userHistory(_ post: Facts) -> String? {
-            guard let user = post.user, let posts = byUser[user] else { return nil }
-            var decided = 0
-            var rejected = 0
-            for other in posts where other.id != post.id {
-                if let mine = post.moment {
-                    guard let theirs = other.moment, theirs < mine else { continue }
-                }
-                if other.status == "approved" || other.status == "rejected" { decided += 1 }
-                if other.status == "rejected" { rejected += 1 }
-            }
+            guard let user = post.user else { return nil }
+            let (decided, rejected) = history.earlier(than: post)
             guard decided >= SignalRules.historyMinimum, rejected * 2 > decided else {
                 return nil
             }
             return "\(rejected) of \(decided) earlier decided posts by \(user) were rejected"
         }
 
-        private static let linkPattern = try? NSRegularExpression(
-            pattern: "(https?://|www\\.|javascript:|data:)[^\\s]*", options: [.caseInsensitive])
+        private static let linkMarkers: [[UInt8]] = [
+            "http://", "https://", "www.", "javascript:", "data:",
+        ].map { Array($0.utf8) }
 
+        /// The first link in `text` (`http(s)://`, `www.`, `javascript:`, `data:`, any
+        /// case), up to the next white space and at most 80 characters.
         static func firstLink(in text: String) -> String? {
-            guard let pattern = linkPattern,
-                let match = pattern.firstMatch(
-                    in: text, range: NSRange(text.startIndex..., in: text)),
-                let range = Range(match.range, in: text)
-            else { return nil }
-            return String(text[range].prefix(80))
+            let bytes = Array(text.utf8)
+            var index = 0
+            while index < bytes.count {
+                for marker in linkMarkers where matches(marker, in: bytes, at: index) {
+                    var end = index
+                    while end < bytes.count, ![0x20, 0x09, 0x0A, 0x0D].contains(bytes[end]) {
+                        end += 1
+                    }
+                    return String(String(decoding: bytes[index..<end], as: UTF8.self).prefix(80))
+                }
+                index += 1
+            }
+            return nil
+        }
+
+        private static func matches(_ marker: [UInt8], in bytes: [UInt8], at index: Int) -> Bool {
+            guard index + marker.count <= bytes.count else { return false }
+            for offset in 0..<marker.count {
+                var byte = bytes[index + offset]
+                if (65...90).contains(byte) { byte += 32 }
+                if byte != marker[offset] { return false }
+            }
+            return true
         }
     }
 }
@@ -389,5 +390,116 @@ struct SimilarPhotoIndex {
         -> UInt64
     {
         UInt64(number) << 32 | (hash >> chunk.shift) & ((1 << chunk.width) - 1)
+    }
+}
+
+/// Posts bucketed in cells of about 25 m, so the posts near one are found among the
+/// nine cells around it rather than among all posts.
+struct PostGrid {
+    /// Indices into the posts the grid was built from, per cell.
+    private var cells: [Cell: [Int]] = [:]
+    private static let degrees = SignalRules.nearbyMeters / 111_000
+
+    private struct Cell: Hashable {
+        var latitude: Int
+        var longitude: Int
+    }
+
+    init(_ posts: [SignalScanner.Facts]) {
+        for (index, post) in posts.enumerated() {
+            cells[Self.cell(post.latitude, post.longitude), default: []].append(index)
+        }
+    }
+
+    private static func cell(_ latitude: Double, _ longitude: Double) -> Cell {
+        Cell(
+            latitude: Int((latitude / degrees).rounded(.down)),
+            longitude: Int((longitude / degrees).rounded(.down)))
+    }
+
+    /// Calls `body` with the index of every post that may lie within
+    /// `SignalRules.nearbyMeters` of the position (and some that do not).
+    func forEachCandidate(latitude: Double, longitude: Double, _ body: (Int) -> Void) {
+        let center = Self.cell(latitude, longitude)
+        // A longitude degree is shorter than a latitude degree by cos(latitude), so more
+        // columns are in reach; near the poles, every column is.
+        let cosine = max(cos((abs(latitude) + Self.degrees) * Double.pi / 180), 0)
+        let first = Self.cell(0, -180).longitude
+        let last = Self.cell(0, 180).longitude
+        let columns = last - first + 1
+        let reach = cosine > 0.01 ? Int((1 / cosine).rounded(.up)) : columns
+        for row in center.latitude - 1...center.latitude + 1 {
+            if reach * 2 + 1 >= columns {
+                for (cell, indices) in cells where cell.latitude == row {
+                    indices.forEach(body)
+                }
+                continue
+            }
+            for column in center.longitude - reach...center.longitude + reach {
+                // Wrap around the antimeridian.
+                var wrapped = column
+                if wrapped < first { wrapped += columns }
+                if wrapped > last { wrapped -= columns }
+                cells[Cell(latitude: row, longitude: wrapped)]?.forEach(body)
+            }
+        }
+    }
+}
+
+/// Each user's decided posts in date order with running counts, so "earlier decided
+/// posts" is a binary search rather than a walk over the user's history.
+struct UserHistory {
+    private struct Timeline {
+        var moments: [Date] = []
+        /// decided[i], rejected[i]: counts among the first i posts.
+        var decided: [Int] = [0]
+        var rejected: [Int] = [0]
+        var totalDecided = 0
+        var totalRejected = 0
+    }
+
+    private var timelines: [String: Timeline] = [:]
+
+    init(_ posts: [SignalScanner.Facts]) {
+        var byUser: [String: [SignalScanner.Facts]] = [:]
+        for post in posts {
+            if let user = post.user { byUser[user, default: []].append(post) }
+        }
+        for (user, posts) in byUser {
+            var timeline = Timeline()
+            for post in posts {
+                let isDecided = post.status == "approved" || post.status == "rejected"
+                timeline.totalDecided += isDecided ? 1 : 0
+                timeline.totalRejected += post.status == "rejected" ? 1 : 0
+            }
+            let dated = posts.compactMap { post in post.moment.map { (post, $0) } }
+                .sorted { $0.1 < $1.1 }
+            for (post, moment) in dated {
+                timeline.moments.append(moment)
+                let isDecided = post.status == "approved" || post.status == "rejected"
+                timeline.decided.append((timeline.decided.last ?? 0) + (isDecided ? 1 : 0))
+                timeline.rejected.append(
+                    (timeline.rejected.last ?? 0) + (post.status == "rejected" ? 1 : 0))
+            }
+            timelines[user] = timeline
+        }
+    }
+
+    /// Decided and rejected posts by the same user dated before this one (all of the
+    /// user's other posts when this one has no date).
+    func earlier(than post: SignalScanner.Facts) -> (decided: Int, rejected: Int) {
+        guard let user = post.user, let timeline = timelines[user] else { return (0, 0) }
+        guard let moment = post.moment else {
+            let selfDecided = post.status == "approved" || post.status == "rejected" ? 1 : 0
+            let selfRejected = post.status == "rejected" ? 1 : 0
+            return (timeline.totalDecided - selfDecided, timeline.totalRejected - selfRejected)
+        }
+        var low = 0
+        var high = timeline.moments.count
+        while low < high {
+            let middle = (low + high) / 2
+            if timeline.moments[middle] < moment { low = middle + 1 } else { high = middle }
+        }
+        return (timeline.decided[low], timeline.rejected[low])
     }
 }

@@ -123,7 +123,5 @@ enum Schema {
         CREATE INDEX posts_review_queue
             ON posts (status, date, id, user, lat, lon, description, signal_names);
         CREATE INDEX posts_date ON posts (date, id);
-        -- Nearby posts are found with a latitude band, then exact distances.
-        CREATE INDEX posts_lat ON posts (lat);
         """
 }
