@@ -7,8 +7,11 @@ public struct PhotoFacts: Equatable, Sendable {
     public var sha256: String
     /// Upright dimensions (EXIF orientation applied), when the header could be read.
     public var width: Int?
+    /// Upright height in pixels.
     public var height: Int?
+    /// EXIF GPS latitude, signed decimal degrees.
     public var exifLatitude: Double?
+    /// EXIF GPS longitude, signed decimal degrees.
     public var exifLongitude: Double?
     /// EXIF DateTimeOriginal as ISO 8601 local time.
     public var exifTime: String?
@@ -17,6 +20,7 @@ public struct PhotoFacts: Equatable, Sendable {
     /// Why the photo could not be read, when it could not.
     public var problem: String?
 
+    /// Creates the value from its parts.
     public init(
         sha256: String, width: Int? = nil, height: Int? = nil, exifLatitude: Double? = nil,
         exifLongitude: Double? = nil, exifTime: String? = nil, perceptualHash: UInt64? = nil,

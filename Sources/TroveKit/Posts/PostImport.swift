@@ -3,8 +3,11 @@ import TroveSQLite
 
 /// What `import posts` did.
 public struct PostImportSummary: Equatable, Sendable {
+    /// Posts that were not in the workspace.
     public var new = 0
+    /// Posts whose content changed.
     public var updated = 0
+    /// Posts already stored exactly so.
     public var unchanged = 0
     /// Decided posts whose content changed and that went back to pending.
     public var reopened: [String] = []
@@ -13,11 +16,15 @@ public struct PostImportSummary: Equatable, Sendable {
     public var refusedPhotos: [(id: String, reason: String)] = []
     /// Posts whose photo was not found or could not be read, with the reason.
     public var photoProblems: [(id: String, reason: String)] = []
+    /// Password fields seen in the input and not stored.
     public var droppedPasswords = 0
+    /// E-mail addresses seen in the input and not stored.
     public var droppedEmails = 0
 
+    /// Every post in the file.
     public var imported: Int { new + updated + unchanged }
 
+    /// Compares the counts and the ids named.
     public static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.new == rhs.new && lhs.updated == rhs.updated && lhs.unchanged == rhs.unchanged
             && lhs.reopened == rhs.reopened

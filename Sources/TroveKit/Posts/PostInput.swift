@@ -9,8 +9,11 @@ public struct PostInput: Equatable, Sendable {
     public var id: String
     /// The submitting user's key (never an e-mail address).
     public var user: String?
+    /// Latitude in decimal degrees.
     public var latitude: Double
+    /// Longitude in decimal degrees.
     public var longitude: Double
+    /// The submitter's text, with e-mail addresses removed.
     public var description: String?
     /// ISO 8601: `2022-01-24` for a day, `2022-01-24T10:15:00Z` for a moment (UTC).
     public var date: String?
@@ -19,6 +22,7 @@ public struct PostInput: Equatable, Sendable {
     /// Where the record came from: `posts.csv:12` or `export.json: Locations/p1`.
     public var source: String
 
+    /// Creates the value from its parts.
     public init(
         id: String, user: String? = nil, latitude: Double, longitude: Double,
         description: String? = nil, date: String? = nil, photo: String? = nil, source: String = ""

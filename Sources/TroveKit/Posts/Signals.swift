@@ -19,9 +19,12 @@ public enum SignalName: String, CaseIterable, Sendable {
 
 /// One signal on a post, with the detail a moderator needs to judge it.
 public struct Signal: Equatable, Sendable {
+    /// Which signal.
     public var name: SignalName
+    /// What a moderator needs to judge it (distances, ids, words).
     public var detail: String
 
+    /// Creates the value from its parts.
     public init(_ name: SignalName, _ detail: String) {
         self.name = name
         self.detail = detail
@@ -95,6 +98,7 @@ public struct SignalScanner {
     let workspace: Workspace
     let now: Date
 
+    /// Works on `workspace`; `now` decides what is in the future.
     public init(workspace: Workspace, now: Date = Date()) {
         self.workspace = workspace
         self.now = now

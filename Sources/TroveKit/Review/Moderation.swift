@@ -52,12 +52,19 @@ public enum ReviewAction: Equatable, Sendable {
 
 /// One entry of the audit trail.
 public struct Decision: Equatable, Sendable {
+    /// The post decided.
     public var postID: String
+    /// When, ISO 8601 UTC.
     public var at: String
+    /// Who decided (`trove` for automatic reopenings at import).
     public var moderator: String
+    /// The status before.
     public var from: String
+    /// The status after.
     public var to: String
+    /// The rejection reason, for rejections.
     public var reason: String?
+    /// The moderator's note.
     public var note: String?
 }
 
@@ -77,12 +84,16 @@ public enum DecisionOutcome: Equatable, Sendable {
 
 /// One request: a post, the state the moderator saw it in, and what to do.
 public struct DecisionRequest: Equatable, Sendable {
+    /// The post id.
     public var id: String
     /// The state the moderator saw; nil means "whatever it is now".
     public var expected: PostStatus?
+    /// What to do.
     public var action: ReviewAction
+    /// The moderator's note.
     public var note: String?
 
+    /// Creates the value from its parts.
     public init(id: String, expected: PostStatus?, action: ReviewAction, note: String? = nil) {
         self.id = id
         self.expected = expected
@@ -101,6 +112,7 @@ public struct DecisionRequest: Equatable, Sendable {
 public struct Moderation {
     let workspace: Workspace
 
+    /// Works on `workspace`.
     public init(workspace: Workspace) {
         self.workspace = workspace
     }
@@ -204,6 +216,7 @@ public struct Moderation {
 public struct AuditTrail {
     let workspace: Workspace
 
+    /// Works on `workspace`.
     public init(workspace: Workspace) {
         self.workspace = workspace
     }

@@ -11,6 +11,7 @@ import TroveSQLite
 public struct PostListing {
     let workspace: Workspace
 
+    /// Works on `workspace`.
     public init(workspace: Workspace) {
         self.workspace = workspace
     }

@@ -3,12 +3,19 @@ import TroveSQLite
 
 /// A post as the review list shows it.
 public struct PostSummary: Equatable, Sendable {
+    /// The post id.
     public var id: String
+    /// The submitting user.
     public var user: String?
+    /// Latitude in decimal degrees.
     public var latitude: Double?
+    /// Longitude in decimal degrees.
     public var longitude: Double?
+    /// ISO 8601 day or moment.
     public var date: String?
+    /// The submitter's text, with e-mail addresses removed.
     public var description: String?
+    /// pending, approved, rejected or flagged.
     public var status: String
     /// Signal names joined by `,` (as stored).
     public var signalNames: String
@@ -21,22 +28,35 @@ public struct PostSummary: Equatable, Sendable {
 
 /// Everything the workspace knows about one post.
 public struct PostRecord: Equatable, Sendable {
+    /// What the list shows.
     public var summary: PostSummary
     /// The photo's real path inside the photos folder, when it was found.
     public var photo: String?
     /// The photo reference as written in the input.
     public var photoReference: String?
+    /// SHA-256 of the photo bytes.
     public var photoHash: String?
+    /// Upright photo width in pixels.
     public var photoWidth: Int?
+    /// Upright photo height in pixels.
     public var photoHeight: Int?
+    /// EXIF GPS latitude, signed decimal degrees.
     public var exifLatitude: Double?
+    /// EXIF GPS longitude, signed decimal degrees.
     public var exifLongitude: Double?
+    /// EXIF capture time, ISO 8601 local time.
     public var exifTime: String?
+    /// GeoFire geohash of the position.
     public var geohash: String?
+    /// Why the post is in its status (a decision note, or a change after a decision).
     public var statusNote: String?
+    /// Where it was imported from: `file:line` or `file: JSON path`.
     public var source: String?
+    /// When it was first imported.
     public var importedAt: String
+    /// When its content or status last changed.
     public var updatedAt: String
+    /// Its signals with details.
     public var signals: [Signal]
 }
 
@@ -44,6 +64,7 @@ public struct PostRecord: Equatable, Sendable {
 public struct PostQuery {
     let workspace: Workspace
 
+    /// Works on `workspace`.
     public init(workspace: Workspace) {
         self.workspace = workspace
     }

@@ -57,7 +57,9 @@ public enum HTML {
 
 /// Why the sheet could not be made.
 public struct ReviewSheetError: Error, CustomStringConvertible, Sendable {
+    /// What went wrong.
     public let message: String
+    /// The message.
     public var description: String { message }
 }
 
@@ -283,9 +285,13 @@ struct MapBounds {
 
 /// A decision made in the sheet and downloaded as JSON, for `review apply`.
 public struct SheetDecision: Equatable, Sendable {
+    /// The post id.
     public var id: String
+    /// The status the post had when the sheet was made.
     public var expected: PostStatus
+    /// What to do.
     public var action: ReviewAction
+    /// The moderator's note.
     public var note: String?
 }
 
