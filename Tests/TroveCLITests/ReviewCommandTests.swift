@@ -145,6 +145,47 @@ import Testing
         #expect(sandbox.run("review", "apply", "bad.json", "--as", "ann").status == 3)
     }
 
+    @Test func showOnATerminalDrawsThePhotoHonouringNoColor() throws {
+        try sandbox.write("photos/a.jpg", PostPhotos.jpeg(seed: 5, gps: (40.7128, -74.006)))
+        try sandbox.write("one.csv", "id,lat,lon,photo\nphoto,40.7128,-74.006,a.jpg\n")
+        sandbox.run("import", "posts", "one.csv", "--photos", "photos")
+        func show(_ environment: [String: String]) -> String {
+            let out = OutputStream(capturingAsTerminal: true)
+            let context = Context(
+                standardOutput: out, standardError: OutputStream(capturingAsTerminal: false),
+                environment: environment, currentDirectory: sandbox.folder.path)
+            #expect(TroveCLI.run(["review", "show", "photo"], context: context) == 0)
+            return out.text
+        }
+        let colour = show(["COLUMNS": "40"])
+        #expect(colour.contains("\u{1B}[38;2;"))
+        #expect(colour.contains("▀"))
+        let plain = show(["COLUMNS": "40", "NO_COLOR": "1"])
+        #expect(!plain.contains("\u{1B}["))
+        #expect(plain.contains("post:        photo"))
+    }
+
+    @Test func scanPicksUpNewSettings() throws {
+        #expect(try ids("--signal", "text-blocked-word").isEmpty)
+        sandbox.run("config", "set", "review.blocked-words", "crisps")
+        let scan = sandbox.run("review", "scan")
+        #expect(scan.stderr.contains("signals changed on 1 posts"))
+        #expect(try ids("--signal", "text-blocked-word") == ["p3"])
+        #expect(sandbox.run("review", "list", "--signal", "text-lnk").status == 2)
+    }
+
+    @Test func importSummaryAsJSON() throws {
+        try sandbox.write(
+            "more.csv", "id,lat,lon,email,photo\np9,1,2,x@example.com,../x.jpg\n")
+        let result = sandbox.run("import", "posts", "more.csv", "--format", "json")
+        #expect(result.status == 1)
+        let object =
+            try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        #expect(object?["new"] as? Int == 1)
+        #expect((object?["dropped"] as? [String: Int])?["emails"] == 1)
+        #expect((object?["refused_photos"] as? [[String: String]])?.first?["id"] == "p9")
+    }
+
     @Test func interactiveReviewNeedsATerminal() {
         let result = sandbox.run("review")
         #expect(result.status == 2)
@@ -270,6 +311,43 @@ struct ReviewProcessTests {
         #expect(entries?.map { $0["to"] as? String } == ["approved", "rejected", "pending"])
         #expect(entries?[1]["reason"] as? String == "not-litter")
         #expect(entries?.allSatisfy { $0["moderator"] as? String == "pat" } == true)
+    }
+
+    @Test func interruptingRestoresTheTerminal() throws {
+        _ = try BuiltBinary.run(["init"], environment: environment, directory: sandbox.folder.path)
+        try sandbox.write("q.csv", "id,lat,lon\na,1,2\n")
+        _ = try BuiltBinary.run(
+            ["import", "posts", "q.csv"], environment: environment, directory: sandbox.folder.path)
+        let terminal = try PseudoTerminal()
+        let descriptor = terminal.child.fileDescriptor
+        var before = termios()
+        tcgetattr(descriptor, &before)
+        #expect(before.c_lflag & tcflag_t(ICANON) != 0)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: BuiltBinary.path)
+        process.arguments = ["review", "--as", "pat"]
+        process.environment = environment
+        process.standardInput = terminal.child
+        process.standardOutput = terminal.child
+        process.standardError = terminal.child
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        #expect(terminal.waitFor("(1 of 1)"))
+        var raw = termios()
+        tcgetattr(descriptor, &raw)
+        #expect(raw.c_lflag & tcflag_t(ICANON | ECHO) == 0)
+        process.interrupt()
+        for _ in 0..<200 where process.isRunning { usleep(50_000) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            Issue.record("SIGINT did not end the interactive review")
+        }
+        process.waitUntilExit()
+        var after = termios()
+        tcgetattr(descriptor, &after)
+        #expect(after.c_lflag & tcflag_t(ICANON) != 0)
+        #expect(after.c_lflag & tcflag_t(ECHO) != 0)
+        #expect(process.terminationStatus == 130)
     }
 }
 

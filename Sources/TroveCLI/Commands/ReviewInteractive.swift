@@ -222,6 +222,13 @@ final class RawTerminal {
         }
         signal(SIGINT, handler)
         signal(SIGTERM, handler)
+        // A parent may have started us with these blocked; the terminal must still be
+        // restored when they come.
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGINT)
+        sigaddset(&signals, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
     }
 
     func restore() {
