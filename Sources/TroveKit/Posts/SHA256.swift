@@ -1,11 +1,14 @@
 /// SHA-256 (FIPS 180-4), for photo identity, content hashes and the sheet's
 /// Content-Security-Policy. Foundation on Linux has no digest API and the build
 /// machines cannot fetch one.
+///
+/// Written over unsafe buffers with no allocation per block: photos are megabytes, and
+/// hashing must stay well below decoding time.
 struct SHA256 {
-    private var state: [UInt32] = [
+    private var state: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (
         0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a,
-        0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19,
-    ]
+        0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19
+    )
     private var pending: [UInt8] = []
     private var length: UInt64 = 0
 
@@ -25,21 +28,27 @@ struct SHA256 {
 
     /// Feeds more bytes.
     mutating func update(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { update($0) }
+    }
+
+    /// Feeds more bytes.
+    mutating func update(_ bytes: UnsafeRawBufferPointer) {
         length &+= UInt64(bytes.count)
-        var index = 0
+        var offset = 0
         if !pending.isEmpty {
             let take = min(64 - pending.count, bytes.count)
             pending.append(contentsOf: bytes[0..<take])
-            index = take
+            offset = take
             if pending.count < 64 { return }
-            compress(pending[...])
+            pending.withUnsafeBytes { compress($0.baseAddress!, blocks: 1) }
             pending.removeAll(keepingCapacity: true)
         }
-        while index + 64 <= bytes.count {
-            compress(bytes[index..<index + 64])
-            index += 64
+        let blocks = (bytes.count - offset) / 64
+        if blocks > 0 {
+            compress(bytes.baseAddress! + offset, blocks: blocks)
+            offset += blocks * 64
         }
-        pending.append(contentsOf: bytes[index...])
+        pending.append(contentsOf: bytes[offset...])
     }
 
     /// The 32-byte digest; the hasher should not be used afterwards.
@@ -51,80 +60,90 @@ struct SHA256 {
             pending.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift)))
         }
         let tail = pending
-        for start in stride(from: 0, to: tail.count, by: 64) {
-            compress(tail[start..<start + 64])
-        }
+        tail.withUnsafeBytes { compress($0.baseAddress!, blocks: tail.count / 64) }
+        let words = [state.0, state.1, state.2, state.3, state.4, state.5, state.6, state.7]
         var digest: [UInt8] = []
-        for word in state {
+        digest.reserveCapacity(32)
+        for word in words {
             for shift in [24, 16, 8, 0] { digest.append(UInt8(truncatingIfNeeded: word >> shift)) }
         }
         return digest
     }
 
-    private mutating func compress(_ block: ArraySlice<UInt8>) {
-        var w = [UInt32](repeating: 0, count: 64)
-        let base = block.startIndex
-        for i in 0..<16 {
-            let at = base + i * 4
-            w[i] =
-                UInt32(block[at]) << 24 | UInt32(block[at + 1]) << 16
-                | UInt32(block[at + 2]) << 8 | UInt32(block[at + 3])
+    private mutating func compress(_ data: UnsafeRawPointer, blocks: Int) {
+        Self.k.withUnsafeBufferPointer { k in
+            withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
+                var (h0, h1, h2, h3, h4, h5, h6, h7) = state
+                for block in 0..<blocks {
+                    let base = data + block * 64
+                    for i in 0..<16 {
+                        w[i] = UInt32(
+                            bigEndian: base.loadUnaligned(fromByteOffset: i * 4, as: UInt32.self))
+                    }
+                    for i in 16..<64 {
+                        let x = w[i - 15]
+                        let y = w[i - 2]
+                        let s0 = rotate(x, 7) ^ rotate(x, 18) ^ (x >> 3)
+                        let s1 = rotate(y, 17) ^ rotate(y, 19) ^ (y >> 10)
+                        w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
+                    }
+                    var (a, b, c, d, e, f, g, h) = (h0, h1, h2, h3, h4, h5, h6, h7)
+                    for i in 0..<64 {
+                        let s1 = rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)
+                        let choice = (e & f) ^ (~e & g)
+                        let t1 = h &+ s1 &+ choice &+ k[i] &+ w[i]
+                        let s0 = rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)
+                        let majority = (a & b) ^ (a & c) ^ (b & c)
+                        h = g
+                        g = f
+                        f = e
+                        e = d &+ t1
+                        d = c
+                        c = b
+                        b = a
+                        a = t1 &+ s0 &+ majority
+                    }
+                    h0 &+= a
+                    h1 &+= b
+                    h2 &+= c
+                    h3 &+= d
+                    h4 &+= e
+                    h5 &+= f
+                    h6 &+= g
+                    h7 &+= h
+                }
+                state = (h0, h1, h2, h3, h4, h5, h6, h7)
+            }
         }
-        for i in 16..<64 {
-            let s0 = rotate(w[i - 15], 7) ^ rotate(w[i - 15], 18) ^ (w[i - 15] >> 3)
-            let s1 = rotate(w[i - 2], 17) ^ rotate(w[i - 2], 19) ^ (w[i - 2] >> 10)
-            w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
-        }
-        var a = state[0]
-        var b = state[1]
-        var c = state[2]
-        var d = state[3]
-        var e = state[4]
-        var f = state[5]
-        var g = state[6]
-        var h = state[7]
-        for i in 0..<64 {
-            let s1 = rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)
-            let choice = (e & f) ^ (~e & g)
-            let t1 = h &+ s1 &+ choice &+ Self.k[i] &+ w[i]
-            let s0 = rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)
-            let majority = (a & b) ^ (a & c) ^ (b & c)
-            let t2 = s0 &+ majority
-            h = g
-            g = f
-            f = e
-            e = d &+ t1
-            d = c
-            c = b
-            b = a
-            a = t1 &+ t2
-        }
-        state[0] &+= a
-        state[1] &+= b
-        state[2] &+= c
-        state[3] &+= d
-        state[4] &+= e
-        state[5] &+= f
-        state[6] &+= g
-        state[7] &+= h
     }
 
+    @inline(__always)
     private func rotate(_ value: UInt32, _ count: UInt32) -> UInt32 {
-        (value >> count) | (value << (32 - count))
+        (value >> count) | (value << (32 &- count))
     }
 
     /// The digest of `bytes`.
     static func digest<Bytes: Sequence>(_ bytes: Bytes) -> [UInt8] where Bytes.Element == UInt8 {
         var hasher = SHA256()
-        hasher.update(Array(bytes))
+        if let contiguous = bytes.withContiguousStorageIfAvailable({
+            hasher.update(UnsafeRawBufferPointer($0))
+        }) {
+            _ = contiguous
+        } else {
+            hasher.update(Array(bytes))
+        }
         return hasher.finish()
     }
 
     /// The digest of `bytes` as lowercase hex.
     static func hex<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
-        digest(bytes).map { byte in
-            let digits = Array("0123456789abcdef")
-            return String([digits[Int(byte >> 4)], digits[Int(byte & 15)]])
-        }.joined()
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(64)
+        for byte in digest(bytes) {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 15)])
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 }
