@@ -263,7 +263,7 @@ public enum PostReader {
         id: String, fields: [(String, Any)], source: String, file: inout PostFile,
         where locate: (String) -> String
     ) throws(InputError) -> PostInput {
-        if let problem = FirebaseKey.problem(id) {
+        if let problem = PostID.problem(id) {
             throw InputError(locate("id"), "post id '\(id)' \(problem)")
         }
         var latitude: Double?
@@ -354,8 +354,9 @@ public enum PostReader {
     }
 }
 
-/// Whether a text can be a Realtime Database key.
-enum FirebaseKey {
+/// Whether a text can be a post's Realtime Database key. (Validation has the same rule
+/// as `FirebaseKey` on the treasures side; this one stays private to posts.)
+enum PostID {
     /// Why `key` cannot be a key, or nil when it can.
     static func problem(_ key: String) -> String? {
         if key.isEmpty { return "is empty" }
