@@ -56,7 +56,7 @@ import TroveSQLite
         #expect(result.stderr.contains("imported 3 posts (3 new, 0 updated, 0 unchanged)"))
         #expect(result.stderr.contains("dropped 2 password fields and 3 e-mail addresses"))
         let posts = try list()
-        #expect(posts.map { $0["id"] as? String } == ["p1", "p2", "p3"])
+        try #require(posts.map { $0["id"] as? String } == ["p1", "p2", "p3"])
         #expect(posts[0]["date"] as? String == "2022-01-24")
         #expect(posts[0]["signals"] as? [String] == ["duplicate-photo"])
         #expect((posts[1]["signals"] as? [String])?.contains("exif-gps-mismatch") == true)

@@ -32,7 +32,7 @@ import Testing
 
     @Test func listFiltersByStatusSignalAndUser() throws {
         let all = try json(sandbox.run("review", "list", "--format", "json"))
-        #expect(all.count == 3)
+        try #require(all.count == 3)
         #expect(
             Set(all[0].keys) == [
                 "id", "user", "lat", "lon", "date", "description", "status", "signals",
@@ -76,7 +76,7 @@ import Testing
                 .status == 0)
         #expect(sandbox.run("review", "reopen", "p2", "--as", "ann").status == 0)
         let log = try json(sandbox.run("review", "log", "--format", "json"))
-        #expect(log.count == 3)
+        try #require(log.count == 3)
         #expect(Set(log[1].keys) == ["id", "at", "moderator", "from", "to", "reason", "note"])
         #expect(log[1]["reason"] as? String == "spam")
         #expect(log[1]["note"] as? String == "ad")
@@ -203,7 +203,7 @@ import Testing
             readKey: { keys.isEmpty ? nil : keys.removeFirst() })
         #expect(try session.run() == .success)
         let log = try AuditTrail(workspace: workspace).entries()
-        #expect(log.map(\.to) == ["approved", "rejected", "pending"])
+        try #require(log.map(\.to) == ["approved", "rejected", "pending"])
         #expect(log[1].reason == "spam")
         #expect(log[2].note == "undo")
         #expect(out.text.contains("undid: p2 is pending again"))
@@ -249,7 +249,7 @@ struct ReviewProcessTests {
                 results.set(index, result)
             }
             let outcomes = results.values.compactMap { $0 }
-            #expect(outcomes.count == 2)
+            try #require(outcomes.count == 2)
             #expect(outcomes.filter { $0.status == 0 }.count == 1, "round \(round)")
             let loser = try #require(outcomes.first { $0.status != 0 })
             #expect(loser.status == 1)
@@ -308,7 +308,7 @@ struct ReviewProcessTests {
             directory: sandbox.folder.path)
         let entries =
             try JSONSerialization.jsonObject(with: Data(log.stdout.utf8)) as? [[String: Any]]
-        #expect(entries?.map { $0["to"] as? String } == ["approved", "rejected", "pending"])
+        try #require(entries?.map { $0["to"] as? String } == ["approved", "rejected", "pending"])
         #expect(entries?[1]["reason"] as? String == "not-litter")
         #expect(entries?.allSatisfy { $0["moderator"] as? String == "pat" } == true)
     }

@@ -9,7 +9,8 @@ enum ReviewCommand {
         discussion: """
             Alone on a terminal, 'trove review' walks the pending queue one post at a time
             (a approve, r reject, f flag, s skip, u undo, q quit). The moderator is --as
-            NAME, else $TROVE_MODERATOR, else $USER.
+            NAME, else $TROVE_MODERATOR, else $USER. Firebase push ids start with '-':
+            put them after '--' (trove review approve -- -Mq1bench) or read them from stdin.
             """,
         options: [asOption],
         subcommands: [list, show, approve, reject, flag, reopen, scan, sheet, apply, log],
@@ -22,7 +23,8 @@ enum ReviewCommand {
     static let forceOption = Option(
         "force", help: "Decide even when someone else decided the post in the meantime.")
     static let idsArgument = Argument(
-        "id", help: "Post ids, or - to read them from stdin.", arity: .variadic(minimum: 1))
+        "id", help: "Post ids, or - to read them from stdin (ids starting with - go after --).",
+        arity: .variadic(minimum: 1))
     static let statusOption = Option(
         "status", value: "status",
         help: "pending (default), approved, rejected, flagged or all.")
