@@ -1,6 +1,10 @@
 import Foundation
 import TroveKit
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// How posts, decisions and conflicts are written for people and programs.
 enum ReviewFormat {
     // MARK: - list
@@ -77,7 +81,13 @@ enum ReviewFormat {
     }
 
     static func previewStyle(_ context: Context) -> PreviewStyle {
-        let columns = context.environment["COLUMNS"].flatMap(Int.init) ?? 80
+        var size = winsize()
+        let measured =
+            context.standardOutput.isTerminal && ioctl(1, UInt(TIOCGWINSZ), &size) == 0
+            && size.ws_col > 0
+        let columns =
+            context.environment["COLUMNS"].flatMap(Int.init)
+            ?? (measured ? Int(size.ws_col) : 80)
         return PreviewStyle(
             colour: context.environment["NO_COLOR"] == nil, columns: max(8, min(columns - 2, 64)),
             rows: 16)
