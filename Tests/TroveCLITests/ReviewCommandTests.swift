@@ -145,6 +145,24 @@ import Testing
         #expect(sandbox.run("review", "apply", "bad.json", "--as", "ann").status == 3)
     }
 
+    @Test func sessionFlagsWithATypedNoteAndCancelsOnEscape() throws {
+        let workspace = try Workspace(path: sandbox.workspace)
+        // Flag p1 ("needs a look", with a typo fixed by backspace), cancel a flag on p2 with
+        // Esc, then quit.
+        var keys = Array("fneeds a lookk\u{7F}\rf\u{1B}q".utf8)
+        let out = OutputStream(capturingAsTerminal: true)
+        let session = ReviewSession(
+            workspace: workspace, moderator: "kim", output: out,
+            style: .init(colour: false, columns: 40, rows: 10),
+            readKey: { keys.isEmpty ? nil : keys.removeFirst() })
+        #expect(try session.run() == .success)
+        let log = try AuditTrail(workspace: workspace).entries()
+        #expect(log.map(\.postID) == ["p1"])
+        #expect(log.first?.to == "flagged")
+        #expect(log.first?.note == "needs a look")
+        #expect(out.text.contains("flag cancelled"))
+    }
+
     @Test func showOnATerminalDrawsThePhotoHonouringNoColor() throws {
         try sandbox.write("photos/a.jpg", PostPhotos.jpeg(seed: 5, gps: (40.7128, -74.006)))
         try sandbox.write("one.csv", "id,lat,lon,photo\nphoto,40.7128,-74.006,a.jpg\n")
