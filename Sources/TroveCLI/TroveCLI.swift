@@ -23,8 +23,8 @@ public enum TroveCLI {
         InitCommand.command, ConfigCommand.command, ImportCommand.command,
         ValidateCommand.command, GeohashCommand.command, NearCommand.command,
         ImagesCommand.command, ExportCommand.command,
-        StatusCommand.command, CheckCommand.command, TemplateCommand.command,
-        helpCommand,
+        ReviewCommand.command, StatusCommand.command, CheckCommand.command,
+        TemplateCommand.command, helpCommand,
     ]
 
     static let helpCommand = Command(

@@ -4,7 +4,7 @@ import TroveKit
 enum ImportCommand {
     static let command = Command(
         "import", abstract: "Import treasures or posts into the workspace.",
-        subcommands: [treasures])
+        subcommands: [treasures, ImportPostsCommand.command])
 
     static let treasures = Command(
         "treasures", abstract: "Import treasures from CSV or GeoJSON files.",

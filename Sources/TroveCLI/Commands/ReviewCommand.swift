@@ -1,0 +1,312 @@
+import Foundation
+import TroveKit
+
+/// `trove review …`: list, show, decide, sheet, apply, log; alone on a terminal, the
+/// interactive queue.
+enum ReviewCommand {
+    static let command = Command(
+        "review", abstract: "Review user posts: list, decide, audit.",
+        discussion: """
+            Alone on a terminal, 'trove review' walks the pending queue one post at a time
+            (a approve, r reject, f flag, s skip, u undo, q quit). The moderator is --as
+            NAME, else $TROVE_MODERATOR, else $USER. Firebase push ids start with '-':
+            put them after '--' (trove review approve -- -Mq1bench) or read them from stdin.
+            """,
+        options: [asOption],
+        subcommands: [list, show, approve, reject, flag, reopen, scan, sheet, apply, log],
+        run: ReviewInteractive.run)
+
+    // MARK: - Shared options
+
+    static let asOption = Option(
+        "as", value: "name", help: "Moderator name (default: $TROVE_MODERATOR, else $USER).")
+    static let forceOption = Option(
+        "force", help: "Decide even when someone else decided the post in the meantime.")
+    static let idsArgument = Argument(
+        "id", help: "Post ids, or - to read them from stdin (ids starting with - go after --).",
+        arity: .variadic(minimum: 1))
+    static let statusOption = Option(
+        "status", value: "status",
+        help: "pending (default), approved, rejected, flagged or all.")
+
+    /// `--as`, else `$TROVE_MODERATOR`, else `$USER`.
+    static func moderator(_ invocation: Invocation) throws(UsageError) -> String {
+        let environment = invocation.context.environment
+        let candidates = [
+            invocation.option("as"), environment["TROVE_MODERATOR"], environment["USER"],
+        ]
+        for case let name? in candidates {
+            let trimmed = name.trimmingCharacters(in: .whitespaces)
+            if !trimmed.isEmpty { return trimmed }
+        }
+        throw invocation.usageError("who is deciding? pass --as NAME or set TROVE_MODERATOR")
+    }
+
+    /// The ids on the command line, with `-` replaced by the ids read from stdin.
+    static func ids(_ invocation: Invocation) throws(UsageError) -> [String] {
+        var ids: [String] = []
+        for id in invocation.arguments("id") {
+            if id == "-" {
+                let text = String(decoding: invocation.context.readStandardInput(), as: UTF8.self)
+                ids += text.split(whereSeparator: { $0.isWhitespace }).map(String.init)
+            } else {
+                ids.append(id)
+            }
+        }
+        if ids.isEmpty { throw invocation.usageError("no post ids given") }
+        return ids
+    }
+
+    /// `--status`: nil for all.
+    static func status(_ invocation: Invocation) throws(UsageError) -> PostStatus? {
+        let text = invocation.option("status") ?? "pending"
+        if text == "all" { return nil }
+        if let status = PostStatus(rawValue: text) { return status }
+        let names = PostStatus.allCases.map(\.rawValue) + ["all"]
+        throw invocation.usageError(
+            "unknown status '\(text)' (use \(names.joined(separator: ", ")))"
+                + suggestion(for: text, among: names))
+    }
+
+    // MARK: - list
+
+    static let list = Command(
+        "list", abstract: "List posts (default: pending), oldest first.",
+        options: [
+            statusOption,
+            Option("signal", value: "name", help: "Only posts with this signal."),
+            Option("user", value: "user", help: "Only this user's posts."),
+        ],
+        formats: [.text, .json, .csv]
+    ) { invocation in
+        let status = try status(invocation)
+        let signal = invocation.option("signal")
+        if let signal, SignalName(rawValue: signal) == nil {
+            let names = SignalName.allCases.map(\.rawValue)
+            throw invocation.usageError(
+                "unknown signal '\(signal)'" + suggestion(for: signal, among: names))
+        }
+        let workspace = try invocation.openWorkspace()
+        let query = PostQuery(workspace: workspace)
+        let format = invocation.format
+        let out = invocation.context.standardOutput
+        var count = 0
+        switch format {
+        case .json:
+            try PostListing(workspace: workspace).writeJSON(
+                status: status, signal: signal, user: invocation.option("user")
+            ) { chunk in
+                out.write(String(decoding: chunk, as: UTF8.self))
+            }
+        case .csv:
+            out.write("id,user,lat,lon,date,description,status,signals\r\n")
+            try query.list(status: status, signal: signal, user: invocation.option("user")) {
+                out.write(ReviewFormat.csv($0))
+                count += 1
+            }
+        case .text:
+            out.write(ReviewFormat.tableHeader)
+            try query.list(status: status, signal: signal, user: invocation.option("user")) {
+                out.write(ReviewFormat.tableRow($0))
+                count += 1
+            }
+            invocation.note("\(count) posts")
+        }
+        return .success
+    }
+
+    // MARK: - show
+
+    static let show = Command(
+        "show", abstract: "Show one post: every field, its signals and decision history.",
+        arguments: [Argument("id", help: "The post id.")]
+    ) { invocation in
+        let workspace = try invocation.openWorkspace()
+        let id = invocation.argument("id")!
+        guard let post = try PostQuery(workspace: workspace).post(id) else {
+            throw CommandFailure("no post '\(id)'")
+        }
+        let history = try AuditTrail(workspace: workspace).entries(for: id)
+        let preview = invocation.context.standardOutput.isTerminal
+        invocation.context.standardOutput.write(
+            ReviewFormat.details(
+                post, history: history,
+                preview: preview ? ReviewFormat.previewStyle(invocation.context) : nil))
+        return .success
+    }
+
+    // MARK: - Decisions
+
+    static let approve = Command(
+        "approve", abstract: "Approve posts.", arguments: [idsArgument],
+        options: [asOption, forceOption]
+    ) { invocation in
+        try decide(invocation, .approve, note: nil)
+    }
+
+    static let reject = Command(
+        "reject", abstract: "Reject posts with a reason.",
+        discussion: "Reasons: " + RejectionReason.allCases.map(\.rawValue).joined(separator: ", ")
+            + ".",
+        arguments: [idsArgument],
+        options: [
+            Option("reason", value: "reason", help: "Why (required): spam, not-litter, …"),
+            Option("note", value: "text", help: "A note for the audit trail."),
+            asOption, forceOption,
+        ]
+    ) { invocation in
+        guard let text = invocation.option("reason") else {
+            throw invocation.usageError(
+                "missing --reason (one of: "
+                    + RejectionReason.allCases.map(\.rawValue).joined(separator: ", ") + ")")
+        }
+        guard let reason = RejectionReason(rawValue: text) else {
+            let names = RejectionReason.allCases.map(\.rawValue)
+            throw invocation.usageError(
+                "unknown reason '\(text)' (use \(names.joined(separator: ", ")))"
+                    + suggestion(for: text, among: names))
+        }
+        return try decide(invocation, .reject(reason), note: invocation.option("note"))
+    }
+
+    static let flag = Command(
+        "flag", abstract: "Flag posts for a second look, with a note.",
+        arguments: [idsArgument],
+        options: [
+            Option("note", value: "text", help: "Why (required)."), asOption, forceOption,
+        ]
+    ) { invocation in
+        guard let note = invocation.option("note"), !note.isEmpty else {
+            throw invocation.usageError("missing --note: say why the post needs a second look")
+        }
+        return try decide(invocation, .flag, note: note)
+    }
+
+    static let reopen = Command(
+        "reopen", abstract: "Put decided posts back to pending.", arguments: [idsArgument],
+        options: [
+            Option("note", value: "text", help: "A note for the audit trail."), asOption,
+            forceOption,
+        ]
+    ) { invocation in
+        try decide(invocation, .reopen, note: invocation.option("note"))
+    }
+
+    /// Records one action on every id. The state each post is in when the command starts
+    /// is the state the moderator saw; it is checked again inside the write transaction.
+    static func decide(_ invocation: Invocation, _ action: ReviewAction, note: String?)
+        throws -> ExitStatus
+    {
+        let moderator = try moderator(invocation)
+        let ids = try ids(invocation)
+        let moderation = Moderation(workspace: try invocation.openWorkspace())
+        let seen = try moderation.statuses(ids)
+        let requests = ids.map {
+            DecisionRequest(id: $0, expected: seen[$0], action: action, note: note)
+        }
+        let outcomes = try moderation.decide(
+            requests, moderator: moderator, force: invocation.flag("force"))
+        return report(outcomes, invocation)
+    }
+
+    /// Prints what happened to each request; exit 1 when any was refused.
+    static func report(_ outcomes: [DecisionOutcome], _ invocation: Invocation) -> ExitStatus {
+        var status = ExitStatus.success
+        for outcome in outcomes {
+            switch outcome {
+            case .recorded(let decision):
+                invocation.note("\(decision.postID): \(decision.from) → \(decision.to)")
+            case .unchanged(let id, let current):
+                invocation.note("\(id): already \(current.rawValue)")
+            case .unknown(let id):
+                invocation.warn("error: no post '\(id)'")
+                status = .problems
+            case .conflict(let id, let expected, let current, let last):
+                invocation.warn("error: " + ReviewFormat.conflict(id, expected, current, last))
+                status = .problems
+            }
+        }
+        return status
+    }
+
+    // MARK: - scan, sheet, apply, log
+
+    static let scan = Command(
+        "scan", abstract: "Recompute every post's signals.", formats: [.text, .json]
+    ) { invocation in
+        let workspace = try invocation.openWorkspace()
+        let changed = try workspace.write { try SignalScanner(workspace: workspace).scan() }
+        if invocation.format == .json {
+            invocation.print("{\"changed\": \(changed)}")
+        } else {
+            invocation.note("signals changed on \(changed) posts")
+        }
+        return .success
+    }
+
+    static let sheet = Command(
+        "sheet", abstract: "Write a self-contained HTML page for reviewing in a browser.",
+        discussion: """
+            Decisions made in the page are downloaded as a JSON file; record them with
+            'trove review apply FILE'. The page loads nothing from the network.
+            """,
+        options: [
+            Option("out", value: "file", help: "The HTML file to write (required)."),
+            statusOption,
+        ]
+    ) { invocation in
+        guard let out = invocation.option("out") else {
+            throw invocation.usageError("missing --out FILE")
+        }
+        let status = try status(invocation)
+        let workspace = try invocation.openWorkspace()
+        let library = try TemplateLibrary(environment: invocation.context.environment)
+        guard let url = library.url(for: "review-sheet.html"),
+            let template = try? String(contentsOf: url, encoding: .utf8)
+        else {
+            throw InputError("review-sheet.html", "the review sheet template was not found")
+        }
+        let posts = try PostQuery(workspace: workspace).records(status: status)
+        let title = "trove review: " + (status?.rawValue ?? "all") + " posts"
+        let page = try ReviewSheet(template: template).render(posts: posts, title: title)
+        let written = try AtomicFile.write(Data(page.utf8), to: invocation.resolve(out))
+        invocation.note(
+            (written ? "wrote" : "unchanged:") + " \(out) with \(posts.count) posts")
+        return .success
+    }
+
+    static let apply = Command(
+        "apply", abstract: "Record the decisions downloaded from a review sheet.",
+        arguments: [Argument("file", help: "The decisions JSON file.")],
+        options: [asOption, forceOption]
+    ) { invocation in
+        let moderator = try moderator(invocation)
+        let file = invocation.argument("file")!
+        guard let data = FileManager.default.contents(atPath: invocation.resolve(file)) else {
+            throw InputError(file, "cannot read the file")
+        }
+        let decisions = try SheetDecisions.parse(data, name: file)
+        let requests = decisions.map {
+            DecisionRequest(id: $0.id, expected: $0.expected, action: $0.action, note: $0.note)
+        }
+        let moderation = Moderation(workspace: try invocation.openWorkspace())
+        let outcomes = try moderation.decide(
+            requests, moderator: moderator, force: invocation.flag("force"))
+        return report(outcomes, invocation)
+    }
+
+    static let log = Command(
+        "log", abstract: "Show the audit trail, oldest first.",
+        arguments: [Argument("id", help: "Only this post's decisions.", arity: .optional)],
+        formats: [.text, .json]
+    ) { invocation in
+        let entries = try AuditTrail(workspace: invocation.openWorkspace())
+            .entries(for: invocation.argument("id"))
+        if invocation.format == .json {
+            invocation.print(AuditTrail.json(entries))
+        } else {
+            for entry in entries { invocation.print(ReviewFormat.logLine(entry)) }
+        }
+        return .success
+    }
+}

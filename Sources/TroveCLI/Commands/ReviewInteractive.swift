@@ -1,0 +1,250 @@
+import Foundation
+import TroveKit
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// `trove review` alone: the pending queue one post at a time, on a terminal.
+enum ReviewInteractive {
+    static func run(_ invocation: Invocation) throws -> ExitStatus {
+        guard invocation.context.standardInputIsTerminal else {
+            throw invocation.usageError(
+                "interactive review needs a terminal; use 'trove review list', 'show', "
+                    + "'approve', 'reject', 'flag', or 'review sheet' for a browser")
+        }
+        let moderator = try ReviewCommand.moderator(invocation)
+        let workspace = try invocation.openWorkspace()
+        guard let terminal = RawTerminal(fileDescriptor: 0) else {
+            throw CommandFailure("cannot put the terminal in single-key mode")
+        }
+        defer { terminal.restore() }
+        let session = ReviewSession(
+            workspace: workspace, moderator: moderator,
+            output: invocation.context.standardOutput,
+            style: ReviewFormat.previewStyle(invocation.context),
+            readKey: { terminal.readByte() })
+        return try session.run()
+    }
+}
+
+/// The interactive queue's logic, separate from the terminal so tests can drive it with
+/// scripted keys.
+final class ReviewSession {
+    let workspace: Workspace
+    let moderator: String
+    let output: OutputStream
+    let style: ReviewFormat.PreviewStyle
+    let readKey: () -> UInt8?
+    private var queue: [String] = []
+    private var index = 0
+    private var message: String?
+    /// Decisions made in this session, newest last, with the queue position of each.
+    private var undoStack: [(decision: Decision, index: Int)] = []
+
+    init(
+        workspace: Workspace, moderator: String, output: OutputStream,
+        style: ReviewFormat.PreviewStyle, readKey: @escaping () -> UInt8?
+    ) {
+        self.workspace = workspace
+        self.moderator = moderator
+        self.output = output
+        self.style = style
+        self.readKey = readKey
+    }
+
+    static let prompt = "[a]pprove  [r]eject  [f]lag  [s]kip  [u]ndo  [q]uit > "
+
+    func run() throws -> ExitStatus {
+        let query = PostQuery(workspace: workspace)
+        queue = try query.ids(status: .pending)
+        while true {
+            if index >= queue.count {
+                draw("No more pending posts (\(undoStack.count) decided here).\n")
+                output.write("[u]ndo  [q]uit > ")
+                switch readKey() {
+                case UInt8(ascii: "u"): try undo()
+                case UInt8(ascii: "q"), 3, 4, nil: return finish()
+                default: message = nil
+                }
+                continue
+            }
+            let id = queue[index]
+            guard let post = try query.post(id), post.summary.status == PostStatus.pending.rawValue
+            else {
+                // Decided by someone else since the queue was read: move on.
+                index += 1
+                continue
+            }
+            let history = try AuditTrail(workspace: workspace).entries(for: id)
+            draw(
+                ReviewFormat.details(post, history: history, preview: style)
+                    + "\n(\(index + 1) of \(queue.count))\n")
+            output.write(Self.prompt)
+            guard let key = readKey() else { return finish() }
+            switch key {
+            case UInt8(ascii: "a"): try decide(id, .approve, note: nil)
+            case UInt8(ascii: "r"):
+                let reasons = RejectionReason.allCases.enumerated().map {
+                    "\($0.offset + 1) \($0.element.rawValue)"
+                }
+                output.write("\nreason: " + reasons.joined(separator: "  ") + " > ")
+                if let digit = readKey(), (49...56).contains(digit) {
+                    try decide(id, .reject(RejectionReason.allCases[Int(digit) - 49]), note: nil)
+                } else {
+                    message = "reject cancelled"
+                }
+            case UInt8(ascii: "f"):
+                output.write("\nnote (Enter to flag, Esc to cancel): ")
+                if let note = readLine(), !note.isEmpty {
+                    try decide(id, .flag, note: note)
+                } else {
+                    message = "flag cancelled: a flag needs a note"
+                }
+            case UInt8(ascii: "s"):
+                index += 1
+                message = "skipped \(ReviewFormat.safe(id))"
+            case UInt8(ascii: "u"): try undo()
+            case UInt8(ascii: "q"), 3, 4: return finish()
+            default: message = "keys: a approve, r reject, f flag, s skip, u undo, q quit"
+            }
+        }
+    }
+
+    private func finish() -> ExitStatus {
+        output.write("\n\(undoStack.count) decisions recorded\n")
+        return .success
+    }
+
+    private func draw(_ body: String) {
+        var screen = "\u{1B}[H\u{1B}[2J"
+        if let message { screen += "» " + message + "\n\n" }
+        message = nil
+        output.write(screen + body)
+    }
+
+    private func decide(_ id: String, _ action: ReviewAction, note: String?) throws {
+        let outcome = try Moderation(workspace: workspace).decide(
+            [DecisionRequest(id: id, expected: .pending, action: action, note: note)],
+            moderator: moderator, force: false)
+        switch outcome.first {
+        case .recorded(let decision):
+            undoStack.append((decision, index))
+            message = "\(ReviewFormat.safe(id)) \(decision.to)"
+        case .conflict(let id, let expected, let current, let last):
+            message = ReviewFormat.conflict(id, expected, current, last)
+        case .unknown(let id):
+            message = "\(ReviewFormat.safe(id)) no longer exists"
+        case .unchanged, nil:
+            break
+        }
+        index += 1
+    }
+
+    /// Reverts this session's last decision by appending the reverse decision.
+    private func undo() throws {
+        guard let last = undoStack.popLast() else {
+            message = "nothing to undo"
+            return
+        }
+        guard let from = PostStatus(rawValue: last.decision.from),
+            let to = PostStatus(rawValue: last.decision.to)
+        else { return }
+        let outcome = try Moderation(workspace: workspace).decide(
+            [
+                DecisionRequest(
+                    id: last.decision.postID, expected: to, action: .revert(to: from),
+                    note: "undo")
+            ], moderator: moderator, force: false)
+        if case .conflict(let id, let expected, let current, let lastDecision) = outcome.first {
+            message = ReviewFormat.conflict(id, expected, current, lastDecision)
+            return
+        }
+        index = last.index
+        message = "undid: \(ReviewFormat.safe(last.decision.postID)) is \(from.rawValue) again"
+    }
+
+    /// A line typed in single-key mode, echoed; nil when cancelled with Esc or at EOF.
+    private func readLine() -> String? {
+        var bytes: [UInt8] = []
+        var character: [UInt8] = []
+        while let key = readKey() {
+            switch key {
+            case 13, 10: return String(decoding: bytes, as: UTF8.self)
+            case 27, 3, 4: return nil
+            case 127, 8:
+                // Drop a whole UTF-8 character.
+                while let last = bytes.popLast(), last & 0xC0 == 0x80 {}
+                output.write("\u{8} \u{8}")
+            default:
+                guard key >= 0x20 else { continue }
+                bytes.append(key)
+                character.append(key)
+                // Echo a character once its UTF-8 sequence is complete.
+                let lead = character[0]
+                let length = lead < 0x80 ? 1 : lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2
+                if character.count >= length {
+                    output.write(ReviewFormat.safe(String(decoding: character, as: UTF8.self)))
+                    character.removeAll()
+                }
+            }
+        }
+        return nil
+    }
+}
+
+// The state to restore, reachable from the signal handler (which can capture nothing).
+nonisolated(unsafe) private var savedTerminalState = termios()
+
+/// The terminal in single-key mode (no line buffering, no echo), restored on exit and
+/// on SIGINT/SIGTERM.
+final class RawTerminal {
+    let fileDescriptor: Int32
+
+    init?(fileDescriptor: Int32) {
+        self.fileDescriptor = fileDescriptor
+        var state = termios()
+        guard tcgetattr(fileDescriptor, &state) == 0 else { return nil }
+        savedTerminalState = state
+        var raw = state
+        raw.c_lflag &= ~tcflag_t(ICANON | ECHO)
+        withUnsafeMutableBytes(of: &raw.c_cc) { cc in
+            cc[Int(VMIN)] = 1
+            cc[Int(VTIME)] = 0
+        }
+        // TCSANOW keeps keys typed ahead; TCSAFLUSH would drop them.
+        guard tcsetattr(fileDescriptor, TCSANOW, &raw) == 0 else { return nil }
+        let handler: @convention(c) (Int32) -> Void = { signal in
+            tcsetattr(0, TCSANOW, &savedTerminalState)
+            _exit(128 + signal)
+        }
+        signal(SIGINT, handler)
+        signal(SIGTERM, handler)
+        // A parent may have started us with these blocked; the terminal must still be
+        // restored when they come.
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGINT)
+        sigaddset(&signals, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
+    }
+
+    func restore() {
+        tcsetattr(fileDescriptor, TCSANOW, &savedTerminalState)
+        signal(SIGINT, SIG_DFL)
+        signal(SIGTERM, SIG_DFL)
+    }
+
+    /// The next byte typed, or nil at end of input.
+    func readByte() -> UInt8? {
+        var byte: UInt8 = 0
+        while true {
+            let count = read(fileDescriptor, &byte, 1)
+            if count == 1 { return byte }
+            if count < 0 && errno == EINTR { continue }
+            return nil
+        }
+    }
+}

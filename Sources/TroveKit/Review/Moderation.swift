@@ -1,0 +1,255 @@
+import Foundation
+import TroveSQLite
+
+/// The states a post moves through.
+public enum PostStatus: String, CaseIterable, Sendable {
+    case pending, approved, rejected, flagged
+}
+
+/// Why a post was rejected.
+public enum RejectionReason: String, CaseIterable, Sendable {
+    case spam
+    case notLitter = "not-litter"
+    case duplicate
+    case inappropriate
+    case wrongLocation = "wrong-location"
+    case lowQuality = "low-quality"
+    /// Faces, number plates.
+    case privacy
+    case other
+}
+
+/// What a moderator does to a post.
+public enum ReviewAction: Equatable, Sendable {
+    case approve
+    case reject(RejectionReason)
+    case flag
+    case reopen
+    /// Back to the state before the moderator's last decision (interactive undo).
+    case revert(to: PostStatus)
+
+    /// The state the post ends in.
+    public var target: PostStatus {
+        switch self {
+        case .approve: return .approved
+        case .reject: return .rejected
+        case .flag: return .flagged
+        case .reopen: return .pending
+        case .revert(let status): return status
+        }
+    }
+
+    /// The states from which this action needs no `--force`.
+    var allowedFrom: Set<PostStatus> {
+        switch self {
+        case .approve, .reject: return [.pending, .flagged]
+        case .flag: return [.pending, .flagged]
+        case .reopen: return [.approved, .rejected, .flagged]
+        case .revert: return Set(PostStatus.allCases)
+        }
+    }
+}
+
+/// One entry of the audit trail.
+public struct Decision: Equatable, Sendable {
+    /// The post decided.
+    public var postID: String
+    /// When, ISO 8601 UTC.
+    public var at: String
+    /// Who decided (`trove` for automatic reopenings at import).
+    public var moderator: String
+    /// The status before.
+    public var from: String
+    /// The status after.
+    public var to: String
+    /// The rejection reason, for rejections.
+    public var reason: String?
+    /// The moderator's note.
+    public var note: String?
+}
+
+/// The result of asking for one decision.
+public enum DecisionOutcome: Equatable, Sendable {
+    /// Recorded.
+    case recorded(Decision)
+    /// Nothing to do: the post is already in the target state by this action's own rule
+    /// (reopening a pending post).
+    case unchanged(id: String, status: PostStatus)
+    /// No such post.
+    case unknown(id: String)
+    /// The post is not in the state the moderator saw, or was already decided; `last`
+    /// says who decided it and when.
+    case conflict(id: String, expected: PostStatus, current: PostStatus, last: Decision?)
+}
+
+/// One request: a post, the state the moderator saw it in, and what to do.
+public struct DecisionRequest: Equatable, Sendable {
+    /// The post id.
+    public var id: String
+    /// The state the moderator saw; nil means "whatever it is now".
+    public var expected: PostStatus?
+    /// What to do.
+    public var action: ReviewAction
+    /// The moderator's note.
+    public var note: String?
+
+    /// Creates the value from its parts.
+    public init(id: String, expected: PostStatus?, action: ReviewAction, note: String? = nil) {
+        self.id = id
+        self.expected = expected
+        self.action = action
+        self.note = note
+    }
+}
+
+/// Records moderators' decisions with the conflict rule of SPEC §6.3.
+///
+/// A decision is refused when the post is no longer in the state the moderator saw, or
+/// when approving, rejecting or flagging a post someone already decided, unless forced.
+/// The check is made again inside the `BEGIN IMMEDIATE` transaction and the update is
+/// conditional on the state (`WHERE id = ? AND status = ?`), so of two moderators
+/// deciding the same post at once exactly one wins and the trail holds one entry.
+public struct Moderation {
+    let workspace: Workspace
+
+    /// Works on `workspace`.
+    public init(workspace: Workspace) {
+        self.workspace = workspace
+    }
+
+    /// The current status of each post (missing ids are left out).
+    ///
+    /// - Throws: `SQLiteError`.
+    public func statuses(_ ids: [String]) throws -> [String: PostStatus] {
+        let statement = try workspace.database.prepare("SELECT status FROM posts WHERE id = ?")
+        var result: [String: PostStatus] = [:]
+        for id in ids {
+            try statement.bind([.text(id)])
+            if let row = try statement.next(), let status = row.text(0).flatMap(PostStatus.init) {
+                result[id] = status
+            }
+            statement.reset()
+        }
+        return result
+    }
+
+    /// Records the requests in one transaction; each is checked on its own.
+    ///
+    /// - Throws: `WorkspaceError` when the workspace stays locked, or `SQLiteError`.
+    public func decide(
+        _ requests: [DecisionRequest], moderator: String, force: Bool, now: Date = Date()
+    ) throws -> [DecisionOutcome] {
+        let database = workspace.database
+        let at = timestamp(now)
+        return try workspace.write {
+            let read = try database.prepare("SELECT status FROM posts WHERE id = ?")
+            let update = try database.prepare(
+                """
+                UPDATE posts SET status = ?3, status_note = ?4, updated_at = ?5
+                WHERE id = ?1 AND status = ?2
+                """)
+            let insert = try database.prepare(
+                """
+                INSERT INTO decisions (post_id, at, moderator, from_status, to_status, reason, note)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """)
+            var outcomes: [DecisionOutcome] = []
+            for request in requests {
+                try read.bind([.text(request.id)])
+                let current = try read.next()?.text(0).flatMap(PostStatus.init)
+                read.reset()
+                guard let current else {
+                    outcomes.append(.unknown(id: request.id))
+                    continue
+                }
+                let expected = request.expected ?? current
+                let target = request.action.target
+                if !force && (current != expected || !request.action.allowedFrom.contains(current))
+                {
+                    if current == target, case .reopen = request.action {
+                        outcomes.append(.unchanged(id: request.id, status: current))
+                        continue
+                    }
+                    outcomes.append(
+                        .conflict(
+                            id: request.id, expected: expected, current: current,
+                            last: try lastDecision(request.id)))
+                    continue
+                }
+                var reason: String?
+                if case .reject(let why) = request.action { reason = why.rawValue }
+                let note = request.note
+                let changed = try update.run([
+                    .text(request.id), .text(current.rawValue), .text(target.rawValue),
+                    note.map { .text($0) }, .text(at),
+                ])
+                guard changed == 1 else {
+                    // Cannot happen inside the write lock, but never record a lost race.
+                    outcomes.append(
+                        .conflict(
+                            id: request.id, expected: expected, current: current,
+                            last: try lastDecision(request.id)))
+                    continue
+                }
+                let decision = Decision(
+                    postID: request.id, at: at, moderator: moderator, from: current.rawValue,
+                    to: target.rawValue, reason: reason, note: note)
+                try insert.run([
+                    .text(request.id), .text(at), .text(moderator), .text(current.rawValue),
+                    .text(target.rawValue), reason.map { .text($0) }, note.map { .text($0) },
+                ])
+                outcomes.append(.recorded(decision))
+            }
+            return outcomes
+        }
+    }
+
+    /// The most recent decision on a post.
+    ///
+    /// - Throws: `SQLiteError`.
+    public func lastDecision(_ id: String) throws -> Decision? {
+        try AuditTrail(workspace: workspace).entries(for: id).last
+    }
+}
+
+/// The append-only record of decisions (`review log`).
+public struct AuditTrail {
+    let workspace: Workspace
+
+    /// Works on `workspace`.
+    public init(workspace: Workspace) {
+        self.workspace = workspace
+    }
+
+    /// Every decision, oldest first, for one post or all.
+    ///
+    /// - Throws: `SQLiteError`.
+    public func entries(for id: String? = nil) throws -> [Decision] {
+        var sql =
+            "SELECT post_id, at, moderator, from_status, to_status, reason, note FROM decisions"
+        var values: [SQLiteValue?] = []
+        if let id {
+            sql += " WHERE post_id = ?"
+            values.append(.text(id))
+        }
+        sql += " ORDER BY seq"
+        return try workspace.database.query(sql, values) { row in
+            Decision(
+                postID: row.text(0) ?? "", at: row.text(1) ?? "", moderator: row.text(2) ?? "",
+                from: row.text(3) ?? "", to: row.text(4) ?? "", reason: row.text(5),
+                note: row.text(6))
+        }
+    }
+
+    /// The trail as JSON: `[{"id","at","moderator","from","to","reason","note"}]`.
+    public static func json(_ entries: [Decision]) -> String {
+        let items = entries.map { entry in
+            "{\"id\": \(jsonString(entry.postID)), \"at\": \(jsonString(entry.at)), "
+                + "\"moderator\": \(jsonString(entry.moderator)), "
+                + "\"from\": \(jsonString(entry.from)), \"to\": \(jsonString(entry.to)), "
+                + "\"reason\": \(entry.reason.map(jsonString) ?? "null"), "
+                + "\"note\": \(entry.note.map(jsonString) ?? "null")}"
+        }
+        return "[" + items.joined(separator: ",\n ") + "]"
+    }
+}

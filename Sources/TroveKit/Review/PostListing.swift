@@ -1,0 +1,173 @@
+import CSQLite
+import Foundation
+import TroveSQLite
+
+/// `review list --format json` at speed: rows go from SQLite's buffers straight into
+/// JSON bytes, without a `String` per column.
+///
+/// A hundred thousand posts must list in well under 100 ms, and building Swift strings
+/// for every column costs several times that; so this one query uses the C API on the
+/// workspace's connection (`Database.handle`), which the wrapper exposes for such calls.
+public struct PostListing {
+    let workspace: Workspace
+
+    /// Works on `workspace`.
+    public init(workspace: Workspace) {
+        self.workspace = workspace
+    }
+
+    /// Writes the JSON array of matching posts (`[{"id", "user", "lat", "lon", "date",
+    /// "description", "status", "signals"}]`) to `sink` in chunks.
+    ///
+    /// - Returns: the number of posts.
+    /// - Throws: `SQLiteError`.
+    @discardableResult
+    public func writeJSON(
+        status: PostStatus?, signal: String? = nil, user: String? = nil,
+        to sink: (UnsafeRawBufferPointer) -> Void
+    ) throws -> Int {
+        let (sql, values) = PostQuery.listSQL(status: status, signal: signal, user: user)
+        let database = workspace.database
+        // Let SQLite read the file through a memory map: the listing touches every page
+        // of the queue index once.
+        try database.execute("PRAGMA mmap_size = 1073741824")
+        var raw: OpaquePointer?
+        let code = sqlite3_prepare_v2(database.handle, sql, -1, &raw, nil)
+        guard code == SQLITE_OK, let raw else {
+            throw SQLiteError(
+                code: code, message: String(cString: sqlite3_errmsg(database.handle)), sql: sql)
+        }
+        defer { sqlite3_finalize(raw) }
+        for (offset, value) in values.enumerated() {
+            if case .text(let text) = value {
+                sqlite3_bind_text(raw, Int32(offset + 1), text, -1, SQLITE_TRANSIENT_VALUE)
+            }
+        }
+        var out = JSONBytes()
+        out.bytes.reserveCapacity(1 << 17)
+        out.append("[")
+        var count = 0
+        while true {
+            let step = sqlite3_step(raw)
+            if step == SQLITE_DONE { break }
+            guard step == SQLITE_ROW else {
+                throw SQLiteError(
+                    code: step, message: String(cString: sqlite3_errmsg(database.handle)),
+                    sql: sql)
+            }
+            out.append(count == 0 ? "\n{\"id\": " : ",\n{\"id\": ")
+            out.string(raw, 0)
+            out.append(", \"user\": ")
+            out.string(raw, 1)
+            out.append(", \"lat\": ")
+            out.number(raw, 2)
+            out.append(", \"lon\": ")
+            out.number(raw, 3)
+            out.append(", \"date\": ")
+            out.string(raw, 4)
+            out.append(", \"description\": ")
+            out.string(raw, 5)
+            out.append(", \"status\": ")
+            out.string(raw, 6)
+            out.append(", \"signals\": [")
+            out.names(raw, 7)
+            out.append("]}")
+            count += 1
+            if out.bytes.count >= 1 << 16 {
+                out.bytes.withUnsafeBytes(sink)
+                out.bytes.removeAll(keepingCapacity: true)
+            }
+        }
+        out.append(count == 0 ? "]\n" : "\n]\n")
+        out.bytes.withUnsafeBytes(sink)
+        return count
+    }
+}
+
+// `SQLITE_TRANSIENT` is a macro Swift cannot import.
+private let SQLITE_TRANSIENT_VALUE = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+/// A growing buffer of JSON text.
+private struct JSONBytes {
+    var bytes: [UInt8] = []
+
+    mutating func append(_ literal: StaticString) {
+        literal.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    /// Column `index` as a JSON string, or `null`.
+    mutating func string(_ statement: OpaquePointer, _ index: Int32) {
+        guard let text = sqlite3_column_text(statement, index) else {
+            append("null")
+            return
+        }
+        let count = Int(sqlite3_column_bytes(statement, index))
+        bytes.append(UInt8(ascii: "\""))
+        // Copy runs of plain bytes at once; only the rare escapes go byte by byte.
+        var runStart = 0
+        var position = 0
+        while position < count {
+            let byte = text[position]
+            let needsEscape =
+                byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0x7F
+                || (byte == 0xE2 && position + 2 < count && text[position + 1] == 0x80
+                    && (text[position + 2] == 0xA8 || text[position + 2] == 0xA9))
+            if !needsEscape {
+                position += 1
+                continue
+            }
+            bytes.append(
+                contentsOf: UnsafeBufferPointer(start: text + runStart, count: position - runStart))
+            switch byte {
+            case 0x22: append("\\\"")
+            case 0x5C: append("\\\\")
+            case 0x0A: append("\\n")
+            case 0x0D: append("\\r")
+            case 0x09: append("\\t")
+            case 0xE2:
+                // U+2028 and U+2029, escaped as `jsonString` does.
+                append(text[position + 2] == 0xA8 ? "\\u2028" : "\\u2029")
+                position += 2
+            default:
+                append("\\u00")
+                bytes.append(Self.hex[Int(byte >> 4)])
+                bytes.append(Self.hex[Int(byte & 15)])
+            }
+            position += 1
+            runStart = position
+        }
+        bytes.append(
+            contentsOf: UnsafeBufferPointer(start: text + runStart, count: count - runStart))
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// Column `index` as a JSON number (the shortest text that reads back the same), or
+    /// `null`.
+    mutating func number(_ statement: OpaquePointer, _ index: Int32) {
+        if sqlite3_column_type(statement, index) == SQLITE_NULL {
+            append("null")
+            return
+        }
+        bytes.append(contentsOf: sqlite3_column_double(statement, index).description.utf8)
+    }
+
+    /// The comma-joined signal names of column `index` as JSON strings.
+    mutating func names(_ statement: OpaquePointer, _ index: Int32) {
+        guard let text = sqlite3_column_text(statement, index) else { return }
+        let count = Int(sqlite3_column_bytes(statement, index))
+        guard count > 0 else { return }
+        bytes.append(UInt8(ascii: "\""))
+        var runStart = 0
+        for position in 0..<count where text[position] == UInt8(ascii: ",") {
+            bytes.append(
+                contentsOf: UnsafeBufferPointer(start: text + runStart, count: position - runStart))
+            append("\", \"")
+            runStart = position + 1
+        }
+        bytes.append(
+            contentsOf: UnsafeBufferPointer(start: text + runStart, count: count - runStart))
+        bytes.append(UInt8(ascii: "\""))
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+import Testing
+
+@testable import TroveKit
+
+@Suite struct PostReaderTests {
+    @Test func csvHandlesQuotesNewlinesCRLFAndBOM() throws {
+        let csv =
+            "\u{FEFF}ID,User,Latitude,Longitude,Description,Date,Photo\r\n"
+            + "p1,alice,40.7,-74.0,\"Cans, bottles and a \"\"sofa\"\"\",24Jan 2022,p1.jpg\r\n"
+            + "p2,bob,40.8,-74.1,\"two\r\nlines\",2022-01-25,\r\n"
+        let file = try PostReader.readCSV(Array(csv.utf8), name: "posts.csv")
+        #expect(file.posts.count == 2)
+        #expect(file.posts[0].description == "Cans, bottles and a \"sofa\"")
+        #expect(file.posts[0].date == "2022-01-24")
+        #expect(file.posts[0].photo == "p1.jpg")
+        #expect(file.posts[1].description == "two\r\nlines")
+        #expect(file.posts[1].photo == nil)
+        #expect(file.posts[1].source == "posts.csv:3")
+    }
+
+    @Test(arguments: [
+        ("24Jan 2022", "2022-01-24"), ("3 Feb 2021", "2021-02-03"),
+        ("24 January 2022", "2022-01-24"), ("2022-01-24", "2022-01-24"),
+        ("2022-01-24T10:15:00Z", "2022-01-24T10:15:00Z"),
+        ("2022-01-24T12:15:00+02:00", "2022-01-24T10:15:00Z"),
+        ("2022-01-24T10:15:00.123Z", "2022-01-24T10:15:00Z"),
+        ("2022-01-24 10:15:00", "2022-01-24T10:15:00Z"),
+        ("1643019300000", "2022-01-24T10:15:00Z"),
+    ])
+    func datesAreNormalizedToISO8601(_ text: String, _ expected: String) {
+        #expect(PostDate.normalize(text) == expected)
+    }
+
+    @Test(arguments: ["31Feb 2022", "yesterday", "2022-13-01", "24Foo 2022"])
+    func unknownDatesAreRefused(_ text: String) {
+        #expect(PostDate.normalize(text) == nil)
+    }
+
+    @Test func badRowNamesFileAndLine() {
+        let csv = "id,lat,lon\np1,40.7,-74\np2,abc,-74\n"
+        #expect {
+            try PostReader.readCSV(Array(csv.utf8), name: "posts.csv")
+        } throws: { error in
+            "\(error)".hasPrefix("posts.csv:3: latitude 'abc' is not a number")
+        }
+    }
+
+    @Test func unterminatedQuoteNamesItsLine() {
+        let csv = "id,lat,lon,description\np1,40.7,-74,\"never\nends\n"
+        #expect {
+            try PostReader.readCSV(Array(csv.utf8), name: "posts.csv")
+        } throws: { error in
+            "\(error)".hasPrefix("posts.csv:2:")
+        }
+    }
+
+    @Test func nestedAndFlatTreesAreRead() throws {
+        let json = """
+            {"Users": {
+               "alice": {"Email": "alice@example.com", "Password": "hunter2",
+                 "TaggedLocations": {
+                   "p1": {"Latitude": 1.5, "Longitude": 2.5, "LocationDescription": "a",
+                          "Date": "24Jan 2022", "photoURL": "x.jpg"},
+                   "p2": true}}},
+             "Locations": {
+               "p2": {"lat": "3.5", "lng": "4.5", "description": "b"},
+               "p3": {"latitude": 5, "longitude": 6, "userId": "carol"}}}
+            """
+        let file = try PostReader.readJSON(Data(json.utf8), name: "export.json")
+        #expect(file.posts.map(\.id) == ["p1", "p2", "p3"])
+        #expect(file.posts.map(\.user) == ["alice", "alice", "carol"])
+        #expect(file.posts[1].latitude == 3.5)
+        #expect(file.posts[0].photo == "x.jpg")
+        #expect(file.droppedPasswords == 1)
+        #expect(file.droppedEmails == 1)
+    }
+
+    @Test func jsonErrorsNameThePath() {
+        let json = #"{"Locations": {"p1": {"lat": "north", "lon": 2}}}"#
+        #expect {
+            try PostReader.readJSON(Data(json.utf8), name: "export.json")
+        } throws: { error in
+            "\(error)".hasPrefix("export.json: Locations/p1/lat: latitude 'north'")
+        }
+    }
+
+    @Test func emailAddressesNeverReachAPost() throws {
+        let lines = """
+            {"id": "p1", "user": "dave@example.org", "lat": 1, "lon": 2, "password": "pw",
+             "description": "write to eve@example.net or frank@example,com"}
+            """.replacingOccurrences(of: "\n ", with: " ")
+        let file = try PostReader.readLines(Array(lines.utf8), name: "posts.ndjson")
+        let post = try #require(file.posts.first)
+        #expect(post.user?.hasPrefix("user-") == true)
+        #expect(post.description == "write to [e-mail removed] or [e-mail removed]")
+        #expect(file.droppedEmails == 3)
+        #expect(file.droppedPasswords == 1)
+    }
+
+    @Test func illegalFirebaseKeysAreRefused() {
+        let csv = "id,lat,lon\na.b,1,2\n"
+        #expect(throws: InputError.self) {
+            try PostReader.readCSV(Array(csv.utf8), name: "posts.csv")
+        }
+    }
+}
+
+@Suite struct PhotoResolverTests {
+    let folder: URL
+    let photos: URL
+
+    init() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "trove-photos-\(UUID().uuidString)")
+        photos = folder.appendingPathComponent("photos")
+        try FileManager.default.createDirectory(
+            at: photos.appendingPathComponent("images"), withIntermediateDirectories: true)
+        try Data([1]).write(to: photos.appendingPathComponent("images/p1.jpg"))
+        try Data([2]).write(to: folder.appendingPathComponent("secret.jpg"))
+        try FileManager.default.createSymbolicLink(
+            atPath: photos.appendingPathComponent("link.jpg").path,
+            withDestinationPath: folder.appendingPathComponent("secret.jpg").path)
+    }
+
+    @Test func referencesInsideResolve() throws {
+        let resolver = try #require(PhotoResolver(folder: photos.path))
+        guard case .file(let path) = resolver.resolve("images/p1.jpg") else {
+            Issue.record("not resolved")
+            return
+        }
+        #expect(path.hasSuffix("/photos/images/p1.jpg"))
+        let url =
+            "https://firebasestorage.googleapis.com/v0/b/app.appspot.com/o/images%2Fp1.jpg"
+            + "?alt=media&token=abc"
+        #expect(resolver.resolve(url) == .file(path))
+    }
+
+    @Test(arguments: ["../secret.jpg", "images/../../secret.jpg", "link.jpg", "/etc/passwd"])
+    func referencesLeavingTheFolderAreRefused(_ reference: String) throws {
+        let resolver = try #require(PhotoResolver(folder: photos.path))
+        guard case .refused = resolver.resolve(reference) else {
+            Issue.record("\(reference) was not refused")
+            return
+        }
+    }
+
+    @Test func absolutePathToTheSecretIsRefused() throws {
+        let resolver = try #require(PhotoResolver(folder: photos.path))
+        let secret = folder.appendingPathComponent("secret.jpg").path
+        guard case .refused = resolver.resolve(secret) else {
+            Issue.record("absolute path was not refused")
+            return
+        }
+        let encoded = "https://x.example/o/..%2F..%2Fsecret.jpg"
+        guard case .refused = resolver.resolve(encoded) else {
+            Issue.record("encoded traversal was not refused")
+            return
+        }
+    }
+}

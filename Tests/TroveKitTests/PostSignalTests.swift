@@ -1,0 +1,314 @@
+import Foundation
+import Testing
+
+@testable import TroveKit
+
+/// Facts by file content, so tests describe photos without encoding any.
+struct FakeInspector: PhotoInspecting {
+    let facts: [String: PhotoFacts]
+
+    func inspect(_ bytes: [UInt8]) -> PhotoFacts {
+        let name = String(decoding: bytes, as: UTF8.self)
+        var result = facts[name] ?? PhotoFacts(sha256: "", problem: "not a picture")
+        result.sha256 = SHA256.hex(bytes)
+        return result
+    }
+}
+
+@Suite struct PostSignalTests {
+    let folder: URL
+    let workspace: Workspace
+    let now = Date(timeIntervalSince1970: 1_700_000_000)  // 2023-11-14
+
+    init() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "trove-signals-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        workspace = try Workspace(
+            path: folder.appendingPathComponent("w.sqlite").path, create: true)
+    }
+
+    static let good = PhotoFacts(
+        sha256: "", width: 1024, height: 768, exifLatitude: 40.7128, exifLongitude: -74.006,
+        perceptualHash: 0xF0F0_F0F0_0F0F_0F0F)
+
+    func importPosts(_ posts: [PostInput], photos: [String: PhotoFacts] = [:]) throws
+        -> PostImportSummary
+    {
+        for name in photos.keys {
+            try Data(name.utf8).write(to: folder.appendingPathComponent(name))
+        }
+        let resolver = try #require(PhotoResolver(folder: folder.path))
+        let importer = PostImporter(
+            workspace: workspace, photos: resolver, inspector: FakeInspector(facts: photos),
+            now: now)
+        return try importer.run(PostFile(posts: posts))
+    }
+
+    func signals(_ id: String) throws -> [String: String] {
+        let record = try #require(try PostQuery(workspace: workspace).post(id))
+        return Dictionary(
+            record.signals.map { ($0.name.rawValue, $0.detail) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    func post(
+        _ id: String, lat: Double = 40.7128, lon: Double = -74.006, photo: String? = nil,
+        date: String? = "2023-11-01", user: String? = "u", text: String? = nil
+    ) -> PostInput {
+        PostInput(
+            id: id, user: user, latitude: lat, longitude: lon, description: text, date: date,
+            photo: photo, source: "test:\(id)")
+    }
+
+    @Test func exifPositionFarFromTheClaimIsShownWithItsDistance() throws {
+        var far = Self.good
+        far.exifLatitude = 40.7228  // about 1.1 km north
+        try importPosts(
+            [post("near", photo: "a"), post("far", lat: 10, photo: "b")],
+            photos: ["a": Self.good, "b": far])
+        #expect(try signals("near")["exif-gps-mismatch"] == nil)
+        let detail = try #require(try signals("far")["exif-gps-mismatch"])
+        #expect(detail.contains("km from the claimed position"))
+    }
+
+    @Test func missingGPSAndSmallAndUnreadablePhotos() throws {
+        var small = Self.good
+        small.exifLatitude = nil
+        small.exifLongitude = nil
+        small.width = 200
+        try importPosts(
+            [
+                post("small", photo: "s"), post("broken", lat: 0, photo: "x"),
+                post("missing", lat: 1, photo: "nothere.jpg"),
+            ],
+            photos: ["s": small, "x": PhotoFacts(sha256: "", problem: "corrupt JPEG")])
+        #expect(try signals("small")["no-exif-gps"] != nil)
+        #expect(try signals("small")["photo-too-small"]?.hasPrefix("200×768 px") == true)
+        #expect(try signals("broken")["photo-unreadable"] == "corrupt JPEG")
+        #expect(try signals("missing")["photo-unreadable"]?.contains("not found") == true)
+    }
+
+    @Test func duplicateAndSimilarPhotos() throws {
+        var similar = Self.good
+        similar.perceptualHash = Self.good.perceptualHash.map { $0 ^ 0b1011 }  // 3 bits
+        var different = Self.good
+        different.perceptualHash = Self.good.perceptualHash.map { ~$0 }
+        try importPosts(
+            [
+                post("a", lat: 1, photo: "same"), post("b", lat: 2, photo: "same"),
+                post("c", lat: 3, photo: "look"), post("d", lat: 4, photo: "other"),
+            ],
+            photos: ["same": Self.good, "look": similar, "other": different])
+        #expect(try signals("a")["duplicate-photo"] == "same photo as b")
+        #expect(try signals("a")["similar-photo"] == "looks like c (3 bits)")
+        #expect(try signals("c")["duplicate-photo"] == nil)
+        #expect(try signals("d")["similar-photo"] == nil)
+    }
+
+    @Test func nearbyPostsWithinTwentyFiveMetresAndSevenDays() throws {
+        try importPosts([
+            post("first", date: "2023-11-01"),
+            post("close", lat: 40.71295, date: "2023-11-03"),  // ~17 m, 2 days later
+            post("far", lat: 40.7133, date: "2023-11-03"),  // ~56 m
+            post("late", lat: 40.71281, date: "2023-11-20"),  // 19 days later
+        ])
+        #expect(try signals("close")["nearby-post"]?.contains("first (17 m)") == true)
+        #expect(try signals("far")["nearby-post"] == nil)
+        #expect(try signals("late")["nearby-post"] == nil)
+        #expect(try signals("first")["nearby-post"] == nil)
+    }
+
+    @Test func textSignalsDateAndArea() throws {
+        try workspace.setSetting("review.blocked-words", "casino, free money")
+        try workspace.setSetting("review.area", "40,-75,41,-73")
+        try importPosts([
+            post("link", text: "Visit WWW.example.com"),
+            post("blocked", lat: 40.8, text: "Best CASINO in town"),
+            post("substring", lat: 40.9, text: "casinos are not the word"),
+            post("future", lat: 40.6, date: "2023-12-01"),
+            post("away", lat: 10),
+        ])
+        #expect(try signals("link")["text-link"] == "contains a link: WWW.example.com")
+        #expect(try signals("blocked")["text-blocked-word"] == "contains casino")
+        #expect(try signals("substring")["text-blocked-word"] == nil)
+        #expect(try signals("future")["date-in-future"] == "dated 2023-12-01, after today")
+        #expect(try signals("away")["outside-area"] != nil)
+        #expect(try signals("link")["outside-area"] == nil)
+    }
+
+    @Test func userHistoryOfMostlyRejectedPosts() throws {
+        let earlier = (1...4).map {
+            post("old\($0)", lat: Double($0), date: "2023-10-0\($0)", user: "spammer")
+        }
+        try importPosts(earlier + [post("new", date: "2023-11-01", user: "spammer")])
+        let moderation = Moderation(workspace: workspace)
+        _ = try moderation.decide(
+            ["old1", "old2", "old3"].map {
+                DecisionRequest(id: $0, expected: .pending, action: .reject(.spam))
+            } + [DecisionRequest(id: "old4", expected: .pending, action: .approve)],
+            moderator: "m", force: false)
+        try workspace.write { try SignalScanner(workspace: workspace, now: now).scan() }
+        #expect(
+            try signals("new")["user-history"]
+                == "3 of 4 earlier decided posts by spammer were rejected")
+        #expect(try signals("old1")["user-history"] == nil)
+    }
+
+    @Test func reimportIsIdempotentAndChangesReopenDecidedPosts() throws {
+        let first = try importPosts([post("p1", text: "cans"), post("p2", lat: 1, text: "x")])
+        #expect(first.new == 2)
+        let again = try importPosts([post("p1", text: "cans"), post("p2", lat: 1, text: "x")])
+        #expect(again.unchanged == 2)
+        _ = try Moderation(workspace: workspace).decide(
+            [DecisionRequest(id: "p1", expected: .pending, action: .approve)], moderator: "ann",
+            force: false)
+        let changed = try importPosts([
+            post("p1", text: "cans and a casino"), post("p2", lat: 1, text: "x"),
+        ])
+        #expect(changed.updated == 1)
+        #expect(changed.reopened == ["p1"])
+        let record = try #require(try PostQuery(workspace: workspace).post("p1"))
+        #expect(record.summary.status == "pending")
+        #expect(record.statusNote?.contains("changed after it was approved (description)") == true)
+        let trail = try AuditTrail(workspace: workspace).entries(for: "p1")
+        #expect(trail.map(\.moderator) == ["ann", "trove"])
+        #expect(trail.last?.from == "approved")
+        #expect(trail.last?.to == "pending")
+    }
+
+    @Test func theAuditTrailCannotBeRewritten() throws {
+        try importPosts([post("p1")])
+        _ = try Moderation(workspace: workspace).decide(
+            [DecisionRequest(id: "p1", expected: .pending, action: .approve)], moderator: "ann",
+            force: false)
+        #expect(throws: (any Error).self) {
+            try workspace.database.execute("UPDATE decisions SET moderator = 'eve'")
+        }
+        #expect(throws: (any Error).self) {
+            try workspace.database.execute("DELETE FROM decisions")
+        }
+        #expect(try AuditTrail(workspace: workspace).entries().count == 1)
+    }
+
+    @Test func similarIndexFindsEveryPairWithinSixBits() {
+        var index = SimilarPhotoIndex()
+        var generator = SystemRandomNumberGenerator()
+        let base = UInt64.random(in: .min ... .max, using: &generator)
+        var expected: Set<String> = []
+        for number in 0..<200 {
+            var hash = base
+            let flips = number % 12
+            var positions = Set<Int>()
+            while positions.count < flips { positions.insert(Int.random(in: 0..<64)) }
+            for bit in positions { hash ^= 1 << UInt64(bit) }
+            index.insert("h\(number)", hash, nil)
+            if (hash ^ base).nonzeroBitCount <= 6 { expected.insert("h\(number)") }
+        }
+        let found = Set(index.matches(of: base, excluding: "", hash: nil).map(\.id))
+        #expect(found == expected)
+    }
+}
+
+@Suite struct ModerationRaceTests {
+    @Test func aDecisionWaitingForTheLockSeesTheWinnersDecision() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "trove-race-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let path = folder.appendingPathComponent("w.sqlite").path
+        for round in 0..<20 {
+            let setup = try Workspace(path: path, create: true)
+            try setup.write {
+                try setup.database.execute(
+                    "INSERT INTO posts (id, lat, lon, content_hash, imported_at, updated_at) "
+                        + "VALUES (?, 1, 2, '', '', '')", [.text("p\(round)")])
+            }
+            let id = "p\(round)"
+            // Both moderators saw the post pending; both then write at once on their own
+            // connections and threads.
+            let outcomes = RaceOutcomes()
+            DispatchQueue.concurrentPerform(iterations: 2) { index in
+                do {
+                    let workspace = try Workspace(path: path)
+                    let action: ReviewAction = index == 0 ? .approve : .reject(.spam)
+                    let outcome = try Moderation(workspace: workspace).decide(
+                        [DecisionRequest(id: id, expected: .pending, action: action)],
+                        moderator: index == 0 ? "ann" : "bob", force: false)
+                    outcomes.append(outcome[0])
+                } catch {
+                    outcomes.append(nil)
+                }
+            }
+            let results = outcomes.values
+            #expect(results.count == 2)
+            let recorded = results.filter {
+                if case .recorded = $0 { return true }
+                return false
+            }
+            #expect(recorded.count == 1, "round \(round): \(results)")
+            let refused = results.first {
+                if case .conflict = $0 { return true }
+                return false
+            }
+            guard case .conflict(_, _, _, let last)?? = refused else {
+                Issue.record("no refusal in round \(round)")
+                continue
+            }
+            #expect(last?.moderator == "ann" || last?.moderator == "bob")
+            #expect(try AuditTrail(workspace: setup).entries(for: id).count == 1)
+        }
+    }
+}
+
+final class RaceOutcomes: @unchecked Sendable {
+    private var items: [DecisionOutcome?] = []
+    private let lock = NSLock()
+
+    func append(_ outcome: DecisionOutcome?) {
+        lock.lock()
+        items.append(outcome)
+        lock.unlock()
+    }
+
+    var values: [DecisionOutcome?] {
+        lock.lock()
+        defer { lock.unlock() }
+        return items
+    }
+}
+
+@Suite struct PostListingTests {
+    @Test func fastJSONListingEscapesLikeJSONString() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "trove-listing-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let workspace = try Workspace(
+            path: folder.appendingPathComponent("w.sqlite").path, create: true)
+        let tricky =
+            "quote \" backslash \\ tab \t nl \n cr \r nul-ish \u{1} del \u{7F} "
+            + "ls \u{2028} ps \u{2029} é 🗑️ </script>"
+        try workspace.write {
+            try workspace.database.execute(
+                """
+                INSERT INTO posts (id, user, lat, lon, description, date, content_hash,
+                    signal_names, imported_at, updated_at)
+                VALUES ('a"b', NULL, 40.7128, -74.006, ?, '2022-01-24', '',
+                    'text-link,no-exif-gps', '', '')
+                """, [.text(tricky)])
+        }
+        var bytes: [UInt8] = []
+        let count = try PostListing(workspace: workspace).writeJSON(status: .pending) {
+            bytes += $0
+        }
+        #expect(count == 1)
+        let text = String(decoding: bytes, as: UTF8.self)
+        #expect(text.contains(jsonString(tricky)))
+        #expect(text.contains("\"lat\": 40.7128, \"lon\": -74.006"))
+        let parsed = try JSONSerialization.jsonObject(with: Data(bytes)) as? [[String: Any]]
+        #expect(parsed?.first?["description"] as? String == tricky)
+        #expect(parsed?.first?["user"] is NSNull)
+        #expect(parsed?.first?["signals"] as? [String] == ["text-link", "no-exif-gps"])
+        var empty: [UInt8] = []
+        try PostListing(workspace: workspace).writeJSON(status: .approved) { empty += $0 }
+        #expect(String(decoding: empty, as: UTF8.self) == "[]\n")
+    }
+}
