@@ -263,7 +263,7 @@ public enum PostReader {
         id: String, fields: [(String, Any)], source: String, file: inout PostFile,
         where locate: (String) -> String
     ) throws(InputError) -> PostInput {
-        if let problem = PostID.problem(id) {
+        if let problem = FirebaseKey.problem(id) {
             throw InputError(locate("id"), "post id '\(id)' \(problem)")
         }
         var latitude: Double?
@@ -350,23 +350,6 @@ public enum PostReader {
     private static func scalarText(_ value: Any) -> String? {
         if let text = value as? String { return text }
         if let number = value as? NSNumber { return number.stringValue }
-        return nil
-    }
-}
-
-/// Whether a text can be a post's Realtime Database key. (Validation has the same rule
-/// as `FirebaseKey` on the treasures side; this one stays private to posts.)
-enum PostID {
-    /// Why `key` cannot be a key, or nil when it can.
-    static func problem(_ key: String) -> String? {
-        if key.isEmpty { return "is empty" }
-        if key.utf8.count > 768 { return "is longer than 768 bytes" }
-        if key.contains(where: { ".$#[]/".contains($0) }) {
-            return "contains one of . $ # [ ] /"
-        }
-        if key.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
-            return "contains a control character"
-        }
         return nil
     }
 }
