@@ -32,13 +32,7 @@ enum ImportCommand {
         ],
         formats: [.text, .json]
     ) { invocation in
-        let format = try invocation.option("from", as: "csv or geojson") {
-            TreasureFormat(rawValue: $0.lowercased())
-        }
-        let encoding =
-            try invocation.option("encoding", as: "utf8, cp1252 or latin1") {
-                TextEncoding(name: $0)
-            } ?? .utf8
+        let (format, encoding) = try ImportCommand.readingOptions(invocation)
         if invocation.option("rejects") != nil && !invocation.flag("skip-invalid") {
             throw invocation.usageError("--rejects needs --skip-invalid")
         }
@@ -115,6 +109,20 @@ enum ImportCommand {
                     + "\"unchanged\": \(total.unchanged), \"skipped\": \(total.skipped)}")
         }
         return total.skipped > 0 ? .problems : .success
+    }
+
+    /// `--from` and `--encoding`, shared by the commands that read treasure files.
+    static func readingOptions(_ invocation: Invocation) throws(UsageError)
+        -> (TreasureFormat?, TextEncoding)
+    {
+        let format = try invocation.option("from", as: "csv or geojson") {
+            TreasureFormat(rawValue: $0.lowercased())
+        }
+        let encoding =
+            try invocation.option("encoding", as: "utf8, cp1252 or latin1") {
+                TextEncoding(name: $0)
+            } ?? .utf8
+        return (format, encoding)
     }
 
     /// The skipped rows as CSV: file, line, feature, code, reason.

@@ -23,13 +23,7 @@ enum ValidateCommand {
         ],
         formats: [.text, .json]
     ) { invocation in
-        let format = try invocation.option("from", as: "csv or geojson") {
-            TreasureFormat(rawValue: $0.lowercased())
-        }
-        let encoding =
-            try invocation.option("encoding", as: "utf8, cp1252 or latin1") {
-                TextEncoding(name: $0)
-            } ?? .utf8
+        let (format, encoding) = try ImportCommand.readingOptions(invocation)
         let files = invocation.arguments("file")
         let report: Validation.Report
         if files.isEmpty {

@@ -18,10 +18,53 @@ public enum ExportJSON: Equatable, Sendable {
 
     /// Parses one JSON text (RFC 8259), refusing duplicate keys and trailing data.
     ///
-    /// - Throws: `ExportJSONError` with the byte offset of the problem.
+    /// - Throws: `ExportJSONError` with the line and column of the problem.
     public init(parsing bytes: some Collection<UInt8>) throws(ExportJSONError) {
-        var parser = ExportJSONParser(bytes: Array(bytes))
-        self = try parser.parseDocument()
+        var bytes = Array(bytes)
+        // A UTF-8 byte order mark is tolerated, as editors on Windows write one.
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
+        var parser = JSONParser(bytes)
+        let value: JSONValue
+        do {
+            value = try parser.parseValue()
+        } catch {
+            throw ExportJSONError(line: error.line, column: error.column, message: error.message)
+        }
+        if !parser.atEnd() {
+            let line = parser.nextLine()
+            throw ExportJSONError(line: line, column: 0, message: "unexpected data after the value")
+        }
+        self = try ExportJSON(value)
+    }
+
+    /// Converts a parsed value: numbers to the doubles they read as, objects to
+    /// dictionaries (a repeated member name is refused: which one would win is unclear).
+    private init(_ value: JSONValue) throws(ExportJSONError) {
+        switch value {
+        case .null: self = .null
+        case .bool(let bool): self = .bool(bool)
+        case .string(let string): self = .string(string)
+        case .number(let text):
+            guard let number = Double(text), number.isFinite else {
+                throw ExportJSONError(line: 0, column: 0, message: "number \(text) is out of range")
+            }
+            self = .number(number)
+        case .array(let elements):
+            var converted: [ExportJSON] = []
+            converted.reserveCapacity(elements.count)
+            for element in elements { converted.append(try ExportJSON(element)) }
+            self = .array(converted)
+        case .object(let members):
+            var converted: [String: ExportJSON] = [:]
+            for member in members {
+                guard converted[member.name] == nil else {
+                    throw ExportJSONError(
+                        line: 0, column: 0, message: "the key '\(member.name)' appears twice")
+                }
+                converted[member.name] = try ExportJSON(member.value)
+            }
+            self = .object(converted)
+        }
     }
 
     /// Parses one JSON text given as a string.
@@ -40,255 +83,17 @@ public enum ExportJSON: Equatable, Sendable {
 
 /// Why a JSON text could not be parsed.
 public struct ExportJSONError: Error, CustomStringConvertible, Sendable {
-    /// Byte offset of the problem.
-    public let offset: Int
+    /// 1-based line and column of the problem (0 when it concerns a whole value).
+    public let line: Int
+    public let column: Int
     /// What was expected or found there.
     public let message: String
 
     /// The problem in words that read well after `error: `.
-    public var description: String { "invalid JSON at byte \(offset): \(message)" }
-}
-
-// MARK: - Parsing
-
-struct ExportJSONParser {
-    let bytes: [UInt8]
-    var index = 0
-    var depth = 0
-
-    init(bytes: [UInt8]) {
-        self.bytes = bytes
-    }
-
-    mutating func parseDocument() throws(ExportJSONError) -> ExportJSON {
-        // A UTF-8 byte order mark is tolerated, as editors on Windows write one.
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
-        let value = try parseValue()
-        skipWhitespace()
-        if index < bytes.count { throw error("unexpected data after the value") }
-        return value
-    }
-
-    private func error(_ message: String) -> ExportJSONError {
-        ExportJSONError(offset: index, message: message)
-    }
-
-    private mutating func skipWhitespace() {
-        while index < bytes.count,
-            bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D
-                || bytes[index] == 0x09
-        {
-            index += 1
-        }
-    }
-
-    private mutating func parseValue() throws(ExportJSONError) -> ExportJSON {
-        skipWhitespace()
-        guard index < bytes.count else { throw error("unexpected end of input") }
-        switch bytes[index] {
-        case UInt8(ascii: "{"): return try parseObject()
-        case UInt8(ascii: "["): return try parseArray()
-        case UInt8(ascii: "\""): return .string(try parseString())
-        case UInt8(ascii: "t"): return try parseWord("true", .bool(true))
-        case UInt8(ascii: "f"): return try parseWord("false", .bool(false))
-        case UInt8(ascii: "n"): return try parseWord("null", .null)
-        default: return try parseNumber()
-        }
-    }
-
-    private mutating func parseWord(_ word: String, _ value: ExportJSON)
-        throws(ExportJSONError) -> ExportJSON
-    {
-        let expected = Array(word.utf8)
-        guard bytes.count - index >= expected.count,
-            Array(bytes[index..<index + expected.count]) == expected
-        else { throw error("unexpected character") }
-        index += expected.count
-        return value
-    }
-
-    private mutating func enter() throws(ExportJSONError) {
-        depth += 1
-        // Deep nesting would exhaust the stack; no layout needs anywhere near this.
-        if depth > 512 { throw error("nested too deeply") }
-    }
-
-    private mutating func parseObject() throws(ExportJSONError) -> ExportJSON {
-        try enter()
-        defer { depth -= 1 }
-        index += 1
-        var members: [String: ExportJSON] = [:]
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-            index += 1
-            return .object(members)
-        }
-        while true {
-            skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
-                throw error("expected a string key")
-            }
-            let keyOffset = index
-            let key = try parseString()
-            skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
-                throw error("expected ':'")
-            }
-            index += 1
-            let value = try parseValue()
-            if members.updateValue(value, forKey: key) != nil {
-                throw ExportJSONError(offset: keyOffset, message: "duplicate key \"\(key)\"")
-            }
-            skipWhitespace()
-            guard index < bytes.count else { throw error("unexpected end of input") }
-            if bytes[index] == UInt8(ascii: ",") {
-                index += 1
-                continue
-            }
-            if bytes[index] == UInt8(ascii: "}") {
-                index += 1
-                return .object(members)
-            }
-            throw error("expected ',' or '}'")
-        }
-    }
-
-    private mutating func parseArray() throws(ExportJSONError) -> ExportJSON {
-        try enter()
-        defer { depth -= 1 }
-        index += 1
-        var elements: [ExportJSON] = []
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
-            index += 1
-            return .array(elements)
-        }
-        while true {
-            elements.append(try parseValue())
-            skipWhitespace()
-            guard index < bytes.count else { throw error("unexpected end of input") }
-            if bytes[index] == UInt8(ascii: ",") {
-                index += 1
-                continue
-            }
-            if bytes[index] == UInt8(ascii: "]") {
-                index += 1
-                return .array(elements)
-            }
-            throw error("expected ',' or ']'")
-        }
-    }
-
-    private mutating func parseString() throws(ExportJSONError) -> String {
-        index += 1
-        var scalars: [UInt8] = []
-        while true {
-            guard index < bytes.count else { throw error("unterminated string") }
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "\"") {
-                index += 1
-                break
-            }
-            if byte < 0x20 { throw error("control character in a string") }
-            if byte != UInt8(ascii: "\\") {
-                scalars.append(byte)
-                index += 1
-                continue
-            }
-            index += 1
-            guard index < bytes.count else { throw error("unterminated string") }
-            let escape = bytes[index]
-            index += 1
-            switch escape {
-            case UInt8(ascii: "\""): scalars.append(0x22)
-            case UInt8(ascii: "\\"): scalars.append(0x5C)
-            case UInt8(ascii: "/"): scalars.append(0x2F)
-            case UInt8(ascii: "b"): scalars.append(0x08)
-            case UInt8(ascii: "f"): scalars.append(0x0C)
-            case UInt8(ascii: "n"): scalars.append(0x0A)
-            case UInt8(ascii: "r"): scalars.append(0x0D)
-            case UInt8(ascii: "t"): scalars.append(0x09)
-            case UInt8(ascii: "u"):
-                var code = try parseHex4()
-                if (0xD800..<0xDC00).contains(code) {
-                    // A high surrogate must be followed by an escaped low one.
-                    guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
-                        bytes[index + 1] == UInt8(ascii: "u")
-                    else { throw error("unpaired surrogate") }
-                    index += 2
-                    let low = try parseHex4()
-                    guard (0xDC00..<0xE000).contains(low) else { throw error("unpaired surrogate") }
-                    code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
-                } else if (0xDC00..<0xE000).contains(code) {
-                    throw error("unpaired surrogate")
-                }
-                guard let scalar = Unicode.Scalar(code) else { throw error("invalid escape") }
-                scalars.append(contentsOf: Array(String(Character(scalar)).utf8))
-            default: throw error("invalid escape")
-            }
-        }
-        guard let text = String(validating: scalars, as: UTF8.self) else {
-            throw error("string is not valid UTF-8")
-        }
-        return text
-    }
-
-    private mutating func parseHex4() throws(ExportJSONError) -> UInt32 {
-        guard bytes.count - index >= 4 else { throw error("invalid \\u escape") }
-        var value: UInt32 = 0
-        for _ in 0..<4 {
-            let byte = bytes[index]
-            let digit: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-            default: throw error("invalid \\u escape")
-            }
-            value = value << 4 | UInt32(digit)
-            index += 1
-        }
-        return value
-    }
-
-    private mutating func parseNumber() throws(ExportJSONError) -> ExportJSON {
-        let start = index
-        func digits(_ parser: inout ExportJSONParser) -> Int {
-            let from = parser.index
-            while parser.index < parser.bytes.count,
-                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(parser.bytes[parser.index])
-            {
-                parser.index += 1
-            }
-            return parser.index - from
-        }
-        if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
-        let integerStart = index
-        let integerDigits = digits(&self)
-        if integerDigits == 0 { throw error("unexpected character") }
-        if integerDigits > 1 && bytes[integerStart] == UInt8(ascii: "0") {
-            throw error("leading zero in a number")
-        }
-        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
-            index += 1
-            if digits(&self) == 0 { throw error("expected a digit after '.'") }
-        }
-        if index < bytes.count,
-            bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E")
-        {
-            index += 1
-            if index < bytes.count,
-                bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-")
-            {
-                index += 1
-            }
-            if digits(&self) == 0 { throw error("expected a digit in the exponent") }
-        }
-        let text = String(decoding: bytes[start..<index], as: UTF8.self)
-        guard let value = Double(text), value.isFinite else {
-            throw ExportJSONError(offset: start, message: "number out of range")
-        }
-        return .number(value)
+    public var description: String {
+        line > 0
+            ? "invalid JSON at line \(line), column \(column): \(message)"
+            : "invalid JSON: \(message)"
     }
 }
 
