@@ -61,8 +61,8 @@ import Testing
     }
 
     @Test func swiftFunctionsAreCallableFromSQL() throws {
-        try database.createFunction("twice", argumentCount: 1) { values in
-            values[0]?.int64.map { .integer($0 * 2) }
+        try database.createFunction("twice", argumentCount: 1) { arguments in
+            arguments.int64(0).map { .integer($0 * 2) }
         }
         #expect(try database.scalar("SELECT twice(21)") == .integer(42))
         #expect(try database.scalar("SELECT twice(NULL)") == nil)

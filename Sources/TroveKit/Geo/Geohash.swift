@@ -113,33 +113,41 @@ public enum Geohash {
     static func prefix(longitudeIndex: UInt64, latitudeIndex: UInt64, bits: Int) -> String {
         let longitudeBits = (bits + 1) / 2
         let latitudeBits = bits / 2
-        var text: [UInt8] = []
-        text.reserveCapacity((bits + bitsPerCharacter - 1) / bitsPerCharacter)
-        var value = 0
-        var count = 0
-        var lonShift = longitudeBits
-        var latShift = latitudeBits
-        for bit in 0..<bits {
-            let set: Bool
-            if bit % 2 == 0 {
-                lonShift -= 1
-                set = (longitudeIndex >> UInt64(lonShift)) & 1 == 1
-            } else {
-                latShift -= 1
-                set = (latitudeIndex >> UInt64(latShift)) & 1 == 1
-            }
-            value = value << 1 | (set ? 1 : 0)
-            count += 1
-            if count == bitsPerCharacter {
-                text.append(alphabet[value])
-                value = 0
-                count = 0
+        let characters = (bits + bitsPerCharacter - 1) / bitsPerCharacter
+        // Written straight into the string's storage: a geohash of up to 15 characters is
+        // a small string and needs no allocation at all (export and validate make millions).
+        return String(unsafeUninitializedCapacity: characters) { text in
+            alphabet.withUnsafeBufferPointer { alphabet in
+                var value = 0
+                var count = 0
+                var written = 0
+                var lonShift = longitudeBits
+                var latShift = latitudeBits
+                for bit in 0..<bits {
+                    let set: Bool
+                    if bit & 1 == 0 {
+                        lonShift -= 1
+                        set = (longitudeIndex >> UInt64(lonShift)) & 1 == 1
+                    } else {
+                        latShift -= 1
+                        set = (latitudeIndex >> UInt64(latShift)) & 1 == 1
+                    }
+                    value = value << 1 | (set ? 1 : 0)
+                    count += 1
+                    if count == bitsPerCharacter {
+                        text[written] = alphabet[value]
+                        written += 1
+                        value = 0
+                        count = 0
+                    }
+                }
+                if count > 0 {
+                    text[written] = alphabet[value << (bitsPerCharacter - count)]
+                    written += 1
+                }
+                return written
             }
         }
-        if count > 0 {
-            text.append(alphabet[value << (bitsPerCharacter - count)])
-        }
-        return String(decoding: text, as: UTF8.self)
     }
 
     static func alphabetIndex(_ byte: UInt8) -> Int? {

@@ -15,6 +15,7 @@ public enum GeohashAssignment {
     /// - Throws: `SQLiteError`, `WorkspaceError`.
     public static func run(on workspace: Workspace, precision: Int? = nil) throws -> Result {
         let database = workspace.database
+        try GeohashFunction.register(on: database)
         return try workspace.write {
             if let precision {
                 try database.execute(
@@ -25,52 +26,34 @@ public enum GeohashAssignment {
             let length = try workspace.geohashPrecision()
             var result = Result()
             result.treasures = try assign(
-                table: "treasures", key: "key", index: "treasures_geohash", precision: length,
-                in: database)
+                table: "treasures", index: "treasures_geohash", precision: length, in: database)
             result.posts = try assign(
-                table: "posts", key: "id", index: "posts_geohash", precision: length,
-                in: database)
+                table: "posts", index: "posts_geohash", precision: length, in: database)
             return result
         }
     }
 
-    /// Recomputes one table's geohashes in Swift and writes only those that differ, in
-    /// key order. When most rows change, the geohash index is dropped and rebuilt: one
-    /// sort is much cheaper than a million scattered index updates.
+    /// Recomputes one table's geohashes in a single pass and writes only those that
+    /// differ. When most rows change, the geohash index is dropped and rebuilt: one sort is
+    /// much cheaper than a million scattered index updates.
     private static func assign(
-        table: String, key: String, index: String, precision: Int, in database: Database
+        table: String, index: String, precision: Int, in database: Database
     ) throws -> Int {
-        var changes: [(key: String, geohash: String)] = []
-        var rows = 0
-        let scan = try database.prepare(
-            """
-            SELECT \(key), lat, lon, geohash FROM \(table)
-            WHERE lat IS NOT NULL AND lon IS NOT NULL ORDER BY \(key)
-            """)
-        while let row = try scan.next() {
-            rows += 1
-            guard let latitude = row.double(1), let longitude = row.double(2),
-                (-90...90).contains(latitude), (-180...180).contains(longitude)
-            else { continue }
-            let geohash = Geohash.encode(
-                latitude: latitude, longitude: longitude, precision: precision)
-            if row.text(3) != geohash, let key = row.text(0) {
-                changes.append((key, geohash))
-            }
-        }
-        if changes.isEmpty { return 0 }
-        let rebuild = changes.count > 10_000 && changes.count * 4 > rows
+        let length = SQLiteValue.integer(Int64(precision))
+        let stale = "geohash IS NOT trove_geohash(lat, lon, ?1)"
+        let rows = Int(try database.scalar("SELECT count(*) FROM \(table)")?.int64 ?? 0)
+        let changing = Int(
+            try database.scalar("SELECT count(*) FROM \(table) WHERE \(stale)", [length])?.int64
+                ?? 0)
+        if changing == 0 { return 0 }
+        let rebuild = changing > 10_000 && changing * 4 > rows
         let definition = try database.scalar(
             "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?", [.text(index)])?
             .string
         if rebuild, definition != nil { try database.execute("DROP INDEX \(index)") }
-        let update = try database.prepare("UPDATE \(table) SET geohash = ? WHERE \(key) = ?")
-        for change in changes {
-            try update.bind(text: change.geohash, at: 1)
-            try update.bind(text: change.key, at: 2)
-            try update.step()
-        }
+        let changed = try database.execute(
+            "UPDATE \(table) SET geohash = trove_geohash(lat, lon, ?1) WHERE \(stale)", [length])
         if rebuild, let definition { try database.execute(definition) }
-        return changes.count
+        return changed
     }
 }

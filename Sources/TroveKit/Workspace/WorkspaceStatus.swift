@@ -83,9 +83,9 @@ struct ImageInventory {
 /// stored geohashes with GeoFire's.
 enum GeohashFunction {
     static func register(on database: Database) throws {
-        try database.createFunction("trove_geohash", argumentCount: 3) { values in
-            guard let latitude = values[0]?.double, let longitude = values[1]?.double,
-                let precision = values[2]?.int64, (1...22).contains(precision),
+        try database.createFunction("trove_geohash", argumentCount: 3) { arguments in
+            guard let latitude = arguments.double(0), let longitude = arguments.double(1),
+                let precision = arguments.int64(2), (1...22).contains(precision),
                 (-90...90).contains(latitude), (-180...180).contains(longitude)
             else { return nil }
             return .text(
