@@ -31,3 +31,20 @@ import Testing
                 == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
     }
 }
+
+@Suite struct ContentHashTests {
+    @Test func anyChangedByteChangesTheFingerprint() {
+        let bytes = (0..<1000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        let original = ContentHash.hex(bytes)
+        #expect(original.count == 32)
+        #expect(ContentHash.hex(bytes) == original)
+        var seen: Set<String> = [original]
+        for index in [0, 1, 15, 16, 500, 990, 999] {
+            var changed = bytes
+            changed[index] ^= 1
+            #expect(seen.insert(ContentHash.hex(changed)).inserted, "byte \(index)")
+        }
+        #expect(seen.insert(ContentHash.hex(Array(bytes.dropLast()))).inserted)
+        #expect(seen.insert(ContentHash.hex([])).inserted)
+    }
+}

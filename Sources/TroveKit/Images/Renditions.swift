@@ -183,15 +183,14 @@ public enum Renditions {
     /// Reads, hashes and renders one source image.
     static func process(_ job: Job, options: Options, existing: [String: Record]) -> Outcome {
         var outcome = Outcome()
-        guard let data = FileManager.default.contents(atPath: job.source) else {
+        guard let bytes = readFile(job.source) else {
             let exists = FileManager.default.fileExists(atPath: job.source)
             outcome.failure = Failure(
                 kind: job.kind, key: job.key, source: job.source,
                 reason: exists ? "cannot read the file" : "no such file")
             return outcome
         }
-        let bytes = [UInt8](data)
-        let sourceHash = SHA256.hex(bytes)
+        let sourceHash = ContentHash.hex(bytes)
         var stale: [RenditionSpec] = []
         for spec in job.specs {
             if let old = existing[identity(job.kind, job.key, spec.name)], old.source == job.source,
@@ -214,7 +213,7 @@ public enum Renditions {
                     RenditionRequest(width: $0.width, height: $0.height, mode: $0.mode)
                 }, quality: options.quality, maxPixels: options.maxPixels)
             for (spec, image) in zip(stale, images) {
-                let hash = SHA256.hex(image.bytes)
+                let hash = ContentHash.hex(image.bytes)
                 let path =
                     "\(job.kind.folder)/\(safePathComponent(job.key))/"
                     + "\(spec.name)-\(hash.prefix(8)).\(image.format.fileExtension)"
@@ -239,6 +238,29 @@ public enum Renditions {
                 reason: "cannot write the rendition: \(error.localizedDescription)")
         }
         return outcome
+    }
+
+    /// The whole file, read straight into one array (no second copy of a 12 MP photo).
+    static func readFile(_ path: String) -> [UInt8]? {
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_size >= 0 else { return nil }
+        let size = Int(status.st_size)
+        var failed = false
+        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            var offset = 0
+            while offset < size {
+                let got = read(descriptor, buffer.baseAddress! + offset, size - offset)
+                if got < 0 && errno == EINTR { continue }
+                if got <= 0 { break }
+                offset += got
+            }
+            failed = offset != size
+            count = offset
+        }
+        return failed ? nil : bytes
     }
 
     /// Runs `body` for every job on `threads` worker threads; results keep job order.
