@@ -100,7 +100,8 @@ import TroveSQLite
         let first = sandbox.run("geohash", "--format", "json")
         #expect(first.stdout == "{\"treasures\": 2, \"posts\": 0}\n")
         let database = try Database(path: sandbox.workspace)
-        let stored = try database.query("SELECT key, geohash FROM treasures ORDER BY key") {
+        let stored = try database.query("SELECT key, geohash FROM treasure_geohashes ORDER BY key")
+        {
             "\($0.text(0)!)=\($0.text(1)!)"
         }
         #expect(stored == ["fifty=v0gs3y0zh7", "zero=7zzzzzzzzz"])
@@ -108,7 +109,9 @@ import TroveSQLite
             sandbox.run("geohash", "--format", "json").stdout
                 == "{\"treasures\": 0, \"posts\": 0}\n")
         sandbox.run("geohash", "--precision", "4")
-        let short = try database.query("SELECT geohash FROM treasures ORDER BY key") { $0.text(0)! }
+        let short = try database.query("SELECT geohash FROM treasure_geohashes ORDER BY key") {
+            $0.text(0)!
+        }
         #expect(short == ["v0gs", "7zzz"])
     }
 

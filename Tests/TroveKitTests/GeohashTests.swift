@@ -123,3 +123,34 @@ struct SeededGenerator: RandomNumberGenerator {
         #expect(Geohash.isValid(String(repeating: "z", count: 22)))
     }
 }
+
+@Suite struct GeohashCellIndexTests {
+    /// The one-division cell index must agree with GeoFire's bisection everywhere,
+    /// including exactly on grid points, at their neighbouring doubles and at the ends.
+    @Test(arguments: [1, 5, 13, 25, 33, 40])
+    func divisionAgreesWithBisection(bits: Int) {
+        var state: UInt64 = 0x1234_5678 &+ UInt64(bits)
+        func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        for (low, high) in [(-180.0, 180.0), (-90.0, 90.0)] {
+            let step = (high - low) / Double(UInt64(1) << UInt64(bits))
+            var values = [low, high, 0, -0.0, low.nextUp, high.nextDown]
+            for _ in 0..<2000 {
+                let grid = low + Double(next() % (UInt64(1) << UInt64(min(bits, 52)))) * step
+                values += [grid, grid.nextUp, grid.nextDown]
+                values.append(low + (high - low) * Double(next() % 1_000_000_007) / 1_000_000_007)
+            }
+            for value in values where value >= low && value <= high {
+                #expect(
+                    Geohash.cellIndex(value, min: low, max: high, bits: bits)
+                        == Geohash.bisectionIndex(value, min: low, max: high, bits: bits),
+                    "\(value) at \(bits) bits")
+            }
+        }
+    }
+}

@@ -72,11 +72,13 @@ struct RecordQuery {
         let kind = records == .treasures ? "treasure" : "post"
         let keyColumn = records == .treasures ? "o.key" : "o.id"
         let imageColumn = records == .treasures ? "o.image" : "o.photo"
+        // Treasure geohashes live in their own table, joined only when a stream needs them.
+        let geohashColumn = records == .treasures ? "g.geohash" : "o.geohash"
         var columns: [String]
         switch records {
         case .treasures:
             columns = [
-                "o.key", "o.name", "NULL", "o.description", "NULL", "o.lat", "o.lon", "o.geohash",
+                "o.key", "o.name", "NULL", "o.description", "NULL", "o.lat", "o.lon", geohashColumn,
                 "o.image", "o.extra",
             ]
         case .posts:
@@ -95,17 +97,25 @@ struct RecordQuery {
                 case .description: return ["o.description"]
                 case .date: return ["o.date"]
                 case .lat, .lon: return ["o.lat", "o.lon"]
-                case .geohash: return ["o.geohash"]
+                case .geohash: return [geohashColumn]
                 case .extra: return ["o.extra"]
                 case .rendition: return [imageColumn]
                 }
             }
-                + (checksPositions ? ["o.lat", "o.lon", "o.geohash"] : [])
+                + (checksPositions ? ["o.lat", "o.lon", geohashColumn] : [])
                 + (checksRenditions ? [imageColumn] : []))
         columns = columns.enumerated().map { index, column in
             index == 0 || neededColumns.contains(column) ? column : "NULL"
         }
         var joins = ""
+        let order = (orderColumns + ["key"]).map {
+            $0 == "key" ? keyColumn : $0 == "geohash" ? geohashColumn : "o.\($0)"
+        }
+        if records == .treasures
+            && (neededColumns.contains(geohashColumn) || order.contains(geohashColumn))
+        {
+            joins += "\nLEFT JOIN treasure_geohashes AS g ON g.key = o.key"
+        }
         for (index, name) in renditionNames.enumerated() {
             guard checksRenditions || neededRenditions.contains(name) else {
                 columns += ["NULL", "NULL", "NULL"]
@@ -122,7 +132,6 @@ struct RecordQuery {
         }
         let table = records == .treasures ? "treasures" : "posts"
         let filter = records == .posts ? "\nWHERE o.status = 'approved'" : ""
-        let order = (orderColumns + ["key"]).map { $0 == "key" ? keyColumn : "o.\($0)" }
         return "SELECT \(columns.joined(separator: ", "))\nFROM \(table) AS o"
             + joins + filter + "\nORDER BY " + order.joined(separator: ", ")
     }

@@ -89,9 +89,27 @@ public enum Geohash {
 
     // MARK: - Bits
 
-    /// The position of a value among the `2^bits` cells of `[min, max]`, by the same
-    /// bisection GeoFire performs (midpoint values go low).
+    /// The position of a value among the `2^bits` cells of `[min, max]`, as GeoFire's
+    /// bisection finds it (midpoint values go low).
+    ///
+    /// Up to 40 bits every midpoint the bisection visits is exact in a double, so the
+    /// answer is the cell `(g(j), g(j+1)]` of the grid `g(j) = min + j * step`: one
+    /// division finds it, and exact comparisons with the two grid points settle rounding.
+    /// Deeper, the midpoints round, and only the bisection itself reproduces GeoFire.
     static func cellIndex(_ value: Double, min: Double, max: Double, bits: Int) -> UInt64 {
+        guard bits <= 40 else { return bisectionIndex(value, min: min, max: max, bits: bits) }
+        let cells = UInt64(1) << UInt64(bits)
+        let last = Int64(cells - 1)
+        let step = (max - min) / Double(cells)
+        let estimate = ((value - min) / step).rounded(.up) - 1
+        var j = estimate.isNaN ? 0 : Int64(Swift.max(0, Swift.min(Double(last), estimate)))
+        while j > 0 && value <= min + Double(j) * step { j -= 1 }
+        while j < last && value > min + Double(j + 1) * step { j += 1 }
+        return UInt64(j)
+    }
+
+    /// GeoFire's bisection, step by step.
+    static func bisectionIndex(_ value: Double, min: Double, max: Double, bits: Int) -> UInt64 {
         var low = min
         var high = max
         var index: UInt64 = 0

@@ -25,12 +25,49 @@ public enum GeohashAssignment {
             }
             let length = try workspace.geohashPrecision()
             var result = Result()
-            result.treasures = try assign(
-                table: "treasures", index: "treasures_geohash", precision: length, in: database)
+            result.treasures = try assignTreasures(precision: length, in: database)
             result.posts = try assign(
                 table: "posts", index: "posts_geohash", precision: length, in: database)
             return result
         }
+    }
+
+    /// Treasures keep their geohashes in a narrow table of their own. When none is at
+    /// the wanted precision yet (a new workspace, a new precision), the table is refilled
+    /// in key order with its index dropped and rebuilt after: one sort is much cheaper
+    /// than a million scattered index updates. Otherwise only stale rows are written.
+    private static func assignTreasures(precision: Int, in database: Database) throws -> Int {
+        let length = SQLiteValue.integer(Int64(precision))
+        let fresh = "trove_geohash(t.lat, t.lon, ?1)"
+        let rows = Int(try database.scalar("SELECT count(*) FROM treasures")?.int64 ?? 0)
+        let current = Int(
+            try database.scalar(
+                "SELECT count(*) FROM treasure_geohashes WHERE length(geohash) = ?", [length])?
+                .int64 ?? 0)
+        guard current == 0 && rows > 10_000 else {
+            // A NULL geohash (a position out of range) fails NOT NULL and is skipped.
+            return try database.execute(
+                """
+                INSERT OR IGNORE INTO treasure_geohashes (key, geohash)
+                SELECT t.key, \(fresh) FROM treasures AS t
+                LEFT JOIN treasure_geohashes AS g ON g.key = t.key
+                WHERE g.geohash IS NOT \(fresh)
+                ON CONFLICT (key) DO UPDATE SET geohash = excluded.geohash
+                """, [length])
+        }
+        let index = "treasure_geohashes_geohash"
+        let definition = try database.scalar(
+            "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?", [.text(index)])?
+            .string
+        if definition != nil { try database.execute("DROP INDEX \(index)") }
+        try database.execute("DELETE FROM treasure_geohashes")
+        let written = try database.execute(
+            """
+            INSERT OR IGNORE INTO treasure_geohashes (key, geohash)
+            SELECT t.key, \(fresh) FROM treasures AS t ORDER BY t.key
+            """, [length])
+        if let definition { try database.execute(definition) }
+        return written
     }
 
     /// Recomputes one table's geohashes in a single pass and writes only those that

@@ -29,7 +29,11 @@ public enum NearbySearch {
         let sql: String
         switch kind {
         case .treasures:
-            sql = "SELECT key, name, lat, lon FROM treasures WHERE geohash >= ? AND geohash < ?"
+            sql = """
+                SELECT t.key, t.name, t.lat, t.lon
+                FROM treasure_geohashes AS g JOIN treasures AS t ON t.key = g.key
+                WHERE g.geohash >= ? AND g.geohash < ?
+                """
         case .posts:
             sql = """
                 SELECT id, coalesce(description, ''), lat, lon FROM posts

@@ -47,7 +47,7 @@ public final class TreasureImporter {
         addSource = try database.prepare("INSERT OR IGNORE INTO sources (path) VALUES (?)")
         findSource = try database.prepare("SELECT id FROM sources WHERE path = ?")
         // The WHERE clause makes an identical row a no-op, so `changes` tells us whether
-        // anything was written; a moved treasure loses its geohash until `trove geohash`.
+        // anything was written. A moved treasure's geohash turns stale until `trove geohash`.
         upsert = try database.prepare(
             """
             INSERT INTO treasures
@@ -57,9 +57,7 @@ public final class TreasureImporter {
                 name = excluded.name, lat = excluded.lat, lon = excluded.lon,
                 description = excluded.description, image = excluded.image,
                 extra = excluded.extra, source = excluded.source,
-                source_line = excluded.source_line,
-                geohash = CASE WHEN treasures.lat = excluded.lat AND treasures.lon = excluded.lon
-                               THEN treasures.geohash END
+                source_line = excluded.source_line
             WHERE (treasures.name, treasures.lat, treasures.lon, treasures.description,
                    treasures.image, treasures.extra)
                IS NOT (excluded.name, excluded.lat, excluded.lon, excluded.description,

@@ -25,9 +25,10 @@ public enum Validation {
         validator.reserveCapacity(Int(count))
         let statement = try workspace.database.prepare(
             """
-            SELECT t.key, t.name, t.lat, t.lon, t.image, t.description, t.geohash, s.path,
+            SELECT t.key, t.name, t.lat, t.lon, t.image, t.description, g.geohash, s.path,
                    t.source_line
             FROM treasures AS t LEFT JOIN sources AS s ON s.id = t.source
+            LEFT JOIN treasure_geohashes AS g ON g.key = t.key
             ORDER BY t.source, t.source_line, t.key
             """)
         while let row = try statement.next() {

@@ -31,11 +31,20 @@ enum Schema {
             description TEXT,
             image       TEXT,            -- absolute path, or an http(s) URL kept as given
             extra       TEXT,            -- JSON object of the extra columns, in file order
-            geohash     TEXT,            -- NULL until `trove geohash`; reset when moved
             source      INTEGER REFERENCES sources (id),  -- the file it was last imported from
             source_line INTEGER          -- and the line (or GeoJSON feature) there
         ) WITHOUT ROWID;
-        CREATE INDEX treasures_geohash ON treasures (geohash) WHERE geohash IS NOT NULL;
+        -- GeoFire geohashes, apart from the rows they index: `trove geohash` rewrites only
+        -- this narrow table, and the range scans of `near` read only its index. A geohash
+        -- that no longer matches its treasure's position is stale, never silently wrong:
+        -- status, validate and export compare it with the position.
+        CREATE TABLE treasure_geohashes (
+            key     TEXT PRIMARY KEY NOT NULL,
+            geohash TEXT NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX treasure_geohashes_geohash ON treasure_geohashes (geohash);
+        CREATE TRIGGER treasures_deleted AFTER DELETE ON treasures
+        BEGIN DELETE FROM treasure_geohashes WHERE key = OLD.key; END;
         """
 
     static let postsAndReview = """

@@ -23,16 +23,22 @@ public struct WorkspaceStatus: Equatable, Sendable {
         {
             posts[status] = count
         }
-        geohashStale = 0
-        for table in ["treasures", "posts"] {
-            geohashStale += Int(
+        let length = SQLiteValue.integer(Int64(precision))
+        geohashStale =
+            Int(
                 try database.scalar(
                     """
-                    SELECT count(*) FROM \(table)
+                    SELECT count(*) FROM treasures AS t
+                    LEFT JOIN treasure_geohashes AS g ON g.key = t.key
+                    WHERE g.geohash IS NOT trove_geohash(t.lat, t.lon, ?)
+                    """, [length])?.int64 ?? 0)
+            + Int(
+                try database.scalar(
+                    """
+                    SELECT count(*) FROM posts
                     WHERE lat IS NOT NULL AND lon IS NOT NULL
                       AND geohash IS NOT trove_geohash(lat, lon, ?)
-                    """, [.integer(Int64(precision))])?.int64 ?? 0)
-        }
+                    """, [length])?.int64 ?? 0)
         let images = try ImageInventory(workspace: workspace)
         imagesCurrent = images.current
         imagesStale = images.stale
