@@ -58,7 +58,8 @@ SELECT json_object(
   'treasureLocations', (
     SELECT json_group_object(key, json_object('.priority', geohash, 'g', geohash,
                                               'l', json_array(lat, lon)))
-    FROM (SELECT key, geohash, lat, lon FROM treasures ORDER BY key)),
+    FROM (SELECT t.key, g.geohash, t.lat, t.lon FROM treasures AS t
+          JOIN treasure_geohashes AS g ON g.key = t.key ORDER BY t.key)),
   'treasureProfiles', (
     SELECT json_group_object(t.key, json_object(
       'imageURL', 'https://firebasestorage.googleapis.com/v0/b/flatiron-go.appspot.com/o/'

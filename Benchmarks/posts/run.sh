@@ -37,3 +37,5 @@ for run in $(seq "$RUNS"); do
     if [ -z "$best" ] || [ "$ms" -lt "$best" ]; then best=$ms; fi
 done
 echo "review list --format json: $rows pending of $COUNT posts in $best ms (best of $RUNS)"
+if [ "$best" -lt 100 ]; then verdict=PASS; else verdict=FAIL; fi
+printf '%-44s %d ms (target < 100 ms) %s\n' "review list over $COUNT posts" "$best" "$verdict"

@@ -9,8 +9,8 @@ struct FakeInspector: PhotoInspecting {
 
     func inspect(_ bytes: [UInt8]) -> PhotoFacts {
         let name = String(decoding: bytes, as: UTF8.self)
-        var result = facts[name] ?? PhotoFacts(sha256: "", problem: "not a picture")
-        result.sha256 = SHA256.hex(bytes)
+        var result = facts[name] ?? PhotoFacts(fingerprint: "", problem: "not a picture")
+        result.fingerprint = ContentHash.hex(bytes)
         return result
     }
 }
@@ -29,7 +29,7 @@ struct FakeInspector: PhotoInspecting {
     }
 
     static let good = PhotoFacts(
-        sha256: "", width: 1024, height: 768, exifLatitude: 40.7128, exifLongitude: -74.006,
+        fingerprint: "", width: 1024, height: 768, exifLatitude: 40.7128, exifLongitude: -74.006,
         perceptualHash: 0xF0F0_F0F0_0F0F_0F0F)
 
     func importPosts(_ posts: [PostInput], photos: [String: PhotoFacts] = [:]) throws
@@ -81,7 +81,7 @@ struct FakeInspector: PhotoInspecting {
                 post("small", photo: "s"), post("broken", lat: 0, photo: "x"),
                 post("missing", lat: 1, photo: "nothere.jpg"),
             ],
-            photos: ["s": small, "x": PhotoFacts(sha256: "", problem: "corrupt JPEG")])
+            photos: ["s": small, "x": PhotoFacts(fingerprint: "", problem: "corrupt JPEG")])
         #expect(try signals("small")["no-exif-gps"] != nil)
         #expect(try signals("small")["photo-too-small"]?.hasPrefix("200×768 px") == true)
         #expect(try signals("broken")["photo-unreadable"] == "corrupt JPEG")

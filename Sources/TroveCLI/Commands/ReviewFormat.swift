@@ -119,7 +119,7 @@ enum ReviewFormat {
         if let width = post.photoWidth, let height = post.photoHeight {
             field("size", "\(width)×\(height) px")
         }
-        field("sha256", post.photoHash)
+        field("fingerprint", post.photoHash)
         if let lat = post.exifLatitude, let lon = post.exifLongitude {
             field("exif gps", String(format: "%.6f, %.6f", lat, lon))
         }

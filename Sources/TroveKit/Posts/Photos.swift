@@ -3,8 +3,8 @@ import TroveImaging
 
 /// What trove learns from a post's photo.
 public struct PhotoFacts: Equatable, Sendable {
-    /// SHA-256 of the file's bytes, lowercase hex.
-    public var sha256: String
+    /// A 128-bit fingerprint of the file's bytes (`ContentHash`), to spot duplicates.
+    public var fingerprint: String
     /// Upright dimensions (EXIF orientation applied), when the header could be read.
     public var width: Int?
     /// Upright height in pixels.
@@ -22,11 +22,11 @@ public struct PhotoFacts: Equatable, Sendable {
 
     /// Creates the value from its parts.
     public init(
-        sha256: String, width: Int? = nil, height: Int? = nil, exifLatitude: Double? = nil,
+        fingerprint: String, width: Int? = nil, height: Int? = nil, exifLatitude: Double? = nil,
         exifLongitude: Double? = nil, exifTime: String? = nil, perceptualHash: UInt64? = nil,
         problem: String? = nil
     ) {
-        self.sha256 = sha256
+        self.fingerprint = fingerprint
         self.width = width
         self.height = height
         self.exifLatitude = exifLatitude
@@ -45,7 +45,7 @@ protocol PhotoInspecting: Sendable {
 /// The inspector backed by TroveImaging: header, EXIF and a small decode for the pHash.
 struct PhotoInspector: PhotoInspecting {
     func inspect(_ bytes: [UInt8]) -> PhotoFacts {
-        var facts = PhotoFacts(sha256: SHA256.hex(bytes))
+        var facts = PhotoFacts(fingerprint: ContentHash.hex(bytes))
         do {
             // 64 px is plenty for a 32×32 pHash and keeps the decode cheap (DCT scaling).
             let image = try Thumbnailer.decodeForAnalysis(bytes, minimumSide: 64)

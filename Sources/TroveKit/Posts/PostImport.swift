@@ -118,7 +118,7 @@ public struct PostImporter {
                     prepared.problem = "cannot read \(path)"
                 }
             }
-            prepared.contentHash = Self.contentHash(post, photoHash: prepared.facts?.sha256)
+            prepared.contentHash = Self.contentHash(post, photoHash: prepared.facts?.fingerprint)
             results.set(index, prepared)
         }
         let prepared = results.values
@@ -199,7 +199,7 @@ public struct PostImporter {
                 .text(input.id), input.user.map { .text($0) }, .real(input.latitude),
                 .real(input.longitude), input.description.map { .text($0) },
                 input.date.map { .text($0) }, post.photoPath.map { .text($0) },
-                facts.map { .text($0.sha256) },
+                facts.map { .text($0.fingerprint) },
                 facts?.perceptualHash.map { .integer(Int64(bitPattern: $0)) },
                 facts?.width.map { .integer(Int64($0)) }, facts?.height.map { .integer(Int64($0)) },
                 facts?.exifLatitude.map { .real($0) }, facts?.exifLongitude.map { .real($0) },
@@ -244,7 +244,7 @@ public struct PostImporter {
         let input = post.input
         let new: [String?] = [
             input.user, String(input.latitude), String(input.longitude), input.description,
-            input.date, input.photo, post.facts?.sha256,
+            input.date, input.photo, post.facts?.fingerprint,
         ]
         let names = ["user", "lat", "lon", "description", "date", "photo", "photo"]
         var changed: [String] = []

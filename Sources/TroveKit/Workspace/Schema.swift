@@ -56,7 +56,7 @@ enum Schema {
             description  TEXT,
             date         TEXT,           -- ISO 8601
             photo        TEXT,           -- absolute path inside --photos
-            photo_hash   TEXT,           -- SHA-256 of the photo bytes
+            photo_hash   TEXT,           -- fingerprint of the photo bytes (ContentHash)
             photo_phash  INTEGER,        -- 64-bit perceptual hash
             photo_width  INTEGER,
             photo_height INTEGER,
