@@ -97,7 +97,7 @@ import TroveSQLite
 
     @Test(arguments: [1, 2, 3, 4, 5])
     func updatesApplyToThePreviousExportToGiveTheNextOne(seed: UInt64) throws {
-        var random = SeededRandom(seed: seed)
+        var random = SeededGenerator(seed: seed)
         let workspace = try Workspace(path: sandbox.workspace)
         var previous = try ExportSupport.parse(
             sandbox.run("export", "--layout", "flatirongo").stdout)
@@ -141,7 +141,7 @@ import TroveSQLite
         var updates: [RunResult] = []
         for (index, box) in [sandbox, other].enumerated() {
             let workspace = try Workspace(path: box.workspace)
-            var random = SeededRandom(seed: 42)
+            var random = SeededGenerator(seed: 42)
             try mutate(workspace, round: 0, random: &random)
             #expect(box.run("geohash").status == 0)
             bases.append(
@@ -356,7 +356,7 @@ import TroveSQLite
     // MARK: - Helpers
 
     /// Adds, changes and deletes a few treasures at random.
-    private func mutate(_ workspace: Workspace, round: Int, random: inout SeededRandom) throws {
+    private func mutate(_ workspace: Workspace, round: Int, random: inout SeededGenerator) throws {
         let database = workspace.database
         let keys = try database.query("SELECT key FROM treasures ORDER BY key") { $0.text(0) ?? "" }
         for index in 0..<Int(random.next() % 4) {
@@ -383,23 +383,6 @@ import TroveSQLite
             default: continue
             }
         }
-    }
-}
-
-/// SplitMix64: a small seeded generator, so failures repeat.
-struct SeededRandom {
-    var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 
