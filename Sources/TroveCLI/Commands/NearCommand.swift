@@ -80,11 +80,3 @@ enum NearCommand {
         metres >= 1000 ? "\(jsonNumber(metres / 1000)) km" : "\(jsonNumber(metres)) m"
     }
 }
-
-/// A field quoted for CSV when it needs to be.
-func csvField(_ text: String) -> String {
-    if text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) {
-        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-    }
-    return text
-}

@@ -45,12 +45,6 @@ enum ReviewFormat {
         return fields.map(csvField).joined(separator: ",") + "\r\n"
     }
 
-    static func csvField(_ text: String) -> String {
-        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" })
-        else { return text }
-        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-    }
-
     private static func pad(_ text: String, _ width: Int) -> String {
         let cut = text.count >= width ? String(text.prefix(width - 2)) + "…" : text
         return cut + String(repeating: " ", count: max(1, width - cut.count))

@@ -5,23 +5,16 @@ import TroveImaging
 public enum HTML {
     /// Text between tags: `&`, `<`, `>` escaped; NUL replaced.
     public static func text(_ value: String) -> String {
-        var result = ""
-        result.reserveCapacity(value.utf8.count)
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\0": result += "\u{FFFD}"
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
+        escape(value, quotes: false)
     }
 
     /// A quoted attribute value: also both quote characters, so no value can end the
     /// attribute whichever quote surrounds it.
     public static func attribute(_ value: String) -> String {
+        escape(value, quotes: true)
+    }
+
+    private static func escape(_ value: String, quotes: Bool) -> String {
         var result = ""
         result.reserveCapacity(value.utf8.count)
         for scalar in value.unicodeScalars {
@@ -29,9 +22,9 @@ public enum HTML {
             case "&": result += "&amp;"
             case "<": result += "&lt;"
             case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += "&#39;"
-            case "`": result += "&#96;"
+            case "\"" where quotes: result += "&quot;"
+            case "'" where quotes: result += "&#39;"
+            case "`" where quotes: result += "&#96;"
             case "\0": result += "\u{FFFD}"
             default: result.unicodeScalars.append(scalar)
             }

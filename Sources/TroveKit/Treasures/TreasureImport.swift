@@ -198,38 +198,13 @@ public struct PackedTreasures: Sendable {
         bytes.append(UInt8(ascii: "{"))
         for (index, field) in fields.enumerated() {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            appendJSONString(field.name, to: &bytes)
+            JSONText.appendString(field.name, to: &bytes)
             bytes.append(UInt8(ascii: ":"))
-            appendJSONString(field.value, to: &bytes)
+            JSONText.appendString(field.value, to: &bytes)
         }
         bytes.append(UInt8(ascii: "}"))
         return Slice(start: Int32(start), count: Int32(bytes.count - start))
     }
-}
-
-/// Appends `text` as a JSON string literal, escaping what JSON requires (and U+2028/9).
-func appendJSONString(_ text: String, to bytes: inout [UInt8]) {
-    bytes.append(UInt8(ascii: "\""))
-    let hex = Array("0123456789abcdef".utf8)
-    var previous: (UInt8, UInt8) = (0, 0)
-    for byte in text.utf8 {
-        switch byte {
-        case UInt8(ascii: "\""): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
-        case UInt8(ascii: "\\"): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
-        case UInt8(ascii: "\n"): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
-        case UInt8(ascii: "\r"): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
-        case UInt8(ascii: "\t"): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
-        case 0..<0x20, 0x7F:
-            bytes += Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 15)]]
-        case 0xA8 where previous == (0xE2, 0x80), 0xA9 where previous == (0xE2, 0x80):
-            // U+2028 and U+2029 end lines in JavaScript; escape them for JSONP readers.
-            bytes.removeLast(2)
-            bytes += Array("\\u202".utf8) + [byte == 0xA8 ? UInt8(ascii: "8") : UInt8(ascii: "9")]
-        default: bytes.append(byte)
-        }
-        previous = (previous.1, byte)
-    }
-    bytes.append(UInt8(ascii: "\""))
 }
 
 /// Derives readable, unique keys from names, in the order rows arrive.
@@ -277,32 +252,15 @@ extension Unicode.Scalar {
     }
 }
 
-/// `text` as a JSON string literal.
+/// `text` as a JSON string literal (U+2028 and U+2029 escaped too, for JavaScript).
 public func jsonString(_ text: String) -> String {
-    var result = "\""
-    result.reserveCapacity(text.utf8.count + 2)
-    for scalar in text.unicodeScalars {
-        switch scalar {
-        case "\"": result += "\\\""
-        case "\\": result += "\\\\"
-        case "\n": result += "\\n"
-        case "\r": result += "\\r"
-        case "\t": result += "\\t"
-        case _
-        where scalar.value < 0x20 || scalar.value == 0x7F || scalar.value == 0x2028
-            || scalar.value == 0x2029:
-            result += String(format: "\\u%04x", scalar.value)
-        default: result.unicodeScalars.append(scalar)
-        }
-    }
-    return result + "\""
+    var bytes: [UInt8] = []
+    JSONText.appendString(text, to: &bytes)
+    return String(decoding: bytes, as: UTF8.self)
 }
 
-/// A double as the shortest JSON number text that reads back as the same value
-/// (`41` rather than `41.0`).
+/// A double as the shortest JSON number text that reads back as the same value, as
+/// JavaScript prints it (`41` rather than `41.0`).
 public func jsonNumber(_ value: Double) -> String {
-    if value == value.rounded() && abs(value) < 1e15 {
-        return String(Int64(value))
-    }
-    return "\(value)"
+    JSONText.number(value)
 }
