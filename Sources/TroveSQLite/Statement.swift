@@ -264,6 +264,16 @@ public struct Row {
         return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
     }
 
+    /// Calls `body` with the UTF-8 bytes of text column `index` in place, without copying
+    /// them; nil for NULL.
+    public func withUTF8<Result>(
+        _ index: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> Result
+    ) rethrows -> Result? {
+        guard let pointer = sqlite3_column_text(statement.handle, Int32(index)) else { return nil }
+        let count = Int(sqlite3_column_bytes(statement.handle, Int32(index)))
+        return try body(UnsafeBufferPointer(start: pointer, count: count))
+    }
+
     /// Column `index` as a double, nil for NULL.
     public func double(_ index: Int) -> Double? {
         if sqlite3_column_type(statement.handle, Int32(index)) == SQLITE_NULL { return nil }

@@ -1,3 +1,4 @@
+import Foundation
 import TroveSQLite
 
 /// One treasure or approved post as the export reads it.
@@ -18,7 +19,7 @@ struct ExportRecord {
     var longitude: Double?
     var geohash: String?
     /// The source image (treasures) or photo (posts): a local path or an http(s) URL.
-    var image: String?
+    private(set) var image: String?
     var extraJSON: String?
     /// One per `Layout.renditionNames`, nil when that rendition has not been made.
     var renditions: [Rendition?] = []
@@ -26,9 +27,16 @@ struct ExportRecord {
     private var parsedExtra: [String: ExportJSON]?
 
     /// Whether `image` is a remote URL that is exported as it is.
-    var imageIsRemote: Bool {
-        guard let image else { return false }
-        return image.hasPrefix("http://") || image.hasPrefix("https://")
+    private(set) var imageIsRemote = false
+
+    /// Sets `image` and whether it is remote.
+    mutating func setImage(_ image: String?) {
+        self.image = image
+        guard let image else {
+            imageIsRemote = false
+            return
+        }
+        imageIsRemote = image.hasPrefix("http://") || image.hasPrefix("https://")
     }
 
     /// Forgets the parsed extra columns of the previous row.
@@ -54,6 +62,9 @@ struct ExportRecord {
 /// Reads the records a layout iterates, in the order one path template needs them.
 ///
 /// Every query runs inside the export's transaction, so all templates see the same rows.
+/// A stream ordered by key alone reads the geohash and rendition tables beside the records
+/// in the same order (a merge join: one scan of each), rather than searching them once per
+/// record; other orders join in SQL.
 struct RecordQuery {
     let records: Layout.Records
     let renditionNames: [String]
@@ -65,30 +76,14 @@ struct RecordQuery {
     /// Whether the stream also checks that every rendition the layout uses exists.
     let checksRenditions: Bool
 
-    /// The SQL for the records, ordered by `orderColumns` (logical names such as `key`
-    /// and `user`) and then by key. Only fixed column names and bound parameters: no
-    /// user text is ever part of the SQL.
-    func sql(orderColumns: [String]) -> String {
-        let kind = records == .treasures ? "treasure" : "post"
-        let keyColumn = records == .treasures ? "o.key" : "o.id"
-        let imageColumn = records == .treasures ? "o.image" : "o.photo"
-        // Treasure geohashes live in their own table, joined only when a stream needs them.
-        let geohashColumn = records == .treasures ? "g.geohash" : "o.geohash"
-        var columns: [String]
-        switch records {
-        case .treasures:
-            columns = [
-                "o.key", "o.name", "NULL", "o.description", "NULL", "o.lat", "o.lon", geohashColumn,
-                "o.image", "o.extra",
-            ]
-        case .posts:
-            columns = [
-                "o.id", "NULL", "o.user", "o.description", "o.date", "o.lat", "o.lon",
-                "o.geohash", "o.photo", "NULL",
-            ]
-        }
-        let neededRenditions = Set(needed.compactMap(\.renditionName))
-        let neededColumns: Set<String> = Set(
+    private var kind: String { records == .treasures ? "treasure" : "post" }
+    private var keyColumn: String { records == .treasures ? "o.key" : "o.id" }
+    private var imageColumn: String { records == .treasures ? "o.image" : "o.photo" }
+    /// Treasure geohashes live in their own table, joined only when a stream needs them.
+    private var geohashColumn: String { records == .treasures ? "g.geohash" : "o.geohash" }
+
+    private var neededColumns: Set<String> {
+        Set(
             needed.flatMap { field -> [String] in
                 switch field {
                 case .key: return []
@@ -104,20 +99,51 @@ struct RecordQuery {
             }
                 + (checksPositions ? ["o.lat", "o.lon", geohashColumn] : [])
                 + (checksRenditions ? [imageColumn] : []))
+    }
+
+    /// Whether the rendition `name` is read at all.
+    private func readsRendition(_ name: String) -> Bool {
+        checksRenditions || needed.contains { $0.renditionName == name }
+    }
+
+    /// Whether treasure geohashes are read.
+    private var readsTreasureGeohashes: Bool {
+        records == .treasures && neededColumns.contains(geohashColumn)
+    }
+
+    /// The SQL for the records, ordered by `orderColumns` (logical names such as `key`
+    /// and `user`) and then by key, with the joins in SQL unless `mergeJoins`. Only fixed
+    /// column names and bound parameters: no user text is ever part of the SQL.
+    func sql(orderColumns: [String], mergeJoins: Bool = false) -> String {
+        var columns: [String]
+        switch records {
+        case .treasures:
+            columns = [
+                "o.key", "o.name", "NULL", "o.description", "NULL", "o.lat", "o.lon",
+                geohashColumn, "o.image", "o.extra",
+            ]
+        case .posts:
+            columns = [
+                "o.id", "NULL", "o.user", "o.description", "o.date", "o.lat", "o.lon",
+                "o.geohash", "o.photo", "NULL",
+            ]
+        }
+        let neededColumns = self.neededColumns
         columns = columns.enumerated().map { index, column in
-            index == 0 || neededColumns.contains(column) ? column : "NULL"
+            guard index == 0 || neededColumns.contains(column) else { return "NULL" }
+            return mergeJoins && column == "g.geohash" ? "NULL" : column
         }
         var joins = ""
         let order = (orderColumns + ["key"]).map {
             $0 == "key" ? keyColumn : $0 == "geohash" ? geohashColumn : "o.\($0)"
         }
-        if records == .treasures
+        if records == .treasures && !mergeJoins
             && (neededColumns.contains(geohashColumn) || order.contains(geohashColumn))
         {
             joins += "\nLEFT JOIN treasure_geohashes AS g ON g.key = o.key"
         }
         for (index, name) in renditionNames.enumerated() {
-            guard checksRenditions || neededRenditions.contains(name) else {
+            guard readsRendition(name), !mergeJoins else {
                 columns += ["NULL", "NULL", "NULL"]
                 continue
             }
@@ -136,21 +162,50 @@ struct RecordQuery {
             + joins + filter + "\nORDER BY " + order.joined(separator: ", ")
     }
 
-    /// Prepares the query for one ordering.
+    /// Opens the records in the order of `orderColumns`.
     ///
     /// - Throws: `SQLiteError`.
-    func prepare(on database: Database, orderColumns: [String]) throws -> Statement {
-        let statement = try database.prepare(sql(orderColumns: orderColumns))
-        let neededRenditions = Set(needed.compactMap(\.renditionName))
-        for (index, name) in renditionNames.enumerated()
-        where checksRenditions || neededRenditions.contains(name) {
-            try statement.bind(.text(name), at: Int32(index + 1))
+    func open(on database: Database, orderColumns: [String]) throws -> RecordCursor {
+        let mergeJoins = orderColumns.isEmpty
+        let statement = try database.prepare(
+            sql(orderColumns: orderColumns, mergeJoins: mergeJoins))
+        var geohashes: KeyOrderedTable?
+        var renditions: [KeyOrderedTable?] = Array(repeating: nil, count: renditionNames.count)
+        for (index, name) in renditionNames.enumerated() where readsRendition(name) {
+            if mergeJoins {
+                let side = try database.prepare(
+                    """
+                    SELECT owner_key, source, path, width, height FROM renditions
+                    WHERE owner_kind = ? AND name = ? ORDER BY owner_key
+                    """)
+                try side.bind([.text(kind), .text(name)])
+                renditions[index] = KeyOrderedTable(statement: side)
+            } else {
+                try statement.bind(.text(name), at: Int32(index + 1))
+            }
         }
-        return statement
+        if mergeJoins && readsTreasureGeohashes {
+            geohashes = KeyOrderedTable(
+                statement: try database.prepare(
+                    "SELECT key, geohash FROM treasure_geohashes ORDER BY key"))
+        }
+        return RecordCursor(
+            statement: statement, geohashes: geohashes, renditions: renditions)
     }
+}
 
-    /// Fills `record` from the current row.
-    func read(_ row: Row, into record: inout ExportRecord) {
+/// The records of one query, with the tables merged beside them.
+struct RecordCursor {
+    let statement: Statement
+    var geohashes: KeyOrderedTable?
+    /// Per rendition name, its table when merged here.
+    var renditions: [KeyOrderedTable?]
+
+    /// Fills `record` from the next row; false at the end.
+    ///
+    /// - Throws: `SQLiteError`.
+    mutating func next(into record: inout ExportRecord) throws -> Bool {
+        guard let row = try statement.next() else { return false }
         record.resetExtra()
         record.key = row.text(0) ?? ""
         record.name = row.text(1)
@@ -160,13 +215,13 @@ struct RecordQuery {
         record.latitude = row.double(5)
         record.longitude = row.double(6)
         record.geohash = row.text(7)
-        record.image = row.text(8)
+        record.setImage(row.text(8))
         record.extraJSON = row.text(9)
         // Filled in place: one array per stream rather than one per row.
-        if record.renditions.count != renditionNames.count {
-            record.renditions = Array(repeating: nil, count: renditionNames.count)
+        if record.renditions.count != renditions.count {
+            record.renditions = Array(repeating: nil, count: renditions.count)
         }
-        for index in renditionNames.indices {
+        for index in renditions.indices {
             let column = 10 + index * 3
             if let path = row.text(column) {
                 record.renditions[index] = ExportRecord.Rendition(
@@ -176,5 +231,66 @@ struct RecordQuery {
                 record.renditions[index] = nil
             }
         }
+        guard geohashes != nil || renditions.contains(where: { $0 != nil }) else { return true }
+        try row.withUTF8(0) { key in
+            if let side = try geohashes?.seek(key) {
+                record.geohash = side.text(1)
+            }
+            for index in renditions.indices {
+                guard let side = try renditions[index]?.seek(key) else { continue }
+                // A rendition counts only when it was made from the image the record has
+                // now.
+                let current =
+                    row.withUTF8(8) { image in
+                        side.withUTF8(1) { $0.elementsEqual(image) } ?? false
+                    } ?? false
+                record.renditions[index] =
+                    current
+                    ? ExportRecord.Rendition(
+                        path: side.text(2) ?? "", width: side.int64(3) ?? 0,
+                        height: side.int64(4) ?? 0)
+                    : nil
+            }
+        }
+        return true
+    }
+}
+
+/// A table keyed by record key, read in key order beside the records.
+struct KeyOrderedTable {
+    private let statement: Statement
+    private var current: Row?
+    private var started = false
+
+    init(statement: Statement) {
+        self.statement = statement
+    }
+
+    /// Moves forward to the row whose first column is `key` and returns it; nil when there
+    /// is none. Keys must come in ascending order (SQLite's BINARY order: bytes, then
+    /// length).
+    mutating func seek(_ key: UnsafeBufferPointer<UInt8>) throws -> Row? {
+        if !started {
+            started = true
+            current = try statement.next()
+        }
+        while let row = current {
+            let order = row.withUTF8(0) { Self.compare($0, key) } ?? -1
+            if order == 0 { return row }
+            if order > 0 { return nil }
+            current = try statement.next()
+        }
+        return nil
+    }
+
+    private static func compare(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>)
+        -> Int
+    {
+        let shared = min(a.count, b.count)
+        if shared > 0 {
+            let order = memcmp(a.baseAddress!, b.baseAddress!, shared)
+            if order != 0 { return order < 0 ? -1 : 1 }
+        }
+        return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
     }
 }

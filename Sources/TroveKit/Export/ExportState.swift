@@ -35,40 +35,41 @@ func isPathPrefix(_ a: [UInt8], of b: [UInt8]) -> Bool {
 }
 
 /// A fast, stable 64-bit hash of a value's bytes (the same on every machine and run).
-func valueHash(_ bytes: [UInt8]) -> UInt64 {
-    bytes.withUnsafeBytes { raw -> UInt64 in
-        var hash: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(raw.count)
-        var offset = 0
-        func mix(_ word: UInt64) {
-            hash = (hash ^ word) &* 0xBF58_476D_1CE4_E5B9
-            hash ^= hash >> 31
-        }
-        while offset + 8 <= raw.count {
-            mix(UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
-            offset += 8
-        }
-        var tail: UInt64 = 0
-        var shift: UInt64 = 0
-        while offset < raw.count {
-            tail |= UInt64(raw[offset]) << shift
-            shift += 8
-            offset += 1
-        }
-        mix(tail)
-        hash = (hash ^ (hash >> 27)) &* 0x94D0_49BB_1331_11EB
-        return hash ^ (hash >> 31)
+func valueHash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+    let raw = UnsafeRawBufferPointer(bytes)
+    var hash: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(raw.count)
+    func mix(_ word: UInt64) {
+        hash = (hash ^ word) &* 0xBF58_476D_1CE4_E5B9
+        hash ^= hash >> 31
     }
+    var offset = 0
+    while offset + 8 <= raw.count {
+        mix(UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
+        offset += 8
+    }
+    var tail: UInt64 = 0
+    var shift: UInt64 = 0
+    while offset < raw.count {
+        tail |= UInt64(raw[offset]) << shift
+        shift += 8
+        offset += 1
+    }
+    mix(tail)
+    hash = (hash ^ (hash >> 27)) &* 0x94D0_49BB_1331_11EB
+    return hash ^ (hash >> 31)
 }
 
 // MARK: - Reading
 
 /// Streams the recorded (path, hash) pairs of one export in database order.
-final class ExportStateReader {
+struct ExportStateReader {
     private let statement: Statement?
     private var block: [UInt8] = []
     private var offset = 0
-    /// The current path, or nil at the end.
-    private(set) var path: [UInt8]? = []
+    /// Whether every pair has been read.
+    private(set) var isAtEnd = false
+    /// The current path; meaningless once `isAtEnd`.
+    private(set) var path: [UInt8] = []
     private(set) var hash: UInt64 = 0
 
     /// Opens the last recorded state of `layout`; empty when it was never exported.
@@ -88,37 +89,32 @@ final class ExportStateReader {
     /// Moves to the next pair.
     ///
     /// - Throws: `SQLiteError`, `ExportError.damagedState`.
-    func advance() throws {
-        if offset >= block.count {
+    mutating func advance() throws {
+        guard !isAtEnd else { return }
+        while offset >= block.count {
             guard let statement, let row = try statement.next() else {
-                path = nil
+                isAtEnd = true
                 return
             }
             block = row.blob(0) ?? []
             offset = 0
-            path = []
-            if block.isEmpty {
-                try advance()
-                return
-            }
+            path.removeAll(keepingCapacity: true)
         }
-        guard var current = path else { return }
         let shared = try readVarint()
         let suffix = try readVarint()
-        guard shared <= current.count, offset + suffix + 8 <= block.count else {
+        guard shared <= path.count, offset + suffix + 8 <= block.count else {
             throw ExportError.damagedState
         }
-        current.removeLast(current.count - shared)
-        current.append(contentsOf: block[offset..<offset + suffix])
+        path.removeLast(path.count - shared)
+        path.append(contentsOf: block[offset..<offset + suffix])
         offset += suffix
         var value: UInt64 = 0
         for index in 0..<8 { value |= UInt64(block[offset + index]) << (8 * UInt64(index)) }
         offset += 8
-        path = current
         hash = value
     }
 
-    private func readVarint() throws -> Int {
+    private mutating func readVarint() throws -> Int {
         var value = 0
         var shift = 0
         while true {
@@ -135,7 +131,7 @@ final class ExportStateReader {
 // MARK: - Writing
 
 /// Appends (path, hash) pairs, in database order, as a new generation of a layout's state.
-final class ExportStateWriter {
+struct ExportStateWriter {
     private let insert: Statement
     private let layout: String
     let generation: Int64
@@ -156,7 +152,7 @@ final class ExportStateWriter {
     /// Records one path and its value's hash.
     ///
     /// - Throws: `SQLiteError`.
-    func append(path: [UInt8], hash: UInt64) throws {
+    mutating func append(path: UnsafeBufferPointer<UInt8>, hash: UInt64) throws {
         var shared = 0
         if entriesInBlock > 0 {
             let limit = min(previous.count, path.count)
@@ -164,8 +160,8 @@ final class ExportStateWriter {
         }
         writeVarint(shared)
         writeVarint(path.count - shared)
-        block.append(contentsOf: path[shared...])
-        for index in 0..<8 { block.append(UInt8(truncatingIfNeeded: hash >> (8 * UInt64(index)))) }
+        block.append(contentsOf: UnsafeBufferPointer(rebasing: path[shared...]))
+        withUnsafeBytes(of: hash.littleEndian) { block.append(contentsOf: $0) }
         previous.removeAll(keepingCapacity: true)
         previous.append(contentsOf: path)
         entriesInBlock += 1
@@ -175,11 +171,11 @@ final class ExportStateWriter {
     /// Stores the last partial block.
     ///
     /// - Throws: `SQLiteError`.
-    func finish() throws {
+    mutating func finish() throws {
         try flush()
     }
 
-    private func flush() throws {
+    private mutating func flush() throws {
         guard entriesInBlock > 0 else { return }
         try insert.run([.text(layout), .integer(generation), .integer(sequence), .blob(block)])
         sequence += 1
@@ -187,7 +183,7 @@ final class ExportStateWriter {
         entriesInBlock = 0
     }
 
-    private func writeVarint(_ value: Int) {
+    private mutating func writeVarint(_ value: Int) {
         var value = value
         while value >= 0x80 {
             block.append(UInt8(value & 0x7F) | 0x80)

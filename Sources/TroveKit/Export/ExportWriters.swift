@@ -4,10 +4,12 @@
 // value at a time.
 
 /// Writes `value`, rendered with its lines at level `from`, with its lines at level `to`.
-private func appendReindented(_ value: [UInt8], from: Int, to: Int, into output: inout [UInt8]) {
+private func appendReindented(
+    _ bytes: UnsafeBufferPointer<UInt8>, from: Int, to: Int, into output: inout [UInt8]
+) {
     // Strings never hold a raw line break (it is escaped), so every 0x0A starts a line,
     // and every line after the first starts with at least `from` levels of spaces.
-    value.withUnsafeBufferPointer { bytes in
+    do {
         var start = 0
         var index = 0
         while index < bytes.count {
@@ -36,27 +38,27 @@ struct TreeWriter {
     /// Per open level (the root first): whether it has a member yet, and its keys.
     private var hasMembers: [Bool] = [false]
     private var keys: [ArrayLikeKeys] = [ArrayLikeKeys()]
-    private var scratch: [UInt8] = []
+    /// Output collected here and handed to the file in large pieces.
+    private var pending: [UInt8] = []
     private var bounds: [Int] = []
     private var started = false
     /// Called with an object path and a message when an object would become an array.
     private let report: (String, String) -> Void
+    private static let pendingLimit = 1 << 18
 
     init(file: OutputFile, report: @escaping (String, String) -> Void) {
         self.file = file
         self.report = report
-        scratch.reserveCapacity(1 << 12)
+        pending.reserveCapacity(Self.pendingLimit + (1 << 12))
     }
 
     /// Writes `value` at `path` (segments joined by `/`).
     ///
     /// - Throws: `ExportError.cannotWrite`.
-    mutating func add(path: [UInt8], value: [UInt8]) throws {
+    mutating func add(path: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) throws {
         bounds.removeAll(keepingCapacity: true)
-        path.withUnsafeBufferPointer { bytes in
-            for index in 0..<bytes.count where bytes[index] == UInt8(ascii: "/") {
-                bounds.append(index)
-            }
+        for index in 0..<path.count where path[index] == UInt8(ascii: "/") {
+            bounds.append(index)
         }
         bounds.append(path.count)
         let parents = bounds.count - 1
@@ -69,63 +71,64 @@ struct TreeWriter {
             }
             common += 1
         }
-        scratch.removeAll(keepingCapacity: true)
         if !started {
-            scratch.append(UInt8(ascii: "{"))
+            pending.append(UInt8(ascii: "{"))
             started = true
         }
         while openEnds.count > common { closeLevel() }
         for level in common..<parents {
             let start = level == 0 ? 0 : bounds[level - 1] + 1
-            memberKey(path[start..<bounds[level]])
-            scratch.append(UInt8(ascii: "{"))
+            let segment = UnsafeBufferPointer(rebasing: path[start..<bounds[level]])
+            memberKey(segment)
+            pending.append(UInt8(ascii: "{"))
             if level > 0 { openPath.append(UInt8(ascii: "/")) }
-            openPath.append(contentsOf: path[start..<bounds[level]])
+            openPath.append(contentsOf: segment)
             openEnds.append(bounds[level])
             hasMembers.append(false)
             keys.append(ArrayLikeKeys())
         }
         let leafStart = parents == 0 ? 0 : bounds[parents - 1] + 1
-        memberKey(path[leafStart...])
+        memberKey(UnsafeBufferPointer(rebasing: path[leafStart...]))
         // Values arrive rendered at their level in the tree (one per path segment).
-        try file.write(scratch)
-        try file.write(value)
+        pending.append(contentsOf: value)
+        if pending.count >= Self.pendingLimit {
+            try file.write(pending)
+            pending.removeAll(keepingCapacity: true)
+        }
     }
 
     /// Closes every open object and ends the file.
     ///
     /// - Throws: `ExportError.cannotWrite`.
     mutating func finish() throws {
-        scratch.removeAll(keepingCapacity: true)
         while !openEnds.isEmpty { closeLevel() }
         checkArray(level: 0)
         if started {
-            scratch.append(contentsOf: [0x0A, UInt8(ascii: "}"), 0x0A])
+            pending.append(contentsOf: [0x0A, UInt8(ascii: "}"), 0x0A])
         } else {
-            scratch.append(contentsOf: [UInt8(ascii: "{"), UInt8(ascii: "}"), 0x0A])
+            pending.append(contentsOf: [UInt8(ascii: "{"), UInt8(ascii: "}"), 0x0A])
         }
-        try file.write(scratch)
+        try file.write(pending)
+        pending.removeAll()
         try file.close()
     }
 
-    private mutating func memberKey(_ segment: ArraySlice<UInt8>) {
+    private mutating func memberKey(_ segment: UnsafeBufferPointer<UInt8>) {
         let level = openEnds.count
-        if hasMembers[level] { scratch.append(UInt8(ascii: ",")) }
+        if hasMembers[level] { pending.append(UInt8(ascii: ",")) }
         hasMembers[level] = true
-        scratch.append(0x0A)
-        Renderer.indent(level + 1, into: &scratch)
-        segment.withUnsafeBufferPointer { bytes in
-            keys[level].add(bytes)
-            JSONText.appendString(bytes: bytes, to: &scratch)
-        }
-        scratch.append(contentsOf: [UInt8(ascii: ":"), 0x20])
+        pending.append(0x0A)
+        Renderer.indent(level + 1, into: &pending)
+        keys[level].add(segment)
+        JSONText.appendString(bytes: segment, to: &pending)
+        pending.append(contentsOf: [UInt8(ascii: ":"), 0x20])
     }
 
     private mutating func closeLevel() {
         checkArray(level: openEnds.count)
-        scratch.append(0x0A)
-        Renderer.indent(openEnds.count, into: &scratch)
-        scratch.append(UInt8(ascii: "}"))
+        pending.append(0x0A)
+        Renderer.indent(openEnds.count, into: &pending)
+        pending.append(UInt8(ascii: "}"))
         openEnds.removeLast()
         openPath.removeLast(openPath.count - (openEnds.last ?? 0))
         hasMembers.removeLast()
@@ -172,11 +175,11 @@ final class UpdateWriter {
     /// entry alone does not fit under the byte limit (nothing is written).
     ///
     /// - Throws: `ExportError.cannotWrite`.
-    func add(path: [UInt8], value: [UInt8]?) throws -> Bool {
+    func add(path: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>?) throws -> Bool {
         scratch.removeAll(keepingCapacity: true)
         scratch.append(0x0A)
         Renderer.indent(1, into: &scratch)
-        path.withUnsafeBufferPointer { JSONText.appendString(bytes: $0, to: &scratch) }
+        JSONText.appendString(bytes: path, to: &scratch)
         scratch.append(contentsOf: [UInt8(ascii: ":"), 0x20])
         if let value {
             let level = path.reduce(1) { $1 == UInt8(ascii: "/") ? $0 + 1 : $0 }

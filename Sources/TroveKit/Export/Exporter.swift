@@ -260,8 +260,8 @@ struct ExportRun {
     let problems: ExportProblems
     let newGeneration: Int64
     private var streams: [ParallelStream] = []
-    private let oldState: ExportStateReader
-    private let newState: ExportStateWriter
+    private var oldState: ExportStateReader
+    private var newState: ExportStateWriter
     private var tree: TreeWriter?
     private var updates: UpdateWriter?
     private var treeFile: OutputFile?
@@ -345,42 +345,54 @@ struct ExportRun {
         let streams = self.streams
         defer { for stream in streams { stream.cancel() } }
         for stream in streams { stream.start() }
-        for stream in streams { try stream.advance() }
+        var cursors = streams.map(StreamCursor.init)
+        for index in cursors.indices { try cursors[index].advance() }
         var previousPath: [UInt8] = []
-        var previousRecord = ""
+        var previousRecord: [UInt8] = []
         var hasPrevious = false
         while true {
             // The stream whose current path comes first; templates are few.
-            var best: ParallelStream?
-            for stream in streams where !stream.isDone {
-                if let chosen = best, comparePaths(stream.path, chosen.path) >= 0 { continue }
-                best = stream
+            var best = -1
+            for index in cursors.indices where !cursors[index].isDone {
+                if best >= 0 && comparePaths(cursors[index].path, cursors[best].path) >= 0 {
+                    continue
+                }
+                best = index
             }
-            guard let entry = best else { break }
-            if hasPrevious && comparePaths(entry.path, previousPath) < 0 {
+            guard best >= 0 else { break }
+            let path = cursors[best].path
+            if hasPrevious && comparePaths(path, previousPath) < 0 {
                 // Each stream is ordered by construction; this guards the JSON's validity
                 // should that ever fail, rather than writing a broken tree.
                 problems.add(
                     "paths out of database order (a defect in trove; please report it)",
-                    String(decoding: entry.path, as: UTF8.self))
-            } else if hasPrevious && isPathPrefix(previousPath, of: entry.path) {
+                    String(decoding: path, as: UTF8.self))
+            } else if hasPrevious && isPathPrefix(previousPath, of: path) {
                 problems.add(
                     "paths written twice (a layout's paths overlap for these records)",
-                    "\(noun)s \(previousRecord) and \(entry.recordKey) both write "
-                        + String(decoding: entry.path, as: UTF8.self))
+                    "\(noun)s \(String(decoding: previousRecord, as: UTF8.self)) and "
+                        + "\(cursors[best].recordKey) both write "
+                        + String(decoding: path, as: UTF8.self))
             } else {
-                try write(path: entry.path, value: entry.value, record: entry.recordKey, &summary)
+                let hash = cursors[best].hash
+                try path.withUnsafeBufferPointer { path in
+                    try cursors[best].withValue { value in
+                        try write(path: path, value: value, hash: hash, &summary) {
+                            cursors[best].recordKey
+                        }
+                    }
+                }
             }
-            // Copied into our own buffer: sharing the stream's would make it copy on reuse.
+            // Copied into our own buffers: the cursor reuses its own.
             previousPath.removeAll(keepingCapacity: true)
-            previousPath.append(contentsOf: entry.path)
-            previousRecord = entry.recordKey
+            previousPath.append(contentsOf: path)
+            cursors[best].copyRecordKey(into: &previousRecord)
             hasPrevious = true
-            try entry.advance()
+            try cursors[best].advance()
         }
         // Whatever the last export had beyond the last current path is gone now.
-        while let oldPath = oldState.path {
-            try removed(oldPath, &summary)
+        while !oldState.isAtEnd {
+            try removed(oldState.path, &summary)
             try oldState.advance()
         }
         try newState.finish()
@@ -397,21 +409,21 @@ struct ExportRun {
     }
 
     private mutating func write(
-        path: [UInt8], value: [UInt8], record: String, _ summary: inout ExportSummary
+        path: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, hash: UInt64,
+        _ summary: inout ExportSummary, record: () -> String
     ) throws {
-        let hash = valueHash(value)
         summary.paths += 1
         try newState.append(path: path, hash: hash)
         var changed = true
-        while let oldPath = oldState.path {
-            let order = comparePaths(oldPath, path)
+        while !oldState.isAtEnd {
+            let order = oldState.path.withUnsafeBufferPointer { comparePaths($0, path) }
             if order > 0 { break }
             if order == 0 {
                 changed = oldState.hash != hash
                 try oldState.advance()
                 break
             }
-            try removed(oldPath, &summary)
+            try removed(oldState.path, &summary)
             try oldState.advance()
         }
         if changed { summary.changed += 1 }
@@ -420,7 +432,7 @@ struct ExportRun {
             if !(try updates.add(path: path, value: value)) {
                 problems.add(
                     "records larger than --max-bytes \(options.maxBytes ?? 0)",
-                    "\(noun) \(record): \(String(decoding: path, as: UTF8.self)) does not fit")
+                    "\(noun) \(record()): \(String(decoding: path, as: UTF8.self)) does not fit")
             }
         }
     }
@@ -428,7 +440,7 @@ struct ExportRun {
     private func removed(_ path: [UInt8], _ summary: inout ExportSummary) throws {
         summary.removed += 1
         if options.update, let updates {
-            _ = try updates.add(path: path, value: nil)
+            _ = try path.withUnsafeBufferPointer { try updates.add(path: $0, value: nil) }
         }
     }
 
@@ -534,13 +546,14 @@ struct RecordChecker {
 /// The entries of one path template, in database order.
 struct TemplateStream {
     let template: PathTemplate
-    private let statement: Statement?
-    private let query: RecordQuery
+    private var cursor: RecordCursor
     private var renderer: Renderer
     private let checker: RecordChecker?
     let problems: ExportProblems
     private let noun: String
     private var record = ExportRecord()
+    /// The columns SQL orders by, or nil when the paths are sorted in memory.
+    private let orderColumns: [String]?
     /// Entries sorted in memory, for templates SQL cannot order.
     private var sorted: [(path: [UInt8], value: [UInt8], record: String)]?
     private var sortedIndex = 0
@@ -556,17 +569,17 @@ struct TemplateStream {
         checker: RecordChecker?, problems: ExportProblems, noun: String
     ) throws {
         self.template = template
-        self.query = query
         self.renderer = renderer
         self.checker = checker
         self.problems = problems
         self.noun = noun
-        statement = try query.prepare(on: database, orderColumns: template.orderColumns ?? [])
+        orderColumns = template.orderColumns
+        cursor = try query.open(on: database, orderColumns: orderColumns ?? [])
     }
 
     /// Moves to the next entry, or sets `isDone`.
     mutating func advance() throws {
-        if template.orderColumns == nil && sorted == nil {
+        if orderColumns == nil && sorted == nil {
             var entries: [(path: [UInt8], value: [UInt8], record: String)] = []
             while try step() { entries.append((path, value, recordKey)) }
             entries.sort { comparePaths($0.path, $1.path) < 0 }
@@ -586,9 +599,7 @@ struct TemplateStream {
 
     /// Reads records until one writes this template's path; false at the end.
     private mutating func step() throws -> Bool {
-        guard let statement else { return false }
-        while let row = try statement.next() {
-            query.read(row, into: &record)
+        while try cursor.next(into: &record) {
             recordCount += 1
             checker?.check(record, problems: problems)
             path.removeAll(keepingCapacity: true)
@@ -625,7 +636,18 @@ struct EntryBatch {
     var bytes: [UInt8] = []
     /// Per entry, where its path, value and record key end in `bytes`.
     var ends: [Int] = []
-    var count: Int { ends.count / 3 }
+    /// Per entry, `valueHash` of its value, computed on the producer's thread.
+    var hashes: [UInt64] = []
+    var count: Int { hashes.count }
+
+    init() {
+        bytes.reserveCapacity(Self.capacity * 128)
+        ends.reserveCapacity(Self.capacity * 3)
+        hashes.reserveCapacity(Self.capacity)
+    }
+
+    /// Entries per batch.
+    static let capacity = 1024
 }
 
 /// A bounded queue of batches between one producer and one consumer.
@@ -688,21 +710,15 @@ final class EntryChannel: @unchecked Sendable {
     }
 }
 
-/// A template stream running on its own thread and connection, read through a channel
-/// with the same interface as `TemplateStream`.
+/// A template stream running on its own thread and connection, sending its entries
+/// through a channel.
 final class ParallelStream: @unchecked Sendable {
     private let stream: TemplateStream
     private let database: Database
     private let problemsOfStream: ExportProblems
-    private let channel = EntryChannel()
-    private var batch = EntryBatch()
-    private var index = 0
+    let channel = EntryChannel()
     private var started = false
 
-    private(set) var isDone = false
-    private(set) var path: [UInt8] = []
-    private(set) var value: [UInt8] = []
-    private(set) var recordKey = ""
     var recordCount: Int { channel.recordCount }
     /// Valid once the stream is done.
     var problems: ExportProblems { problemsOfStream }
@@ -734,7 +750,8 @@ final class ParallelStream: @unchecked Sendable {
                 batch.ends.append(batch.bytes.count)
                 batch.bytes.append(contentsOf: stream.recordKey.utf8)
                 batch.ends.append(batch.bytes.count)
-                if batch.count == 1024 {
+                batch.hashes.append(stream.value.withUnsafeBufferPointer(valueHash))
+                if batch.count == EntryBatch.capacity {
                     guard channel.push(batch) else { break }
                     batch = EntryBatch()
                 }
@@ -746,10 +763,56 @@ final class ParallelStream: @unchecked Sendable {
         }
     }
 
+    /// Stops the producer and waits for it, so its connection is free to close.
+    func cancel() {
+        guard started else { return }
+        channel.cancel()
+        channel.waitUntilFinished()
+    }
+}
+
+/// The merging thread's view of one parallel stream: its current entry, read in place
+/// from the batch that holds it.
+struct StreamCursor {
+    private let channel: EntryChannel
+    private var batch = EntryBatch()
+    private var index = 0
+    private var valueRange = 0..<0
+    private var keyRange = 0..<0
+
+    private(set) var isDone = false
+    /// The current entry's path (copied: paths are compared often).
+    private(set) var path: [UInt8] = []
+    private(set) var hash: UInt64 = 0
+
+    init(_ stream: ParallelStream) {
+        channel = stream.channel
+    }
+
+    /// The current entry's record key.
+    var recordKey: String { String(decoding: batch.bytes[keyRange], as: UTF8.self) }
+
+    /// Copies the current entry's record key into `bytes`.
+    func copyRecordKey(into bytes: inout [UInt8]) {
+        bytes.removeAll(keepingCapacity: true)
+        batch.bytes.withUnsafeBufferPointer {
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: $0[keyRange]))
+        }
+    }
+
+    /// Calls `body` with the current entry's value.
+    func withValue<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows
+        -> Result
+    {
+        try batch.bytes.withUnsafeBufferPointer {
+            try body(UnsafeBufferPointer(rebasing: $0[valueRange]))
+        }
+    }
+
     /// Moves to the next entry, or sets `isDone`.
     ///
     /// - Throws: whatever the producer threw (`SQLiteError`).
-    func advance() throws {
+    mutating func advance() throws {
         while index >= batch.count {
             guard let next = try channel.pop() else {
                 isDone = true
@@ -761,19 +824,13 @@ final class ParallelStream: @unchecked Sendable {
         let start = index == 0 ? 0 : batch.ends[index * 3 - 1]
         let pathEnd = batch.ends[index * 3]
         let valueEnd = batch.ends[index * 3 + 1]
-        let keyEnd = batch.ends[index * 3 + 2]
+        valueRange = pathEnd..<valueEnd
+        keyRange = valueEnd..<batch.ends[index * 3 + 2]
+        hash = batch.hashes[index]
         path.removeAll(keepingCapacity: true)
-        path.append(contentsOf: batch.bytes[start..<pathEnd])
-        value.removeAll(keepingCapacity: true)
-        value.append(contentsOf: batch.bytes[pathEnd..<valueEnd])
-        recordKey = String(decoding: batch.bytes[valueEnd..<keyEnd], as: UTF8.self)
+        batch.bytes.withUnsafeBufferPointer {
+            path.append(contentsOf: UnsafeBufferPointer(rebasing: $0[start..<pathEnd]))
+        }
         index += 1
-    }
-
-    /// Stops the producer and waits for it, so its connection is free to close.
-    func cancel() {
-        guard started else { return }
-        channel.cancel()
-        channel.waitUntilFinished()
     }
 }

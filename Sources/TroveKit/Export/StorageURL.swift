@@ -23,6 +23,10 @@ public struct StorageURL: Sendable, Equatable {
             suffix = []
             rest = ""
         }
+        func plain(_ bytes: [UInt8]) -> Bool {
+            bytes.allSatisfy { $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C }
+        }
+        isPlain = !rest.contains("{path}") && plain(prefix) && plain(suffix)
     }
 
     /// The URL text before and after the encoded path (after its first `{path}`).
@@ -30,14 +34,14 @@ public struct StorageURL: Sendable, Equatable {
     private let suffix: [UInt8]
     /// The template after the first `{path}`, where later ones are replaced too.
     private let rest: String
+    /// Whether the URL is prefix + encoded path + suffix with nothing to escape in JSON.
+    private let isPlain: Bool
 
     /// Appends the download URL of `path` as JSON string content (no quotes); false when
     /// no storage location is configured.
     func appendURL(for path: String, to output: inout [UInt8]) -> Bool {
         guard isConfigured else { return false }
-        if rest.contains("{path}") || !suffix.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C })
-            || !prefix.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C })
-        {
+        if !isPlain {
             // Unusual templates take the general road (escaping, several {path}s).
             guard let url = url(for: path) else { return false }
             var quoted: [UInt8] = []
@@ -78,6 +82,18 @@ public struct StorageURL: Sendable, Equatable {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// Per byte, whether it stays as it is: the unreserved characters of RFC 3986.
+    private static let unreserved: [Bool] = (0..<256).map { byte in
+        switch UInt8(byte) {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
+            UInt8(ascii: "_"), UInt8(ascii: "~"):
+            return true
+        default:
+            return false
+        }
+    }
+
     private static let hex = Array("0123456789ABCDEF".utf8)
 
     static func appendPercentEncoded(_ text: String, to bytes: inout [UInt8]) {
@@ -88,16 +104,18 @@ public struct StorageURL: Sendable, Equatable {
     private static func appendPercentEncoded(
         utf8: UnsafeBufferPointer<UInt8>, to bytes: inout [UInt8]
     ) {
-        for byte in utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
-                UInt8(ascii: "_"), UInt8(ascii: "~"):
-                bytes.append(byte)
-            default:
-                bytes.append(UInt8(ascii: "%"))
-                bytes.append(hex[Int(byte >> 4)])
-                bytes.append(hex[Int(byte & 0xF)])
+        unreserved.withUnsafeBufferPointer { unreserved in
+            hex.withUnsafeBufferPointer { hex in
+                // Runs of unreserved bytes are copied whole.
+                var start = 0
+                for (index, byte) in utf8.enumerated() where !unreserved[Int(byte)] {
+                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
+                    bytes.append(UInt8(ascii: "%"))
+                    bytes.append(hex[Int(byte >> 4)])
+                    bytes.append(hex[Int(byte & 0xF)])
+                    start = index + 1
+                }
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
             }
         }
     }
