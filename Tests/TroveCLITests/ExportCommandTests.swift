@@ -287,6 +287,65 @@ import TroveSQLite
         }
     }
 
+    @Test func renditionsAndGeohashesMatchTheirOwnRecordsWhateverTheKeysBytes() throws {
+        let workspace = try Workspace(path: sandbox.workspace)
+        // Keys whose byte order differs from other orders, renditions of records that do
+        // not exist, and a post sharing a treasure's key; all share one artwork.
+        let keys = ["Z", "a", "a-b", "ab", "é", "日本"]
+        for (index, key) in keys.enumerated() {
+            try workspace.database.execute(
+                "INSERT INTO treasures (key, name, lat, lon, image) VALUES (?, ?, ?, 2.5, ?)",
+                [.text(key), .text("T " + key), .real(Double(index)), .text("/art/shared.png")])
+        }
+        func addRendition(kind: String, key: String, source: String = "/art/shared.png") throws {
+            try workspace.database.execute(
+                "INSERT INTO renditions VALUES (?, ?, 'full', ?, 'h', 's', ?, 1, 1, 1, 'h', 'x')",
+                [.text(kind), .text(key), .text(source), .text("r/\(key).png")])
+        }
+        for key in ["a-a", "aa", "zz", "ü"] {
+            try addRendition(kind: "treasure", key: key)
+        }
+        try addRendition(kind: "post", key: "a")
+        try addRendition(kind: "treasure", key: "a-b")
+        try addRendition(kind: "treasure", key: "é", source: "/art/old.png")
+        try addRendition(kind: "treasure", key: "日本")
+        #expect(sandbox.run("geohash").status == 0)
+        try workspace.database.execute("DELETE FROM treasure_geohashes WHERE key = 'ab'")
+
+        let refused = sandbox.run("export", "--layout", "flatirongo", "-o", "f.json")
+        #expect(refused.status == 1)
+        let missing = refused.stderr.split(separator: "\n").filter {
+            $0.contains("no 'full' rendition")
+        }
+        #expect(
+            missing.map { $0.split(separator: ":")[0].trimmingCharacters(in: .whitespaces) } == [
+                "treasure Z", "treasure a", "treasure ab", "treasure é",
+            ])
+        #expect(refused.stderr.contains("treasures without a geohash"))
+        #expect(refused.stderr.contains("  treasure ab\n"))
+
+        for key in ["Z", "a", "ab"] {
+            try addRendition(kind: "treasure", key: key)
+        }
+        try workspace.database.execute(
+            "UPDATE renditions SET source = '/art/shared.png' WHERE owner_key = 'é'")
+        #expect(sandbox.run("geohash").status == 0)
+        let exported = sandbox.run("export", "--layout", "flatirongo", "-o", "f.json")
+        #expect(exported.status == 0, "\(exported.stderr)")
+        let tree = try ExportSupport.parse(try ExportSupport.read(sandbox.path("f.json")))
+        let profiles = tree.objectValue?["treasureProfiles"]?.objectValue ?? [:]
+        let locations = tree.objectValue?["treasureLocations"]?.objectValue ?? [:]
+        for key in keys {
+            let url = profiles[key]?.objectValue?["imageURL"]
+            #expect(
+                url
+                    == .string(
+                        StorageURL(bucket: "flatiron-go.appspot.com", template: nil)
+                            .url(for: "r/\(key).png")!), "\(key)")
+            #expect(locations[key]?.objectValue?["g"] != nil, "\(key)")
+        }
+    }
+
     @Test func aRefusedExportRecordsNoState() throws {
         #expect(sandbox.run("export", "--layout", "flatirongo").status == 0)
         let workspace = try Workspace(path: sandbox.workspace)

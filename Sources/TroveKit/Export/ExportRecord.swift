@@ -166,7 +166,7 @@ struct RecordQuery {
     ///
     /// - Throws: `SQLiteError`.
     func open(on database: Database, orderColumns: [String]) throws -> RecordCursor {
-        let mergeJoins = orderColumns.isEmpty
+        let mergeJoins = orderColumns.allSatisfy { $0 == "key" }
         let statement = try database.prepare(
             sql(orderColumns: orderColumns, mergeJoins: mergeJoins))
         var geohashes: KeyOrderedTable?
