@@ -116,3 +116,36 @@ import Testing
         #expect(!isPathPrefix(Array("a/b".utf8), of: Array("a/bc".utf8)))
     }
 }
+
+@Suite struct EntryChannelTests {
+    /// A batch of one entry whose path, value and key all spell `index`.
+    private func batch(_ index: Int) -> EntryBatch {
+        var batch = EntryBatch()
+        for _ in 0..<3 {
+            batch.bytes.append(contentsOf: String(index).utf8)
+            batch.ends.append(batch.bytes.count)
+        }
+        batch.hashes.append(UInt64(index))
+        return batch
+    }
+
+    @Test func aProducerWorksAheadOfAnIdleConsumerAndOrderIsKept() throws {
+        let channel = EntryChannel()
+        // Far more than the queue keeps in memory; a bounded queue would block here.
+        for index in 0..<100 { #expect(channel.push(batch(index))) }
+        var seen: [Int] = []
+        for index in 100..<120 {
+            // Taking some, then pushing more, keeps the order across memory and the spill.
+            if let next = try channel.pop() { seen.append(Int(next.hashes[0])) }
+            #expect(channel.push(batch(index)))
+        }
+        channel.finish(recordCount: 120, failure: nil)
+        while let next = try channel.pop() {
+            #expect(
+                String(decoding: next.bytes, as: UTF8.self)
+                    == String(repeating: "\(next.hashes[0])", count: 3))
+            seen.append(Int(next.hashes[0]))
+        }
+        #expect(seen == Array(0..<120))
+    }
+}

@@ -650,7 +650,12 @@ struct EntryBatch {
     static let capacity = 1024
 }
 
-/// A bounded queue of batches between one producer and one consumer.
+/// A queue of batches between one producer and one consumer.
+///
+/// A few batches wait in memory; beyond that the producer spills them to an anonymous
+/// temporary file rather than waiting. Templates write separate parts of the tree, so the
+/// merging thread often takes all of one stream before any of the next: the later
+/// streams work ahead through the spill instead of idling, and memory stays bounded.
 final class EntryChannel: @unchecked Sendable {
     private let condition = NSCondition()
     private var batches: [EntryBatch] = []
@@ -659,14 +664,29 @@ final class EntryChannel: @unchecked Sendable {
     private var failure: Error?
     private(set) var recordCount = 0
     private static let capacity = 8
+    private var spill: SpillFile?
+    /// Batches in the spill file not yet taken; while there are any, new batches go there
+    /// too, to keep their order.
+    private var spilled = 0
 
-    /// Blocks while the queue is full; false once the consumer has cancelled.
+    /// Queues `batch`; false once the consumer has cancelled.
     func push(_ batch: EntryBatch) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        while batches.count >= Self.capacity && !cancelled { condition.wait() }
-        if cancelled { return false }
-        batches.append(batch)
+        while true {
+            if cancelled { return false }
+            if spilled == 0 && batches.count < Self.capacity {
+                batches.append(batch)
+                break
+            }
+            if spill == nil { spill = SpillFile() }
+            if let spill, spill.write(batch) {
+                spilled += 1
+                break
+            }
+            // No room on disk either: wait for the consumer as a bounded queue would.
+            condition.wait()
+        }
         condition.broadcast()
         return true
     }
@@ -686,10 +706,19 @@ final class EntryChannel: @unchecked Sendable {
     func pop() throws -> EntryBatch? {
         condition.lock()
         defer { condition.unlock() }
-        while batches.isEmpty && !finished { condition.wait() }
+        while batches.isEmpty && spilled == 0 && !finished { condition.wait() }
         if !batches.isEmpty {
             condition.broadcast()
             return batches.removeFirst()
+        }
+        if spilled > 0 {
+            guard let batch = spill?.read() else {
+                throw ExportError.cannotWrite(
+                    path: "a temporary file", reason: "entries set aside there cannot be read back")
+            }
+            spilled -= 1
+            condition.broadcast()
+            return batch
         }
         if let failure { throw failure }
         return nil
@@ -707,6 +736,77 @@ final class EntryChannel: @unchecked Sendable {
         cancelled = true
         condition.broadcast()
         condition.unlock()
+    }
+}
+
+/// Batches written to and read back from an anonymous temporary file, first in first out.
+final class SpillFile {
+    private let file: UnsafeMutablePointer<FILE>?
+    private var writeOffset: off_t = 0
+    private var readOffset: off_t = 0
+
+    /// Opens a file that disappears when closed (or when the process ends).
+    init() {
+        file = tmpfile()
+    }
+
+    deinit {
+        if let file { fclose(file) }
+    }
+
+    /// Appends `batch`; false when it could not be written.
+    func write(_ batch: EntryBatch) -> Bool {
+        guard let file else { return false }
+        let descriptor = fileno(file)
+        let header = [Int64(batch.bytes.count), Int64(batch.ends.count), Int64(batch.hashes.count)]
+        var offset = writeOffset
+        func put(_ raw: UnsafeRawBufferPointer) -> Bool {
+            var done = 0
+            while done < raw.count {
+                let written = pwrite(
+                    descriptor, raw.baseAddress! + done, raw.count - done, offset + off_t(done))
+                if written < 0 && errno == EINTR { continue }
+                if written <= 0 { return false }
+                done += written
+            }
+            offset += off_t(raw.count)
+            return true
+        }
+        guard header.withUnsafeBytes(put), batch.bytes.withUnsafeBytes(put),
+            batch.ends.withUnsafeBytes(put), batch.hashes.withUnsafeBytes(put)
+        else { return false }
+        writeOffset = offset
+        return true
+    }
+
+    /// The oldest batch not yet read; nil when the file cannot be read back.
+    func read() -> EntryBatch? {
+        guard let file else { return nil }
+        let descriptor = fileno(file)
+        var offset = readOffset
+        func get(_ raw: UnsafeMutableRawBufferPointer) -> Bool {
+            var done = 0
+            while done < raw.count {
+                let count = pread(
+                    descriptor, raw.baseAddress! + done, raw.count - done, offset + off_t(done))
+                if count < 0 && errno == EINTR { continue }
+                if count <= 0 { return false }
+                done += count
+            }
+            offset += off_t(raw.count)
+            return true
+        }
+        var header = [Int64](repeating: 0, count: 3)
+        guard header.withUnsafeMutableBytes(get) else { return nil }
+        var batch = EntryBatch()
+        batch.bytes = [UInt8](repeating: 0, count: Int(header[0]))
+        batch.ends = [Int](repeating: 0, count: Int(header[1]))
+        batch.hashes = [UInt64](repeating: 0, count: Int(header[2]))
+        guard batch.bytes.withUnsafeMutableBytes(get), batch.ends.withUnsafeMutableBytes(get),
+            batch.hashes.withUnsafeMutableBytes(get)
+        else { return nil }
+        readOffset = offset
+        return batch
     }
 }
 
