@@ -115,6 +115,12 @@ struct RecordQuery {
     /// and `user`) and then by key, with the joins in SQL unless `mergeJoins`. Only fixed
     /// column names and bound parameters: no user text is ever part of the SQL.
     func sql(orderColumns: [String], mergeJoins: Bool = false) -> String {
+        let (columns, rest) = sqlParts(orderColumns: orderColumns, mergeJoins: mergeJoins)
+        return "SELECT \(columns.joined(separator: ", "))" + rest
+    }
+
+    /// The selected columns, and the SQL after them.
+    private func sqlParts(orderColumns: [String], mergeJoins: Bool) -> ([String], String) {
         var columns: [String]
         switch records {
         case .treasures:
@@ -158,8 +164,10 @@ struct RecordQuery {
         }
         let table = records == .treasures ? "treasures" : "posts"
         let filter = records == .posts ? "\nWHERE o.status = 'approved'" : ""
-        return "SELECT \(columns.joined(separator: ", "))\nFROM \(table) AS o"
-            + joins + filter + "\nORDER BY " + order.joined(separator: ", ")
+        return (
+            columns,
+            "\nFROM \(table) AS o" + joins + filter + "\nORDER BY " + order.joined(separator: ", ")
+        )
     }
 
     /// Opens the records in the order of `orderColumns`.
@@ -189,14 +197,18 @@ struct RecordQuery {
                 statement: try database.prepare(
                     "SELECT key, geohash FROM treasure_geohashes ORDER BY key"))
         }
+        let columns = sqlParts(orderColumns: orderColumns, mergeJoins: mergeJoins).0
         return RecordCursor(
-            statement: statement, geohashes: geohashes, renditions: renditions)
+            statement: statement, selected: columns.map { $0 != "NULL" }, geohashes: geohashes,
+            renditions: renditions)
     }
 }
 
 /// The records of one query, with the tables merged beside them.
 struct RecordCursor {
     let statement: Statement
+    /// Per column, whether the query selects it (rather than a constant NULL).
+    let selected: [Bool]
     var geohashes: KeyOrderedTable?
     /// Per rendition name, its table when merged here.
     var renditions: [KeyOrderedTable?]
@@ -207,23 +219,25 @@ struct RecordCursor {
     mutating func next(into record: inout ExportRecord) throws -> Bool {
         guard let row = try statement.next() else { return false }
         record.resetExtra()
-        record.key = row.text(0) ?? ""
-        record.name = row.text(1)
-        record.user = row.text(2)
-        record.description = row.text(3)
-        record.date = row.text(4)
-        record.latitude = row.double(5)
-        record.longitude = row.double(6)
-        record.geohash = row.text(7)
-        record.setImage(row.text(8))
-        record.extraJSON = row.text(9)
+        func text(_ column: Int) -> String? { selected[column] ? row.text(column) : nil }
+        func double(_ column: Int) -> Double? { selected[column] ? row.double(column) : nil }
+        record.key = text(0) ?? ""
+        record.name = text(1)
+        record.user = text(2)
+        record.description = text(3)
+        record.date = text(4)
+        record.latitude = double(5)
+        record.longitude = double(6)
+        record.geohash = text(7)
+        record.setImage(text(8))
+        record.extraJSON = text(9)
         // Filled in place: one array per stream rather than one per row.
         if record.renditions.count != renditions.count {
             record.renditions = Array(repeating: nil, count: renditions.count)
         }
         for index in renditions.indices {
             let column = 10 + index * 3
-            if let path = row.text(column) {
+            if selected[column], let path = row.text(column) {
                 record.renditions[index] = ExportRecord.Rendition(
                     path: path, width: row.int64(column + 1) ?? 0,
                     height: row.int64(column + 2) ?? 0)

@@ -1,3 +1,4 @@
+import Foundation
 import TroveSQLite
 
 // What a layout last exported, kept compactly for `export --update`: one 64-bit hash of
@@ -26,6 +27,20 @@ func comparePaths(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt
 /// `comparePaths` for arrays.
 func comparePaths(_ a: [UInt8], _ b: [UInt8]) -> Int {
     a.withUnsafeBufferPointer { left in b.withUnsafeBufferPointer { comparePaths(left, $0) } }
+}
+
+/// How `next` orders after `previous` (`comparePaths(previous, next)`), and whether
+/// `previous` is `next` or one of its ancestors, so that writing both would overlap.
+func pathOrder(_ previous: [UInt8], _ next: [UInt8]) -> (order: Int, overlaps: Bool) {
+    previous.withUnsafeBufferPointer { a in
+        next.withUnsafeBufferPointer { b in
+            let order = comparePaths(a, b)
+            guard order <= 0, a.count <= b.count,
+                a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0
+            else { return (order, false) }
+            return (order, a.count == b.count || b[a.count] == UInt8(ascii: "/"))
+        }
+    }
 }
 
 /// Whether path `a` is `b` or one of its ancestors.

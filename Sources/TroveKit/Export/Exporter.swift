@@ -345,50 +345,53 @@ struct ExportRun {
         let streams = self.streams
         defer { for stream in streams { stream.cancel() } }
         for stream in streams { stream.start() }
-        var cursors = streams.map(StreamCursor.init)
-        for index in cursors.indices { try cursors[index].advance() }
-        var previousPath: [UInt8] = []
-        var previousRecord: [UInt8] = []
-        var hasPrevious = false
-        while true {
-            // The stream whose current path comes first; templates are few.
-            var best = -1
-            for index in cursors.indices where !cursors[index].isDone {
-                if best >= 0 && comparePaths(cursors[index].path, cursors[best].path) >= 0 {
-                    continue
+        var cursorArray = streams.map(StreamCursor.init)
+        // Cursors are used in place: copying one out of the array would retain its buffers.
+        try cursorArray.withUnsafeMutableBufferPointer { cursors in
+            for index in cursors.indices { try cursors[index].advance() }
+            var previousPath: [UInt8] = []
+            var previousRecord: [UInt8] = []
+            var hasPrevious = false
+            while true {
+                // The stream whose current path comes first; templates are few.
+                var best = -1
+                for index in cursors.indices where !cursors[index].isDone {
+                    if best >= 0 && comparePaths(cursors[index].path, cursors[best].path) >= 0 {
+                        continue
+                    }
+                    best = index
                 }
-                best = index
-            }
-            guard best >= 0 else { break }
-            let path = cursors[best].path
-            if hasPrevious && comparePaths(path, previousPath) < 0 {
-                // Each stream is ordered by construction; this guards the JSON's validity
-                // should that ever fail, rather than writing a broken tree.
-                problems.add(
-                    "paths out of database order (a defect in trove; please report it)",
-                    String(decoding: path, as: UTF8.self))
-            } else if hasPrevious && isPathPrefix(previousPath, of: path) {
-                problems.add(
-                    "paths written twice (a layout's paths overlap for these records)",
-                    "\(noun)s \(String(decoding: previousRecord, as: UTF8.self)) and "
-                        + "\(cursors[best].recordKey) both write "
-                        + String(decoding: path, as: UTF8.self))
-            } else {
-                let hash = cursors[best].hash
-                try path.withUnsafeBufferPointer { path in
-                    try cursors[best].withValue { value in
-                        try write(path: path, value: value, hash: hash, &summary) {
-                            cursors[best].recordKey
+                guard best >= 0 else { break }
+                let (order, overlaps) =
+                    hasPrevious ? pathOrder(previousPath, cursors[best].path) : (-1, false)
+                if order > 0 {
+                    // Each stream is ordered by construction; this guards the JSON's validity
+                    // should that ever fail, rather than writing a broken tree.
+                    problems.add(
+                        "paths out of database order (a defect in trove; please report it)",
+                        String(decoding: cursors[best].path, as: UTF8.self))
+                } else if overlaps {
+                    problems.add(
+                        "paths written twice (a layout's paths overlap for these records)",
+                        "\(noun)s \(String(decoding: previousRecord, as: UTF8.self)) and "
+                            + "\(cursors[best].recordKey) both write "
+                            + String(decoding: cursors[best].path, as: UTF8.self))
+                } else {
+                    let cursor = cursors.baseAddress! + best
+                    try cursor.pointee.path.withUnsafeBufferPointer { path in
+                        try cursor.pointee.withValue { value in
+                            try write(
+                                path: path, value: value, hash: cursor.pointee.hash, &summary
+                            ) { cursor.pointee.recordKey }
                         }
                     }
                 }
+                // The cursor's path becomes the previous one; its old buffer is reused.
+                cursors[best].exchangePath(with: &previousPath)
+                cursors[best].copyRecordKey(into: &previousRecord)
+                hasPrevious = true
+                try cursors[best].advance()
             }
-            // Copied into our own buffers: the cursor reuses its own.
-            previousPath.removeAll(keepingCapacity: true)
-            previousPath.append(contentsOf: path)
-            cursors[best].copyRecordKey(into: &previousRecord)
-            hasPrevious = true
-            try cursors[best].advance()
         }
         // Whatever the last export had beyond the last current path is gone now.
         while !oldState.isAtEnd {
@@ -887,6 +890,12 @@ struct StreamCursor {
 
     init(_ stream: ParallelStream) {
         channel = stream.channel
+    }
+
+    /// Swaps the current entry's path buffer with `other`; the path is refilled by
+    /// `advance`.
+    mutating func exchangePath(with other: inout [UInt8]) {
+        swap(&path, &other)
     }
 
     /// The current entry's record key.
