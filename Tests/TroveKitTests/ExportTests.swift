@@ -22,6 +22,29 @@ import Testing
             #expect(Double(JSONText.number(value))?.bitPattern == value.bitPattern)
         }
     }
+
+    @Test func coordinatesPrintAsTheirShortestDigits() {
+        var random = SystemRandomNumberGenerator()
+        for _ in 0..<20_000 {
+            // Positions as people write them: up to six places, often fewer.
+            let places = Int.random(in: 1...6, using: &random)
+            let units = Int64.random(in: -180_000_000...180_000_000, using: &random)
+            let value = Double(units) / 1e6
+            let text = JSONText.number(value)
+            #expect(Double(text)?.bitPattern == value.bitPattern)
+            if value.magnitude >= 1e-4 && value != value.rounded() {
+                // Swift's description is the shortest text that reads back the same.
+                #expect(text == value.description, "\(units) at \(places) places")
+            }
+            let rounded = (value * pow(10, Double(places))).rounded() / pow(10, Double(places))
+            if rounded.magnitude >= 1e-4 && rounded != rounded.rounded() {
+                #expect(JSONText.number(rounded) == rounded.description)
+            }
+        }
+        #expect(JSONText.number(-74.0061) == "-74.0061")
+        #expect(JSONText.number(0.000001) == "0.000001")
+        #expect(JSONText.number(40.7128) == "40.7128")
+    }
 }
 
 @Suite struct ExportLayoutTests {

@@ -153,4 +153,19 @@ struct SeededGenerator: RandomNumberGenerator {
             }
         }
     }
+
+    @Test func interleavingAllBitsAtOnceAgreesWithOneAtATime() {
+        var random = SystemRandomNumberGenerator()
+        for bits in 1...60 {
+            for _ in 0..<500 {
+                let longitude = random.next() & ((1 << UInt64((bits + 1) / 2)) - 1)
+                let latitude = random.next() & ((1 << UInt64(bits / 2)) - 1)
+                #expect(
+                    Geohash.prefix(longitudeIndex: longitude, latitudeIndex: latitude, bits: bits)
+                        == Geohash.bitwisePrefix(
+                            longitudeIndex: longitude, latitudeIndex: latitude, bits: bits),
+                    "\(bits) bits")
+            }
+        }
+    }
 }

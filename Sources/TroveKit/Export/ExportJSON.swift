@@ -175,6 +175,7 @@ enum JSONText {
             appendInteger(Int64(value), to: &output)
             return
         }
+        if appendShortDecimal(value, to: &output) { return }
         // Swift's description holds the shortest round-trip digits. In plain decimal
         // notation (no exponent, not integral) it is already what JavaScript prints.
         var text = value.description
@@ -244,6 +245,38 @@ enum JSONText {
             output.append(UInt8(ascii: n - 1 < 0 ? "-" : "+"))
             appendInteger(Int64((n - 1).magnitude), to: &output)
         }
+    }
+
+    /// Appends `value` when it is exactly what a decimal with at most six places reads
+    /// back as (coordinates usually are), without the general shortest-digits search;
+    /// false (nothing appended) otherwise.
+    ///
+    /// Dividing the exact integer N by 10^6 is correctly rounded, so `N / 1e6 == value`
+    /// means the text of N/10^6 reads back as `value`. Below 1e9 two different six-place
+    /// decimals are over a thousand units in the last place apart, so no other text of at
+    /// most six places reads back the same, and dropping trailing zeros gives the shortest.
+    private static func appendShortDecimal(_ value: Double, to output: inout [UInt8]) -> Bool {
+        let magnitude = value.magnitude
+        guard magnitude < 1e9, magnitude >= 1e-6 else { return false }
+        let scaled = (magnitude * 1e6).rounded()
+        let units = Int64(scaled)
+        var fraction = units % 1_000_000
+        guard fraction != 0, Double(units) / 1e6 == magnitude else { return false }
+        if value < 0 { output.append(UInt8(ascii: "-")) }
+        appendInteger(units / 1_000_000, to: &output)
+        var places = 6
+        while fraction % 10 == 0 {
+            fraction /= 10
+            places -= 1
+        }
+        output.append(UInt8(ascii: "."))
+        var divisor: Int64 = 1
+        for _ in 1..<places { divisor *= 10 }
+        while divisor > 0 {
+            output.append(UInt8(ascii: "0") + UInt8(fraction / divisor % 10))
+            divisor /= 10
+        }
+        return true
     }
 
     /// Appends a whole number in decimal.

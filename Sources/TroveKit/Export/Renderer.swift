@@ -247,7 +247,6 @@ struct Renderer {
     }
 
     static func indent(_ level: Int, into output: inout [UInt8]) {
-        // A plain loop: levels are few, and a shared buffer of spaces costs a retain.
-        for _ in 0..<level * 2 { output.append(0x20) }
+        output.append(contentsOf: repeatElement(0x20, count: level * 2))
     }
 }

@@ -129,6 +129,30 @@ public enum Geohash {
     /// The base32 text of the first `bits` interleaved bits, padded with zero bits to a
     /// whole character.
     static func prefix(longitudeIndex: UInt64, latitudeIndex: UInt64, bits: Int) -> String {
+        let characters = (bits + bitsPerCharacter - 1) / bitsPerCharacter
+        if characters * bitsPerCharacter <= 64 {
+            // Up to 12 characters: interleave all bits at once, then read 5 at a time.
+            let interleaved =
+                bits & 1 == 0
+                ? spread(longitudeIndex) << 1 | spread(latitudeIndex)
+                : spread(longitudeIndex) | spread(latitudeIndex) << 1
+            let padded = interleaved << UInt64(characters * bitsPerCharacter - bits)
+            return String(unsafeUninitializedCapacity: characters) { text in
+                alphabet.withUnsafeBufferPointer { alphabet in
+                    for index in 0..<characters {
+                        let shift = UInt64((characters - 1 - index) * bitsPerCharacter)
+                        text[index] = alphabet[Int((padded >> shift) & 0x1F)]
+                    }
+                    return characters
+                }
+            }
+        }
+        return bitwisePrefix(
+            longitudeIndex: longitudeIndex, latitudeIndex: latitudeIndex, bits: bits)
+    }
+
+    /// `prefix` a bit at a time, for any precision.
+    static func bitwisePrefix(longitudeIndex: UInt64, latitudeIndex: UInt64, bits: Int) -> String {
         let longitudeBits = (bits + 1) / 2
         let latitudeBits = bits / 2
         let characters = (bits + bitsPerCharacter - 1) / bitsPerCharacter
@@ -166,6 +190,17 @@ public enum Geohash {
                 return written
             }
         }
+    }
+
+    /// The low 32 bits of `value` moved to the even bit positions (bit i to bit 2i).
+    private static func spread(_ value: UInt64) -> UInt64 {
+        var x = value & 0xFFFF_FFFF
+        x = (x | x << 16) & 0x0000_FFFF_0000_FFFF
+        x = (x | x << 8) & 0x00FF_00FF_00FF_00FF
+        x = (x | x << 4) & 0x0F0F_0F0F_0F0F_0F0F
+        x = (x | x << 2) & 0x3333_3333_3333_3333
+        x = (x | x << 1) & 0x5555_5555_5555_5555
+        return x
     }
 
     static func alphabetIndex(_ byte: UInt8) -> Int? {
