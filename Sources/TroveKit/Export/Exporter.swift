@@ -555,6 +555,10 @@ struct TemplateStream {
     let problems: ExportProblems
     private let noun: String
     private var record = ExportRecord()
+    private let compiledPath: CompiledPath
+    /// Rendered at the level it takes in the tree (one per path segment), so the tree
+    /// writer copies it as it is.
+    private let compiledValue: CompiledValue
     /// The columns SQL orders by, or nil when the paths are sorted in memory.
     private let orderColumns: [String]?
     /// Entries sorted in memory, for templates SQL cannot order.
@@ -577,6 +581,10 @@ struct TemplateStream {
         self.problems = problems
         self.noun = noun
         orderColumns = template.orderColumns
+        compiledPath = CompiledPath(template.segments)
+        compiledValue = CompiledValue(
+            template.value, level: template.segments.count,
+            renditionNames: renderer.renditionNames)
         cursor = try query.open(on: database, orderColumns: orderColumns ?? [])
     }
 
@@ -606,7 +614,7 @@ struct TemplateStream {
             recordCount += 1
             checker?.check(record, problems: problems)
             path.removeAll(keepingCapacity: true)
-            switch renderer.renderPath(template.segments, record: &record, into: &path) {
+            switch renderer.renderPath(compiledPath, record: &record, into: &path) {
             case .absent: continue
             case .illegal(let reason):
                 problems.add(
@@ -618,8 +626,7 @@ struct TemplateStream {
             value.removeAll(keepingCapacity: true)
             renderer.problem = nil
             // Rendered at the level it takes in the tree, so the tree writer copies it as is.
-            let written = renderer.render(
-                template.value, record: &record, level: template.segments.count, into: &value)
+            let written = renderer.render(compiledValue, record: &record, into: &value)
             if let problem = renderer.problem {
                 problems.add("values that cannot be exported", "\(noun) \(record.key): \(problem)")
                 continue

@@ -103,24 +103,33 @@ struct Renderer {
     /// Appends the path for `segments` joined by `/`; returns nil when a segment has no
     /// value (the record writes nothing there) or a problem when a key breaks a limit.
     mutating func renderPath(
-        _ segments: [TextTemplate], record: inout ExportRecord, into output: inout [UInt8]
+        _ path: CompiledPath, record: inout ExportRecord, into output: inout [UInt8]
     ) -> PathOutcome {
-        for (index, segment) in segments.enumerated() {
+        for (index, segment) in path.segments.enumerated() {
             if index > 0 { output.append(UInt8(ascii: "/")) }
+            var key: String
             switch segment {
-            case .literal(var text):
-                text.withUTF8 { output.append(contentsOf: $0) }
-            case .whole, .interpolated:
-                guard var key = text(of: segment, in: &record), !key.isEmpty else {
+            case .literal(let start, let end):
+                path.pool.withUnsafeBufferPointer {
+                    output.append(
+                        contentsOf: UnsafeBufferPointer(rebasing: $0[Int(start)..<Int(end)]))
+                }
+                continue
+            case .key:
+                key = record.key
+            case .text(let text):
+                guard let text = self.text(of: path.texts[Int(text)], in: &record) else {
                     return .absent
                 }
-                let reason = key.withUTF8 { bytes -> String? in
-                    output.append(contentsOf: bytes)
-                    return FirebaseLimits.keyProblem(bytes: bytes)
-                }
-                if let reason {
-                    return .illegal("key \"\(Self.shortened(key))\" \(reason)")
-                }
+                key = text
+            }
+            if key.isEmpty { return .absent }
+            let reason = key.withUTF8 { bytes -> String? in
+                output.append(contentsOf: bytes)
+                return FirebaseLimits.keyProblem(bytes: bytes)
+            }
+            if let reason {
+                return .illegal("key \"\(Self.shortened(key))\" \(reason)")
             }
         }
         return .written
@@ -139,23 +148,116 @@ struct Renderer {
 
     // MARK: - Values
 
-    /// Appends `template` rendered for `record`; returns false (and appends nothing) when
-    /// it has no value.
+    /// Appends `value` rendered for `record`; returns false (and appends nothing) when it
+    /// has no value.
     mutating func render(
-        _ template: ValueTemplate, record: inout ExportRecord, level: Int,
-        into output: inout [UInt8]
+        _ value: CompiledValue, record: inout ExportRecord, into output: inout [UInt8]
     ) -> Bool {
-        switch template {
+        value.nodes.withUnsafeBufferPointer { nodes in
+            value.members.withUnsafeBufferPointer { members in
+                value.pool.withUnsafeBufferPointer { pool in
+                    render(
+                        CompiledValue.root, of: value, nodes: nodes, members: members, pool: pool,
+                        record: &record, into: &output)
+                }
+            }
+        }
+    }
+
+    private mutating func render(
+        _ index: Int32, of value: CompiledValue, nodes: UnsafeBufferPointer<CompiledValue.Node>,
+        members: UnsafeBufferPointer<CompiledValue.Member>, pool: UnsafeBufferPointer<UInt8>,
+        record: inout ExportRecord, into output: inout [UInt8]
+    ) -> Bool {
+        func append(_ start: Int32, _ end: Int32) {
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: pool[Int(start)..<Int(end)]))
+        }
+        let node = nodes[Int(index)]
+        switch node.kind {
         case .absent:
             return false
-        case .literal(let bytes):
-            output.append(contentsOf: bytes)
+        case .literal:
+            append(node.start, node.end)
             return true
-        case .text(.whole(.rendition(let name, .url))) where !record.imageIsRemote:
-            // The common case of every profile: URL bytes straight into the output.
-            guard let index = renditionNames.firstIndex(of: name),
-                let rendition = record.renditions[index]
-            else { return false }
+        case .field:
+            return render(node.slot, of: value, record: &record, into: &output)
+        case .text:
+            guard let text = self.text(of: value.texts[Int(node.text)], in: &record) else {
+                return false
+            }
+            return appendString(text, into: &output)
+        case .object:
+            let start = output.count
+            output.append(UInt8(ascii: "{"))
+            var written = false
+            for member in members[Int(node.first)..<Int(node.first + node.count)] {
+                let mark = output.count
+                if written { output.append(UInt8(ascii: ",")) }
+                append(member.start, member.end)
+                if render(
+                    member.node, of: value, nodes: nodes, members: members, pool: pool,
+                    record: &record, into: &output)
+                {
+                    written = true
+                } else {
+                    output.removeLast(output.count - mark)
+                }
+            }
+            guard written else {
+                output.removeLast(output.count - start)
+                return false
+            }
+            append(node.start, node.end)
+            return true
+        case .array:
+            // Array positions carry meaning (`l` is [lat, lon]), so a missing element
+            // removes the whole array rather than shifting the others.
+            let start = output.count
+            output.append(UInt8(ascii: "["))
+            for position in Int(node.first)..<Int(node.first + node.count) {
+                let member = members[position]
+                if position > Int(node.first) {
+                    output.append(UInt8(ascii: ","))
+                    if node.inline { output.append(0x20) }
+                }
+                append(member.start, member.end)
+                guard
+                    render(
+                        member.node, of: value, nodes: nodes, members: members, pool: pool,
+                        record: &record, into: &output)
+                else {
+                    output.removeLast(output.count - start)
+                    return false
+                }
+            }
+            append(node.start, node.end)
+            return true
+        }
+    }
+
+    /// Appends the value of a whole-string placeholder; false when it has none.
+    private mutating func render(
+        _ slot: CompiledValue.Slot, of value: CompiledValue, record: inout ExportRecord,
+        into output: inout [UInt8]
+    ) -> Bool {
+        func number(_ number: Double?) -> Bool {
+            guard let number, number.isFinite else { return false }
+            JSONText.appendNumber(number, to: &output)
+            return true
+        }
+        switch slot {
+        case .key: return appendString(record.key, into: &output)
+        case .name: return appendString(record.name, into: &output)
+        case .user: return appendString(record.user, into: &output)
+        case .description: return appendString(record.description, into: &output)
+        case .date: return appendString(record.date, into: &output)
+        case .geohash: return appendString(record.geohash, into: &output)
+        case .lat: return number(record.latitude)
+        case .lon: return number(record.longitude)
+        case .renditionURL(let index):
+            // A remote image is not ours to resize: its URL is exported as it is.
+            if record.imageIsRemote { return appendString(record.image, into: &output) }
+            guard let rendition = record.renditions[index] else { return false }
             output.append(UInt8(ascii: "\""))
             guard storage.appendURL(for: rendition.path, to: &output) else {
                 output.removeLast()
@@ -168,68 +270,20 @@ struct Renderer {
             }
             output.append(UInt8(ascii: "\""))
             return true
-        case .text(.whole(let field)):
-            guard let value = value(of: field, in: &record) else { return false }
-            switch value {
+        case .other(let index):
+            switch self.value(of: value.fields[index], in: &record) {
+            case nil: return false
             case .string(let text): return appendString(text, into: &output)
             case .number(let number): JSONText.appendNumber(number, to: &output)
             case .integer(let integer): JSONText.appendInteger(integer, to: &output)
             }
             return true
-        case .text(let text):
-            guard let text = self.text(of: text, in: &record) else { return false }
-            return appendString(text, into: &output)
-        case .object(let members):
-            let start = output.count
-            output.append(UInt8(ascii: "{"))
-            var written = false
-            for member in members {
-                let mark = output.count
-                if written { output.append(UInt8(ascii: ",")) }
-                output.append(0x0A)
-                Self.indent(level + 1, into: &output)
-                output.append(contentsOf: member.key)
-                output.append(contentsOf: [UInt8(ascii: ":"), 0x20])
-                if render(member.value, record: &record, level: level + 1, into: &output) {
-                    written = true
-                } else {
-                    output.removeLast(output.count - mark)
-                }
-            }
-            guard written else {
-                output.removeLast(output.count - start)
-                return false
-            }
-            output.append(0x0A)
-            Self.indent(level, into: &output)
-            output.append(UInt8(ascii: "}"))
-            return true
-        case .array(let elements):
-            // Array positions carry meaning (`l` is [lat, lon]), so a missing element
-            // removes the whole array rather than shifting the others.
-            let start = output.count
-            let inline = elements.allSatisfy(\.isScalar)
-            output.append(UInt8(ascii: "["))
-            for (index, element) in elements.enumerated() {
-                if index > 0 { output.append(UInt8(ascii: ",")) }
-                if inline {
-                    if index > 0 { output.append(0x20) }
-                } else {
-                    output.append(0x0A)
-                    Self.indent(level + 1, into: &output)
-                }
-                guard render(element, record: &record, level: level + 1, into: &output) else {
-                    output.removeLast(output.count - start)
-                    return false
-                }
-            }
-            if !inline {
-                output.append(0x0A)
-                Self.indent(level, into: &output)
-            }
-            output.append(UInt8(ascii: "]"))
-            return true
         }
+    }
+
+    private mutating func appendString(_ text: String?, into output: inout [UInt8]) -> Bool {
+        guard let text else { return false }
+        return appendString(text, into: &output)
     }
 
     private mutating func appendString(_ text: String, into output: inout [UInt8]) -> Bool {
