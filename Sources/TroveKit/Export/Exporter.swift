@@ -345,53 +345,45 @@ struct ExportRun {
         let streams = self.streams
         defer { for stream in streams { stream.cancel() } }
         for stream in streams { stream.start() }
-        var cursorArray = streams.map(StreamCursor.init)
-        // Cursors are used in place: copying one out of the array would retain its buffers.
-        try cursorArray.withUnsafeMutableBufferPointer { cursors in
-            for index in cursors.indices { try cursors[index].advance() }
-            var previousPath: [UInt8] = []
-            var previousRecord: [UInt8] = []
-            var hasPrevious = false
-            while true {
-                // The stream whose current path comes first; templates are few.
-                var best = -1
-                for index in cursors.indices where !cursors[index].isDone {
-                    if best >= 0 && comparePaths(cursors[index].path, cursors[best].path) >= 0 {
-                        continue
-                    }
-                    best = index
-                }
-                guard best >= 0 else { break }
-                let (order, overlaps) =
-                    hasPrevious ? pathOrder(previousPath, cursors[best].path) : (-1, false)
-                if order > 0 {
-                    // Each stream is ordered by construction; this guards the JSON's validity
-                    // should that ever fail, rather than writing a broken tree.
-                    problems.add(
-                        "paths out of database order (a defect in trove; please report it)",
-                        String(decoding: cursors[best].path, as: UTF8.self))
-                } else if overlaps {
-                    problems.add(
-                        "paths written twice (a layout's paths overlap for these records)",
-                        "\(noun)s \(String(decoding: previousRecord, as: UTF8.self)) and "
-                            + "\(cursors[best].recordKey) both write "
-                            + String(decoding: cursors[best].path, as: UTF8.self))
-                } else {
-                    let cursor = cursors.baseAddress! + best
-                    try cursor.pointee.path.withUnsafeBufferPointer { path in
-                        try cursor.pointee.withValue { value in
-                            try write(
-                                path: path, value: value, hash: cursor.pointee.hash, &summary
-                            ) { cursor.pointee.recordKey }
-                        }
-                    }
-                }
-                // The cursor's path becomes the previous one; its old buffer is reused.
-                cursors[best].exchangePath(with: &previousPath)
-                cursors[best].copyRecordKey(into: &previousRecord)
-                hasPrevious = true
-                try cursors[best].advance()
+        let cursors = streams.map(StreamCursor.init)
+        for cursor in cursors { try cursor.advance() }
+        var previousPath: [UInt8] = []
+        var previousRecord: [UInt8] = []
+        var hasPrevious = false
+        while true {
+            // The stream whose current path comes first; templates are few.
+            var best: StreamCursor?
+            for cursor in cursors where !cursor.isDone {
+                if let chosen = best, comparePaths(cursor.path, chosen.path) >= 0 { continue }
+                best = cursor
             }
+            guard let cursor = best else { break }
+            let (order, overlaps) =
+                hasPrevious ? pathOrder(previousPath, cursor.path) : (-1, false)
+            if order > 0 {
+                // Each stream is ordered by construction; this guards the JSON's validity
+                // should that ever fail, rather than writing a broken tree.
+                problems.add(
+                    "paths out of database order (a defect in trove; please report it)",
+                    String(decoding: cursor.path, as: UTF8.self))
+            } else if overlaps {
+                problems.add(
+                    "paths written twice (a layout's paths overlap for these records)",
+                    "\(noun)s \(String(decoding: previousRecord, as: UTF8.self)) and "
+                        + "\(cursor.recordKey) both write "
+                        + String(decoding: cursor.path, as: UTF8.self))
+            } else {
+                try cursor.withEntry { path, value, hash in
+                    try write(path: path, value: value, hash: hash, &summary) {
+                        cursor.recordKey
+                    }
+                }
+            }
+            // The cursor's path becomes the previous one; its old buffer is reused.
+            cursor.exchangePath(with: &previousPath)
+            cursor.copyRecordKey(into: &previousRecord)
+            hasPrevious = true
+            try cursor.advance()
         }
         // Whatever the last export had beyond the last current path is gone now.
         while !oldState.isAtEnd {
@@ -883,7 +875,7 @@ final class ParallelStream: @unchecked Sendable {
 
 /// The merging thread's view of one parallel stream: its current entry, read in place
 /// from the batch that holds it.
-struct StreamCursor {
+final class StreamCursor {
     private let channel: EntryChannel
     private var batch = EntryBatch()
     private var index = 0
@@ -901,7 +893,7 @@ struct StreamCursor {
 
     /// Swaps the current entry's path buffer with `other`; the path is refilled by
     /// `advance`.
-    mutating func exchangePath(with other: inout [UInt8]) {
+    func exchangePath(with other: inout [UInt8]) {
         swap(&path, &other)
     }
 
@@ -916,19 +908,21 @@ struct StreamCursor {
         }
     }
 
-    /// Calls `body` with the current entry's value.
-    func withValue<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows
-        -> Result
-    {
-        try batch.bytes.withUnsafeBufferPointer {
-            try body(UnsafeBufferPointer(rebasing: $0[valueRange]))
+    /// Calls `body` with the current entry's path, value and value hash.
+    func withEntry<Result>(
+        _ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>, UInt64) throws -> Result
+    ) rethrows -> Result {
+        try path.withUnsafeBufferPointer { path in
+            try batch.bytes.withUnsafeBufferPointer {
+                try body(path, UnsafeBufferPointer(rebasing: $0[valueRange]), hash)
+            }
         }
     }
 
     /// Moves to the next entry, or sets `isDone`.
     ///
     /// - Throws: whatever the producer threw (`SQLiteError`).
-    mutating func advance() throws {
+    func advance() throws {
         while index >= batch.count {
             guard let next = try channel.pop() else {
                 isDone = true

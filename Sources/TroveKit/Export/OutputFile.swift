@@ -49,6 +49,14 @@ final class OutputFile {
     /// Appends bytes.
     ///
     /// - Throws: `ExportError.cannotWrite`.
+    func write(_ bytes: [UInt8]) throws {
+        bytes.withUnsafeBufferPointer { buffer.append(contentsOf: $0) }
+        if buffer.count >= Self.bufferSize { try flush() }
+    }
+
+    /// Appends bytes.
+    ///
+    /// - Throws: `ExportError.cannotWrite`.
     func write(_ bytes: some Sequence<UInt8>) throws {
         buffer.append(contentsOf: bytes)
         if buffer.count >= Self.bufferSize { try flush() }
