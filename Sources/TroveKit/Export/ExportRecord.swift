@@ -212,6 +212,19 @@ struct RecordCursor {
     var geohashes: KeyOrderedTable?
     /// Per rendition name, its table when merged here.
     var renditions: [KeyOrderedTable?]
+    /// Whether any table is merged here.
+    let hasSideTables: Bool
+
+    init(
+        statement: Statement, selected: [Bool], geohashes: KeyOrderedTable?,
+        renditions: [KeyOrderedTable?]
+    ) {
+        self.statement = statement
+        self.selected = selected
+        self.geohashes = geohashes
+        self.renditions = renditions
+        hasSideTables = geohashes != nil || renditions.contains { $0 != nil }
+    }
 
     /// Fills `record` from the next row; false at the end.
     ///
@@ -221,7 +234,6 @@ struct RecordCursor {
         record.resetExtra()
         func text(_ column: Int) -> String? { selected[column] ? row.text(column) : nil }
         func double(_ column: Int) -> Double? { selected[column] ? row.double(column) : nil }
-        record.key = text(0) ?? ""
         record.name = text(1)
         record.user = text(2)
         record.description = text(3)
@@ -245,8 +257,10 @@ struct RecordCursor {
                 record.renditions[index] = nil
             }
         }
-        guard geohashes != nil || renditions.contains(where: { $0 != nil }) else { return true }
-        try row.withUTF8(0) { key in
+        // The key's bytes are read once: for the record and to find its rows beside it.
+        let keyFound: Void? = try row.withUTF8(0) { key in
+            record.key = String(decoding: key, as: UTF8.self)
+            guard hasSideTables else { return }
             if let side = try geohashes?.seek(key) {
                 record.geohash = side.text(1)
             }
@@ -256,7 +270,7 @@ struct RecordCursor {
                 // now.
                 let current =
                     row.withUTF8(8) { image in
-                        side.withUTF8(1) { $0.elementsEqual(image) } ?? false
+                        side.withUTF8(1) { KeyOrderedTable.compare($0, image) == 0 } ?? false
                     } ?? false
                 record.renditions[index] =
                     current
@@ -266,6 +280,7 @@ struct RecordCursor {
                     : nil
             }
         }
+        if keyFound == nil { record.key = "" }
         return true
     }
 }
@@ -297,7 +312,8 @@ struct KeyOrderedTable {
         return nil
     }
 
-    private static func compare(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>)
+    /// SQLite's BINARY order of two texts.
+    static func compare(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>)
         -> Int
     {
         let shared = min(a.count, b.count)
