@@ -68,7 +68,7 @@ let SQLITE_TRANSIENT = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 ///
 /// See <https://sqlite.org/c3ref/stmt.html>.
 public final class Statement {
-    let handle: OpaquePointer
+    @usableFromInline let handle: OpaquePointer
     /// The SQL text, for error messages.
     public let sql: String
     unowned let database: Database
@@ -239,7 +239,7 @@ public final class Statement {
 
 /// The current row of a stepping statement; valid until the statement steps again.
 public struct Row {
-    let statement: Statement
+    @usableFromInline let statement: Statement
 
     /// The number of columns.
     public var count: Int { Int(sqlite3_column_count(statement.handle)) }
@@ -266,6 +266,7 @@ public struct Row {
 
     /// Calls `body` with the UTF-8 bytes of text column `index` in place, without copying
     /// them; nil for NULL.
+    @inlinable
     public func withUTF8<Result>(
         _ index: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> Result
     ) rethrows -> Result? {
