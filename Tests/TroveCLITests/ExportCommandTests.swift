@@ -391,21 +391,9 @@ import TroveSQLite
             result.stdout == """
                 {
                   "t": {
-                    "bull": {
-                      "flag": true
-                    },
-                    "hairy-harry": {
-                      "about": {
-                        "points": "10",
-                        "text": "A bull"
-                      },
-                      "flag": true,
-                      "label": "Hairy Harry (10 points)",
-                      "size": [1024, 768]
-                    },
-                    "plain": {
-                      "flag": true
-                    }
+                    "bull": {"flag": true},
+                    "hairy-harry": {"about": {"points": "10", "text": "A bull"}, "flag": true, "label": "Hairy Harry (10 points)", "size": [1024, 768]},
+                    "plain": {"flag": true}
                   }
                 }
 
@@ -449,34 +437,14 @@ enum Golden {
     static let flatirongo = """
         {
           "treasureLocations": {
-            "bull": {
-              ".priority": "dr5ref1ngh",
-              "g": "dr5ref1ngh",
-              "l": [40.70553, -74.01339]
-            },
-            "hairy-harry": {
-              ".priority": "dr5regw3pp",
-              "g": "dr5regw3pp",
-              "l": [40.7128, -74.006]
-            },
-            "plain": {
-              ".priority": "sbj4ugp29n",
-              "g": "sbj4ugp29n",
-              "l": [0.5, 41]
-            }
+            "bull": {".priority": "dr5ref1ngh", "g": "dr5ref1ngh", "l": [40.70553, -74.01339]},
+            "hairy-harry": {".priority": "dr5regw3pp", "g": "dr5regw3pp", "l": [40.7128, -74.006]},
+            "plain": {".priority": "sbj4ugp29n", "g": "sbj4ugp29n", "l": [0.5, 41]}
           },
           "treasureProfiles": {
-            "bull": {
-              "imageURL": "https://example.com/bull.jpg",
-              "name": "Bull"
-            },
-            "hairy-harry": {
-              "imageURL": "https://firebasestorage.googleapis.com/v0/b/flatiron-go.appspot.com/o/treasures%2Fhairy-harry%2Ffull-3fa2c9e1.png?alt=media",
-              "name": "Hairy Harry"
-            },
-            "plain": {
-              "name": "Plain \\"quoted\\" ✓"
-            }
+            "bull": {"imageURL": "https://example.com/bull.jpg", "name": "Bull"},
+            "hairy-harry": {"imageURL": "https://firebasestorage.googleapis.com/v0/b/flatiron-go.appspot.com/o/treasures%2Fhairy-harry%2Ffull-3fa2c9e1.png?alt=media", "name": "Hairy Harry"},
+            "plain": {"name": "Plain \\"quoted\\" ✓"}
           }
         }
 
@@ -485,32 +453,12 @@ enum Golden {
     static let trashmapper = """
         {
           "locationIndex": {
-            "p1": {
-              ".priority": "dr5rs14yej",
-              "g": "dr5rs14yej",
-              "l": [40.7, -74]
-            },
-            "p4": {
-              ".priority": "gcpuvpkcpr",
-              "g": "gcpuvpkcpr",
-              "l": [51.5, -0.125]
-            }
+            "p1": {".priority": "dr5rs14yej", "g": "dr5rs14yej", "l": [40.7, -74]},
+            "p4": {".priority": "gcpuvpkcpr", "g": "gcpuvpkcpr", "l": [51.5, -0.125]}
           },
           "locations": {
-            "p1": {
-              "date": "2024-01-24T10:00:00Z",
-              "description": "Bottles",
-              "lat": 40.7,
-              "lon": -74,
-              "photoURL": "https://firebasestorage.googleapis.com/v0/b/flatiron-go.appspot.com/o/posts%2Fp1%2Ffull-0badf00d.jpg?alt=media",
-              "user": "alice"
-            },
-            "p4": {
-              "date": "2024-02-01T08:30:00Z",
-              "lat": 51.5,
-              "lon": -0.125,
-              "user": "bob"
-            }
+            "p1": {"date": "2024-01-24T10:00:00Z", "description": "Bottles", "lat": 40.7, "lon": -74, "photoURL": "https://firebasestorage.googleapis.com/v0/b/flatiron-go.appspot.com/o/posts%2Fp1%2Ffull-0badf00d.jpg?alt=media", "user": "alice"},
+            "p4": {"date": "2024-02-01T08:30:00Z", "lat": 51.5, "lon": -0.125, "user": "bob"}
           },
           "users": {
             "alice": {

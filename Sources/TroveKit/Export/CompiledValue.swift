@@ -1,6 +1,6 @@
-/// A value template flattened for one level of the tree, for rendering a million records:
-/// nodes in one array and every constant byte (keys, indentation, punctuation, literals) in
-/// one pool, so that walking it copies no arrays and touches no reference counts.
+/// A value template flattened for rendering a million records: nodes in one array and
+/// every constant byte (keys, punctuation, literals) in one pool, so that walking it copies
+/// no arrays and touches no reference counts.
 struct CompiledValue: Sendable {
     /// Where a whole-string placeholder's value comes from.
     enum Slot: Sendable {
@@ -25,11 +25,10 @@ struct CompiledValue: Sendable {
         var slot: Slot = .key
         /// For `.text`, the index into `texts`.
         var text: Int32 = 0
-        /// For arrays: elements on one line.
-        var inline = false
     }
 
-    /// A child of an object or array: the bytes written before it and its node.
+    /// A child of an object or array: the bytes written before it (an object member's
+    /// key) and its node.
     struct Member: Sendable {
         var start: Int32
         var end: Int32
@@ -42,9 +41,8 @@ struct CompiledValue: Sendable {
     private(set) var fields: [Field] = []
     private(set) var texts: [TextTemplate] = []
 
-    /// Flattens `template` rendered at `level` (spaces before nested lines: two per level).
-    init(_ template: ValueTemplate, level: Int, renditionNames: [String]) {
-        _ = add(template, level: level, renditionNames: renditionNames)
+    init(_ template: ValueTemplate, renditionNames: [String]) {
+        _ = add(template, renditionNames: renditionNames)
     }
 
     /// The root node's index.
@@ -56,13 +54,7 @@ struct CompiledValue: Sendable {
         return (start, Int32(pool.count))
     }
 
-    private static func newline(_ level: Int) -> [UInt8] {
-        [0x0A] + [UInt8](repeating: 0x20, count: level * 2)
-    }
-
-    private mutating func add(_ template: ValueTemplate, level: Int, renditionNames: [String])
-        -> Int32
-    {
+    private mutating func add(_ template: ValueTemplate, renditionNames: [String]) -> Int32 {
         let index = Int32(nodes.count)
         nodes.append(Node(kind: .absent))
         var node = Node(kind: .absent)
@@ -83,26 +75,23 @@ struct CompiledValue: Sendable {
             node.kind = .object
             var children: [Member] = []
             for member in objectMembers {
-                let (start, end) = bytes(Self.newline(level + 1) + member.key + Array(": ".utf8))
-                let child = add(member.value, level: level + 1, renditionNames: renditionNames)
+                let (start, end) = bytes(member.key + Array(": ".utf8))
+                let child = add(member.value, renditionNames: renditionNames)
                 children.append(Member(start: start, end: end, node: child))
             }
             (node.first, node.count) = (Int32(members.count), Int32(children.count))
             members += children
-            (node.start, node.end) = bytes(Self.newline(level) + Array("}".utf8))
+            (node.start, node.end) = bytes(Array("}".utf8))
         case .array(let elements):
             node.kind = .array
-            node.inline = elements.allSatisfy(\.isScalar)
             var children: [Member] = []
             for element in elements {
-                let (start, end) = bytes(node.inline ? [] : Self.newline(level + 1))
-                let child = add(element, level: level + 1, renditionNames: renditionNames)
-                children.append(Member(start: start, end: end, node: child))
+                let child = add(element, renditionNames: renditionNames)
+                children.append(Member(start: 0, end: 0, node: child))
             }
             (node.first, node.count) = (Int32(members.count), Int32(children.count))
             members += children
-            (node.start, node.end) = bytes(
-                (node.inline ? [] : Self.newline(level)) + Array("]".utf8))
+            (node.start, node.end) = bytes(Array("]".utf8))
         }
         nodes[Int(index)] = node
         return index

@@ -1,30 +1,7 @@
 // The two shapes an export takes on disk: the nested tree for `firebase database:set`,
 // and multi-path update objects for `firebase database:update`. Both receive values
-// already rendered at level 0 and in database order, and never hold more than one
-// value at a time.
-
-/// Writes `value`, rendered with its lines at level `from`, with its lines at level `to`.
-private func appendReindented(
-    _ bytes: UnsafeBufferPointer<UInt8>, from: Int, to: Int, into output: inout [UInt8]
-) {
-    // Strings never hold a raw line break (it is escaped), so every 0x0A starts a line,
-    // and every line after the first starts with at least `from` levels of spaces.
-    do {
-        var start = 0
-        var index = 0
-        while index < bytes.count {
-            if bytes[index] == 0x0A {
-                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...index]))
-                Renderer.indent(to, into: &output)
-                index = min(bytes.count, index + 1 + from * 2)
-                start = index
-                continue
-            }
-            index += 1
-        }
-        output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
-    }
-}
+// rendered on one line, in database order, and never hold more than one value at a time;
+// each value goes on the line of its key.
 
 // MARK: - Tree
 
@@ -89,7 +66,6 @@ struct TreeWriter {
         }
         let leafStart = parents == 0 ? 0 : bounds[parents - 1] + 1
         memberKey(UnsafeBufferPointer(rebasing: path[leafStart...]))
-        // Values arrive rendered at their level in the tree (one per path segment).
         pending.append(contentsOf: value)
         if pending.count >= Self.pendingLimit {
             try file.write(pending)
@@ -182,8 +158,7 @@ final class UpdateWriter {
         JSONText.appendString(bytes: path, to: &scratch)
         scratch.append(contentsOf: [UInt8(ascii: ":"), 0x20])
         if let value {
-            let level = path.reduce(1) { $1 == UInt8(ascii: "/") ? $0 + 1 : $0 }
-            appendReindented(value, from: level, to: 1, into: &scratch)
+            scratch.append(contentsOf: value)
         } else {
             scratch.append(contentsOf: "null".utf8)
         }

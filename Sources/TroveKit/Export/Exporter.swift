@@ -548,8 +548,6 @@ struct TemplateStream {
     private let noun: String
     private var record = ExportRecord()
     private let compiledPath: CompiledPath
-    /// Rendered at the level it takes in the tree (one per path segment), so the tree
-    /// writer copies it as it is.
     private let compiledValue: CompiledValue
     /// The columns SQL orders by, or nil when the paths are sorted in memory.
     private let orderColumns: [String]?
@@ -574,9 +572,7 @@ struct TemplateStream {
         self.noun = noun
         orderColumns = template.orderColumns
         compiledPath = CompiledPath(template.segments)
-        compiledValue = CompiledValue(
-            template.value, level: template.segments.count,
-            renditionNames: renderer.renditionNames)
+        compiledValue = CompiledValue(template.value, renditionNames: renderer.renditionNames)
         cursor = try query.open(on: database, orderColumns: orderColumns ?? [])
     }
 

@@ -317,14 +317,6 @@ indirect enum ValueTemplate: Sendable {
         }
     }
 
-    /// Whether every element is written on one line (`[40.7, -74]`).
-    var isScalar: Bool {
-        switch self {
-        case .literal, .text, .absent: return true
-        case .object, .array: return false
-        }
-    }
-
     init(_ json: ExportJSON, records: Layout.Records, layout: String, path: String)
         throws(LayoutError)
     {

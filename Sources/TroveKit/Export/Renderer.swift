@@ -1,10 +1,9 @@
 /// Turns a record and a template into database path and JSON bytes.
 ///
-/// Values are written pretty-printed (two spaces a level, arrays of scalars on one line) at
-/// the level they take in the tree, one per path segment; the update writer re-indents
-/// them for its flatter shape. A placeholder without a
-/// value removes its member, and an object or array left empty disappears, because the
-/// Realtime Database stores no nulls and no empty containers.
+/// A value is written on one line (`{"g": "dr5r", "l": [40.7, -74]}`), so an export holds
+/// one line per path and a changed record changes one line of a diff. A placeholder
+/// without a value removes its member, and an object or array left empty disappears,
+/// because the Realtime Database stores no nulls and no empty containers.
 struct Renderer {
     let storage: StorageURL
     let renditionNames: [String]
@@ -192,7 +191,7 @@ struct Renderer {
             var written = false
             for member in members[Int(node.first)..<Int(node.first + node.count)] {
                 let mark = output.count
-                if written { output.append(UInt8(ascii: ",")) }
+                if written { output.append(contentsOf: [UInt8(ascii: ","), 0x20]) }
                 append(member.start, member.end)
                 if render(
                     member.node, of: value, nodes: nodes, members: members, pool: pool,
@@ -217,10 +216,8 @@ struct Renderer {
             for position in Int(node.first)..<Int(node.first + node.count) {
                 let member = members[position]
                 if position > Int(node.first) {
-                    output.append(UInt8(ascii: ","))
-                    if node.inline { output.append(0x20) }
+                    output.append(contentsOf: [UInt8(ascii: ","), 0x20])
                 }
-                append(member.start, member.end)
                 guard
                     render(
                         member.node, of: value, nodes: nodes, members: members, pool: pool,
