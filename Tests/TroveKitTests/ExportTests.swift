@@ -135,8 +135,15 @@ import Testing
         let sorted = ["a-c/x", "a/b", "a", "a/b/c", "ab"].map { Array($0.utf8) }
             .sorted { comparePaths($0, $1) < 0 }.map { String(decoding: $0, as: UTF8.self) }
         #expect(sorted == ["a", "a/b", "a/b/c", "a-c/x", "ab"])
-        #expect(isPathPrefix(Array("a/b".utf8), of: Array("a/b/c".utf8)))
-        #expect(!isPathPrefix(Array("a/b".utf8), of: Array("a/bc".utf8)))
+        func order(_ previous: String, _ next: String) -> (Int, Bool) {
+            pathOrder(Array(previous.utf8), Array(next.utf8))
+        }
+        // Writing a path after itself or after one of its ancestors overlaps.
+        #expect(order("a/b", "a/b/c") == (-1, true))
+        #expect(order("a/b", "a/b") == (0, true))
+        #expect(order("a/b", "a/bc") == (-1, false))
+        #expect(order("a/b", "a/c") == (-1, false))
+        #expect(order("a/c", "a/b") == (1, false))
     }
 }
 

@@ -43,12 +43,6 @@ func pathOrder(_ previous: [UInt8], _ next: [UInt8]) -> (order: Int, overlaps: B
     }
 }
 
-/// Whether path `a` is `b` or one of its ancestors.
-func isPathPrefix(_ a: [UInt8], of b: [UInt8]) -> Bool {
-    guard a.count <= b.count, b.starts(with: a) else { return false }
-    return a.count == b.count || b[a.count] == UInt8(ascii: "/")
-}
-
 /// A fast, stable 64-bit hash of a value's bytes (the same on every machine and run).
 func valueHash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
     let raw = UnsafeRawBufferPointer(bytes)

@@ -115,7 +115,7 @@ public final class Workspace {
     ///
     /// - Throws: `SQLiteError`.
     public func setSetting(_ key: String, _ value: String) throws {
-        try write {
+        try write { () -> Void in
             try database.execute(
                 "INSERT INTO settings (key, value) VALUES (?, ?) "
                     + "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
