@@ -5,9 +5,12 @@ import TroveSQLite
 struct ExportRecord {
     /// A rendition row's fields that placeholders can read.
     struct Rendition {
-        var path: String
+        /// The object path's UTF-8 bytes, refilled in place record after record.
+        var pathBytes: [UInt8]
         var width: Int64
         var height: Int64
+
+        var path: String { String(decoding: pathBytes, as: UTF8.self) }
     }
 
     var key = ""
@@ -37,6 +40,19 @@ struct ExportRecord {
             return
         }
         imageIsRemote = image.hasPrefix("http://") || image.hasPrefix("https://")
+    }
+
+    /// Sets rendition `index`, reusing the previous record's buffer for its path.
+    mutating func setRendition(
+        _ index: Int, path: UnsafeBufferPointer<UInt8>, width: Int64, height: Int64
+    ) {
+        if renditions[index] == nil {
+            renditions[index] = Rendition(pathBytes: [], width: 0, height: 0)
+        }
+        renditions[index]!.pathBytes.removeAll(keepingCapacity: true)
+        renditions[index]!.pathBytes.append(contentsOf: path)
+        renditions[index]!.width = width
+        renditions[index]!.height = height
     }
 
     /// Forgets the parsed extra columns of the previous row.
@@ -247,15 +263,17 @@ struct RecordCursor {
         if record.renditions.count != renditions.count {
             record.renditions = Array(repeating: nil, count: renditions.count)
         }
-        for index in renditions.indices {
+        // Renditions joined in SQL (or not read); merged ones are set below.
+        for index in renditions.indices where renditions[index] == nil {
             let column = 10 + index * 3
-            if selected[column], let path = row.text(column) {
-                record.renditions[index] = ExportRecord.Rendition(
-                    path: path, width: row.int64(column + 1) ?? 0,
-                    height: row.int64(column + 2) ?? 0)
-            } else {
-                record.renditions[index] = nil
-            }
+            let found: Void? =
+                selected[column]
+                ? row.withUTF8(column) {
+                    record.setRendition(
+                        index, path: $0, width: row.int64(column + 1) ?? 0,
+                        height: row.int64(column + 2) ?? 0)
+                } : nil
+            if found == nil { record.renditions[index] = nil }
         }
         // The key's bytes are read once: for the record and to find its rows beside it.
         let keyFound: Void? = try row.withUTF8(0) { key in
@@ -264,20 +282,26 @@ struct RecordCursor {
             if let side = try geohashes?.seek(key) {
                 record.geohash = side.text(1)
             }
-            for index in renditions.indices {
-                guard let side = try renditions[index]?.seek(key) else { continue }
+            for index in renditions.indices where renditions[index] != nil {
                 // A rendition counts only when it was made from the image the record has
                 // now.
-                let current =
-                    row.withUTF8(8) { image in
-                        side.withUTF8(1) { KeyOrderedTable.compare($0, image) == 0 } ?? false
-                    } ?? false
-                record.renditions[index] =
-                    current
-                    ? ExportRecord.Rendition(
-                        path: side.text(2) ?? "", width: side.int64(3) ?? 0,
-                        height: side.int64(4) ?? 0)
-                    : nil
+                guard let side = try renditions[index]?.seek(key),
+                    row.withUTF8(
+                        8,
+                        { image in
+                            side.withUTF8(1) { KeyOrderedTable.compare($0, image) == 0 } ?? false
+                        }) ?? false,
+                    side.withUTF8(
+                        2,
+                        {
+                            record.setRendition(
+                                index, path: $0, width: side.int64(3) ?? 0,
+                                height: side.int64(4) ?? 0)
+                        }) != nil
+                else {
+                    record.renditions[index] = nil
+                    continue
+                }
             }
         }
         if keyFound == nil { record.key = "" }

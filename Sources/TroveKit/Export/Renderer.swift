@@ -256,7 +256,7 @@ struct Renderer {
             if record.imageIsRemote { return appendString(record.image, into: &output) }
             guard let rendition = record.renditions[index] else { return false }
             output.append(UInt8(ascii: "\""))
-            guard storage.appendURL(for: rendition.path, to: &output) else {
+            guard storage.appendURL(for: rendition.pathBytes, to: &output) else {
                 output.removeLast()
                 if problem == nil {
                     problem =

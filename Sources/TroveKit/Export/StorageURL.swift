@@ -39,18 +39,18 @@ public struct StorageURL: Sendable, Equatable {
 
     /// Appends the download URL of `path` as JSON string content (no quotes); false when
     /// no storage location is configured.
-    func appendURL(for path: String, to output: inout [UInt8]) -> Bool {
+    func appendURL(for path: [UInt8], to output: inout [UInt8]) -> Bool {
         guard isConfigured else { return false }
         if !isPlain {
             // Unusual templates take the general road (escaping, several {path}s).
-            guard let url = url(for: path) else { return false }
+            guard let url = url(for: String(decoding: path, as: UTF8.self)) else { return false }
             var quoted: [UInt8] = []
             JSONText.appendString(url, to: &quoted)
             output.append(contentsOf: quoted.dropFirst().dropLast())
             return true
         }
         output.append(contentsOf: prefix)
-        Self.appendPercentEncoded(path, to: &output)
+        path.withUnsafeBufferPointer { Self.appendPercentEncoded(utf8: $0, to: &output) }
         output.append(contentsOf: suffix)
         return true
     }
