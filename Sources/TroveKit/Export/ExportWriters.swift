@@ -1,3 +1,5 @@
+import Foundation
+
 // The two shapes an export takes on disk: the nested tree for `firebase database:set`,
 // and multi-path update objects for `firebase database:update`. Both receive values
 // rendered on one line, in database order, and never hold more than one value at a time;
@@ -33,6 +35,12 @@ struct TreeWriter {
     ///
     /// - Throws: `ExportError.cannotWrite`.
     mutating func add(path: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) throws {
+        if let leaf = leafUnderOpenPath(path) {
+            // The usual case: a sibling of the previous entry, under the same open object.
+            memberKey(leaf)
+            try append(value)
+            return
+        }
         bounds.removeAll(keepingCapacity: true)
         for index in 0..<path.count where path[index] == UInt8(ascii: "/") {
             bounds.append(index)
@@ -66,6 +74,26 @@ struct TreeWriter {
         }
         let leafStart = parents == 0 ? 0 : bounds[parents - 1] + 1
         memberKey(UnsafeBufferPointer(rebasing: path[leafStart...]))
+        try append(value)
+    }
+
+    /// The last segment of `path` when the rest of it is exactly the open path.
+    private func leafUnderOpenPath(_ path: UnsafeBufferPointer<UInt8>)
+        -> UnsafeBufferPointer<UInt8>?
+    {
+        let open = openPath.count
+        guard started, open > 0, path.count > open + 1, path[open] == UInt8(ascii: "/"),
+            openPath.withUnsafeBufferPointer({ memcmp($0.baseAddress!, path.baseAddress!, open) })
+                == 0
+        else { return nil }
+        let leaf = UnsafeBufferPointer(rebasing: path[(open + 1)...])
+        guard memchr(leaf.baseAddress!, Int32(UInt8(ascii: "/")), leaf.count) == nil else {
+            return nil
+        }
+        return leaf
+    }
+
+    private mutating func append(_ value: UnsafeBufferPointer<UInt8>) throws {
         pending.append(contentsOf: value)
         if pending.count >= Self.pendingLimit {
             try file.write(pending)
