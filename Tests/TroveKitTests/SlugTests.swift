@@ -29,6 +29,7 @@ import Testing
         ("a\nb\tc\u{1}", #""a\nb\tc\u0001""#),
         ("line\u{2028}sep\u{2029}", #""line\u2028sep\u2029""#),
         ("café ✓ ‘’", "\"café ✓ ‘’\""),
+        ("\u{7F}…\u{2029}", #""\u007f…\u2029""#),
     ])
     func escapesWhatJSONAndJavaScriptNeed(text: String, json: String) {
         #expect(jsonString(text) == json)

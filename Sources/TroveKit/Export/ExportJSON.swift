@@ -107,49 +107,52 @@ enum JSONText {
         text.withUTF8 { appendString(bytes: $0, to: &output) }
     }
 
+    /// Per byte, whether it may start an escape: controls, `"`, `\\`, DEL, and 0xE2, the
+    /// first byte of U+2028 and U+2029.
+    private static let mayEscape: [Bool] = (0..<256).map {
+        $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F || $0 == 0xE2
+    }
+
     /// Appends UTF-8 `bytes` as a JSON string literal.
     static func appendString(bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
-        // Most text needs no escaping: copy it in one go.
-        if !bytes.contains(where: {
-            $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F || $0 == 0xE2
-        }) {
-            output.append(contentsOf: bytes)
-            output.append(UInt8(ascii: "\""))
-            return
-        }
-        var index = 0
-        let count = bytes.count
-        while index < count {
-            let byte = bytes[index]
-            switch byte {
-            case 0x22:
-                output.append(0x5C)
-                output.append(0x22)
-            case 0x5C:
-                output.append(0x5C)
-                output.append(0x5C)
-            case 0x0A:
-                output.append(0x5C)
-                output.append(UInt8(ascii: "n"))
-            case 0x0D:
-                output.append(0x5C)
-                output.append(UInt8(ascii: "r"))
-            case 0x09:
-                output.append(0x5C)
-                output.append(UInt8(ascii: "t"))
-            case 0..<0x20, 0x7F:
-                appendUnicodeEscape(UInt32(byte), to: &output)
-            case 0xE2
-            where index + 2 < count && bytes[index + 1] == 0x80
-                && (bytes[index + 2] == 0xA8 || bytes[index + 2] == 0xA9):
-                // U+2028 and U+2029 end lines in JavaScript, so they are escaped.
-                appendUnicodeEscape(bytes[index + 2] == 0xA8 ? 0x2028 : 0x2029, to: &output)
-                index += 2
-            default:
-                output.append(byte)
+        // Runs of bytes that need no escaping (nearly all text) are copied whole.
+        mayEscape.withUnsafeBufferPointer { mayEscape in
+            var runStart = 0
+            var index = 0
+            let count = bytes.count
+            while index < count {
+                let byte = bytes[index]
+                guard mayEscape[Int(byte)] else {
+                    index += 1
+                    continue
+                }
+                // U+2028 and U+2029 end lines in JavaScript, so they are escaped; other
+                // characters starting with 0xE2 are not.
+                if byte == 0xE2
+                    && !(index + 2 < count && bytes[index + 1] == 0x80
+                        && (bytes[index + 2] == 0xA8 || bytes[index + 2] == 0xA9))
+                {
+                    index += 1
+                    continue
+                }
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+                switch byte {
+                case 0x22: output.append(contentsOf: [0x5C, 0x22])
+                case 0x5C: output.append(contentsOf: [0x5C, 0x5C])
+                case 0x0A: output.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+                case 0x0D: output.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+                case 0x09: output.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+                case 0xE2:
+                    appendUnicodeEscape(bytes[index + 2] == 0xA8 ? 0x2028 : 0x2029, to: &output)
+                    index += 2
+                default:
+                    appendUnicodeEscape(UInt32(byte), to: &output)
+                }
+                index += 1
+                runStart = index
             }
-            index += 1
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<count]))
         }
         output.append(UInt8(ascii: "\""))
     }

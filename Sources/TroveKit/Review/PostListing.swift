@@ -102,55 +102,16 @@ private struct JSONBytes {
             return
         }
         let count = Int(sqlite3_column_bytes(statement, index))
-        bytes.append(UInt8(ascii: "\""))
-        // Copy runs of plain bytes at once; only the rare escapes go byte by byte.
-        var runStart = 0
-        var position = 0
-        while position < count {
-            let byte = text[position]
-            let needsEscape =
-                byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0x7F
-                || (byte == 0xE2 && position + 2 < count && text[position + 1] == 0x80
-                    && (text[position + 2] == 0xA8 || text[position + 2] == 0xA9))
-            if !needsEscape {
-                position += 1
-                continue
-            }
-            bytes.append(
-                contentsOf: UnsafeBufferPointer(start: text + runStart, count: position - runStart))
-            switch byte {
-            case 0x22: append("\\\"")
-            case 0x5C: append("\\\\")
-            case 0x0A: append("\\n")
-            case 0x0D: append("\\r")
-            case 0x09: append("\\t")
-            case 0xE2:
-                // U+2028 and U+2029, escaped as `jsonString` does.
-                append(text[position + 2] == 0xA8 ? "\\u2028" : "\\u2029")
-                position += 2
-            default:
-                append("\\u00")
-                bytes.append(Self.hex[Int(byte >> 4)])
-                bytes.append(Self.hex[Int(byte & 15)])
-            }
-            position += 1
-            runStart = position
-        }
-        bytes.append(
-            contentsOf: UnsafeBufferPointer(start: text + runStart, count: count - runStart))
-        bytes.append(UInt8(ascii: "\""))
+        JSONText.appendString(bytes: UnsafeBufferPointer(start: text, count: count), to: &bytes)
     }
 
-    private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
-
-    /// Column `index` as a JSON number (the shortest text that reads back the same), or
-    /// `null`.
+    /// Column `index` as a JSON number (as JavaScript prints it), or `null`.
     mutating func number(_ statement: OpaquePointer, _ index: Int32) {
         if sqlite3_column_type(statement, index) == SQLITE_NULL {
             append("null")
             return
         }
-        bytes.append(contentsOf: sqlite3_column_double(statement, index).description.utf8)
+        JSONText.appendNumber(sqlite3_column_double(statement, index), to: &bytes)
     }
 
     /// The comma-joined signal names of column `index` as JSON strings.
