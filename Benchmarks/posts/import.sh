@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Posts with 12 MP photos: `trove import posts` (hash, EXIF, shrink-on-load decode,
 # perceptual hash, every signal) per photo, beside `trove images` making thumbnails of
-# the same photos in the same run. Target: import at least as fast per photo.
+# the same photos in the same run, best of two rounds each. Target: import at least as
+# fast per photo.
 #   TROVE=.build/release/trove DATA=bench-data Benchmarks/posts/import.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -28,21 +29,35 @@ done
   done
 } > "$work/posts.csv"
 
-"$TROVE" -w "$work/posts.sqlite" init -q
-start=$(date +%s.%N)
-"$TROVE" -w "$work/posts.sqlite" import posts "$work/posts.csv" --photos "$work/photos" -q || [ $? -eq 1 ]
-end=$(date +%s.%N)
-import_rate=$(echo "$POSTS / ($end - $start)" | bc -l)
-
-"$TROVE" -w "$work/images.sqlite" init -q
 awk -F, 'NR == 1 { print "key,name,lat,lon,image"; next } { print $1 ",Photo " NR "," $3 "," $4 ",photos/" $7 }' \
   "$work/posts.csv" > "$work/treasures.csv"
-"$TROVE" -w "$work/images.sqlite" import treasures "$work/treasures.csv" -q
-start=$(date +%s.%N)
-"$TROVE" -w "$work/images.sqlite" images --treasures --rendition thumb=256x256 --quality 80 \
-  --out "$work/out" -q
-end=$(date +%s.%N)
-thumb_rate=$(echo "$POSTS / ($end - $start)" | bc -l)
+
+# rate_of SECONDS: photos per second.
+rate_of() { echo "$POSTS / $1" | bc -l; }
+# best RATE BEST: the larger.
+best() { if [ -z "$2" ] || [ "$(echo "$1 > $2" | bc -l)" = 1 ]; then echo "$1"; else echo "$2"; fi; }
+
+# Two rounds, alternating, each on fresh workspaces; the best rate of each side counts,
+# so neither pays alone for a moment of load on the machine.
+import_rate=
+thumb_rate=
+for round in 1 2; do
+  rm -f "$work"/posts.sqlite* "$work"/images.sqlite*; rm -rf "$work/out"
+  "$TROVE" -w "$work/posts.sqlite" init -q
+  start=$(date +%s.%N)
+  "$TROVE" -w "$work/posts.sqlite" import posts "$work/posts.csv" --photos "$work/photos" -q \
+    || [ $? -eq 1 ]
+  end=$(date +%s.%N)
+  import_rate=$(best "$(rate_of "$(echo "$end - $start" | bc -l)")" "$import_rate")
+
+  "$TROVE" -w "$work/images.sqlite" init -q
+  "$TROVE" -w "$work/images.sqlite" import treasures "$work/treasures.csv" -q
+  start=$(date +%s.%N)
+  "$TROVE" -w "$work/images.sqlite" images --treasures --rendition thumb=256x256 \
+    --quality 80 --out "$work/out" -q
+  end=$(date +%s.%N)
+  thumb_rate=$(best "$(rate_of "$(echo "$end - $start" | bc -l)")" "$thumb_rate")
+done
 
 printf '%-44s %8.1f photos/s\n' "trove import posts ($POSTS posts, 12 MP)" "$import_rate"
 printf '%-44s %8.1f photos/s\n' "trove images, thumbnails of the same" "$thumb_rate"
