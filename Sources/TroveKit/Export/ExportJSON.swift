@@ -99,10 +99,25 @@ public struct ExportJSONError: Error, CustomStringConvertible, Sendable {
 
 // MARK: - Writing
 
+/// Where JSON text is written: a byte array, or a faster buffer for long listings.
+protocol JSONOutput {
+    mutating func write(_ bytes: UnsafeBufferPointer<UInt8>)
+    mutating func write(byte: UInt8)
+}
+
+extension [UInt8]: JSONOutput {
+    mutating func write(_ bytes: UnsafeBufferPointer<UInt8>) { append(contentsOf: bytes) }
+    mutating func write(byte: UInt8) { append(byte) }
+}
+
+extension JSONOutput {
+    mutating func write(_ bytes: [UInt8]) { bytes.withUnsafeBufferPointer { write($0) } }
+}
+
 /// How trove prints JSON scalars, shared by every export file.
 enum JSONText {
     /// Appends `text` as a JSON string literal, escaping what `jsonString` escapes.
-    static func appendString(_ text: String, to output: inout [UInt8]) {
+    static func appendString(_ text: String, to output: inout some JSONOutput) {
         var text = text
         text.withUTF8 { appendString(bytes: $0, to: &output) }
     }
@@ -114,8 +129,8 @@ enum JSONText {
     }
 
     /// Appends UTF-8 `bytes` as a JSON string literal.
-    static func appendString(bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
-        output.append(UInt8(ascii: "\""))
+    static func appendString(bytes: UnsafeBufferPointer<UInt8>, to output: inout some JSONOutput) {
+        output.write(byte: UInt8(ascii: "\""))
         // Runs of bytes that need no escaping (nearly all text) are copied whole.
         mayEscape.withUnsafeBufferPointer { mayEscape in
             var runStart = 0
@@ -136,13 +151,20 @@ enum JSONText {
                     index += 1
                     continue
                 }
-                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+                output.write(UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
                 switch byte {
-                case 0x22: output.append(contentsOf: [0x5C, 0x22])
-                case 0x5C: output.append(contentsOf: [0x5C, 0x5C])
-                case 0x0A: output.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-                case 0x0D: output.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-                case 0x09: output.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+                case 0x22, 0x5C:
+                    output.write(byte: 0x5C)
+                    output.write(byte: byte)
+                case 0x0A:
+                    output.write(byte: 0x5C)
+                    output.write(byte: UInt8(ascii: "n"))
+                case 0x0D:
+                    output.write(byte: 0x5C)
+                    output.write(byte: UInt8(ascii: "r"))
+                case 0x09:
+                    output.write(byte: 0x5C)
+                    output.write(byte: UInt8(ascii: "t"))
                 case 0xE2:
                     appendUnicodeEscape(bytes[index + 2] == 0xA8 ? 0x2028 : 0x2029, to: &output)
                     index += 2
@@ -152,16 +174,17 @@ enum JSONText {
                 index += 1
                 runStart = index
             }
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<count]))
+            output.write(UnsafeBufferPointer(rebasing: bytes[runStart..<count]))
         }
-        output.append(UInt8(ascii: "\""))
+        output.write(byte: UInt8(ascii: "\""))
     }
 
-    private static func appendUnicodeEscape(_ value: UInt32, to output: inout [UInt8]) {
+    private static func appendUnicodeEscape(_ value: UInt32, to output: inout some JSONOutput) {
         let hex = Array("0123456789abcdef".utf8)
-        output.append(contentsOf: [0x5C, UInt8(ascii: "u")])
+        output.write(byte: 0x5C)
+        output.write(byte: UInt8(ascii: "u"))
         for shift in stride(from: 12, through: 0, by: -4) {
-            output.append(hex[Int((value >> UInt32(shift)) & 0xF)])
+            output.write(byte: hex[Int((value >> UInt32(shift)) & 0xF)])
         }
     }
 
@@ -169,9 +192,10 @@ enum JSONText {
     /// shortest digits that read back as the same double, integral values without `.0`,
     /// and exponent notation only below 1e-6 or from 1e21. `-0` keeps its sign so that the
     /// bits read back unchanged.
-    static func appendNumber(_ value: Double, to output: inout [UInt8]) {
+    static func appendNumber(_ value: Double, to output: inout some JSONOutput) {
         if value == 0 {
-            output.append(contentsOf: value.sign == .minus ? Array("-0".utf8) : [0x30])
+            if value.sign == .minus { output.write(byte: UInt8(ascii: "-")) }
+            output.write(byte: UInt8(ascii: "0"))
             return
         }
         if value.magnitude < 9.0e15, value == value.rounded(.towardZero) {
@@ -179,6 +203,13 @@ enum JSONText {
             return
         }
         if appendShortDecimal(value, to: &output) { return }
+        var text: [UInt8] = []
+        appendShortestDigits(value, to: &text)
+        output.write(text)
+    }
+
+    /// `appendNumber` for what is neither integral nor a short decimal.
+    private static func appendShortestDigits(_ value: Double, to output: inout [UInt8]) {
         // Swift's description holds the shortest round-trip digits. In plain decimal
         // notation (no exponent, not integral) it is already what JavaScript prints.
         var text = value.description
@@ -258,33 +289,35 @@ enum JSONText {
     /// means the text of N/10^6 reads back as `value`. Below 1e9 two different six-place
     /// decimals are over a thousand units in the last place apart, so no other text of at
     /// most six places reads back the same, and dropping trailing zeros gives the shortest.
-    private static func appendShortDecimal(_ value: Double, to output: inout [UInt8]) -> Bool {
+    private static func appendShortDecimal(_ value: Double, to output: inout some JSONOutput)
+        -> Bool
+    {
         let magnitude = value.magnitude
         guard magnitude < 1e9, magnitude >= 1e-6 else { return false }
         let scaled = (magnitude * 1e6).rounded()
         let units = Int64(scaled)
         var fraction = units % 1_000_000
         guard fraction != 0, Double(units) / 1e6 == magnitude else { return false }
-        if value < 0 { output.append(UInt8(ascii: "-")) }
+        if value < 0 { output.write(byte: UInt8(ascii: "-")) }
         appendInteger(units / 1_000_000, to: &output)
         var places = 6
         while fraction % 10 == 0 {
             fraction /= 10
             places -= 1
         }
-        output.append(UInt8(ascii: "."))
+        output.write(byte: UInt8(ascii: "."))
         var divisor: Int64 = 1
         for _ in 1..<places { divisor *= 10 }
         while divisor > 0 {
-            output.append(UInt8(ascii: "0") + UInt8(fraction / divisor % 10))
+            output.write(byte: UInt8(ascii: "0") + UInt8(fraction / divisor % 10))
             divisor /= 10
         }
         return true
     }
 
     /// Appends a whole number in decimal.
-    static func appendInteger(_ value: Int64, to output: inout [UInt8]) {
-        if value < 0 { output.append(UInt8(ascii: "-")) }
+    static func appendInteger(_ value: Int64, to output: inout some JSONOutput) {
+        if value < 0 { output.write(byte: UInt8(ascii: "-")) }
         var magnitude = value.magnitude
         var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes hold any Int64
         var count = 0
@@ -294,7 +327,8 @@ enum JSONText {
                 magnitude /= 10
                 count += 1
             } while magnitude > 0
-            output.append(contentsOf: buffer[(24 - count)...])
+            let bytes = UnsafeRawBufferPointer(rebasing: buffer[(24 - count)...])
+            output.write(bytes.assumingMemoryBound(to: UInt8.self))
         }
     }
 

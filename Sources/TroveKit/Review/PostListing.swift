@@ -44,7 +44,7 @@ public struct PostListing {
             }
         }
         var out = JSONBytes()
-        out.bytes.reserveCapacity(1 << 17)
+        defer { out.bytes.deallocate() }
         out.append("[")
         var count = 0
         while true {
@@ -74,12 +74,12 @@ public struct PostListing {
             out.append("]}")
             count += 1
             if out.bytes.count >= 1 << 16 {
-                out.bytes.withUnsafeBytes(sink)
-                out.bytes.removeAll(keepingCapacity: true)
+                sink(out.bytes.contents)
+                out.bytes.removeAll()
             }
         }
         out.append(count == 0 ? "]\n" : "\n]\n")
-        out.bytes.withUnsafeBytes(sink)
+        sink(out.bytes.contents)
         return count
     }
 }
@@ -87,12 +87,48 @@ public struct PostListing {
 // `SQLITE_TRANSIENT` is a macro Swift cannot import.
 private let SQLITE_TRANSIENT_VALUE = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
+/// Bytes in memory the owner frees with `deallocate`: appending is a bounds check and a
+/// copy, which matters at a few dozen small appends per listed post.
+private struct ByteSink: JSONOutput {
+    private var start = UnsafeMutablePointer<UInt8>.allocate(capacity: 1 << 17)
+    private var capacity = 1 << 17
+    private(set) var count = 0
+
+    var contents: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: start, count: count) }
+
+    mutating func write(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+        reserve(bytes.count)
+        (start + count).update(from: source, count: bytes.count)
+        count += bytes.count
+    }
+
+    mutating func write(byte: UInt8) {
+        reserve(1)
+        start[count] = byte
+        count += 1
+    }
+
+    mutating func removeAll() { count = 0 }
+
+    func deallocate() { start.deallocate() }
+
+    private mutating func reserve(_ extra: Int) {
+        guard count + extra > capacity else { return }
+        let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: max(capacity * 2, count + extra))
+        grown.update(from: start, count: count)
+        start.deallocate()
+        start = grown
+        capacity = max(capacity * 2, count + extra)
+    }
+}
+
 /// A growing buffer of JSON text.
 private struct JSONBytes {
-    var bytes: [UInt8] = []
+    var bytes = ByteSink()
 
     mutating func append(_ literal: StaticString) {
-        literal.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        literal.withUTF8Buffer { bytes.write($0) }
     }
 
     /// Column `index` as a JSON string, or `null`.
@@ -119,16 +155,14 @@ private struct JSONBytes {
         guard let text = sqlite3_column_text(statement, index) else { return }
         let count = Int(sqlite3_column_bytes(statement, index))
         guard count > 0 else { return }
-        bytes.append(UInt8(ascii: "\""))
+        bytes.write(byte: UInt8(ascii: "\""))
         var runStart = 0
         for position in 0..<count where text[position] == UInt8(ascii: ",") {
-            bytes.append(
-                contentsOf: UnsafeBufferPointer(start: text + runStart, count: position - runStart))
+            bytes.write(UnsafeBufferPointer(start: text + runStart, count: position - runStart))
             append("\", \"")
             runStart = position + 1
         }
-        bytes.append(
-            contentsOf: UnsafeBufferPointer(start: text + runStart, count: count - runStart))
-        bytes.append(UInt8(ascii: "\""))
+        bytes.write(UnsafeBufferPointer(start: text + runStart, count: count - runStart))
+        bytes.write(byte: UInt8(ascii: "\""))
     }
 }
