@@ -13,8 +13,9 @@ enum ExportCommand {
             either kind. --max-bytes writes multi-path update parts OUT.part-001.json ...
             each smaller than N bytes, and OUT.manifest.json listing them in order.
             Keys are sorted by UTF-8 bytes; the tree is two-space indented with each
-            path's value on one line; numbers print as JavaScript prints them. Nothing is written when a record lacks a current
-            geohash or a rendition, or breaks a Realtime Database limit.
+            path's value on one line; numbers print as JavaScript prints them. Nothing
+            is written when a record lacks a current geohash or a rendition, or breaks
+            a Realtime Database limit.
             """,
         options: [
             Option(

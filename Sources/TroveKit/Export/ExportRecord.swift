@@ -127,15 +127,10 @@ struct RecordQuery {
         records == .treasures && neededColumns.contains(geohashColumn)
     }
 
-    /// The SQL for the records, ordered by `orderColumns` (logical names such as `key`
-    /// and `user`) and then by key, with the joins in SQL unless `mergeJoins`. Only fixed
-    /// column names and bound parameters: no user text is ever part of the SQL.
-    func sql(orderColumns: [String], mergeJoins: Bool = false) -> String {
-        let (columns, rest) = sqlParts(orderColumns: orderColumns, mergeJoins: mergeJoins)
-        return "SELECT \(columns.joined(separator: ", "))" + rest
-    }
-
-    /// The selected columns, and the SQL after them.
+    /// The selected columns of the records' query, and its SQL after them: ordered by
+    /// `orderColumns` (logical names such as `key` and `user`) and then by key, with the
+    /// joins in SQL unless `mergeJoins`. Only fixed column names and bound parameters: no
+    /// user text is ever part of the SQL.
     private func sqlParts(orderColumns: [String], mergeJoins: Bool) -> ([String], String) {
         var columns: [String]
         switch records {
@@ -191,8 +186,9 @@ struct RecordQuery {
     /// - Throws: `SQLiteError`.
     func open(on database: Database, orderColumns: [String]) throws -> RecordCursor {
         let mergeJoins = orderColumns.allSatisfy { $0 == "key" }
+        let (columns, rest) = sqlParts(orderColumns: orderColumns, mergeJoins: mergeJoins)
         let statement = try database.prepare(
-            sql(orderColumns: orderColumns, mergeJoins: mergeJoins))
+            "SELECT \(columns.joined(separator: ", "))" + rest)
         var geohashes: KeyOrderedTable?
         var renditions: [KeyOrderedTable?] = Array(repeating: nil, count: renditionNames.count)
         for (index, name) in renditionNames.enumerated() where readsRendition(name) {
@@ -213,7 +209,6 @@ struct RecordQuery {
                 statement: try database.prepare(
                     "SELECT key, geohash FROM treasure_geohashes ORDER BY key"))
         }
-        let columns = sqlParts(orderColumns: orderColumns, mergeJoins: mergeJoins).0
         return RecordCursor(
             statement: statement, selected: columns.map { $0 != "NULL" }, geohashes: geohashes,
             renditions: renditions)
@@ -266,14 +261,9 @@ struct RecordCursor {
         // Renditions joined in SQL (or not read); merged ones are set below.
         for index in renditions.indices where renditions[index] == nil {
             let column = 10 + index * 3
-            let found: Void? =
-                selected[column]
-                ? row.withUTF8(column) {
-                    record.setRendition(
-                        index, path: $0, width: row.int64(column + 1) ?? 0,
-                        height: row.int64(column + 2) ?? 0)
-                } : nil
-            if found == nil { record.renditions[index] = nil }
+            if !selected[column] || !Self.setRendition(index, of: &record, from: row, at: column) {
+                record.renditions[index] = nil
+            }
         }
         // The key's bytes are read once: for the record and to find its rows beside it.
         let keyFound: Void? = try row.withUTF8(0) { key in
@@ -286,18 +276,8 @@ struct RecordCursor {
                 // A rendition counts only when it was made from the image the record has
                 // now.
                 guard let side = try renditions[index]?.seek(key),
-                    row.withUTF8(
-                        8,
-                        { image in
-                            side.withUTF8(1) { KeyOrderedTable.compare($0, image) == 0 } ?? false
-                        }) ?? false,
-                    side.withUTF8(
-                        2,
-                        {
-                            record.setRendition(
-                                index, path: $0, width: side.int64(3) ?? 0,
-                                height: side.int64(4) ?? 0)
-                        }) != nil
+                    Self.sameText(side, 1, row, 8),
+                    Self.setRendition(index, of: &record, from: side, at: 2)
                 else {
                     record.renditions[index] = nil
                     continue
@@ -306,6 +286,25 @@ struct RecordCursor {
         }
         if keyFound == nil { record.key = "" }
         return true
+    }
+
+    /// Sets rendition `index` from the path, width and height in columns `column`,
+    /// `column + 1` and `column + 2` of `row`; false when the path is NULL.
+    private static func setRendition(
+        _ index: Int, of record: inout ExportRecord, from row: Row, at column: Int
+    ) -> Bool {
+        row.withUTF8(column) {
+            record.setRendition(
+                index, path: $0, width: row.int64(column + 1) ?? 0,
+                height: row.int64(column + 2) ?? 0)
+        } != nil
+    }
+
+    /// Whether two text columns hold the same bytes (false when either is NULL).
+    private static func sameText(_ a: Row, _ aColumn: Int, _ b: Row, _ bColumn: Int) -> Bool {
+        a.withUTF8(aColumn) { left in
+            b.withUTF8(bColumn) { KeyOrderedTable.compare(left, $0) == 0 } ?? false
+        } ?? false
     }
 }
 

@@ -613,7 +613,6 @@ struct TemplateStream {
             }
             value.removeAll(keepingCapacity: true)
             renderer.problem = nil
-            // Rendered at the level it takes in the tree, so the tree writer copies it as is.
             let written = renderer.render(compiledValue, record: &record, into: &value)
             if let problem = renderer.problem {
                 problems.add("values that cannot be exported", "\(noun) \(record.key): \(problem)")
@@ -759,16 +758,10 @@ final class SpillFile {
         let header = [Int64(batch.bytes.count), Int64(batch.ends.count), Int64(batch.hashes.count)]
         var offset = writeOffset
         func put(_ raw: UnsafeRawBufferPointer) -> Bool {
-            var done = 0
-            while done < raw.count {
-                let written = pwrite(
-                    descriptor, raw.baseAddress! + done, raw.count - done, offset + off_t(done))
-                if written < 0 && errno == EINTR { continue }
-                if written <= 0 { return false }
-                done += written
+            defer { offset += off_t(raw.count) }
+            return Self.transferAll(raw.count) {
+                pwrite(descriptor, raw.baseAddress! + $0, raw.count - $0, offset + off_t($0))
             }
-            offset += off_t(raw.count)
-            return true
         }
         guard header.withUnsafeBytes(put), batch.bytes.withUnsafeBytes(put),
             batch.ends.withUnsafeBytes(put), batch.hashes.withUnsafeBytes(put)
@@ -783,16 +776,10 @@ final class SpillFile {
         let descriptor = fileno(file)
         var offset = readOffset
         func get(_ raw: UnsafeMutableRawBufferPointer) -> Bool {
-            var done = 0
-            while done < raw.count {
-                let count = pread(
-                    descriptor, raw.baseAddress! + done, raw.count - done, offset + off_t(done))
-                if count < 0 && errno == EINTR { continue }
-                if count <= 0 { return false }
-                done += count
+            defer { offset += off_t(raw.count) }
+            return Self.transferAll(raw.count) {
+                pread(descriptor, raw.baseAddress! + $0, raw.count - $0, offset + off_t($0))
             }
-            offset += off_t(raw.count)
-            return true
         }
         var header = [Int64](repeating: 0, count: 3)
         guard header.withUnsafeMutableBytes(get) else { return nil }
@@ -805,6 +792,19 @@ final class SpillFile {
         else { return nil }
         readOffset = offset
         return batch
+    }
+
+    /// Calls `move` (a `pread` or `pwrite` given the bytes done so far) until `count` bytes
+    /// are done; false on an error or the end of the file.
+    private static func transferAll(_ count: Int, _ move: (Int) -> Int) -> Bool {
+        var done = 0
+        while done < count {
+            let moved = move(done)
+            if moved < 0 && errno == EINTR { continue }
+            if moved <= 0 { return false }
+            done += moved
+        }
+        return true
     }
 }
 

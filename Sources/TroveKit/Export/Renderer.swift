@@ -56,15 +56,19 @@ struct Renderer {
             case .height: return .integer(rendition.height)
             case .url:
                 guard let url = storage.url(for: rendition.path) else {
-                    if problem == nil {
-                        problem =
-                            "no storage location for image URLs "
-                            + "(run 'trove config set storage.bucket BUCKET')"
-                    }
+                    noteMissingStorage()
                     return nil
                 }
                 return .string(url)
             }
+        }
+    }
+
+    private mutating func noteMissingStorage() {
+        if problem == nil {
+            problem =
+                "no storage location for image URLs "
+                + "(run 'trove config set storage.bucket BUCKET')"
         }
     }
 
@@ -258,11 +262,7 @@ struct Renderer {
             output.append(UInt8(ascii: "\""))
             guard storage.appendURL(for: rendition.pathBytes, to: &output) else {
                 output.removeLast()
-                if problem == nil {
-                    problem =
-                        "no storage location for image URLs "
-                        + "(run 'trove config set storage.bucket BUCKET')"
-                }
+                noteMissingStorage()
                 return false
             }
             output.append(UInt8(ascii: "\""))

@@ -115,11 +115,11 @@ private struct ByteSink: JSONOutput {
 
     private mutating func reserve(_ extra: Int) {
         guard count + extra > capacity else { return }
-        let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: max(capacity * 2, count + extra))
+        capacity = max(capacity * 2, count + extra)
+        let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
         grown.update(from: start, count: count)
         start.deallocate()
         start = grown
-        capacity = max(capacity * 2, count + extra)
     }
 }
 
