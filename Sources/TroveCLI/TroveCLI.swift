@@ -60,7 +60,8 @@ public enum TroveCLI {
         }
         let parsed: ParsedCommandLine
         do {
-            parsed = try Parser(root: root).parse(arguments)
+            parsed = try Parser(root: root, isPostID: postLookup(arguments, context))
+                .parse(arguments)
         } catch {
             context.standardError.write("error: \(error.message)\n\(error.usage)\n")
             return ExitStatus.usage.rawValue
@@ -82,6 +83,29 @@ public enum TroveCLI {
         } catch {
             context.standardError.write("error: \(describe(error))\n")
             return exitStatus(for: error).rawValue
+        }
+    }
+
+    /// Whether a word is a post id in the workspace the command line names, for ids that
+    /// start with `-` without a push id's shape. The workspace is opened only when the
+    /// parser asks, and a missing or unusable one knows no ids.
+    static func postLookup(_ arguments: [String], _ context: Context) -> (String) -> Bool {
+        var path = context.environment["TROVE_WORKSPACE"] ?? "trove.sqlite"
+        for (index, word) in arguments.enumerated() {
+            if word == "--" { break }
+            if (word == "-w" || word == "--workspace"), index + 1 < arguments.count {
+                path = arguments[index + 1]
+            } else if word.hasPrefix("--workspace=") {
+                path = String(word.dropFirst("--workspace=".count))
+            }
+        }
+        if !path.hasPrefix("/") { path = context.currentDirectory + "/" + path }
+        return { [path] word in
+            guard FileManager.default.fileExists(atPath: path),
+                let workspace = try? Workspace(path: path),
+                let statuses = try? Moderation(workspace: workspace).statuses([word])
+            else { return false }
+            return !statuses.isEmpty
         }
     }
 

@@ -9,8 +9,9 @@ enum ReviewCommand {
         discussion: """
             Alone on a terminal, 'trove review' walks the pending queue one post at a time
             (a approve, r reject, f flag, s skip, u undo, q quit). The moderator is --as
-            NAME, else $TROVE_MODERATOR, else $USER. Firebase push ids start with '-':
-            put them after '--' (trove review approve -- -Mq1bench) or read them from stdin.
+            NAME, else $TROVE_MODERATOR, else $USER. Firebase push ids are taken as typed
+            (trove review approve -Mq1a -Mq2b --as kim); an id that could be mistaken for
+            an option goes after '--' (trove review approve -- -x) or comes from stdin (-).
             """,
         options: [asOption],
         subcommands: [list, show, approve, reject, flag, reopen, scan, sheet, apply, log],
@@ -23,8 +24,8 @@ enum ReviewCommand {
     static let forceOption = Option(
         "force", help: "Decide even when someone else decided the post in the meantime.")
     static let idsArgument = Argument(
-        "id", help: "Post ids, or - to read them from stdin (ids starting with - go after --).",
-        arity: .variadic(minimum: 1))
+        "id", help: "Post ids (push ids such as -Mq2river as typed), or - to read from stdin.",
+        arity: .variadic(minimum: 1), takesPostIDs: true)
     static let statusOption = Option(
         "status", value: "status",
         help: "pending (default), approved, rejected, flagged or all.")
@@ -119,7 +120,7 @@ enum ReviewCommand {
 
     static let show = Command(
         "show", abstract: "Show one post: every field, its signals and decision history.",
-        arguments: [Argument("id", help: "The post id.")]
+        arguments: [Argument("id", help: "The post id.", takesPostIDs: true)]
     ) { invocation in
         let workspace = try invocation.openWorkspace()
         let id = invocation.argument("id")!
@@ -297,7 +298,10 @@ enum ReviewCommand {
 
     static let log = Command(
         "log", abstract: "Show the audit trail, oldest first.",
-        arguments: [Argument("id", help: "Only this post's decisions.", arity: .optional)],
+        arguments: [
+            Argument(
+                "id", help: "Only this post's decisions.", arity: .optional, takesPostIDs: true)
+        ],
         formats: [.text, .json]
     ) { invocation in
         let entries = try AuditTrail(workspace: invocation.openWorkspace())

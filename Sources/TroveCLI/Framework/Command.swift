@@ -54,11 +54,18 @@ public struct Argument: Sendable {
     public let name: String
     public let help: String
     public let arity: Arity
+    /// Whether values are post ids, which may start with `-` (Firebase push ids): a word
+    /// that is no declared option but is a post id, or has a push id's shape, is taken as
+    /// this argument wherever it stands on the line.
+    public let takesPostIDs: Bool
 
-    public init(_ name: String, help: String, arity: Arity = .required) {
+    public init(
+        _ name: String, help: String, arity: Arity = .required, takesPostIDs: Bool = false
+    ) {
         self.name = name
         self.help = help
         self.arity = arity
+        self.takesPostIDs = takesPostIDs
     }
 
     var usage: String {

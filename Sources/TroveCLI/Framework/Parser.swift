@@ -22,9 +22,13 @@ public struct ParsedCommandLine: Sendable {
 /// Parses arguments against a command tree. Pure: no I/O, so tests call it directly.
 public struct Parser {
     let root: Command
+    /// Whether a word is the id of a post, for ids that start with `-` but have no push
+    /// id's shape. Injected so parsing itself stays pure.
+    let isPostID: (String) -> Bool
 
-    public init(root: Command) {
+    public init(root: Command, isPostID: @escaping (String) -> Bool = { _ in false }) {
         self.root = root
+        self.isPostID = isPostID
     }
 
     /// Parses `arguments` (without the program name).
@@ -47,7 +51,24 @@ public struct Parser {
                 continue
             }
             if !optionsEnded && word.hasPrefix("-") && word != "-" && !looksNumeric(word) {
-                let (option, inlineValue) = try resolveOption(word, in: command, path: path)
+                let option: Option
+                let inlineValue: String?
+                do {
+                    (option, inlineValue) = try resolveOption(word, in: command, path: path)
+                } catch {
+                    // A declared option always wins; what is left may be a post id.
+                    guard command.arguments.contains(where: \.takesPostIDs) else { throw error }
+                    if !word.hasPrefix("--") && (Self.hasPushIDShape(word) || isPostID(word)) {
+                        positionals.append(word)
+                        continue
+                    }
+                    if word.hasPrefix("--") { throw error }
+                    let example = (["trove"] + path + ["--", word]).joined(separator: " ")
+                    throw UsageError(
+                        message: error.message
+                            + "; a post id starting with '-' goes after '--' (\(example))",
+                        usage: error.usage)
+                }
                 if option.isFlag {
                     if inlineValue != nil {
                         throw usageError(
@@ -80,7 +101,9 @@ public struct Parser {
                     path.append(word)
                     continue
                 }
-                if command.action == nil {
+                // A command that takes no arguments of its own (`trove review`) can only
+                // mean a subcommand here, so a typo gets a suggestion.
+                if command.action == nil || command.arguments.isEmpty {
                     let names = command.subcommands.map(\.name)
                     throw usageError(
                         "unknown command '\(word)'" + suggestion(for: word, among: names),
@@ -149,6 +172,21 @@ public struct Parser {
     private static let globalOptions: [Option] = [
         .workspace, .quiet, .format([.text, .json, .csv]),
     ]
+
+    /// Whether a word looks like a Firebase push id (`-Mq2river`, `-NxY3…`): a dash, then an
+    /// upper-case letter or digit (the high digits of the push id's timestamp), then at
+    /// least two more characters of the push id alphabet. No declared short option is an
+    /// upper-case letter, so such a word cannot be mistaken for one.
+    static func hasPushIDShape(_ word: String) -> Bool {
+        let characters = Array(word.utf8)
+        guard characters.count >= 4, characters[0] == UInt8(ascii: "-") else { return false }
+        let second = characters[1]
+        guard (65...90).contains(second) || (48...57).contains(second) else { return false }
+        return characters.dropFirst().allSatisfy { byte in
+            (48...57).contains(byte) || (65...90).contains(byte) || (97...122).contains(byte)
+                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+        }
+    }
 
     /// Negative numbers such as `-74.0060` are arguments, not options.
     private func looksNumeric(_ word: String) -> Bool {
