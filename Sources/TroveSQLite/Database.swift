@@ -127,6 +127,20 @@ public final class Database {
     /// True while a transaction is open.
     public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
+    // MARK: - Reading
+
+    /// Runs `body` with SQLite reading the file through a memory map of up to `bytes`,
+    /// then gives the connection its previous limit back, so one scan-heavy query does
+    /// not change how the rest of the program reads. See <https://sqlite.org/mmap.html>.
+    ///
+    /// - Throws: `SQLiteError`, or whatever `body` throws.
+    public func withMemoryMap<T>(bytes: Int, _ body: () throws -> T) throws -> T {
+        let previous = try scalar("PRAGMA mmap_size")?.int64 ?? 0
+        try execute("PRAGMA mmap_size = \(max(bytes, 0))")
+        defer { try? execute("PRAGMA mmap_size = \(previous)") }
+        return try body()
+    }
+
     // MARK: - Transactions
 
     /// Runs `body` in a transaction: commits when it returns, rolls back when it throws.

@@ -1,4 +1,3 @@
-import CSQLite
 import Foundation
 import TroveSQLite
 
@@ -6,8 +5,8 @@ import TroveSQLite
 /// JSON bytes, without a `String` per column.
 ///
 /// A hundred thousand posts must list in well under 100 ms, and building Swift strings
-/// for every column costs several times that; so this one query uses the C API on the
-/// workspace's connection (`Database.handle`), which the wrapper exposes for such calls.
+/// for every column costs several times that; so columns are read in place
+/// (`Row.withUTF8`) and appended to one raw byte buffer.
 public struct PostListing {
     let workspace: Workspace
 
@@ -28,54 +27,38 @@ public struct PostListing {
     ) throws -> Int {
         let (sql, values) = PostQuery.listSQL(status: status, signal: signal, user: user)
         let database = workspace.database
-        // Let SQLite read the file through a memory map: the listing touches every page
-        // of the queue index once.
-        try database.execute("PRAGMA mmap_size = 1073741824")
-        var raw: OpaquePointer?
-        let code = sqlite3_prepare_v2(database.handle, sql, -1, &raw, nil)
-        guard code == SQLITE_OK, let raw else {
-            throw SQLiteError(
-                code: code, message: String(cString: sqlite3_errmsg(database.handle)), sql: sql)
-        }
-        defer { sqlite3_finalize(raw) }
-        for (offset, value) in values.enumerated() {
-            if case .text(let text) = value {
-                sqlite3_bind_text(raw, Int32(offset + 1), text, -1, SQLITE_TRANSIENT_VALUE)
-            }
-        }
+        let statement = try database.prepare(sql)
+        try statement.bind(values)
         var out = JSONBytes()
         defer { out.bytes.deallocate() }
         out.append("[")
         var count = 0
-        while true {
-            let step = sqlite3_step(raw)
-            if step == SQLITE_DONE { break }
-            guard step == SQLITE_ROW else {
-                throw SQLiteError(
-                    code: step, message: String(cString: sqlite3_errmsg(database.handle)),
-                    sql: sql)
-            }
-            out.append(count == 0 ? "\n{\"id\": " : ",\n{\"id\": ")
-            out.string(raw, 0)
-            out.append(", \"user\": ")
-            out.string(raw, 1)
-            out.append(", \"lat\": ")
-            out.number(raw, 2)
-            out.append(", \"lon\": ")
-            out.number(raw, 3)
-            out.append(", \"date\": ")
-            out.string(raw, 4)
-            out.append(", \"description\": ")
-            out.string(raw, 5)
-            out.append(", \"status\": ")
-            out.string(raw, 6)
-            out.append(", \"signals\": [")
-            out.names(raw, 7)
-            out.append("]}")
-            count += 1
-            if out.bytes.count >= 1 << 16 {
-                sink(out.bytes.contents)
-                out.bytes.removeAll()
+        // The listing touches every page of the queue index once: read it through a
+        // memory map for the length of this query.
+        try database.withMemoryMap(bytes: 1 << 30) {
+            while let row = try statement.next() {
+                out.append(count == 0 ? "\n{\"id\": " : ",\n{\"id\": ")
+                out.string(row, 0)
+                out.append(", \"user\": ")
+                out.string(row, 1)
+                out.append(", \"lat\": ")
+                out.number(row, 2)
+                out.append(", \"lon\": ")
+                out.number(row, 3)
+                out.append(", \"date\": ")
+                out.string(row, 4)
+                out.append(", \"description\": ")
+                out.string(row, 5)
+                out.append(", \"status\": ")
+                out.string(row, 6)
+                out.append(", \"signals\": [")
+                out.names(row, 7)
+                out.append("]}")
+                count += 1
+                if out.bytes.count >= 1 << 16 {
+                    sink(out.bytes.contents)
+                    out.bytes.removeAll()
+                }
             }
         }
         out.append(count == 0 ? "]\n" : "\n]\n")
@@ -83,9 +66,6 @@ public struct PostListing {
         return count
     }
 }
-
-// `SQLITE_TRANSIENT` is a macro Swift cannot import.
-private let SQLITE_TRANSIENT_VALUE = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
 /// Bytes in memory the owner frees with `deallocate`: appending is a bounds check and a
 /// copy, which matters at a few dozen small appends per listed post.
@@ -132,37 +112,33 @@ private struct JSONBytes {
     }
 
     /// Column `index` as a JSON string, or `null`.
-    mutating func string(_ statement: OpaquePointer, _ index: Int32) {
-        guard let text = sqlite3_column_text(statement, index) else {
-            append("null")
-            return
-        }
-        let count = Int(sqlite3_column_bytes(statement, index))
-        JSONText.appendString(bytes: UnsafeBufferPointer(start: text, count: count), to: &bytes)
+    mutating func string(_ row: Row, _ index: Int) {
+        let written: Void? = row.withUTF8(index) { JSONText.appendString(bytes: $0, to: &bytes) }
+        if written == nil { append("null") }
     }
 
     /// Column `index` as a JSON number (as JavaScript prints it), or `null`.
-    mutating func number(_ statement: OpaquePointer, _ index: Int32) {
-        if sqlite3_column_type(statement, index) == SQLITE_NULL {
+    mutating func number(_ row: Row, _ index: Int) {
+        guard let value = row.double(index) else {
             append("null")
             return
         }
-        JSONText.appendNumber(sqlite3_column_double(statement, index), to: &bytes)
+        JSONText.appendNumber(value, to: &bytes)
     }
 
     /// The comma-joined signal names of column `index` as JSON strings.
-    mutating func names(_ statement: OpaquePointer, _ index: Int32) {
-        guard let text = sqlite3_column_text(statement, index) else { return }
-        let count = Int(sqlite3_column_bytes(statement, index))
-        guard count > 0 else { return }
-        bytes.write(byte: UInt8(ascii: "\""))
-        var runStart = 0
-        for position in 0..<count where text[position] == UInt8(ascii: ",") {
-            bytes.write(UnsafeBufferPointer(start: text + runStart, count: position - runStart))
-            append("\", \"")
-            runStart = position + 1
+    mutating func names(_ row: Row, _ index: Int) {
+        row.withUTF8(index) { text in
+            guard !text.isEmpty else { return }
+            bytes.write(byte: UInt8(ascii: "\""))
+            var runStart = 0
+            for position in text.indices where text[position] == UInt8(ascii: ",") {
+                bytes.write(UnsafeBufferPointer(rebasing: text[runStart..<position]))
+                append("\", \"")
+                runStart = position + 1
+            }
+            bytes.write(UnsafeBufferPointer(rebasing: text[runStart...]))
+            bytes.write(byte: UInt8(ascii: "\""))
         }
-        bytes.write(UnsafeBufferPointer(start: text + runStart, count: count - runStart))
-        bytes.write(byte: UInt8(ascii: "\""))
     }
 }

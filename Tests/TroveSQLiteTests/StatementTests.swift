@@ -1,0 +1,65 @@
+import Foundation
+import Testing
+
+@testable import TroveSQLite
+
+@Suite struct StatementTests {
+    let folder: URL
+    let database: Database
+
+    init() throws {
+        folder = FileManager.default.temporaryDirectory
+            .appendingPathComponent("trove-statement-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        database = try Database(path: folder.appendingPathComponent("t.sqlite").path)
+        try database.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT, score REAL)")
+        try database.execute(
+            "INSERT INTO t VALUES (1, 'Hairy Harry', 1.5), (2, NULL, NULL), (3, '', 0)")
+    }
+
+    @Test func textIsReadInPlaceAndNullIsNil() throws {
+        let statement = try database.prepare("SELECT name FROM t ORDER BY id")
+        var seen: [[UInt8]?] = []
+        while let row = try statement.next() {
+            seen.append(row.withUTF8(0) { Array($0) })
+        }
+        #expect(seen == [Array("Hairy Harry".utf8), nil, []])
+    }
+
+    @Test func doublesDistinguishNullFromZero() throws {
+        let scores = try database.query("SELECT score FROM t ORDER BY id", []) { $0.double(0) }
+        #expect(scores == [1.5, nil, 0])
+    }
+
+    @Test func aStatementRunsAgainWithNewBindings() throws {
+        let statement = try database.prepare("SELECT name FROM t WHERE id = ?")
+        try statement.bind([.integer(1)])
+        #expect(try statement.next()?.text(0) == "Hairy Harry")
+        try statement.bind([.integer(3)])
+        #expect(try statement.next()?.text(0) == "")
+        #expect(try statement.next() == nil)
+    }
+
+    @Test func bindingMoreValuesThanParametersThrows() throws {
+        let statement = try database.prepare("SELECT name FROM t WHERE id = ?")
+        #expect(throws: SQLiteError.self) { try statement.bind([.integer(1), .integer(2)]) }
+    }
+
+    @Test func memoryMapIsGivenBackAfterTheBody() throws {
+        try database.execute("PRAGMA mmap_size = 4096")
+        let inside = try database.withMemoryMap(bytes: 1 << 20) {
+            try database.scalar("PRAGMA mmap_size")?.int64
+        }
+        #expect(inside == 1 << 20)
+        #expect(try database.scalar("PRAGMA mmap_size")?.int64 == 4096)
+    }
+
+    @Test func memoryMapIsGivenBackWhenTheBodyThrows() throws {
+        struct Stop: Error {}
+        try database.execute("PRAGMA mmap_size = 0")
+        #expect(throws: Stop.self) {
+            try database.withMemoryMap(bytes: 1 << 20) { throw Stop() }
+        }
+        #expect(try database.scalar("PRAGMA mmap_size")?.int64 == 0)
+    }
+}
