@@ -9,7 +9,8 @@ enum ImagesCommand {
             Posts: full (1600x1600 fit), thumb (256x256 fit). Change them with the settings
             renditions.treasures / renditions.posts, or for one run with --rendition.
             Outputs are upright, keep PNG alpha, and carry no metadata but the ICC profile.
-            Unchanged sources with unchanged settings are skipped.
+            Unchanged sources with unchanged settings are skipped. Only approved posts are
+            published: the renditions of a post no longer approved leave the output folder.
             """,
         options: [
             Option("treasures", help: "Only treasure images."),

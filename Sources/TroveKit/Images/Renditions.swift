@@ -112,7 +112,8 @@ public enum Renditions {
             if let failure = outcome.failure { summary.failures.append(failure) }
         }
         summary.made = made.count
-        let replaced = try record(made, in: workspace)
+        var replaced = try record(made, in: workspace)
+        if options.includePosts { replaced += try withdrawUnpublished(workspace) }
         // Old outputs go only once the workspace no longer points at them.
         for path in replaced {
             try? FileManager.default.removeItem(
@@ -142,7 +143,9 @@ public enum Renditions {
         }
         if options.includePosts {
             jobs += try database.query(
-                "SELECT id, photo FROM posts WHERE photo IS NOT NULL ORDER BY id"
+                // Only approved posts are published; the review sheet inlines its own.
+                "SELECT id, photo FROM posts WHERE photo IS NOT NULL AND status = 'approved' "
+                    + "ORDER BY id"
             ) { Job(kind: .post, key: $0.text(0)!, source: $0.text(1)!, specs: options.postSpecs) }
         }
         return jobs
@@ -298,6 +301,26 @@ public enum Renditions {
     }
 
     // MARK: - Recording
+
+    /// Forgets the renditions of posts that are no longer approved (rejected, reopened,
+    /// flagged, or gone), in one transaction; returns their paths so the files go too.
+    static func withdrawUnpublished(_ workspace: Workspace) throws -> [String] {
+        let database = workspace.database
+        let condition = """
+            owner_kind = 'post' AND NOT EXISTS (
+                SELECT 1 FROM posts WHERE id = renditions.owner_key AND status = 'approved'
+                AND photo IS NOT NULL)
+            """
+        return try workspace.write {
+            let paths = try database.query("SELECT path FROM renditions WHERE " + condition) {
+                $0.text(0) ?? ""
+            }
+            if !paths.isEmpty {
+                try database.execute("DELETE FROM renditions WHERE " + condition)
+            }
+            return paths.filter { !$0.isEmpty }
+        }
+    }
 
     /// Upserts the new renditions in one transaction; returns the paths they replaced.
     static func record(_ records: [Record], in workspace: Workspace) throws -> [String] {

@@ -71,7 +71,7 @@ struct ImageInventory {
                 SELECT 'treasure' AS kind, key, image AS source FROM treasures
                 WHERE image IS NOT NULL AND image NOT LIKE 'http://%' AND image NOT LIKE 'https://%'
                 UNION ALL
-                SELECT 'post', id, photo FROM posts WHERE photo IS NOT NULL
+                SELECT 'post', id, photo FROM posts WHERE photo IS NOT NULL AND status = 'approved'
             ) AS i
             LEFT JOIN (SELECT DISTINCT owner_kind, owner_key, source FROM renditions) AS r
               ON r.owner_kind = i.kind AND r.owner_key = i.key AND r.source = i.source
