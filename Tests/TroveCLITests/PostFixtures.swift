@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 import TroveImaging
 
 /// Photos for post tests, built in code: JPEGs with optional EXIF GPS.
@@ -72,7 +73,13 @@ enum BuiltBinary {
             .deletingLastPathComponent().appendingPathComponent(".build/debug/trove").path
     }
 
-    static var exists: Bool { FileManager.default.isExecutableFile(atPath: path) }
+    /// Fails the calling test when the binary has not been built: a missing binary must
+    /// not pass for a skipped, and so silently green, process test.
+    static func require() throws {
+        try #require(
+            FileManager.default.isExecutableFile(atPath: path),
+            "no trove binary at \(path): run 'swift build' (make test does) before 'swift test'")
+    }
 
     /// Runs the binary to completion; the pipes are read before waiting.
     static func run(_ arguments: [String], environment: [String: String], directory: String)

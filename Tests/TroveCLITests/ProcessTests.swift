@@ -7,13 +7,11 @@ import TroveSQLite
     let sandbox: Sandbox
 
     init() throws {
+        try BuiltBinary.require()
         sandbox = try Sandbox()
     }
 
-    /// The debug binary beside this source tree (`make test` builds it first).
-    static let binary: URL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent(".build/debug/trove")
+    static let binary = URL(fileURLWithPath: BuiltBinary.path)
 
     func launch(_ arguments: [String]) throws -> Process {
         let process = Process()
@@ -39,7 +37,7 @@ import TroveSQLite
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: binary.path)))
+    @Test
     func aKilledImportLeavesTheWorkspaceAsBefore() throws {
         #expect(try run(["init"]).status == 0)
         try sandbox.write("first.csv", "key,name,lat,lon\nkeep,Keep,1,2\n")
@@ -87,7 +85,7 @@ import TroveSQLite
         #expect(check.output == "ok\n")
     }
 
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: binary.path)))
+    @Test
     func exitStatusesReachTheShell() throws {
         #expect(try run(["status"]).status == 4)
         #expect(try run(["statsu"]).status == 2)

@@ -231,11 +231,11 @@ import Testing
 
 // MARK: - Real processes
 
-@Suite(.enabled(if: BuiltBinary.exists, "needs the built trove binary (swift build)"))
-struct ReviewProcessTests {
+@Suite struct ReviewProcessTests {
     let sandbox: Sandbox
 
     init() throws {
+        try BuiltBinary.require()
         sandbox = try Sandbox()
     }
 

@@ -34,7 +34,7 @@ public struct PostRecord: Equatable, Sendable {
     public var photo: String?
     /// The photo reference as written in the input.
     public var photoReference: String?
-    /// SHA-256 of the photo bytes.
+    /// Fingerprint of the photo bytes (`ContentHash`).
     public var photoHash: String?
     /// Upright photo width in pixels.
     public var photoWidth: Int?

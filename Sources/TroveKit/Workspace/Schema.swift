@@ -102,7 +102,7 @@ enum Schema {
             owner_key   TEXT NOT NULL,
             name        TEXT NOT NULL,
             source      TEXT NOT NULL,   -- the source image path
-            source_hash TEXT NOT NULL,   -- SHA-256 of the source bytes
+            source_hash TEXT NOT NULL,   -- fingerprint of the source bytes (ContentHash)
             settings    TEXT NOT NULL,   -- the settings it was made with
             path        TEXT NOT NULL,   -- relative to the output folder
             width       INTEGER NOT NULL,

@@ -1,9 +1,9 @@
-/// SHA-256 (FIPS 180-4), for photo identity, content hashes and the sheet's
-/// Content-Security-Policy. Foundation on Linux has no digest API and the build
-/// machines cannot fetch one.
+/// SHA-256 (FIPS 180-4), where a digest must be collision-resistant: a post's content
+/// identity, the digest that stands in for a user's e-mail address, and the review
+/// sheet's Content-Security-Policy hash. Foundation on Linux has no digest API and the
+/// build machines cannot fetch one. Image bytes use the faster `ContentHash`.
 ///
-/// Written over unsafe buffers with no allocation per block: photos are megabytes, and
-/// hashing must stay well below decoding time.
+/// Written over unsafe buffers with no allocation per block.
 struct SHA256 {
     private var state: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (
         0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a,
