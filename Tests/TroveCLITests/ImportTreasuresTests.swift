@@ -51,13 +51,18 @@ import TroveSQLite
         try sandbox.write("a.csv", "name,lat,lon\nHairy Harry,40.7,-74.0\nHairy Harry,40.8,-74.1\n")
         #expect(sandbox.run("import", "treasures", "a.csv").status == 0)
         let again = sandbox.run("import", "treasures", "a.csv", "--format", "json")
-        #expect(again.stdout == "{\"new\": 0, \"updated\": 0, \"unchanged\": 2, \"skipped\": 0}\n")
+        #expect(
+            again.stdout
+                == "{\"new\": 0, \"updated\": 0, \"unchanged\": 2, \"skipped\": 0, "
+                + "\"removed\": 0, \"no_longer_in_file\": 0}\n")
         #expect(
             try snapshot().map { $0.split(separator: "|")[0] } == ["hairy-harry", "hairy-harry-2"])
         try sandbox.write("a.csv", "name,lat,lon\nHairy Harry,40.7,-74.0\nHairy Harry,40.9,-74.1\n")
         let changed = sandbox.run("import", "treasures", "a.csv", "--format", "json")
         #expect(
-            changed.stdout == "{\"new\": 0, \"updated\": 1, \"unchanged\": 1, \"skipped\": 0}\n")
+            changed.stdout
+                == "{\"new\": 0, \"updated\": 1, \"unchanged\": 1, \"skipped\": 0, "
+                + "\"removed\": 0, \"no_longer_in_file\": 0}\n")
     }
 
     @Test func movingATreasureMakesItsGeohashStale() throws {

@@ -13,6 +13,11 @@ enum ImportCommand {
             semicolon files) and GeoJSON (FeatureCollection, Feature, or one Feature per
             line). Rows are upserted by key, all files in one transaction: a row that cannot
             be imported stops the import with nothing changed (exit 3) unless --skip-invalid.
+            The workspace remembers which file each treasure came from: the import says
+            how many treasures of a file are no longer in it, and --sync removes them (the
+            next 'export --update' writes null for their paths). A new derived key at the
+            position and with the image of a treasure gone from the file is reported as a
+            likely rename: give the rows a key column so renames keep their key.
             """,
         arguments: [
             Argument(
@@ -28,7 +33,11 @@ enum ImportCommand {
             Option(
                 "rejects", value: "file",
                 help: "With --skip-invalid: write skipped rows here (CSV)."),
-            Option("dry-run", help: "Read and report, but change nothing."),
+            Option(
+                "sync",
+                help: "Remove the treasures of these files that are no longer in them."),
+            Option(
+                "dry-run", help: "Read and report (with --sync: what would go), change nothing."),
         ],
         formats: [.text, .json]
     ) { invocation in
@@ -65,6 +74,7 @@ enum ImportCommand {
         job.encoding = encoding
         job.skipInvalid = invocation.flag("skip-invalid")
         job.dryRun = invocation.flag("dry-run")
+        job.sync = invocation.flag("sync")
         job.onSkip = { diagnostic in
             rejects.append(diagnostic)
             invocation.warn(diagnostic.compilerStyle)
@@ -90,6 +100,8 @@ enum ImportCommand {
             try writeRejects(rejects, to: invocation.resolve(rejectsPath))
         }
         var total = ImportSummary()
+        var removed = 0
+        var missing = 0
         let verb = job.dryRun ? "would import" : "imported"
         for result in results {
             let summary = result.summary
@@ -102,13 +114,73 @@ enum ImportCommand {
                 + "\(summary.updated) updated, \(summary.unchanged) unchanged) from \(result.displayPath)"
             if summary.skipped > 0 { line += "; skipped \(summary.skipped) invalid rows" }
             invocation.note(line)
+            reportVanished(result, dryRun: job.dryRun, invocation)
+            if result.removed {
+                removed += result.vanished.count
+            } else {
+                missing += result.vanished.count
+            }
         }
         if invocation.format == .json {
             invocation.print(
                 "{\"new\": \(total.new), \"updated\": \(total.updated), "
-                    + "\"unchanged\": \(total.unchanged), \"skipped\": \(total.skipped)}")
+                    + "\"unchanged\": \(total.unchanged), \"skipped\": \(total.skipped), "
+                    + "\"removed\": \(removed), \"no_longer_in_file\": \(missing)}")
         }
         return total.skipped > 0 ? .problems : .success
+    }
+
+    /// Likely renames, and the treasures a file no longer holds: removed, or how to.
+    private static func reportVanished(
+        _ result: TreasureFileImport.FileResult, dryRun: Bool, _ invocation: Invocation
+    ) {
+        let file = result.displayPath
+        for rename in result.renames {
+            var text = file + (rename.line.map { ":\($0)" } ?? "")
+            text += ": warning: '\(rename.newKey)' looks like a rename of '\(rename.oldKey)'"
+            text += " (same position and image)"
+            if result.derivedKeys {
+                text += "; add a key column to the file so a renamed row keeps its key"
+            }
+            invocation.warn(text)
+        }
+        let count = result.vanished.count
+        guard count > 0 else { return }
+        let keys = result.vanished.map(\.key)
+        let noun = count == 1 ? "treasure" : "treasures"
+        if result.removed && dryRun {
+            invocation.note("would remove \(count) \(noun) no longer in \(file):")
+            for key in keys { invocation.note("  \(key)") }
+        } else if result.removed {
+            invocation.note(
+                "removed \(count) \(noun) no longer in \(file): \(abbreviated(keys))")
+        } else if result.keptBecauseOfSkippedRows {
+            invocation.warn(
+                "kept \(count) \(noun) of \(file) that \(count == 1 ? "is" : "are") no longer "
+                    + "in it, as some of its rows were skipped (one may be theirs): "
+                    + "\(abbreviated(keys)); fix the rows and run --sync again")
+        } else {
+            let command =
+                file == "<stdin>"
+                ? "the same import with --sync"
+                : "'trove import treasures \(shellWord(file)) --sync'"
+            invocation.note(
+                "\(count) \(noun) of \(file) \(count == 1 ? "is" : "are") no longer in it "
+                    + "(\(abbreviated(keys))); run \(command) to remove them")
+        }
+    }
+
+    /// Up to five keys, then how many more.
+    private static func abbreviated(_ keys: [String]) -> String {
+        let shown = keys.prefix(5).joined(separator: ", ")
+        return keys.count > 5 ? shown + " and \(keys.count - 5) more" : shown
+    }
+
+    /// `word` as one shell word, quoted only when it needs it.
+    private static func shellWord(_ word: String) -> String {
+        let plain = word.allSatisfy { $0.isLetter || $0.isNumber || "-_./+,:@".contains($0) }
+        return plain && !word.isEmpty
+            ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
     /// `--from` and `--encoding`, shared by the commands that read treasure files.

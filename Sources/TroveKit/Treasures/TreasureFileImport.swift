@@ -1,4 +1,5 @@
 import Foundation
+import TroveSQLite
 
 /// Reads treasure files and upserts them into the workspace in one transaction.
 ///
@@ -22,12 +23,42 @@ public struct TreasureFileImport {
             self.baseFolder = baseFolder
             self.format = format
         }
+
+        /// How the workspace knows the file: its absolute path, so that importing it from
+        /// another folder still finds its treasures; standard input is always `<stdin>`.
+        var identity: String {
+            displayPath == "<stdin>"
+                ? displayPath : URL(fileURLWithPath: path).standardizedFileURL.path
+        }
+    }
+
+    /// A treasure of a file that the file no longer holds.
+    public struct Vanished: Equatable, Sendable {
+        public var key: String
+    }
+
+    /// A new derived key at the position and with the image of a vanished treasure.
+    public struct LikelyRename: Equatable, Sendable {
+        public var oldKey: String
+        public var newKey: String
+        /// The line (or GeoJSON feature) of the new row.
+        public var line: Int?
     }
 
     /// What happened to each file.
     public struct FileResult: Sendable {
         public var displayPath: String
         public var summary: ImportSummary
+        /// Treasures last imported from this file that it no longer holds, by key.
+        public var vanished: [Vanished] = []
+        /// Whether `vanished` were removed (with `sync`; in a dry run, would be).
+        public var removed = false
+        /// With `sync`, vanished treasures kept because rows of the file were skipped: a
+        /// skipped row may be one of them.
+        public var keptBecauseOfSkippedRows = false
+        public var renames: [LikelyRename] = []
+        /// Whether some rows had no key column value, so their keys were derived.
+        public var derivedKeys = false
     }
 
     /// Why an import stopped; nothing was written.
@@ -48,6 +79,8 @@ public struct TreasureFileImport {
     public var encoding: TextEncoding = .utf8
     public var skipInvalid = false
     public var dryRun = false
+    /// Remove the treasures of these files that the files no longer hold.
+    public var sync = false
     /// Called for each row left out with `skipInvalid`.
     public var onSkip: (Diagnostic) -> Void = { _ in }
     /// Called every so many rows, for a progress display.
@@ -75,6 +108,27 @@ public struct TreasureFileImport {
     }
 
     private func importAll(_ sources: [Source], into workspace: Workspace) throws -> [FileResult] {
+        let database = workspace.database
+        // The files' rows in `sources` first: only a file the workspace knew can have
+        // treasures that are gone from it, and only then are new keys worth noting for
+        // the rename check.
+        var sourceIDs: [Int64] = []
+        var known: [Bool] = []
+        for source in sources {
+            let (id, wasKnown) = try TreasureImporter.source(
+                path: source.identity, name: source.displayPath, in: database)
+            sourceIDs.append(id)
+            known.append(wasKnown)
+        }
+        let notesNewKeys = known.contains(true)
+        if notesNewKeys {
+            try database.execute(
+                """
+                CREATE TEMP TABLE import_new_keys (key TEXT PRIMARY KEY NOT NULL) WITHOUT ROWID;
+                CREATE TEMP TRIGGER import_new_key AFTER INSERT ON main.treasures
+                BEGIN INSERT OR IGNORE INTO import_new_keys (key) VALUES (NEW.key); END;
+                """)
+        }
         let importer = try TreasureImporter(workspace: workspace)
         let keys = SharedKeyDeriver()
         var results: [FileResult] = []
@@ -90,6 +144,7 @@ public struct TreasureFileImport {
                 Self.read(source, encoding: encoding, keys: keys, into: channel)
             }
             defer { channel.cancel() }
+            var derivedKeys = false
             while true {
                 switch channel.receive() {
                 case .rows(let batch):
@@ -97,6 +152,7 @@ public struct TreasureFileImport {
                         throw Failure.invalidRow(first)
                     }
                     try importer.add(batch.treasures)
+                    derivedKeys = derivedKeys || batch.derivedKeys
                     for diagnostic in batch.invalid {
                         skipped += 1
                         onSkip(diagnostic)
@@ -116,10 +172,90 @@ public struct TreasureFileImport {
                 new: total.new - before.new, updated: total.updated - before.updated,
                 unchanged: total.unchanged - before.unchanged,
                 skipped: total.skipped - before.skipped)
-            results.append(FileResult(displayPath: source.displayPath, summary: file))
+            var result = FileResult(displayPath: source.displayPath, summary: file)
+            result.derivedKeys = derivedKeys
+            results.append(result)
             before = total
         }
+        // Only now, with every file read: a treasure that moved to a later file of this
+        // import is that file's now, not gone.
+        try settleVanished(
+            &results, sourceIDs: sourceIDs, known: known, keys: keys, database: database)
+        if notesNewKeys {
+            try database.execute(
+                "DROP TRIGGER temp.import_new_key; DROP TABLE temp.import_new_keys;")
+        }
         return results
+    }
+
+    /// Finds each known file's treasures that it no longer holds, the likely renames among
+    /// them, and removes them with `sync`; otherwise their line is forgotten, as it now
+    /// holds something else, and findings name them by key.
+    private func settleVanished(
+        _ results: inout [FileResult], sourceIDs: [Int64], known: [Bool],
+        keys: SharedKeyDeriver, database: Database
+    ) throws {
+        struct Spot: Hashable {
+            var source: Int64
+            var lat: Double
+            var lon: Double
+            var image: String?
+        }
+        var spots: [Spot: [Int]] = [:]  // vanished treasures by place: (file index, entry)
+        var entries: [(file: Int, key: String)] = []
+        let scan = try database.prepare(
+            "SELECT key, lat, lon, image FROM treasures WHERE source = ? ORDER BY key")
+        for (index, id) in sourceIDs.enumerated() where known[index] {
+            try scan.bind([.integer(id)])
+            while let row = try scan.next() {
+                let isCurrent = row.withUTF8(0) { keys.contains(utf8: $0) } ?? false
+                if isCurrent { continue }
+                let key = row.text(0) ?? ""
+                results[index].vanished.append(Vanished(key: key))
+                let spot = Spot(
+                    source: id, lat: row.double(1) ?? .nan, lon: row.double(2) ?? .nan,
+                    image: row.text(3))
+                spots[spot, default: []].append(entries.count)
+                entries.append((index, key))
+            }
+        }
+        guard !entries.isEmpty else { return }
+        var matched = Set<Int>()
+        try database.query(
+            """
+            SELECT t.key, t.source, t.lat, t.lon, t.image, t.source_line
+            FROM temp.import_new_keys AS n JOIN treasures AS t ON t.key = n.key ORDER BY t.key
+            """
+        ) { row in
+            let spot = Spot(
+                source: row.int64(1) ?? -1, lat: row.double(2) ?? .nan,
+                lon: row.double(3) ?? .nan, image: row.text(4))
+            guard let candidate = spots[spot]?.first(where: { !matched.contains($0) }) else {
+                return
+            }
+            matched.insert(candidate)
+            let entry = entries[candidate]
+            results[entry.file].renames.append(
+                LikelyRename(
+                    oldKey: entry.key, newKey: row.text(0) ?? "",
+                    line: row.int64(5).map { Int($0) }))
+        }
+        let remover = try TreasureRemover(database: database)
+        let forget = try database.prepare("UPDATE treasures SET source_line = NULL WHERE key = ?")
+        for index in results.indices where !results[index].vanished.isEmpty {
+            if sync && results[index].summary.skipped > 0 {
+                results[index].keptBecauseOfSkippedRows = true
+            }
+            let removes = sync && !results[index].keptBecauseOfSkippedRows
+            results[index].removed = removes
+            for vanished in results[index].vanished {
+                if removes {
+                    try remover.remove(vanished.key)
+                } else {
+                    try forget.run([.text(vanished.key)])
+                }
+            }
+        }
     }
 
     /// The reading half: parses `source`, derives keys and resolves images, and sends
@@ -131,10 +267,11 @@ public struct TreasureFileImport {
             var reader = try TreasureReader(
                 path: source.path, displayPath: source.displayPath, format: source.format,
                 encoding: encoding)
-            var batch = RowBatch(file: source.displayPath)
+            var batch = RowBatch(file: source.displayPath, sourcePath: source.identity)
             while let row = try reader.next() {
                 switch row {
                 case .treasure(let input):
+                    if input.key == nil { batch.derivedKeys = true }
                     let key = keys.key(explicit: input.key, name: input.name)
                     batch.treasures.append(
                         key: key, input: input, image: resolveImage(input.image, in: source))
@@ -143,7 +280,7 @@ public struct TreasureFileImport {
                 }
                 if batch.treasures.count + batch.invalid.count == RowChannel.batchSize {
                     guard channel.send(.rows(batch)) else { return }
-                    batch = RowBatch(file: source.displayPath)
+                    batch = RowBatch(file: source.displayPath, sourcePath: source.identity)
                 }
             }
             if batch.treasures.count + batch.invalid.count > 0 {
@@ -174,9 +311,11 @@ public struct TreasureFileImport {
 struct RowBatch: Sendable {
     var treasures: PackedTreasures
     var invalid: [Diagnostic] = []
+    /// Whether some of the rows had their key derived from the name.
+    var derivedKeys = false
 
-    init(file: String) {
-        treasures = PackedTreasures(file: file)
+    init(file: String, sourcePath: String) {
+        treasures = PackedTreasures(file: file, sourcePath: sourcePath)
     }
 }
 
@@ -235,5 +374,13 @@ final class SharedKeyDeriver: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return deriver.key(explicit: explicit, name: name)
+    }
+
+    /// Whether this import has stored a treasure under the key in `utf8`.
+    func contains(utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        let key = String(decoding: utf8, as: UTF8.self)
+        lock.lock()
+        defer { lock.unlock() }
+        return deriver.contains(key)
     }
 }

@@ -22,18 +22,20 @@ public struct ImportSummary: Equatable, Sendable {
 ///
 /// Keys are the explicit ones where given, otherwise derived from the name in file
 /// order (`hairy-harry`, `hairy-harry-2`, …), so importing the same file again changes
-/// nothing. Call inside a transaction; the caller decides whether to commit.
+/// nothing. Every row also records the file and line it now comes from, so findings point
+/// at the current line and `--sync` knows which treasures a file no longer holds. Call
+/// inside a transaction; the caller decides whether to commit.
 public final class TreasureImporter {
     private let workspace: Workspace
     private let upsert: Statement
+    private let relocate: Statement
     private let countRows: Statement
-    private let addSource: Statement
-    private let findSource: Statement
     private var keyDeriver = KeyDeriver()
     private let rowsBefore: Int
     private var processed = 0
     private var changed = 0
-    private var currentFile: String?
+    private var currentSource: Int64?
+    private var currentPath: String?
 
     /// Prepares the import. Call inside `Workspace.write`.
     ///
@@ -44,8 +46,6 @@ public final class TreasureImporter {
         countRows = try database.prepare("SELECT count(*) FROM treasures")
         rowsBefore = Int(try countRows.next()?.int64(0) ?? 0)
         countRows.reset()
-        addSource = try database.prepare("INSERT OR IGNORE INTO sources (path) VALUES (?)")
-        findSource = try database.prepare("SELECT id FROM sources WHERE path = ?")
         // The WHERE clause makes an identical row a no-op, so `changes` tells us whether
         // anything was written. A moved treasure's geohash turns stale until `trove geohash`.
         upsert = try database.prepare(
@@ -63,21 +63,60 @@ public final class TreasureImporter {
                IS NOT (excluded.name, excluded.lat, excluded.lon, excluded.description,
                        excluded.image, excluded.extra)
             """)
+        // An unchanged row may still sit on another line or in another file now: that is
+        // not an update of the treasure, but its location must stay true.
+        relocate = try database.prepare(
+            """
+            UPDATE treasures SET source = ?8, source_line = ?9
+            WHERE key = ?1 AND (source, source_line) IS NOT (?8, ?9)
+            """)
     }
 
-    /// Points the following rows at `file` in the `sources` table.
-    private func setSource(_ file: String?) throws {
-        guard file != currentFile else { return }
-        currentFile = file
-        guard let file else {
+    /// The `sources` row of a file, created when new. `path` identifies the file (its
+    /// absolute path, or `<stdin>`); `name` is how messages name it.
+    ///
+    /// - Returns: the id, and whether the workspace knew the file before.
+    /// - Throws: `SQLiteError`.
+    static func source(path: String, name: String, in database: Database) throws -> (
+        id: Int64, known: Bool
+    ) {
+        if let id = try database.scalar("SELECT id FROM sources WHERE path = ?", [.text(path)])?
+            .int64
+        {
+            try database.execute(
+                "UPDATE sources SET name = ? WHERE id = ?", [.text(name), .integer(id)])
+            return (id, true)
+        }
+        // A workspace from before sources had names stored the path as typed.
+        if let id = try database.scalar(
+            "SELECT id FROM sources WHERE path = ? AND name IS NULL", [.text(name)])?.int64
+        {
+            try database.execute(
+                "UPDATE sources SET path = ?, name = ? WHERE id = ?",
+                [.text(path), .text(name), .integer(id)])
+            return (id, true)
+        }
+        try database.execute(
+            "INSERT INTO sources (path, name) VALUES (?, ?)", [.text(path), .text(name)])
+        return (database.lastInsertRowID, false)
+    }
+
+    /// Points the following rows at the source `path` (see `source(path:name:in:)`).
+    ///
+    /// - Throws: `SQLiteError`.
+    func setSource(path: String?, name: String?) throws {
+        guard path != currentPath || currentSource == nil else { return }
+        currentPath = path
+        guard let path else {
+            currentSource = nil
             try upsert.bindNull(at: 8)
+            try relocate.bindNull(at: 8)
             return
         }
-        try addSource.run([.text(file)])
-        try findSource.bind([.text(file)])
-        let id = try findSource.next()?.int64(0)
-        findSource.reset()
+        let id = try Self.source(path: path, name: name ?? path, in: workspace.database).id
+        currentSource = id
         try upsert.bind(int: id, at: 8)
+        try relocate.bind(int: id, at: 8)
     }
 
     /// Upserts one treasure, deriving its key when the input has none.
@@ -97,15 +136,18 @@ public final class TreasureImporter {
     ///
     /// - Throws: `SQLiteError`.
     public func add(_ batch: PackedTreasures) throws {
-        try setSource(batch.file)
+        try setSource(path: batch.sourcePath ?? batch.file, name: batch.file)
         try batch.bytes.withUnsafeBytes { bytes in
-            func bind(_ slice: PackedTreasures.Slice, at index: Int32) throws {
+            func bind(
+                _ slice: PackedTreasures.Slice, at index: Int32, in statement: Statement? = nil
+            ) throws {
+                let statement = statement ?? upsert
                 if slice.count < 0 {
-                    try upsert.bindNull(at: index)
+                    try statement.bindNull(at: index)
                 } else if slice.count == 0 {
-                    try upsert.bind(text: "", at: index)
+                    try statement.bind(text: "", at: index)
                 } else {
-                    try upsert.bindText(
+                    try statement.bindText(
                         borrowing: bytes.baseAddress! + Int(slice.start), count: Int(slice.count),
                         at: index)
                 }
@@ -120,7 +162,13 @@ public final class TreasureImporter {
                 try bind(row.extra, at: 7)
                 try upsert.bind(int: row.line, at: 9)
                 try upsert.step()
-                changed += workspace.database.changes
+                if workspace.database.changes > 0 {
+                    changed += 1
+                } else {
+                    try bind(row.key, at: 1, in: relocate)
+                    try relocate.bind(int: row.line, at: 9)
+                    try relocate.step()
+                }
             }
             processed += batch.rows.count
         }
@@ -161,13 +209,16 @@ public struct PackedTreasures: Sendable {
         var line: Int64?
     }
 
-    /// The file every row came from.
+    /// The file every row came from, as messages name it.
     public var file: String?
+    /// The file's identity in the workspace (its absolute path), when not `file`.
+    public var sourcePath: String?
     var bytes: [UInt8] = []
     var rows: [Row] = []
 
-    public init(file: String?) {
+    public init(file: String?, sourcePath: String? = nil) {
         self.file = file
+        self.sourcePath = sourcePath
     }
 
     public var isEmpty: Bool { rows.isEmpty }
@@ -210,6 +261,9 @@ public struct PackedTreasures: Sendable {
 /// Derives readable, unique keys from names, in the order rows arrive.
 struct KeyDeriver {
     private var used: Set<String> = []
+
+    /// Whether `key` was handed out (explicit or derived).
+    func contains(_ key: String) -> Bool { used.contains(key) }
 
     mutating func key(explicit: String?, name: String) -> String {
         if let explicit {

@@ -8,6 +8,7 @@ enum Schema {
         .init("002-posts-and-review", sql: postsAndReview),
         .init("003-renditions-and-exports", sql: renditionsAndExports),
         .init("004-posts-review-columns", sql: postsReviewColumns),
+        .init("005-source-names-and-export-log", sql: sourceNamesAndExportLog),
     ])
 
     static let treasures = """
@@ -142,5 +143,28 @@ enum Schema {
         CREATE INDEX posts_review_queue
             ON posts (status, date, id, user, lat, lon, description, signal_names);
         CREATE INDEX posts_date ON posts (date, id);
+        """
+
+    static let sourceNamesAndExportLog = """
+        -- A source's `path` becomes the file's absolute path, so an import from another
+        -- folder finds the same source; `name` is how it was last typed, for messages.
+        ALTER TABLE sources ADD COLUMN name TEXT;
+
+        -- Every export written to a file, the base of later `--update`s. `generation`
+        -- names its state in export_state while that is kept (the last few per layout).
+        CREATE TABLE export_log (
+            id         INTEGER PRIMARY KEY,
+            layout     TEXT NOT NULL,
+            at         TEXT NOT NULL,
+            out        TEXT NOT NULL,
+            kind       TEXT NOT NULL CHECK (kind IN ('full', 'update')),
+            base       INTEGER,          -- the export an update was relative to
+            generation INTEGER NOT NULL,
+            records    INTEGER NOT NULL,
+            paths      INTEGER NOT NULL,
+            changed    INTEGER NOT NULL,
+            removed    INTEGER NOT NULL
+        );
+        CREATE INDEX export_log_layout ON export_log (layout, id);
         """
 }
