@@ -8,9 +8,12 @@ enum ExportCommand {
         discussion: """
             Writes the nested tree for 'firebase database:set / FILE' (stdout without
             --out), or with --update a multi-path update of what changed since the
-            layout's last export, for 'firebase database:update / FILE'. Every export
-            is recorded in the workspace, so --update is relative to the last one of
-            either kind. --max-bytes writes multi-path update parts OUT.part-001.json ...
+            layout's last recorded export, for 'firebase database:update / FILE'. Only an
+            export written with --out is recorded (full or --update): a preview on stdout
+            or a --dry-run changes nothing, so it never hides a change from the next
+            --update. 'trove export log' lists the recorded exports; --update --since ID
+            makes the update against an earlier one again (for an update file that was
+            lost or never uploaded). --max-bytes writes multi-path update parts OUT.part-001.json ...
             each smaller than N bytes, and OUT.manifest.json listing them in order.
             Keys are sorted by UTF-8 bytes; the tree is two-space indented with each
             path's value on one line; numbers print as JavaScript prints them. Nothing
@@ -22,12 +25,17 @@ enum ExportCommand {
                 "layout", value: "name|path",
                 help: "A built-in layout (flatirongo, trashmapper) or a layout file."),
             Option("out", short: "o", value: "file", help: "Write here instead of stdout."),
-            Option("update", help: "Write only what changed since the last export."),
+            Option("update", help: "Write only what changed since the last recorded export."),
+            Option(
+                "since", value: "id",
+                help: "With --update: relative to this recorded export (see 'export log')."),
+            Option("dry-run", help: "Check and count, but write and record nothing."),
             Option(
                 "max-bytes", value: "n",
                 help: "Split into multi-path update parts smaller than N bytes (needs --out)."),
             Option("rules", value: "file", help: "Also write the GeoFire .indexOn rules here."),
-        ]
+        ],
+        subcommands: [log]
     ) { invocation in
         guard let layoutName = invocation.option("layout") else {
             throw invocation.usageError("missing option --layout <name|path>")
@@ -39,23 +47,82 @@ enum ExportCommand {
         if maxBytes != nil && output == nil {
             throw invocation.usageError("--max-bytes needs --out FILE to name the parts after")
         }
+        let since = try invocation.option("since", as: "the id of a recorded export") {
+            Int64($0).flatMap { $0 > 0 ? $0 : nil }
+        }
+        if since != nil && !invocation.flag("update") {
+            throw invocation.usageError("--since needs --update")
+        }
         let layout = try loadLayout(layoutName, invocation)
         var options = ExportOptions(
             update: invocation.flag("update"), output: output, maxBytes: maxBytes,
             rules: invocation.option("rules").map(invocation.resolve))
         options.now = Date()
+        options.dryRun = invocation.flag("dry-run")
+        options.since = since
         let workspace = try invocation.openWorkspace()
         let out = invocation.context.standardOutput
-        let summary = try Exporter.run(workspace: workspace, layout: layout, options: options) {
-            out.write(String(decoding: $0, as: UTF8.self))
+        let summary: ExportSummary
+        do {
+            summary = try Exporter.run(workspace: workspace, layout: layout, options: options) {
+                out.write(String(decoding: $0, as: UTF8.self))
+            }
+        } catch ExportError.unknownBase(let reason) {
+            throw CommandFailure(reason, status: .usage)
         }
         let noun = layout.records == .treasures ? "treasures" : "approved posts"
         var message =
-            "exported \(summary.records) \(noun) with \(layoutName): \(summary.paths) paths"
+            "\(options.dryRun ? "would export" : "exported") \(summary.records) \(noun) with "
+            + "\(layoutName): \(summary.paths) paths"
         message += ", \(summary.changed) new or changed, \(summary.removed) removed"
+        if since != nil { message += " since export \(since!)" }
+        if !options.isRecorded { message += " (not recorded: only an export to --out is)" }
         invocation.note(message)
         for path in summary.written { invocation.note("wrote \(path)") }
         for path in summary.unchanged { invocation.note("\(path) is unchanged") }
+        return .success
+    }
+
+    // MARK: - log
+
+    static let log = Command(
+        "log", abstract: "List the recorded exports, oldest first.",
+        discussion: """
+            Each export written with --out is recorded: its id (for --update --since),
+            time, layout, kind (full or update), the export it was relative to, the counts
+            and the file. The state of the last 10 exports per layout is kept.
+            """,
+        options: [Option("layout", value: "name|path", help: "Only this layout's exports.")],
+        formats: [.text, .json]
+    ) { invocation in
+        let workspace = try invocation.openWorkspace()
+        var layout = invocation.option("layout")
+        if let name = layout, name.contains("/") || name.hasSuffix(".json") {
+            layout = invocation.resolve(name)
+        }
+        let entries = try ExportLog.entries(in: workspace, layout: layout)
+        if invocation.format == .json {
+            let items = entries.map { entry in
+                "{\"id\": \(entry.id), \"at\": \(jsonString(entry.at)), "
+                    + "\"layout\": \(jsonString(entry.layout)), \"kind\": \(jsonString(entry.kind)), "
+                    + "\"base\": \(entry.base.map(String.init) ?? "null"), "
+                    + "\"records\": \(entry.records), \"paths\": \(entry.paths), "
+                    + "\"changed\": \(entry.changed), \"removed\": \(entry.removed), "
+                    + "\"out\": \(jsonString(entry.out)), \"kept\": \(entry.isKept)}"
+            }
+            invocation.print(
+                items.isEmpty ? "[]" : "[\n  " + items.joined(separator: ",\n  ") + "\n]")
+            return .success
+        }
+        for entry in entries {
+            let base = entry.base.map { " since \($0)" } ?? ""
+            var line = "\(entry.id)  \(entry.at)  \(entry.layout)  \(entry.kind)\(base)  "
+            line += "\(entry.records) records, \(entry.paths) paths, \(entry.changed) changed, "
+            line += "\(entry.removed) removed  \(entry.out)"
+            if !entry.isKept { line += "  (state no longer kept)" }
+            invocation.print(line)
+        }
+        if entries.isEmpty { invocation.note("no recorded exports yet; export with --out FILE") }
         return .success
     }
 

@@ -13,6 +13,18 @@ public struct ExportOptions: Sendable {
     public var rules: String?
     /// When the export happened, for the workspace's record.
     public var now = Date()
+    /// Check and count everything, but write no file and record nothing.
+    public var dryRun = false
+    /// With `update`: relative to this recorded export (an `export log` id) instead of the
+    /// layout's last one.
+    public var since: Int64?
+
+    /// Whether this export becomes the base of the next `--update`: only an export written
+    /// to a file is; a preview on stdout or a dry run changes nothing.
+    public var isRecorded: Bool { output != nil && !dryRun }
+
+    /// How many recorded exports of each layout keep their state for `--since`.
+    public static let keptStates = 10
 
     /// Options for a full export to stdout unless changed.
     public init(
@@ -56,6 +68,8 @@ public enum ExportError: Error, CustomStringConvertible {
     case cannotWrite(path: String, reason: String)
     /// The stored export state cannot be decoded.
     case damagedState
+    /// `--since` names no export of this layout whose state is kept; exit status 2.
+    case unknownBase(String)
 
     /// The problem in words that read well after `error: `.
     public var description: String {
@@ -77,6 +91,8 @@ public enum ExportError: Error, CustomStringConvertible {
             return "cannot write \(path): \(reason)"
         case .damagedState:
             return "the recorded export state is damaged; run a full export without --update"
+        case .unknownBase(let reason):
+            return reason
         }
     }
 }
@@ -167,19 +183,48 @@ public enum Exporter {
                 run.discard()
                 throw ExportError.refused(problems.groups)
             }
-            try database.execute(
-                "DELETE FROM export_state WHERE layout = ? AND generation < ?",
-                [.text(layout.name), .integer(run.newGeneration)])
-            try database.execute(
-                """
-                INSERT INTO exports (layout, at, out) VALUES (?, ?, ?)
-                ON CONFLICT (layout) DO UPDATE SET at = excluded.at, out = excluded.out
-                """,
-                [.text(layout.name), .text(timestamp(options.now)), .text(options.output ?? "-")])
+            if options.isRecorded {
+                try record(run, summary, database: database)
+            }
             // Files go into place before the commit: should the commit fail, the next
             // --update is relative to the older state, which only repeats some changes.
             return try run.commit(summary, standardOutput: standardOutput)
         }
+    }
+
+    /// Logs an export written to a file, makes its state the base of the next `--update`,
+    /// and drops the states older than the last few exports of the layout.
+    private static func record(_ run: ExportRun, _ summary: ExportSummary, database: Database)
+        throws
+    {
+        let layout = run.layout.name
+        let options = run.options
+        let at = timestamp(options.now)
+        try database.execute(
+            """
+            INSERT INTO export_log
+                (layout, at, out, kind, base, generation, records, paths, changed, removed)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [
+                .text(layout), .text(at), .text(options.output ?? "-"),
+                .text(options.update || options.maxBytes != nil ? "update" : "full"),
+                run.baseExport.map { .integer($0) }, .integer(run.newGeneration),
+                .integer(Int64(summary.records)), .integer(Int64(summary.paths)),
+                .integer(Int64(summary.changed)), .integer(Int64(summary.removed)),
+            ])
+        try database.execute(
+            """
+            DELETE FROM export_state WHERE layout = ?1 AND generation NOT IN (
+                SELECT generation FROM export_log WHERE layout = ?1 ORDER BY id DESC LIMIT ?2)
+            """,
+            [.text(layout), .integer(Int64(ExportOptions.keptStates))])
+        try database.execute(
+            """
+            INSERT INTO exports (layout, at, out) VALUES (?, ?, ?)
+            ON CONFLICT (layout) DO UPDATE SET at = excluded.at, out = excluded.out
+            """,
+            [.text(layout), .text(at), .text(options.output ?? "-")])
     }
 
     /// The security-rules fragment that indexes every GeoFire node of `layout` on `g`.
@@ -259,9 +304,12 @@ struct ExportRun {
     let options: ExportOptions
     let problems: ExportProblems
     let newGeneration: Int64
+    /// The recorded export (`export log` id) this one is compared with, if logged.
+    let baseExport: Int64?
     private var streams: [ParallelStream] = []
     private var oldState: ExportStateReader
-    private var newState: ExportStateWriter
+    /// Nil when this export is not recorded.
+    private var newState: ExportStateWriter?
     private var tree: TreeWriter?
     private var updates: UpdateWriter?
     private var treeFile: OutputFile?
@@ -276,14 +324,27 @@ struct ExportRun {
         self.options = options
         self.problems = problems
         noun = layout.records == .treasures ? "treasure" : "post"
-        let previous = try database.scalar(
+        let latest = try database.scalar(
             "SELECT max(generation) FROM export_state WHERE layout = ?", [.text(layout.name)])?
             .int64
-        newGeneration = (previous ?? 0) + 1
+        var previous = latest
+        if let since = options.since {
+            previous = try Self.generation(of: since, layout: layout.name, database: database)
+            baseExport = since
+        } else {
+            baseExport = try latest.flatMap {
+                try database.scalar(
+                    "SELECT max(id) FROM export_log WHERE layout = ? AND generation = ?",
+                    [.text(layout.name), .integer($0)])?.int64
+            }
+        }
+        newGeneration = (latest ?? 0) + 1
         oldState = try ExportStateReader(
             database: database, layout: layout.name, generation: previous)
-        newState = try ExportStateWriter(
-            database: database, layout: layout.name, generation: newGeneration)
+        if options.isRecorded {
+            newState = try ExportStateWriter(
+                database: database, layout: layout.name, generation: newGeneration)
+        }
         // Records are checked once: positions by a stream that reads them anyway, renditions
         // by the stream that joins them anyway, so no stream reads columns it does not
         // write and the two checks run on different threads.
@@ -339,6 +400,45 @@ struct ExportRun {
         }
     }
 
+    /// The state generation of recorded export `id`, which must be of `layout` and kept.
+    ///
+    /// - Throws: `ExportError.unknownBase`, `SQLiteError`.
+    private static func generation(of id: Int64, layout: String, database: Database) throws
+        -> Int64
+    {
+        let rows = try database.query(
+            "SELECT layout, generation FROM export_log WHERE id = ?", [.integer(id)]
+        ) { ($0.text(0) ?? "", $0.int64(1) ?? 0) }
+        guard let (logged, generation) = rows.first else {
+            throw ExportError.unknownBase(
+                "no recorded export \(id); 'trove export log' lists them")
+        }
+        guard logged == layout else {
+            throw ExportError.unknownBase(
+                "export \(id) was of layout \(logged), not \(layout)")
+        }
+        let kept = try database.scalar(
+            "SELECT 1 FROM export_state WHERE layout = ? AND generation = ? LIMIT 1",
+            [.text(layout), .integer(generation)])
+        if kept == nil {
+            let newest =
+                try database.scalar(
+                    "SELECT count(*) FROM export_log WHERE layout = ? AND id > ?",
+                    [.text(layout), .integer(id)])?.int64 ?? 0
+            // An export that wrote nothing has no state to keep, and needs none.
+            let paths =
+                try database.scalar(
+                    "SELECT paths FROM export_log WHERE id = ?", [.integer(id)])?.int64 ?? 0
+            if paths > 0 {
+                throw ExportError.unknownBase(
+                    "the state of export \(id) is no longer kept (\(newest) later exports; "
+                        + "only the last \(ExportOptions.keptStates) per layout are); "
+                        + "run a full export instead")
+            }
+        }
+        return generation
+    }
+
     /// Streams every record through the layout.
     mutating func execute() throws -> ExportSummary {
         var summary = ExportSummary()
@@ -390,7 +490,7 @@ struct ExportRun {
             try removed(oldState.path, &summary)
             try oldState.advance()
         }
-        try newState.finish()
+        try newState?.finish()
         try tree?.finish()
         try updates?.finish()
         summary.records = streams.map(\.recordCount).max() ?? 0
@@ -408,7 +508,7 @@ struct ExportRun {
         _ summary: inout ExportSummary, record: () -> String
     ) throws {
         summary.paths += 1
-        try newState.append(path: path, hash: hash)
+        try newState?.append(path: path, hash: hash)
         var changed = true
         while !oldState.isAtEnd {
             let order = oldState.path.withUnsafeBufferPointer { comparePaths($0, path) }
@@ -452,6 +552,10 @@ struct ExportRun {
         var summary = summary
         var files = updates?.files ?? []
         if let treeFile { files.append(treeFile) }
+        if options.dryRun {
+            discard()
+            return summary
+        }
         if options.output == nil {
             for file in files { try file.drain(standardOutput) }
         } else {
