@@ -1,6 +1,5 @@
 import Foundation
 import TroveKit
-import TroveSQLite
 
 /// The `trove` command line: parses, runs the command, and maps every outcome to streams
 /// and an exit status (SPEC §1).
@@ -81,6 +80,13 @@ public enum TroveCLI {
             context.standardError.write("error: \(error.message)\n\(error.usage)\n")
             return ExitStatus.usage.rawValue
         } catch {
+            // SQLite failures that are workspace problems (locked, read-only, disk full,
+            // a dropped table) read as such, whichever layer met them.
+            let error =
+                Workspace.classify(
+                    any: error, path: invocation.workspacePath,
+                    busyTimeout: (try? invocation.busyTimeout()) ?? Workspace.defaultBusyTimeout)
+                ?? error
             context.standardError.write("error: \(describe(error))\n")
             return exitStatus(for: error).rawValue
         }
@@ -115,7 +121,6 @@ public enum TroveCLI {
         case is UsageError: return .usage
         case is WorkspaceError: return .workspace
         case is InputError, is TreasureFileError, is TreasureFileImport.Failure: return .input
-        case let error as SQLiteError where error.isBusy || error.isCorrupt: return .workspace
         case let error as CommandFailure: return error.status
         default: return .problems
         }

@@ -15,6 +15,10 @@ public final class Database {
         case readWrite
         case readWriteCreate
         case readOnly
+        /// Read-only, and the file is taken to change under no one: for a file on
+        /// read-only media or in a read-only folder, where the shared-memory file a WAL
+        /// reader needs cannot be created. See <https://sqlite.org/uri.html#uriimmutable>.
+        case immutable
     }
 
     /// Opens the database at `path` (`:memory:` for a private in-memory database).
@@ -28,10 +32,11 @@ public final class Database {
         switch mode {
         case .readWrite: flags |= SQLITE_OPEN_READWRITE
         case .readWriteCreate: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
-        case .readOnly: flags |= SQLITE_OPEN_READONLY
+        case .readOnly, .immutable: flags |= SQLITE_OPEN_READONLY
         }
         var raw: OpaquePointer?
-        let code = sqlite3_open_v2(path, &raw, flags, nil)
+        let code = sqlite3_open_v2(
+            mode == .immutable ? Self.immutableURI(path) : path, &raw, flags, nil)
         guard let raw else {
             throw SQLiteError(code: code, message: String(cString: sqlite3_errstr(code)))
         }
@@ -49,6 +54,23 @@ public final class Database {
     deinit {
         sqlite3_close_v2(handle)
     }
+
+    /// A `file:` URI for `path` with `immutable=1`, its special characters escaped.
+    static func immutableURI(_ path: String) -> String {
+        var uri = "file:"
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "%"), UInt8(ascii: "?"), UInt8(ascii: "#"), 0x00...0x20, 0x7F...:
+                uri += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+            default: uri.unicodeScalars.append(Unicode.Scalar(byte))
+            }
+        }
+        return uri + "?immutable=1"
+    }
+
+    /// True when this connection cannot write: opened read-only, or SQLite fell back to
+    /// read-only because the file is not writable.
+    public var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
 
     /// Process-wide settings, applied once before the first connection opens.
     private static let configured: Bool = {
@@ -218,4 +240,10 @@ public struct FunctionArguments {
 private final class FunctionBox {
     let body: (FunctionArguments) -> SQLiteValue?
     init(_ body: @escaping (FunctionArguments) -> SQLiteValue?) { self.body = body }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        String(repeating: "0", count: max(0, width - count)) + self
+    }
 }

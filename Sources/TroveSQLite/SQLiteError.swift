@@ -27,8 +27,34 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
     /// True when the file is not a database or is damaged.
     public var isCorrupt: Bool { primaryCode == SQLITE_CORRUPT || primaryCode == SQLITE_NOTADB }
 
+    /// True when the database (or its folder) cannot be written.
+    public var isReadOnly: Bool { primaryCode == SQLITE_READONLY }
+
+    /// True when the disk (or a quota) is full.
+    public var isDiskFull: Bool { primaryCode == SQLITE_FULL }
+
+    /// True when a statement names a table or column the database lacks: the schema is
+    /// incomplete (a table was dropped), not the statement wrong.
+    public var isMissingSchemaObject: Bool {
+        primaryCode == SQLITE_ERROR
+            && (message.hasPrefix("no such table") || message.hasPrefix("no such column"))
+    }
+
+    /// The statement cut to its first words, enough to say which one failed without
+    /// quoting a screenful of SQL at the user.
+    public var statementSummary: String? {
+        guard let sql else { return nil }
+        let words = sql.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" })
+        let shown = words.prefix(Self.summaryWords).joined(separator: " ")
+        return words.count > Self.summaryWords ? shown + " …" : shown
+    }
+
+    static let summaryWords = 6
+
     public var description: String {
-        if let sql { return "SQLite error \(code): \(message) (in \(sql))" }
+        if let summary = statementSummary {
+            return "SQLite error \(code): \(message) (in \(summary))"
+        }
         return "SQLite error \(code): \(message)"
     }
 }

@@ -77,13 +77,125 @@ import TroveSQLite
         #expect(try Migrator.version(of: database) == Workspace.schemaVersion)
     }
 
+    /// A workspace as trove made it before migrations were recorded by name: the first
+    /// `count` migrations' tables, counted in `user_version`, no application_id.
+    func makeCountedWorkspace(migrations count: Int) throws -> Database {
+        let database = try Database(path: sandbox.workspace)
+        try database.execute("PRAGMA journal_mode = WAL")
+        for migration in Schema.migrator.migrations.prefix(count) {
+            try migration.apply(database)
+        }
+        try database.execute("PRAGMA user_version = \(count)")
+        return database
+    }
+
+    @Test func aCountedWorkspaceIsRecordedByNameStampedAndMigratedForward() throws {
+        let database = try makeCountedWorkspace(migrations: 2)
+        try database.execute(
+            "INSERT INTO treasures (key, name, lat, lon) VALUES ('k', 'Old', 1, 2)")
+        #expect(try database.scalar("PRAGMA application_id") == .integer(0))
+        let result = sandbox.run("status", "--format", "json")
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("\"treasures\": 1"))
+        #expect(
+            try Schema.migrator.appliedNames(database)
+                == Schema.migrator.migrations.map(\.name))
+        #expect(
+            try database.scalar("PRAGMA application_id")
+                == .integer(Int64(Workspace.applicationID)))
+        // And it keeps opening: the second run has nothing to do.
+        #expect(sandbox.run("status").status == 0)
+    }
+
     @Test func aNewerWorkspaceIsRefused() throws {
         sandbox.run("init")
         let database = try Database(path: sandbox.workspace)
+        try database.execute("INSERT INTO schema_migrations (name) VALUES ('999-from-the-future')")
+        let result = sandbox.run("status")
+        #expect(result.status == 4)
+        #expect(
+            result.stderr
+                == "error: \(sandbox.workspace) was written by a newer trove (it records "
+                + "migrations this one does not know: 999-from-the-future); upgrade trove\n")
+    }
+
+    @Test func aNewerCountedWorkspaceIsRefused() throws {
+        let database = try makeCountedWorkspace(migrations: 1)
         try database.execute("PRAGMA user_version = 99")
         let result = sandbox.run("status")
         #expect(result.status == 4)
         #expect(result.stderr.contains("schema version 99, newer than this trove understands"))
+    }
+
+    @Test func aNegativeSchemaVersionIsRefusedClearly() throws {
+        let database = try makeCountedWorkspace(migrations: 4)
+        try database.execute("PRAGMA user_version = -3")
+        let result = sandbox.run("status")
+        #expect(result.status == 4)
+        #expect(
+            result.stderr
+                == "error: \(sandbox.workspace) is not a trove workspace: its schema version -3 "
+                + "is invalid; trove never writes one\n")
+    }
+
+    @Test func initStampsTheWorkspaceWithTrovesApplicationID() throws {
+        sandbox.run("init")
+        let database = try Database(path: sandbox.workspace)
+        #expect(
+            try database.scalar("PRAGMA application_id")
+                == .integer(Int64(Workspace.applicationID)))
+    }
+
+    @Test(arguments: ["status", "init", "check"])
+    func aForeignDatabaseIsRefusedAndLeftAlone(command: String) throws {
+        let foreign = try Database(path: sandbox.workspace)
+        try foreign.execute("CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('mine')")
+        let before = try Data(contentsOf: URL(fileURLWithPath: sandbox.workspace))
+        let result = sandbox.run(command)
+        #expect(result.status == 4)
+        #expect(
+            result.stderr
+                == "error: \(sandbox.workspace) is not a trove workspace: it is a SQLite database "
+                + "that trove did not make; pass -w with the path of a workspace, or run "
+                + "'trove init' for a new one\n")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: sandbox.workspace)) == before)
+        #expect(
+            try foreign.query("SELECT name FROM sqlite_master") { $0.text(0) ?? "" } == ["notes"])
+    }
+
+    @Test func anotherApplicationsDatabaseIsRefused() throws {
+        let foreign = try Database(path: sandbox.workspace)
+        try foreign.execute("PRAGMA application_id = 42")
+        let result = sandbox.run("status")
+        #expect(result.status == 4)
+        #expect(result.stderr.contains("belongs to another application (SQLite application_id 42)"))
+    }
+
+    @Test func anEmptyFileIsNotAFreshWorkspace() throws {
+        try sandbox.write("trove.sqlite", "")
+        let result = sandbox.run("status")
+        #expect(result.status == 4)
+        #expect(
+            result.stderr
+                == "error: \(sandbox.workspace) is not a trove workspace: it is an empty file; "
+                + "run 'trove init' to make it one (or pass -w PATH)\n")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: sandbox.workspace)).isEmpty)
+        #expect(sandbox.run("init").status == 0)
+        #expect(sandbox.run("status").status == 0)
+    }
+
+    @Test func aDroppedTableIsAWorkspaceProblemThatCheckNames() throws {
+        sandbox.run("init")
+        try Database(path: sandbox.workspace).execute("DROP TABLE renditions")
+        let status = sandbox.run("status")
+        #expect(status.status == 4)
+        #expect(
+            status.stderr
+                == "error: \(sandbox.workspace) is an incomplete or damaged workspace "
+                + "(no such table: renditions); run 'trove check'\n")
+        let check = sandbox.run("check")
+        #expect(check.status == 1)
+        #expect(check.stdout == "missing table renditions: the workspace is incomplete\n")
     }
 
     @Test func aFileThatIsNotADatabaseIsAWorkspaceProblem() throws {

@@ -32,6 +32,23 @@ import Testing
             ])
     }
 
+    @Test func errorTextCutsTheStatementToItsFirstWords() {
+        let sql =
+            "INSERT OR IGNORE INTO sources (path) VALUES (?) " + String(repeating: "x ", count: 300)
+        let error = SQLiteError(code: 13, message: "database or disk is full", sql: sql)
+        #expect(
+            error.description
+                == "SQLite error 13: database or disk is full (in INSERT OR IGNORE INTO sources (path) …)"
+        )
+        #expect(error.sql == sql)
+        #expect(error.isDiskFull)
+    }
+
+    @Test func immutableURIsEscapeTheirPath() {
+        #expect(
+            Database.immutableURI("/a b/c?d#e%.db") == "file:/a%20b/c%3Fd%23e%25.db?immutable=1")
+    }
+
     @Test func errorsCarrySQLitesMessageAndTheSQL() throws {
         let error = #expect(throws: SQLiteError.self) {
             try database.execute("INSERT INTO missing VALUES (1)", [])
@@ -94,6 +111,74 @@ import Testing
         #expect(try migrator.migrate(database).isEmpty)
     }
 
+    @Test func migrationsAreRecordedByName() throws {
+        let database = try Database(path: ":memory:")
+        try migrator.migrate(database)
+        #expect(try migrator.appliedNames(database) == ["001-a", "002-b"])
+        #expect(try Migrator.version(of: database) == 2)
+    }
+
+    @Test func aCountedDatabaseIsRecordedByNameAndMigratedForward() throws {
+        // As databases were before the record: the first migration's tables, counted.
+        let database = try Database(path: ":memory:")
+        try database.execute(
+            "CREATE TABLE a (x); INSERT INTO a VALUES (1); PRAGMA user_version = 1")
+        let applied = try migrator.migrate(database)
+        #expect(applied == ["002-b"])
+        #expect(try migrator.appliedNames(database) == ["001-a", "002-b"])
+        #expect(try database.scalar("SELECT count(*) FROM a") == .integer(1))
+        #expect(try migrator.migrate(database).isEmpty)
+    }
+
+    @Test func aCurrentCountedDatabaseGetsItsRecordWithoutRunningAnything() throws {
+        let database = try Database(path: ":memory:")
+        try database.execute("CREATE TABLE a (x); CREATE TABLE b (y); PRAGMA user_version = 2")
+        #expect(try migrator.migrate(database).isEmpty)
+        #expect(try migrator.appliedNames(database) == ["001-a", "002-b"])
+    }
+
+    @Test func aMigrationMissingBetweenRecordedOnesIsApplied() throws {
+        // Two branches each added one: the database has the later one, not the other.
+        let database = try Database(path: ":memory:")
+        try Migrator([migrator.migrations[0], .init("003-c", sql: "CREATE TABLE c (z)")])
+            .migrate(database)
+        let merged = Migrator(migrator.migrations + [.init("003-c", sql: "CREATE TABLE c (z)")])
+        #expect(try merged.migrate(database) == ["002-b"])
+        #expect(try merged.appliedNames(database) == ["001-a", "003-c", "002-b"])
+        #expect(try Migrator.version(of: database) == 3)
+    }
+
+    @Test func aRecordedNameThisMigratorDoesNotKnowIsRefused() throws {
+        let database = try Database(path: ":memory:")
+        try Migrator(migrator.migrations + [.init("003-future", sql: "CREATE TABLE f (z)")])
+            .migrate(database)
+        let error = #expect(throws: Migrator.MigrationError.self) {
+            try migrator.migrate(database)
+        }
+        #expect(error == .unknownMigrations(["003-future"]))
+        #expect(try database.scalar("SELECT count(*) FROM f") == .integer(0))
+    }
+
+    @Test func aNegativeCountIsInvalid() throws {
+        let database = try Database(path: ":memory:")
+        try database.execute("PRAGMA user_version = -3")
+        let error = #expect(throws: Migrator.MigrationError.self) {
+            try migrator.migrate(database)
+        }
+        #expect(error == .invalidVersion(-3))
+    }
+
+    @Test func aReadOnlyDatabaseOpensOnlyWhenCurrent() throws {
+        let database = try Database(path: ":memory:")
+        try Migrator([migrator.migrations[0]]).migrate(database)
+        let error = #expect(throws: Migrator.MigrationError.self) {
+            try migrator.migrate(database, readOnly: true)
+        }
+        #expect(error == .readOnly(pending: ["002-b"]))
+        try migrator.migrate(database)
+        #expect(try migrator.migrate(database, readOnly: true).isEmpty)
+    }
+
     @Test func refusesANewerSchema() throws {
         let database = try Database(path: ":memory:")
         try database.execute("PRAGMA user_version = 9")
@@ -108,6 +193,7 @@ import Testing
         ])
         #expect(throws: SQLiteError.self) { try broken.migrate(database) }
         #expect(try Migrator.version(of: database) == 0)
+        #expect(try broken.appliedNames(database) == nil)
         #expect(try database.scalar("SELECT count(*) FROM sqlite_master") == .integer(0))
     }
 }

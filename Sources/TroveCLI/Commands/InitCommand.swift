@@ -8,7 +8,7 @@ enum InitCommand {
     ) { invocation in
         let path = invocation.workspacePath
         let existed = FileManager.default.fileExists(atPath: path)
-        _ = try Workspace(path: path, create: true)
+        _ = try invocation.openWorkspace(create: true)
         invocation.note(
             existed ? "workspace \(path) is ready" : "created workspace \(path)")
         return .success

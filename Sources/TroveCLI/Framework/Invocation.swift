@@ -101,9 +101,24 @@ public struct Invocation {
 
     /// Opens the workspace (exit 4 when it is missing, newer or damaged).
     ///
-    /// - Throws: `WorkspaceError`.
-    public func openWorkspace() throws(WorkspaceError) -> Workspace {
-        try Workspace(path: workspacePath)
+    /// - Throws: `WorkspaceError`; `UsageError` for a bad `$TROVE_BUSY_TIMEOUT`.
+    public func openWorkspace(create: Bool = false) throws -> Workspace {
+        try Workspace(path: workspacePath, create: create, busyTimeout: busyTimeout())
+    }
+
+    /// How long a writer waits for another: `$TROVE_BUSY_TIMEOUT` seconds, else the
+    /// workspace's default. Readers never wait (the workspace is in WAL mode).
+    ///
+    /// - Throws: `UsageError` when the variable is not a number of seconds.
+    public func busyTimeout() throws(UsageError) -> Int32 {
+        guard let text = context.environment["TROVE_BUSY_TIMEOUT"], !text.isEmpty else {
+            return Workspace.defaultBusyTimeout
+        }
+        guard let seconds = Double(text), seconds >= 0, seconds <= 86_400 else {
+            throw usageError(
+                "TROVE_BUSY_TIMEOUT must be a number of seconds from 0 to 86400, not '\(text)'")
+        }
+        return Int32((seconds * 1000).rounded())
     }
 }
 

@@ -10,6 +10,14 @@ public struct IntegrityCheck {
     /// - Throws: `SQLiteError` when the checks cannot run at all.
     public init(workspace: Workspace) throws {
         let database = workspace.database
+        let missing = try Self.missingSchemaObjects(database)
+        problems += missing.map { "missing \($0.type) \($0.name): the workspace is incomplete" }
+        if !missing.isEmpty {
+            // The reference checks below read those tables; what is missing is the finding.
+            let integrity = try database.query("PRAGMA integrity_check", []) { $0.text(0) ?? "" }
+            if integrity != ["ok"] { problems += integrity.map { "integrity: \($0)" } }
+            return
+        }
         let integrity = try database.query("PRAGMA integrity_check", []) { $0.text(0) ?? "" }
         if integrity != ["ok"] {
             problems += integrity.map { "integrity: \($0)" }
@@ -36,4 +44,17 @@ public struct IntegrityCheck {
     }
 
     public var isHealthy: Bool { problems.isEmpty }
+
+    /// The tables, indexes and triggers the migrations make that `database` lacks, found
+    /// by migrating an empty in-memory database the same way.
+    static func missingSchemaObjects(_ database: Database) throws -> [(type: String, name: String)]
+    {
+        let reference = try Database(path: ":memory:")
+        try Schema.migrator.migrate(reference)
+        let sql =
+            "SELECT type, name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name"
+        let present = Set(try database.query(sql) { "\($0.text(0) ?? "") \($0.text(1) ?? "")" })
+        return try reference.query(sql) { (type: $0.text(0) ?? "", name: $0.text(1) ?? "") }
+            .filter { !present.contains("\($0.type) \($0.name)") }
+    }
 }

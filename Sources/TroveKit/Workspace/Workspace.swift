@@ -5,9 +5,20 @@ import TroveSQLite
 public enum WorkspaceError: Error, CustomStringConvertible {
     case missing(path: String)
     case newerSchema(path: String, found: Int, known: Int)
+    /// Written by a newer trove: it records migrations this one does not know.
+    case unknownMigrations(path: String, names: [String])
     case corrupt(path: String, message: String)
-    case locked(path: String)
+    /// Busy past the wait; `waited` in seconds.
+    case locked(path: String, waited: Double)
     case unusable(path: String, message: String)
+    /// A SQLite file that trove did not make, or an empty file.
+    case notAWorkspace(path: String, reason: String)
+    /// The file or its folder cannot be written and the command needs to write.
+    case readOnly(path: String)
+    /// A table or column trove needs is missing.
+    case incomplete(path: String, message: String)
+    /// The disk filled up while writing; the transaction was rolled back.
+    case diskFull(path: String)
 
     public var description: String {
         switch self {
@@ -17,79 +28,209 @@ public enum WorkspaceError: Error, CustomStringConvertible {
             return
                 "\(path) has schema version \(found), newer than this trove understands (\(known)); "
                 + "upgrade trove"
+        case .unknownMigrations(let path, let names):
+            return
+                "\(path) was written by a newer trove (it records migrations this one does not "
+                + "know: \(names.joined(separator: ", "))); upgrade trove"
         case .corrupt(let path, let message):
             return "\(path) is not a usable workspace: \(message)"
-        case .locked(let path):
-            return "\(path) is locked by another trove process; try again when it has finished"
+        case .locked(let path, let waited):
+            return
+                "\(path) is locked by another trove process (waited \(Self.seconds(waited)) s); "
+                + "try again when it has finished, or wait longer with TROVE_BUSY_TIMEOUT=SECONDS"
         case .unusable(let path, let message):
             return "cannot use workspace \(path): \(message)"
+        case .notAWorkspace(let path, let reason):
+            return "\(path) is not a trove workspace: \(reason)"
+        case .readOnly(let path):
+            return
+                "workspace is read-only: \(path); this command changes it, so the file and its "
+                + "folder must be writable (reading commands such as status, near and check work)"
+        case .incomplete(let path, let message):
+            return
+                "\(path) is an incomplete or damaged workspace (\(message)); run 'trove check'"
+        case .diskFull(let path):
+            return
+                "the disk is full: cannot write to \(path); nothing was changed. Free some space "
+                + "and run the command again"
         }
+    }
+
+    private static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
     }
 }
 
 /// One trove workspace: a SQLite file shared by every command.
 ///
-/// Opening migrates an older schema forward in one transaction and refuses a newer one.
+/// Opening checks the file is trove's (SQLite's `application_id`, or the tables and
+/// migration record of a workspace made before trove stamped it), migrates an older
+/// schema forward in one transaction and refuses a newer one. A file that cannot be
+/// written opens read-only: reading commands work, writing ones fail with
+/// `WorkspaceError.readOnly`.
 public final class Workspace {
     /// The connection. SQL text lives in TroveKit; other layers use the typed API.
     public let database: Database
     /// The path the workspace was opened from.
     public let path: String
+    /// How long a writer waits for another one, in milliseconds.
+    public let busyTimeout: Int32
+
+    /// SQLite's `application_id` of a trove workspace: "TROV" in ASCII.
+    public static let applicationID: Int32 = 0x5452_4F56
+
+    /// How long a writer waits for another writer by default: long enough for the
+    /// writers of a `make -j` pipeline to take turns.
+    public static let defaultBusyTimeout: Int32 = 60_000
 
     /// Opens the workspace at `path`.
     ///
     /// - Parameter create: create the file when it is missing (`trove init`).
+    /// - Parameter busyTimeout: how long to wait for another writer, in milliseconds.
     /// - Throws: `WorkspaceError`.
-    public init(path: String, create: Bool = false, busyTimeout: Int32 = 5000)
+    public init(path: String, create: Bool = false, busyTimeout: Int32 = defaultBusyTimeout)
         throws(WorkspaceError)
     {
         self.path = path
+        self.busyTimeout = busyTimeout
         if !create && !FileManager.default.fileExists(atPath: path) {
             throw .missing(path: path)
         }
         do {
-            database = try Database(
+            var database = try Database(
                 path: path, mode: create ? .readWriteCreate : .readWrite, busyTimeout: busyTimeout)
+            do {
+                try Self.checkIdentity(database, path: path, create: create)
+            } catch let error as SQLiteError where Self.needsImmutableOpen(error, path: path) {
+                // A WAL reader needs the -shm file beside the workspace; in a read-only
+                // folder it cannot be made, and with no -wal left nothing can have
+                // changed under an immutable open.
+                database = try Database(path: path, mode: .immutable, busyTimeout: busyTimeout)
+                try Self.checkIdentity(database, path: path, create: false)
+            }
+            let readOnly = database.isReadOnly
+            if !readOnly { try database.execute("PRAGMA journal_mode = WAL") }
             try database.execute(
                 """
-                PRAGMA journal_mode = WAL;
                 PRAGMA synchronous = NORMAL;
                 PRAGMA foreign_keys = ON;
                 PRAGMA temp_store = MEMORY;
                 PRAGMA cache_size = -32000;
                 """)
-            try Schema.migrator.migrate(database)
-        } catch let error as Migrator.MigrationError {
-            if case .newerSchema(let found, let known) = error {
-                throw .newerSchema(path: path, found: found, known: known)
+            try Schema.migrator.migrate(database, readOnly: readOnly) { database in
+                try database.execute("PRAGMA application_id = \(Self.applicationID)")
             }
-            throw .unusable(path: path, message: error.description)
+            self.database = database
+        } catch let error as WorkspaceError {
+            throw error
+        } catch let error as Migrator.MigrationError {
+            switch error {
+            case .newerSchema(let found, let known):
+                throw .newerSchema(path: path, found: found, known: known)
+            case .unknownMigrations(let names):
+                throw .unknownMigrations(path: path, names: names)
+            case .readOnly:
+                throw .readOnly(path: path)
+            case .invalidVersion:
+                throw .notAWorkspace(
+                    path: path, reason: "\(error.description); trove never writes one")
+            }
         } catch let error as SQLiteError {
-            throw Self.workspaceError(error, path: path)
+            throw Self.workspaceError(error, path: path, busyTimeout: busyTimeout)
         } catch {
             throw .unusable(path: path, message: "\(error)")
         }
     }
 
+    /// Refuses a file that is not trove's before anything writes to it: a foreign
+    /// database must not gain trove's tables, and an empty file is no workspace.
+    private static func checkIdentity(_ database: Database, path: String, create: Bool) throws {
+        let identity = try database.scalar("PRAGMA application_id")?.int64 ?? 0
+        if identity == Int64(applicationID) { return }
+        if identity != 0 {
+            throw WorkspaceError.notAWorkspace(
+                path: path,
+                reason: "it belongs to another application (SQLite application_id \(identity))")
+        }
+        let tables = Set(
+            try database.query(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+            ) { $0.text(0) ?? "" })
+        if tables.isEmpty {
+            if create { return }
+            throw WorkspaceError.notAWorkspace(
+                path: path,
+                reason: "it is an empty file; run 'trove init' to make it one (or pass -w PATH)")
+        }
+        // Workspaces from before the stamp: trove's own tables and its migration record.
+        let counted = try Migrator.version(of: database)
+        let earlierTrove =
+            tables.isSuperset(of: ["settings", "sources", "treasures"])
+            && (tables.contains(Schema.migrator.table) || counted != 0)
+        if !earlierTrove {
+            throw WorkspaceError.notAWorkspace(
+                path: path,
+                reason: "it is a SQLite database that trove did not make; "
+                    + "pass -w with the path of a workspace, or run 'trove init' for a new one")
+        }
+    }
+
+    /// Whether opening failed only because a read-only folder cannot hold the WAL's
+    /// shared-memory file, with no write-ahead log left that an immutable open would miss.
+    private static func needsImmutableOpen(_ error: SQLiteError, path: String) -> Bool {
+        guard error.primaryCode == 14 || error.isReadOnly else { return false }  // CANTOPEN
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        if access(folder, W_OK) == 0 { return false }
+        let log = (try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size]
+        return (log as? NSNumber)?.int64Value ?? 0 == 0
+    }
+
     /// The schema version this trove writes.
     public static var schemaVersion: Int { Schema.migrator.latestVersion }
 
+    /// True when the workspace opened read-only (the file or its folder is not writable).
+    public var isReadOnly: Bool { database.isReadOnly }
+
     /// Maps a SQLite failure on the workspace to what the user should hear.
-    public static func workspaceError(_ error: SQLiteError, path: String) -> WorkspaceError {
-        if error.isBusy { return .locked(path: path) }
-        if error.isCorrupt { return .corrupt(path: path, message: error.message) }
-        return .unusable(path: path, message: error.message)
+    public static func workspaceError(
+        _ error: SQLiteError, path: String, busyTimeout: Int32 = defaultBusyTimeout
+    ) -> WorkspaceError {
+        classify(error, path: path, busyTimeout: busyTimeout)
+            ?? .unusable(path: path, message: error.message)
     }
 
-    /// Runs `body` in one write transaction; SQLite busy and corrupt errors become
-    /// `WorkspaceError`.
+    /// The workspace problem any error stands for, or nil when it is not a SQLite error
+    /// that is one.
+    public static func classify(
+        any error: Error, path: String, busyTimeout: Int32 = defaultBusyTimeout
+    ) -> WorkspaceError? {
+        guard let error = error as? SQLiteError else { return nil }
+        return classify(error, path: path, busyTimeout: busyTimeout)
+    }
+
+    /// The workspace problem a SQLite failure stands for, or nil when it is not one (a
+    /// defect, reported as it is).
+    public static func classify(
+        _ error: SQLiteError, path: String, busyTimeout: Int32 = defaultBusyTimeout
+    ) -> WorkspaceError? {
+        if error.isBusy { return .locked(path: path, waited: Double(busyTimeout) / 1000) }
+        if error.isCorrupt { return .corrupt(path: path, message: error.message) }
+        if error.isReadOnly { return .readOnly(path: path) }
+        if error.isDiskFull { return .diskFull(path: path) }
+        if error.isMissingSchemaObject { return .incomplete(path: path, message: error.message) }
+        return nil
+    }
+
+    /// Runs `body` in one write transaction; SQLite errors that are workspace problems
+    /// (busy, corrupt, read-only, disk full, missing tables) become `WorkspaceError`.
     ///
     /// - Throws: `WorkspaceError`, or whatever `body` throws.
     public func write<T>(_ body: () throws -> T) throws -> T {
+        if isReadOnly { throw WorkspaceError.readOnly(path: path) }
         do {
             return try database.transaction(body)
-        } catch let error as SQLiteError where error.isBusy || error.isCorrupt {
-            throw Self.workspaceError(error, path: path)
+        } catch let error as SQLiteError {
+            throw Self.classify(error, path: path, busyTimeout: busyTimeout) ?? error
         }
     }
 
