@@ -49,10 +49,8 @@ bench: bench-deps build
 	TROVE=$(TROVE) Benchmarks/run
 
 install: build
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/trove
+	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(TROVE) $(DESTDIR)$(PREFIX)/bin/trove
-	rm -rf $(DESTDIR)$(PREFIX)/share/trove/Templates
-	cp -R Templates $(DESTDIR)$(PREFIX)/share/trove/Templates
 
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests

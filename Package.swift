@@ -19,9 +19,16 @@ let package = Package(
         ),
         .target(name: "TroveSQLite", dependencies: ["CSQLite"]),
         .target(name: "TroveImaging", dependencies: ["CTroveImaging"]),
-        .target(name: "TroveKit", dependencies: ["TroveSQLite", "TroveImaging"]),
+        .target(
+            name: "TroveKit", dependencies: ["TroveSQLite", "TroveImaging"],
+            plugins: ["EmbedTemplates"]),
         .target(name: "TroveCLI", dependencies: ["TroveKit"]),
         .executableTarget(name: "trove", dependencies: ["TroveCLI"]),
+        // Templates/ compiled into TroveKit at build time (see Plugins/EmbedTemplates).
+        .executableTarget(name: "EmbedTemplatesTool"),
+        .plugin(
+            name: "EmbedTemplates", capability: .buildTool(),
+            dependencies: ["EmbedTemplatesTool"]),
         .testTarget(name: "TroveSQLiteTests", dependencies: ["TroveSQLite"]),
         .testTarget(
             name: "TroveImagingTests",

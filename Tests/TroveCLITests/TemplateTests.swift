@@ -57,16 +57,51 @@ import Testing
         #expect(result.stderr.contains("did you mean 'treasures.csv'?"))
     }
 
-    @Test func anInstalledBinaryFindsTheSharedTemplates() throws {
-        let prefix = sandbox.folder.appendingPathComponent("prefix")
-        let templates = prefix.appendingPathComponent("share/trove/Templates")
+    @Test func theBuiltInTemplatesAreTheTemplatesFolderByteForByte() throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Templates")
+        let onDisk = try FileManager.default.subpathsOfDirectory(atPath: folder.path).filter {
+            var isDirectory: ObjCBool = false
+            FileManager.default.fileExists(
+                atPath: folder.appendingPathComponent($0).path, isDirectory: &isDirectory)
+            return !isDirectory.boolValue && !($0 as NSString).lastPathComponent.hasPrefix(".")
+        }
+        let library = try TemplateLibrary(environment: [:])
+        #expect(library.names() == onDisk.sorted())
+        for name in onDisk {
+            let bytes = try Data(contentsOf: folder.appendingPathComponent(name))
+            #expect(library.contents(of: name) == bytes, "\(name)")
+        }
+    }
+
+    @Test func troveTemplatesReplacesBuiltInFilesOfTheSameName() throws {
+        let folder = sandbox.folder.appendingPathComponent("custom")
         try FileManager.default.createDirectory(
-            at: templates.appendingPathComponent("layouts"), withIntermediateDirectories: true)
-        try Data("{}".utf8).write(to: templates.appendingPathComponent("layouts/mine.json"))
-        let library = try TemplateLibrary(
-            environment: [:], executablePath: prefix.appendingPathComponent("bin/trove").path)
-        #expect(library.root.standardizedFileURL.path == templates.standardizedFileURL.path)
-        #expect(library.layout(named: "mine") != nil)
-        #expect(library.url(for: "mine")?.lastPathComponent == "mine.json")
+            at: folder.appendingPathComponent("layouts"), withIntermediateDirectories: true)
+        try Data("key,name,lat,lon\n".utf8).write(
+            to: folder.appendingPathComponent("treasures.csv"))
+        try Data(#"{"records": "treasures", "paths": {"x/{key}": "{name}"}}"#.utf8).write(
+            to: folder.appendingPathComponent("layouts/mine.json"))
+        let environment = ["TROVE_TEMPLATES": folder.path]
+        let shown = sandbox.run("template", "show", "treasures.csv", environment: environment)
+        #expect(shown.stdout == "key,name,lat,lon\n")
+        let listed = sandbox.run("template", "list", environment: environment).stdout
+        #expect(listed.contains("layouts/mine.json\n"))
+        #expect(listed.contains("layouts/flatirongo.json\n"))
+        sandbox.run("init")
+        try sandbox.write("t.csv", "key,name,lat,lon\na,A,1,2\n")
+        sandbox.run("import", "treasures", "t.csv")
+        sandbox.run("geohash")
+        let exported = sandbox.run("export", "--layout", "mine", environment: environment)
+        #expect(exported.status == 0, "\(exported.stderr)")
+        #expect(exported.stdout.contains(#""a": "A""#))
+    }
+
+    @Test func aMissingTemplatesFolderIsAnInputError() {
+        let result = sandbox.run(
+            "template", "list", environment: ["TROVE_TEMPLATES": sandbox.path("nowhere")])
+        #expect(result.status == 3)
+        #expect(result.stderr.contains("TROVE_TEMPLATES does not name a folder"))
     }
 }

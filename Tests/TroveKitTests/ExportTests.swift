@@ -89,8 +89,10 @@ import Testing
 
     @Test func builtInLayoutsLoadAndNameTheirGeoFireNodes() throws {
         let library = try TemplateLibrary(environment: [:])
-        let flatirongo = try Layout(contentsOf: #require(library.layout(named: "flatirongo")))
-        let trashmapper = try Layout(contentsOf: #require(library.layout(named: "trashmapper")))
+        let flatirongo = try Layout(
+            name: "flatirongo", json: #require(library.layout(named: "flatirongo")))
+        let trashmapper = try Layout(
+            name: "trashmapper", json: #require(library.layout(named: "trashmapper")))
         #expect(flatirongo.geoFireNodes == ["treasureLocations/{key}"])
         #expect(trashmapper.geoFireNodes == ["locationIndex/{key}"])
         #expect(trashmapper.records == .posts)

@@ -138,15 +138,13 @@ enum ExportCommand {
                 return try Layout(contentsOf: URL(fileURLWithPath: path), name: path)
             }
             let library = try TemplateLibrary(environment: invocation.context.environment)
-            guard let url = library.layout(named: name) else {
-                let known = library.names().filter { $0.hasPrefix("layouts/") }.map {
-                    (($0 as NSString).lastPathComponent as NSString).deletingPathExtension
-                }
+            guard let json = library.layout(named: name) else {
+                let known = library.layoutNames()
                 throw invocation.usageError(
                     "unknown layout '\(name)' (built-in: \(known.joined(separator: ", ")))"
                         + suggestion(for: name, among: known))
             }
-            return try Layout(contentsOf: url, name: name)
+            return try Layout(name: name, json: json)
         } catch let error as LayoutError {
             throw CommandFailure(error.description, status: .usage)
         }

@@ -262,8 +262,8 @@ enum ReviewCommand {
         let status = try status(invocation)
         let workspace = try invocation.openWorkspace()
         let library = try TemplateLibrary(environment: invocation.context.environment)
-        guard let url = library.url(for: "review-sheet.html"),
-            let template = try? String(contentsOf: url, encoding: .utf8)
+        guard let data = library.contents(of: "review-sheet.html"),
+            let template = String(data: data, encoding: .utf8)
         else {
             throw InputError("review-sheet.html", "the review sheet template was not found")
         }

@@ -4,6 +4,11 @@ import TroveKit
 enum TemplateCommand {
     static let command = Command(
         "template", abstract: "List, show and copy the starter files and layouts.",
+        discussion: """
+            The templates are built into trove. Set TROVE_TEMPLATES to a folder to use
+            its files (e.g. an edited layouts/flatirongo.json or review-sheet.html) in
+            place of the built-in ones of the same name.
+            """,
         usesWorkspace: false, subcommands: [list, show, copy])
 
     static let list = Command(
@@ -18,10 +23,7 @@ enum TemplateCommand {
         arguments: [Argument("name", help: "A name from 'trove template list'.")],
         usesWorkspace: false
     ) { invocation in
-        let url = try find(invocation)
-        guard let data = FileManager.default.contents(atPath: url.path) else {
-            throw InputError(url.path, "cannot read the template")
-        }
+        let (_, data) = try find(invocation)
         invocation.context.standardOutput.write(String(decoding: data, as: UTF8.self))
         return .success
     }
@@ -35,19 +37,17 @@ enum TemplateCommand {
         options: [Option("force", help: "Overwrite an existing file.")],
         usesWorkspace: false
     ) { invocation in
-        let url = try find(invocation)
-        var destination = invocation.resolve(invocation.argument("dest") ?? url.lastPathComponent)
+        let (name, data) = try find(invocation)
+        let file = (name as NSString).lastPathComponent
+        var destination = invocation.resolve(invocation.argument("dest") ?? file)
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: destination, isDirectory: &isDirectory),
             isDirectory.boolValue
         {
-            destination = (destination as NSString).appendingPathComponent(url.lastPathComponent)
+            destination = (destination as NSString).appendingPathComponent(file)
         }
         if FileManager.default.fileExists(atPath: destination) && !invocation.flag("force") {
             throw CommandFailure("\(destination) exists; pass --force to overwrite it")
-        }
-        guard let data = FileManager.default.contents(atPath: url.path) else {
-            throw InputError(url.path, "cannot read the template")
         }
         try AtomicFile.write(data, to: destination)
         invocation.note("wrote \(destination)")
@@ -58,10 +58,12 @@ enum TemplateCommand {
         try TemplateLibrary(environment: invocation.context.environment)
     }
 
-    private static func find(_ invocation: Invocation) throws -> URL {
-        let name = invocation.argument("name")!
+    private static func find(_ invocation: Invocation) throws -> (name: String, data: Data) {
+        let name = invocation.argument("name") ?? ""
         let library = try library(invocation)
-        if let url = library.url(for: name) { return url }
+        if let found = library.name(for: name), let data = library.contents(of: found) {
+            return (found, data)
+        }
         throw invocation.usageError(
             "unknown template '\(name)'" + suggestion(for: name, among: library.names()))
     }
