@@ -77,7 +77,10 @@ import Testing
         #expect(sandbox.run("review", "reopen", "p2", "--as", "ann").status == 0)
         let log = try json(sandbox.run("review", "log", "--format", "json"))
         try #require(log.count == 3)
-        #expect(Set(log[1].keys) == ["id", "at", "moderator", "from", "to", "reason", "note"])
+        #expect(
+            Set(log[1].keys) == [
+                "id", "at", "moderator", "from", "to", "reason", "note", "applied_by", "decided_at",
+            ])
         #expect(log[1]["reason"] as? String == "spam")
         #expect(log[1]["note"] as? String == "ad")
         #expect(log[2]["from"] as? String == "rejected")
@@ -175,12 +178,17 @@ import Testing
             #expect(TroveCLI.run(["review", "show", "photo"], context: context) == 0)
             return out.text
         }
-        let colour = show(["COLUMNS": "40"])
+        let terminal = ["COLUMNS": "40", "LINES": "40", "TERM": "xterm-256color"]
+        let colour = show(terminal.merging(["COLORTERM": "truecolor"]) { $1 })
         #expect(colour.contains("\u{1B}[38;2;"))
         #expect(colour.contains("▀"))
-        let plain = show(["COLUMNS": "40", "NO_COLOR": "1"])
-        #expect(!plain.contains("\u{1B}["))
-        #expect(plain.contains("post:        photo"))
+        let palette = show(terminal)
+        #expect(palette.contains("\u{1B}[38;5;") && !palette.contains("\u{1B}[38;2;"))
+        for plainTerminal in [["NO_COLOR": "1"], ["TERM": "dumb"]] {
+            let plain = show(terminal.merging(plainTerminal) { $1 })
+            #expect(!plain.contains("\u{1B}["))
+            #expect(plain.contains("post:        photo"))
+        }
     }
 
     @Test func scanPicksUpNewSettings() throws {
@@ -300,7 +308,9 @@ import Testing
         let process = Process()
         process.executableURL = URL(fileURLWithPath: BuiltBinary.path)
         process.arguments = ["review", "--as", "pat"]
-        process.environment = environment.merging(["TERM": "xterm-256color"]) { $1 }
+        process.environment = environment.merging([
+            "TERM": "xterm-256color", "COLORTERM": "truecolor",
+        ]) { $1 }
         process.currentDirectoryURL = sandbox.folder
         process.standardInput = terminal.child
         process.standardOutput = terminal.child

@@ -8,12 +8,23 @@ enum ReviewCommand {
         "review", abstract: "Review user posts: list, decide, audit.",
         discussion: """
             Alone on a terminal, 'trove review' walks the pending queue one post at a time
-            (a approve, r reject, f flag, s skip, u undo, q quit). The moderator is --as
-            NAME, else $TROVE_MODERATOR, else $USER. Firebase push ids are taken as typed
+            (--status flagged walks the flagged ones). Keys:
+              a  approve (a post whose photo could not be read asks to confirm: y)
+              r  reject, then the reason: 1 spam  2 not-litter  3 duplicate
+                 4 inappropriate  5 wrong-location  6 low-quality  7 privacy  8 other
+                 (another key asks again, Esc cancels)
+              f  flag, with a note typed after it (Enter flags, Esc cancels)
+              s  skip (the end says how many skipped posts are still waiting)
+              u  undo this session's last decision
+              o  open the photo in the system viewer (xdg-open), where there is one
+              q  quit
+            The preview fits the window; colour unless NO_COLOR or TERM=dumb. The
+            moderator is --as NAME, else $TROVE_MODERATOR, else $USER. Changing your own
+            latest decision needs no --force; approving a post with photo-unreadable does. Firebase push ids are taken as typed
             (trove review approve -Mq1a -Mq2b --as kim); an id that could be mistaken for
             an option goes after '--' (trove review approve -- -x) or comes from stdin (-).
             """,
-        options: [asOption],
+        options: [asOption, statusOption],
         subcommands: [list, show, approve, reject, flag, reopen, scan, sheet, apply, log],
         run: ReviewInteractive.run)
 
@@ -22,7 +33,9 @@ enum ReviewCommand {
     static let asOption = Option(
         "as", value: "name", help: "Moderator name (default: $TROVE_MODERATOR, else $USER).")
     static let forceOption = Option(
-        "force", help: "Decide even when someone else decided the post in the meantime.")
+        "force",
+        help: "Decide even when someone else decided the post meanwhile, or approve a post "
+            + "whose photo could not be read.")
     static let idsArgument = Argument(
         "id", help: "Post ids (push ids such as -Mq2river as typed), or - to read from stdin.",
         arity: .variadic(minimum: 1), takesPostIDs: true)
@@ -120,7 +133,12 @@ enum ReviewCommand {
 
     static let show = Command(
         "show", abstract: "Show one post: every field, its signals and decision history.",
-        arguments: [Argument("id", help: "The post id.", takesPostIDs: true)]
+        discussion: """
+            On a terminal the photo is previewed as large as the window allows with the
+            whole post in view (colour unless NO_COLOR or TERM=dumb).
+            """,
+        arguments: [Argument("id", help: "The post id.", takesPostIDs: true)],
+        formats: [.text, .json]
     ) { invocation in
         let workspace = try invocation.openWorkspace()
         let id = invocation.argument("id")!
@@ -128,11 +146,18 @@ enum ReviewCommand {
             throw CommandFailure("no post '\(id)'")
         }
         let history = try AuditTrail(workspace: workspace).entries(for: id)
-        let preview = invocation.context.standardOutput.isTerminal
-        invocation.context.standardOutput.write(
-            ReviewFormat.details(
-                post, history: history,
-                preview: preview ? ReviewFormat.previewStyle(invocation.context) : nil))
+        let out = invocation.context.standardOutput
+        if invocation.format == .json {
+            invocation.print(ReviewFormat.detailsJSON(post, history: history))
+        } else if out.isTerminal {
+            // One row stays free for the shell's prompt after.
+            out.write(
+                ReviewFormat.screen(
+                    post, history: history, style: ReviewFormat.previewStyle(invocation.context),
+                    reservedRows: 1))
+        } else {
+            out.write(ReviewFormat.details(post, history: history))
+        }
         return .success
     }
 
@@ -225,6 +250,14 @@ enum ReviewCommand {
             case .conflict(let id, let expected, let current, let last):
                 invocation.warn("error: " + ReviewFormat.conflict(id, expected, current, last))
                 status = .problems
+            case .needsConfirmation(let id, let detail):
+                invocation.warn(
+                    "error: " + ReviewFormat.unreadable(id, detail)
+                        + "; look at it with 'trove review show \(ReviewFormat.safe(id))', "
+                        + "then approve with --force")
+                status = .problems
+            case .alreadyApplied:
+                break
             }
         }
         return status
@@ -278,22 +311,48 @@ enum ReviewCommand {
 
     static let apply = Command(
         "apply", abstract: "Record the decisions downloaded from a review sheet.",
+        discussion: """
+            The moderator named in the file is recorded as the one who decided; whoever
+            applies it (--as, $TROVE_MODERATOR, $USER) is recorded beside when different.
+            A file from another workspace is refused. Applying the same file again does
+            nothing. A post someone else decided in the meantime is refused, naming who.
+            """,
         arguments: [Argument("file", help: "The decisions JSON file.")],
         options: [asOption, forceOption]
     ) { invocation in
-        let moderator = try moderator(invocation)
         let file = invocation.argument("file")!
         guard let data = FileManager.default.contents(atPath: invocation.resolve(file)) else {
             throw InputError(file, "cannot read the file")
         }
-        let decisions = try SheetDecisions.parse(data, name: file)
-        let requests = decisions.map {
-            DecisionRequest(id: $0.id, expected: $0.expected, action: $0.action, note: $0.note)
+        let sheet = try SheetDecisions.parse(data, name: file)
+        let applier = try? moderator(invocation)
+        guard let decider = sheet.moderator ?? applier else {
+            throw invocation.usageError(
+                "who is deciding? the file names no moderator: pass --as NAME")
         }
-        let moderation = Moderation(workspace: try invocation.openWorkspace())
-        let outcomes = try moderation.decide(
-            requests, moderator: moderator, force: invocation.flag("force"))
-        return report(outcomes, invocation)
+        let workspace = try invocation.openWorkspace()
+        if let origin = sheet.workspace, origin != (try workspace.identifier()) {
+            throw InputError(
+                file, "its sheet was made from another workspace (\(origin))",
+                hint: "apply it to the workspace the sheet came from (-w PATH)")
+        }
+        let requests = sheet.decisions.map {
+            DecisionRequest(
+                id: $0.id, expected: $0.expected, action: $0.action, note: $0.note,
+                confirmed: $0.confirmed, sheet: sheet.sheet, decidedAt: $0.decidedAt)
+        }
+        let outcomes = try Moderation(workspace: workspace).decide(
+            requests, moderator: decider, appliedBy: applier, force: invocation.flag("force"))
+        let status = report(outcomes, invocation)
+        let repeated = outcomes.filter {
+            if case .alreadyApplied = $0 { return true }
+            return false
+        }.count
+        if repeated > 0 {
+            invocation.note(
+                "\(repeated) of \(outcomes.count) decisions were applied from this file before")
+        }
+        return status
     }
 
     static let log = Command(

@@ -45,7 +45,7 @@ enum ReviewFormat {
         return fields.map(csvField).joined(separator: ",") + "\r\n"
     }
 
-    private static func pad(_ text: String, _ width: Int) -> String {
+    static func pad(_ text: String, _ width: Int) -> String {
         let cut = text.count >= width ? String(text.prefix(width - 2)) + "…" : text
         return cut + String(repeating: " ", count: max(1, width - cut.count))
     }
@@ -67,37 +67,105 @@ enum ReviewFormat {
 
     // MARK: - show
 
-    /// How the photo preview is drawn: 24-bit colour, or grey characters under NO_COLOR.
+    /// How the photo preview is drawn, and the window it must fit in.
     struct PreviewStyle {
+        /// Colour blocks; false draws grey characters (`NO_COLOR`, `TERM=dumb`).
         var colour: Bool
+        /// The window's width in cells.
         var columns: Int
+        /// The window's height in cells.
         var rows: Int
+        /// 24-bit colour (`COLORTERM=truecolor`); otherwise the 256-colour palette.
+        var trueColor = true
     }
 
+    /// The window from `TIOCGWINSZ`, else `$COLUMNS`/`$LINES`, else 80×24; colour unless
+    /// `NO_COLOR` is set or the terminal is `dumb` (or unnamed), 24-bit only where
+    /// `COLORTERM` says the terminal has it.
     static func previewStyle(_ context: Context) -> PreviewStyle {
-        var size = winsize()
-        let measured =
-            context.standardOutput.isTerminal && ioctl(1, UInt(TIOCGWINSZ), &size) == 0
-            && size.ws_col > 0
+        let environment = context.environment
+        let measured = context.standardOutput.windowSize
         let columns =
-            context.environment["COLUMNS"].flatMap(Int.init)
-            ?? (measured ? Int(size.ws_col) : 80)
+            measured?.columns ?? environment["COLUMNS"].flatMap(Int.init).flatMap {
+                $0 > 0 ? $0 : nil
+            }
+            ?? 80
+        let rows =
+            measured?.rows ?? environment["LINES"].flatMap(Int.init).flatMap { $0 > 0 ? $0 : nil }
+            ?? 24
+        let term = environment["TERM"] ?? ""
+        let colour = environment["NO_COLOR"] == nil && !term.isEmpty && term != "dumb"
+        let colourTerm = (environment["COLORTERM"] ?? "").lowercased()
         return PreviewStyle(
-            colour: context.environment["NO_COLOR"] == nil, columns: max(8, min(columns - 2, 64)),
-            rows: 16)
+            colour: colour, columns: max(8, columns), rows: max(4, rows),
+            trueColor: colourTerm == "truecolor" || colourTerm == "24bit")
     }
 
-    static func details(_ post: PostRecord, history: [Decision], preview: PreviewStyle?)
-        -> String
-    {
-        let summary = post.summary
-        var text = ""
-        if let preview, let path = post.photo {
-            text += previewLines(path: path, style: preview).map { $0 + "\n" }.joined()
+    /// `show` and the queue on a terminal: the photo as large as the window allows with
+    /// the whole post still in view. `reservedRows` are lines the caller prints after.
+    static func screen(
+        _ post: PostRecord, history: [Decision], style: PreviewStyle, reservedRows: Int
+    ) -> String {
+        var head = fieldLines(post)
+        var trail = historyLines(history)
+        // Lines wider than the window wrap and take more rows.
+        func height(_ lines: [String]) -> Int {
+            lines.reduce(0) { $0 + max(1, ($1.count + style.columns - 1) / style.columns) }
         }
+        var free = style.rows - reservedRows - height(head) - height(trail)
+        // A long history gives way first (the oldest entries), so the post stays in view.
+        if free < 0 && trail.count > 2 {
+            let keep = max(1, trail.count - 1 + free - 1)
+            let dropped = trail.count - 1 - keep
+            if dropped > 0 {
+                trail =
+                    [trail[0], "  … \(dropped) earlier entries ('trove review log ID')"]
+                    + trail.suffix(keep)
+                free = style.rows - reservedRows - height(head) - height(trail)
+            }
+        }
+        if post.photo != nil {
+            // The last column is left free: writing it makes some terminals wrap.
+            if free >= 4, let lines = previewLines(post: post, style: style, rows: free - 1) {
+                head = lines + head
+            } else if free >= 1 {
+                head.insert("(no room for the photo preview in this window)", at: 0)
+            }
+        }
+        return (head + trail).map { $0 + "\n" }.joined()
+    }
+
+    /// The preview for at most `rows` rows of the window, nil when it cannot be drawn.
+    static func previewLines(post: PostRecord, style: PreviewStyle, rows: Int) -> [String]? {
+        guard let path = post.photo else { return nil }
+        let columns = style.columns - 1
+        if style.colour {
+            return PhotoPreview.lines(
+                path: path, columns: columns, rows: rows,
+                palette: style.trueColor ? .trueColor : .ansi256)
+                ?? ["(photo preview unavailable)"]
+        }
+        return PhotoPreview.greyLines(path: path, columns: columns, rows: rows)
+            ?? ["(photo preview unavailable)"]
+    }
+
+    /// Every field and signal of a post, for people (no preview).
+    static func details(_ post: PostRecord, history: [Decision]) -> String {
+        (fieldLines(post) + historyLines(history)).map { $0 + "\n" }.joined()
+    }
+
+    static func fieldLines(_ post: PostRecord) -> [String] {
+        let summary = post.summary
+        var lines: [String] = []
         func field(_ name: String, _ value: String?) {
             guard let value else { return }
-            text += pad(name + ":", 13) + safe(value) + "\n"
+            for (offset, line) in safe(value).split(
+                separator: "\n", omittingEmptySubsequences: false
+            )
+            .enumerated() {
+                lines.append(
+                    (offset == 0 ? pad(name + ":", 13) : String(repeating: " ", count: 13)) + line)
+            }
         }
         field("post", summary.id)
         field("status", summary.status + (post.statusNote.map { " (\($0))" } ?? ""))
@@ -107,6 +175,7 @@ enum ReviewFormat {
             field(
                 "position",
                 String(format: "%.6f, %.6f", lat, lon) + (post.geohash.map { " (\($0))" } ?? ""))
+            field("map", Places.openStreetMapURL(latitude: lat, longitude: lon))
         }
         field("description", summary.description)
         field("photo", post.photo ?? post.photoReference.map { "\($0) (not available)" })
@@ -115,27 +184,55 @@ enum ReviewFormat {
         }
         field("fingerprint", post.photoHash)
         if let lat = post.exifLatitude, let lon = post.exifLongitude {
-            field("exif gps", String(format: "%.6f, %.6f", lat, lon))
+            var text = String(format: "%.6f, %.6f", lat, lon)
+            if let claimedLat = summary.latitude, let claimedLon = summary.longitude {
+                let distance = PostDistance.meters(claimedLat, claimedLon, lat, lon)
+                text += " (\(PostDistance.text(distance)) from the claimed position)"
+            }
+            field("exif gps", text)
+            field("photo map", Places.openStreetMapURL(latitude: lat, longitude: lon))
         }
         field("exif time", post.exifTime)
         field("source", post.source)
         field("imported", post.importedAt)
-        text += "signals:" + (post.signals.isEmpty ? " none\n" : "\n")
+        lines.append("signals:" + (post.signals.isEmpty ? " none" : ""))
         for signal in post.signals {
-            text += "  ! \(signal.name.rawValue): \(safe(signal.detail))\n"
+            lines.append("  ! \(signal.name.rawValue): \(safe(signal.detail))")
         }
-        text += "history:" + (history.isEmpty ? " none\n" : "\n")
-        for entry in history { text += "  " + logLine(entry) + "\n" }
-        return text
+        return lines
     }
 
-    static func previewLines(path: String, style: PreviewStyle) -> [String] {
-        if style.colour {
-            return PhotoPreview.lines(path: path, columns: style.columns, rows: style.rows)
-                ?? ["(photo preview unavailable)"]
-        }
-        return PhotoPreview.greyLines(path: path, columns: style.columns, rows: style.rows)
-            ?? ["(photo preview unavailable)"]
+    static func historyLines(_ history: [Decision]) -> [String] {
+        ["history:" + (history.isEmpty ? " none" : "")] + history.map { "  " + logLine($0) }
+    }
+
+    /// `review show --format json`: every field, the signals with details, the history.
+    static func detailsJSON(_ post: PostRecord, history: [Decision]) -> String {
+        let summary = post.summary
+        func string(_ value: String?) -> String { value.map(jsonString) ?? "null" }
+        func number(_ value: Double?) -> String { value.map { "\($0)" } ?? "null" }
+        func integer(_ value: Int?) -> String { value.map { "\($0)" } ?? "null" }
+        var text = "{\"id\": \(jsonString(summary.id)), \"user\": \(string(summary.user)), "
+        text += "\"lat\": \(number(summary.latitude)), \"lon\": \(number(summary.longitude)), "
+        text += "\"date\": \(string(summary.date)), "
+        text += "\"description\": \(string(summary.description)), "
+        text += "\"status\": \(jsonString(summary.status)), "
+        text += "\"status_note\": \(string(post.statusNote)), "
+        text += "\"photo\": \(string(post.photo)), \"photo_ref\": \(string(post.photoReference)), "
+        text += "\"photo_width\": \(integer(post.photoWidth)), "
+        text += "\"photo_height\": \(integer(post.photoHeight)), "
+        text += "\"photo_hash\": \(string(post.photoHash)), "
+        text += "\"exif_lat\": \(number(post.exifLatitude)), "
+        text += "\"exif_lon\": \(number(post.exifLongitude)), "
+        text += "\"exif_time\": \(string(post.exifTime)), \"geohash\": \(string(post.geohash)), "
+        text +=
+            "\"source\": \(string(post.source)), \"imported_at\": \(jsonString(post.importedAt)), "
+        text += "\"updated_at\": \(jsonString(post.updatedAt)), \"signals\": ["
+        text += post.signals.map {
+            "{\"name\": \(jsonString($0.name.rawValue)), \"detail\": \(jsonString($0.detail))}"
+        }.joined(separator: ", ")
+        text += "], \"history\": " + AuditTrail.json(history) + "}"
+        return text
     }
 
     // MARK: - Decisions
@@ -145,7 +242,12 @@ enum ReviewFormat {
         line += "\(entry.from) → \(entry.to)"
         if let reason = entry.reason { line += "  (\(reason))" }
         if let note = entry.note { line += "  " + safe(note) }
+        if let appliedBy = entry.appliedBy { line += "  (applied by \(safe(appliedBy)))" }
         return line
+    }
+
+    static func unreadable(_ id: String, _ detail: String) -> String {
+        "\(safe(id)): its photo could not be read (\(safe(detail))), so nobody has seen it"
     }
 
     static func conflict(

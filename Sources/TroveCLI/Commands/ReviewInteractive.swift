@@ -7,7 +7,7 @@ import TroveKit
     import Darwin
 #endif
 
-/// `trove review` alone: the pending queue one post at a time, on a terminal.
+/// `trove review` alone: the pending (or flagged) queue one post at a time, on a terminal.
 enum ReviewInteractive {
     static func run(_ invocation: Invocation) throws -> ExitStatus {
         guard invocation.context.standardInputIsTerminal else {
@@ -15,18 +15,63 @@ enum ReviewInteractive {
                 "interactive review needs a terminal; use 'trove review list', 'show', "
                     + "'approve', 'reject', 'flag', or 'review sheet' for a browser")
         }
+        let status = try ReviewCommand.status(invocation)
+        guard let status, status == .pending || status == .flagged else {
+            throw invocation.usageError(
+                "the queue reviews pending or flagged posts (--status pending|flagged)")
+        }
         let moderator = try ReviewCommand.moderator(invocation)
         let workspace = try invocation.openWorkspace()
         guard let terminal = RawTerminal(fileDescriptor: 0) else {
             throw CommandFailure("cannot put the terminal in single-key mode")
         }
         defer { terminal.restore() }
+        let context = invocation.context
         let session = ReviewSession(
-            workspace: workspace, moderator: moderator,
-            output: invocation.context.standardOutput,
-            style: ReviewFormat.previewStyle(invocation.context),
-            readKey: { terminal.readByte() })
+            workspace: workspace, moderator: moderator, output: context.standardOutput,
+            style: ReviewFormat.previewStyle(context), status: status,
+            readKey: { terminal.readByte() },
+            openPhoto: PhotoViewer.find(context.environment).map { viewer in
+                { path in viewer.open(path) }
+            })
         return try session.run()
+    }
+}
+
+/// The system's photo viewer (`xdg-open`, or `open` on macOS), when there is one.
+struct PhotoViewer {
+    let executable: String
+
+    static func find(_ environment: [String: String]) -> PhotoViewer? {
+        // Without a display there is nothing to show a window on.
+        #if os(Linux)
+            guard environment["DISPLAY"] != nil || environment["WAYLAND_DISPLAY"] != nil
+            else { return nil }
+            let names = ["xdg-open"]
+        #else
+            let names = ["open"]
+        #endif
+        let folders = (environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+        for name in names {
+            for folder in folders {
+                let path = "\(folder)/\(name)"
+                if FileManager.default.isExecutableFile(atPath: path) {
+                    return PhotoViewer(executable: path)
+                }
+            }
+        }
+        return nil
+    }
+
+    /// Starts the viewer on `path` without waiting; its output is not ours to show.
+    func open(_ path: String) -> Bool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = [path]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        return (try? process.run()) != nil
     }
 }
 
@@ -37,32 +82,50 @@ final class ReviewSession {
     let moderator: String
     let output: OutputStream
     let style: ReviewFormat.PreviewStyle
+    /// The status the queue walks: pending, or flagged for a second look.
+    let status: PostStatus
     let readKey: () -> UInt8?
+    /// Opens a photo in the system viewer; nil when there is none.
+    let openPhoto: ((String) -> Bool)?
     private var queue: [String] = []
     private var index = 0
     private var message: String?
+    /// Posts skipped in this session.
+    private var skipped: [String] = []
     /// Decisions made in this session, newest last, with the queue position of each.
     private var undoStack: [(decision: Decision, index: Int)] = []
 
     init(
         workspace: Workspace, moderator: String, output: OutputStream,
-        style: ReviewFormat.PreviewStyle, readKey: @escaping () -> UInt8?
+        style: ReviewFormat.PreviewStyle, status: PostStatus = .pending,
+        readKey: @escaping () -> UInt8?, openPhoto: ((String) -> Bool)? = nil
     ) {
         self.workspace = workspace
         self.moderator = moderator
         self.output = output
         self.style = style
+        self.status = status
         self.readKey = readKey
+        self.openPhoto = openPhoto
     }
 
-    static let prompt = "[a]pprove  [r]eject  [f]lag  [s]kip  [u]ndo  [q]uit > "
+    /// Every key of the queue, for the prompt and `trove help review`.
+    static let keys = """
+        a approve · r reject, then the reason 1–8 (Esc cancels) · f flag with a note · \
+        s skip · u undo · o open the photo in the system viewer · q quit
+        """
+
+    var prompt: String {
+        "[a]pprove  [r]eject  [f]lag  [s]kip  [u]ndo  " + (openPhoto == nil ? "" : "[o]pen  ")
+            + "[q]uit > "
+    }
 
     func run() throws -> ExitStatus {
         let query = PostQuery(workspace: workspace)
-        queue = try query.ids(status: .pending)
+        queue = try query.ids(status: status)
         while true {
             if index >= queue.count {
-                draw("No more pending posts (\(undoStack.count) decided here).\n")
+                draw("No more \(status.rawValue) posts in this round. " + tally() + "\n")
                 output.write("[u]ndo  [q]uit > ")
                 switch readKey() {
                 case UInt8(ascii: "u"): try undo()
@@ -72,27 +135,36 @@ final class ReviewSession {
                 continue
             }
             let id = queue[index]
-            guard let post = try query.post(id), post.summary.status == PostStatus.pending.rawValue
-            else {
+            guard let post = try query.post(id), post.summary.status == status.rawValue else {
                 // Decided by someone else since the queue was read: move on.
                 index += 1
                 continue
             }
             let history = try AuditTrail(workspace: workspace).entries(for: id)
+            let footer = "(\(index + 1) of \(queue.count))"
             draw(
-                ReviewFormat.details(post, history: history, preview: style)
-                    + "\n(\(index + 1) of \(queue.count))\n")
-            output.write(Self.prompt)
+                ReviewFormat.screen(
+                    post, history: history, style: style,
+                    reservedRows: 2 + (message == nil ? 0 : 2)) + footer + "\n")
+            output.write(prompt)
             guard let key = readKey() else { return finish() }
             switch key {
-            case UInt8(ascii: "a"): try decide(id, .approve, note: nil)
-            case UInt8(ascii: "r"):
-                let reasons = RejectionReason.allCases.enumerated().map {
-                    "\($0.offset + 1) \($0.element.rawValue)"
+            case UInt8(ascii: "a"):
+                if let problem = post.signals.first(where: { $0.name == .photoUnreadable }) {
+                    output.write(
+                        "\n" + ReviewFormat.unreadable(id, problem.detail)
+                            + ". Approve anyway? [y/N] ")
+                    guard readKey() == UInt8(ascii: "y") else {
+                        message = "approval cancelled"
+                        continue
+                    }
+                    try decide(id, .approve, note: nil, confirmed: true)
+                } else {
+                    try decide(id, .approve, note: nil)
                 }
-                output.write("\nreason: " + reasons.joined(separator: "  ") + " > ")
-                if let digit = readKey(), (49...56).contains(digit) {
-                    try decide(id, .reject(RejectionReason.allCases[Int(digit) - 49]), note: nil)
+            case UInt8(ascii: "r"):
+                if let reason = readReason() {
+                    try decide(id, .reject(reason), note: nil)
                 } else {
                     message = "reject cancelled"
                 }
@@ -105,16 +177,55 @@ final class ReviewSession {
                 }
             case UInt8(ascii: "s"):
                 index += 1
+                if !skipped.contains(id) { skipped.append(id) }
                 message = "skipped \(ReviewFormat.safe(id))"
             case UInt8(ascii: "u"): try undo()
+            case UInt8(ascii: "o"):
+                if let openPhoto, let path = post.photo {
+                    message =
+                        openPhoto(path) ? "opened the photo" : "the photo viewer did not start"
+                } else {
+                    message = post.photo == nil ? "this post has no photo" : "no photo viewer"
+                }
             case UInt8(ascii: "q"), 3, 4: return finish()
-            default: message = "keys: a approve, r reject, f flag, s skip, u undo, q quit"
+            default: message = "keys: " + Self.keys.replacingOccurrences(of: "\n", with: " ")
             }
         }
     }
 
+    /// The reason keys 1–8; another key asks again, Esc (or end of input) cancels.
+    private func readReason() -> RejectionReason? {
+        let reasons = RejectionReason.allCases.enumerated().map {
+            "\($0.offset + 1) \($0.element.rawValue)"
+        }
+        output.write("\nreason: " + reasons.joined(separator: "  ") + "  (Esc cancels) > ")
+        while let key = readKey() {
+            if (49...56).contains(key) {
+                let reason = RejectionReason.allCases[Int(key) - 49]
+                output.write(reason.rawValue + "\n")
+                return reason
+            }
+            if key == 27 || key == 3 || key == 4 || key == UInt8(ascii: "q") { return nil }
+            output.write("\rpress 1–8 for the reason, or Esc to cancel > ")
+        }
+        return nil
+    }
+
+    /// Decided, and skipped posts still waiting.
+    private func tally() -> String {
+        let statuses = (try? Moderation(workspace: workspace).statuses(skipped)) ?? [:]
+        let waiting = skipped.filter { statuses[$0] == status }.count
+        var text = "\(undoStack.count) decided here"
+        if waiting > 0 {
+            text +=
+                "; \(waiting) skipped post\(waiting == 1 ? "" : "s") still \(status.rawValue)"
+                + " (run 'trove review' again to see \(waiting == 1 ? "it" : "them"))"
+        }
+        return text + "."
+    }
+
     private func finish() -> ExitStatus {
-        output.write("\n\(undoStack.count) decisions recorded\n")
+        output.write("\n\(undoStack.count) decisions recorded. " + tally() + "\n")
         return .success
     }
 
@@ -125,24 +236,35 @@ final class ReviewSession {
         output.write(screen + body)
     }
 
-    private func decide(_ id: String, _ action: ReviewAction, note: String?) throws {
+    private func decide(
+        _ id: String, _ action: ReviewAction, note: String?, confirmed: Bool = false
+    )
+        throws
+    {
         let outcome = try Moderation(workspace: workspace).decide(
-            [DecisionRequest(id: id, expected: .pending, action: action, note: note)],
+            [
+                DecisionRequest(
+                    id: id, expected: status, action: action, note: note, confirmed: confirmed)
+            ],
             moderator: moderator, force: false)
         switch outcome.first {
         case .recorded(let decision):
             undoStack.append((decision, index))
-            message = "\(ReviewFormat.safe(id)) \(decision.to)"
+            message =
+                "\(ReviewFormat.safe(id)) \(decision.to)"
+                + (decision.reason.map { " (\($0))" } ?? "")
+                + (decision.note.map { ": " + ReviewFormat.safe($0) } ?? "")
         case .conflict(let id, let expected, let current, let last):
             message = ReviewFormat.conflict(id, expected, current, last)
         case .unknown(let id):
             message = "\(ReviewFormat.safe(id)) no longer exists"
-        case .unchanged, nil:
+        case .needsConfirmation(let id, let detail):
+            message = ReviewFormat.unreadable(id, detail)
+        case .unchanged, .alreadyApplied, nil:
             break
         }
         index += 1
     }
-
     /// Reverts this session's last decision by appending the reverse decision.
     private func undo() throws {
         guard let last = undoStack.popLast() else {

@@ -20,6 +20,17 @@ public final class OutputStream: @unchecked Sendable {
         self.isTerminal = isTerminal
     }
 
+    /// The terminal window's size in character cells, when the stream is a terminal that
+    /// can tell (`TIOCGWINSZ`).
+    public var windowSize: (columns: Int, rows: Int)? {
+        guard isTerminal, let fileDescriptor else { return nil }
+        var size = winsize()
+        guard ioctl(fileDescriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0,
+            size.ws_row > 0
+        else { return nil }
+        return (Int(size.ws_col), Int(size.ws_row))
+    }
+
     public func write(_ text: String) {
         lock.lock()
         defer { lock.unlock() }

@@ -66,6 +66,12 @@ public struct Decision: Equatable, Sendable {
     public var reason: String?
     /// The moderator's note.
     public var note: String?
+    /// Who recorded it with `review apply`, when that was not the moderator who decided.
+    public var appliedBy: String? = nil
+    /// The review sheet the decision came from.
+    public var sheet: String? = nil
+    /// When the moderator decided in the sheet, ISO 8601 UTC.
+    public var decidedAt: String? = nil
 }
 
 /// The result of asking for one decision.
@@ -80,6 +86,12 @@ public enum DecisionOutcome: Equatable, Sendable {
     /// The post is not in the state the moderator saw, or was already decided; `last`
     /// says who decided it and when.
     case conflict(id: String, expected: PostStatus, current: PostStatus, last: Decision?)
+    /// Approving needs a confirmation (or force): the photo could not be read, so nobody
+    /// has seen it. `detail` is the signal's text.
+    case needsConfirmation(id: String, detail: String)
+    /// This sheet's decision on the post was recorded before: applying the same file
+    /// again does nothing.
+    case alreadyApplied(id: String)
 }
 
 /// One request: a post, the state the moderator saw it in, and what to do.
@@ -92,13 +104,26 @@ public struct DecisionRequest: Equatable, Sendable {
     public var action: ReviewAction
     /// The moderator's note.
     public var note: String?
+    /// Whether the moderator confirmed approving a post whose photo could not be read.
+    public var confirmed = false
+    /// The review sheet the decision comes from, with `decidedAt`: a decision already
+    /// recorded from the same sheet at the same moment is not recorded twice.
+    public var sheet: String?
+    /// When the moderator decided in the sheet.
+    public var decidedAt: String?
 
     /// Creates the value from its parts.
-    public init(id: String, expected: PostStatus?, action: ReviewAction, note: String? = nil) {
+    public init(
+        id: String, expected: PostStatus?, action: ReviewAction, note: String? = nil,
+        confirmed: Bool = false, sheet: String? = nil, decidedAt: String? = nil
+    ) {
         self.id = id
         self.expected = expected
         self.action = action
         self.note = note
+        self.confirmed = confirmed
+        self.sheet = sheet
+        self.decidedAt = decidedAt
     }
 }
 
@@ -106,6 +131,8 @@ public struct DecisionRequest: Equatable, Sendable {
 ///
 /// A decision is refused when the post is no longer in the state the moderator saw, or
 /// when approving, rejecting or flagging a post someone already decided, unless forced.
+/// A moderator may change their own latest decision without force; repeating it changes
+/// nothing. Approving a post whose photo could not be read needs a confirmation.
 /// The check is made again inside the `BEGIN IMMEDIATE` transaction and the update is
 /// conditional on the state (`WHERE id = ? AND status = ?`), so of two moderators
 /// deciding the same post at once exactly one wins and the trail holds one entry.
@@ -136,13 +163,21 @@ public struct Moderation {
     /// Records the requests in one transaction; each is checked on its own.
     ///
     /// - Throws: `WorkspaceError` when the workspace stays locked, or `SQLiteError`.
+    ///
+    /// - Parameter appliedBy: who records the decisions when that is not `moderator`
+    ///   (`review apply` of another moderator's sheet).
     public func decide(
-        _ requests: [DecisionRequest], moderator: String, force: Bool, now: Date = Date()
+        _ requests: [DecisionRequest], moderator: String, appliedBy: String? = nil,
+        force: Bool, now: Date = Date()
     ) throws -> [DecisionOutcome] {
         let database = workspace.database
         let at = timestamp(now)
+        let appliedBy = appliedBy == moderator ? nil : appliedBy
         return try workspace.write {
-            let read = try database.prepare("SELECT status FROM posts WHERE id = ?")
+            let read = try database.prepare(
+                "SELECT status, signal_names FROM posts WHERE id = ?")
+            let applied = try database.prepare(
+                "SELECT 1 FROM decisions WHERE sheet = ? AND post_id = ? AND decided_at = ?")
             let update = try database.prepare(
                 """
                 UPDATE posts SET status = ?3, status_note = ?4, updated_at = ?5
@@ -150,35 +185,66 @@ public struct Moderation {
                 """)
             let insert = try database.prepare(
                 """
-                INSERT INTO decisions (post_id, at, moderator, from_status, to_status, reason, note)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO decisions (post_id, at, moderator, from_status, to_status, reason, note,
+                                       applied_by, sheet, decided_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
             var outcomes: [DecisionOutcome] = []
             for request in requests {
                 try read.bind([.text(request.id)])
-                let current = try read.next()?.text(0).flatMap(PostStatus.init)
+                let row = try read.next()
+                let current = row?.text(0).flatMap(PostStatus.init)
+                let signalNames = row?.text(1) ?? ""
                 read.reset()
                 guard let current else {
                     outcomes.append(.unknown(id: request.id))
                     continue
                 }
+                if let sheet = request.sheet, let decidedAt = request.decidedAt {
+                    try applied.bind([.text(sheet), .text(request.id), .text(decidedAt)])
+                    let done = try applied.next() != nil
+                    applied.reset()
+                    if done {
+                        outcomes.append(.alreadyApplied(id: request.id))
+                        continue
+                    }
+                }
                 let expected = request.expected ?? current
                 let target = request.action.target
-                if !force && (current != expected || !request.action.allowedFrom.contains(current))
+                var reason: String?
+                if case .reject(let why) = request.action { reason = why.rawValue }
+                let note = request.note
+                let last = try lastDecision(request.id)
+                // The post is where this moderator's own latest decision put it.
+                let own =
+                    last.map { $0.moderator == moderator && $0.to == current.rawValue } ?? false
+                if own, current == target, let last, last.reason == reason,
+                    note == nil || note == last.note
+                {
+                    outcomes.append(.unchanged(id: request.id, status: current))
+                    continue
+                }
+                if !force && !own
+                    && (current != expected || !request.action.allowedFrom.contains(current))
                 {
                     if current == target, case .reopen = request.action {
                         outcomes.append(.unchanged(id: request.id, status: current))
                         continue
                     }
                     outcomes.append(
-                        .conflict(
-                            id: request.id, expected: expected, current: current,
-                            last: try lastDecision(request.id)))
+                        .conflict(id: request.id, expected: expected, current: current, last: last))
                     continue
                 }
-                var reason: String?
-                if case .reject(let why) = request.action { reason = why.rawValue }
-                let note = request.note
+                if !force, !request.confirmed, case .approve = request.action,
+                    signalNames.split(separator: ",").contains(
+                        Substring(SignalName.photoUnreadable.rawValue))
+                {
+                    let detail =
+                        try signals(request.id).first { $0.name == .photoUnreadable }?.detail
+                    outcomes.append(
+                        .needsConfirmation(id: request.id, detail: detail ?? "unreadable"))
+                    continue
+                }
                 let changed = try update.run([
                     .text(request.id), .text(current.rawValue), .text(target.rawValue),
                     note.map { .text($0) }, .text(at),
@@ -193,10 +259,13 @@ public struct Moderation {
                 }
                 let decision = Decision(
                     postID: request.id, at: at, moderator: moderator, from: current.rawValue,
-                    to: target.rawValue, reason: reason, note: note)
+                    to: target.rawValue, reason: reason, note: note, appliedBy: appliedBy,
+                    sheet: request.sheet, decidedAt: request.decidedAt)
                 try insert.run([
                     .text(request.id), .text(at), .text(moderator), .text(current.rawValue),
                     .text(target.rawValue), reason.map { .text($0) }, note.map { .text($0) },
+                    appliedBy.map { .text($0) }, request.sheet.map { .text($0) },
+                    request.decidedAt.map { .text($0) },
                 ])
                 outcomes.append(.recorded(decision))
             }
@@ -209,6 +278,24 @@ public struct Moderation {
     /// - Throws: `SQLiteError`.
     public func lastDecision(_ id: String) throws -> Decision? {
         try AuditTrail(workspace: workspace).entries(for: id).last
+    }
+
+    /// A post's signals with their details.
+    func signals(_ id: String) throws -> [Signal] {
+        let text = try workspace.database.query(
+            "SELECT signals FROM posts WHERE id = ?", [.text(id)]
+        ) { $0.text(0) ?? "[]" }
+        return Signal.parse(text.first ?? "[]")
+    }
+}
+
+extension Workspace {
+    /// This workspace's own id, made once when the workspace was created or migrated:
+    /// review sheets carry it so their decisions are applied only here.
+    ///
+    /// - Throws: `SQLiteError`.
+    public func identifier() throws -> String {
+        try database.query("SELECT id FROM workspace_identity") { $0.text(0) ?? "" }.first ?? ""
     }
 }
 
@@ -225,8 +312,11 @@ public struct AuditTrail {
     ///
     /// - Throws: `SQLiteError`.
     public func entries(for id: String? = nil) throws -> [Decision] {
-        var sql =
-            "SELECT post_id, at, moderator, from_status, to_status, reason, note FROM decisions"
+        var sql = """
+            SELECT post_id, at, moderator, from_status, to_status, reason, note, applied_by,
+                   sheet, decided_at
+            FROM decisions
+            """
         var values: [SQLiteValue?] = []
         if let id {
             sql += " WHERE post_id = ?"
@@ -237,18 +327,23 @@ public struct AuditTrail {
             Decision(
                 postID: row.text(0) ?? "", at: row.text(1) ?? "", moderator: row.text(2) ?? "",
                 from: row.text(3) ?? "", to: row.text(4) ?? "", reason: row.text(5),
-                note: row.text(6))
+                note: row.text(6), appliedBy: row.text(7), sheet: row.text(8),
+                decidedAt: row.text(9))
         }
     }
 
-    /// The trail as JSON: `[{"id","at","moderator","from","to","reason","note"}]`.
+    /// The trail as JSON: `[{"id","at","moderator","from","to","reason","note",
+    /// "applied_by","decided_at"}]`; the last two are null outside sheet decisions applied
+    /// by someone else (`applied_by`) or made in a sheet (`decided_at`).
     public static func json(_ entries: [Decision]) -> String {
         let items = entries.map { entry in
             "{\"id\": \(jsonString(entry.postID)), \"at\": \(jsonString(entry.at)), "
                 + "\"moderator\": \(jsonString(entry.moderator)), "
                 + "\"from\": \(jsonString(entry.from)), \"to\": \(jsonString(entry.to)), "
                 + "\"reason\": \(entry.reason.map(jsonString) ?? "null"), "
-                + "\"note\": \(entry.note.map(jsonString) ?? "null")}"
+                + "\"note\": \(entry.note.map(jsonString) ?? "null"), "
+                + "\"applied_by\": \(entry.appliedBy.map(jsonString) ?? "null"), "
+                + "\"decided_at\": \(entry.decidedAt.map(jsonString) ?? "null")}"
         }
         return "[" + items.joined(separator: ",\n ") + "]"
     }

@@ -3,21 +3,33 @@ import TroveImaging
 
 /// A photo drawn in a terminal with upper-half blocks (`▀`): each character cell shows two
 /// pixels, the top one as the foreground colour and the bottom one as the background,
-/// in 24-bit ANSI colour.
+/// in 24-bit or 256-colour ANSI colour.
 public enum PhotoPreview {
+    /// Which colours the terminal has.
+    public enum Palette: Sendable {
+        /// `ESC[38;2;r;g;bm`, where `COLORTERM` says the terminal has 24-bit colour.
+        case trueColor
+        /// The xterm 256-colour palette's 6×6×6 cube and grey ramp.
+        case ansi256
+    }
+
     /// The preview lines of the image file at `path`, at most `columns` wide and `rows`
     /// tall; nil when the file cannot be read or decoded.
-    public static func lines(path: String, columns: Int, rows: Int) -> [String]? {
+    public static func lines(
+        path: String, columns: Int, rows: Int, palette: Palette = .trueColor
+    ) -> [String]? {
         guard columns > 0, rows > 0, let data = FileManager.default.contents(atPath: path),
             let image = try? Thumbnailer.decodeForAnalysis(
                 Array(data), minimumSide: max(columns, rows * 2))
         else { return nil }
-        return lines(bitmap: image.bitmap, columns: columns, rows: rows)
+        return lines(bitmap: image.bitmap, columns: columns, rows: rows, palette: palette)
     }
 
     /// The preview lines of a bitmap (aspect kept; terminal cells are about twice as tall
     /// as wide, which the half blocks make square).
-    public static func lines(bitmap: Bitmap, columns: Int, rows: Int) -> [String] {
+    public static func lines(
+        bitmap: Bitmap, columns: Int, rows: Int, palette: Palette = .trueColor
+    ) -> [String] {
         guard bitmap.width > 0, bitmap.height > 0 else { return [] }
         let scale = min(
             Double(columns) / Double(bitmap.width), Double(rows * 2) / Double(bitmap.height))
@@ -38,8 +50,13 @@ public enum PhotoPreview {
             for x in 0..<small.width {
                 let top = pixel(x, y)
                 let bottom = pixel(x, y + 1)
-                line += "\u{1B}[38;2;\(top.0);\(top.1);\(top.2)m"
-                line += "\u{1B}[48;2;\(bottom.0);\(bottom.1);\(bottom.2)m▀"
+                switch palette {
+                case .trueColor:
+                    line += "\u{1B}[38;2;\(top.0);\(top.1);\(top.2)m"
+                    line += "\u{1B}[48;2;\(bottom.0);\(bottom.1);\(bottom.2)m▀"
+                case .ansi256:
+                    line += "\u{1B}[38;5;\(index256(top))m\u{1B}[48;5;\(index256(bottom))m▀"
+                }
             }
             lines.append(line + "\u{1B}[0m")
         }
@@ -48,6 +65,19 @@ public enum PhotoPreview {
 }
 
 extension PhotoPreview {
+    /// The nearest of the 256-colour palette's cube (16–231) or grey ramp (232–255).
+    static func index256(_ colour: (UInt8, UInt8, UInt8)) -> Int {
+        let (r, g, b) = (Int(colour.0), Int(colour.1), Int(colour.2))
+        if abs(r - g) < 10 && abs(g - b) < 10 {
+            let grey = (r + g + b) / 3
+            if grey < 8 { return 16 }
+            if grey > 246 { return 231 }
+            return 232 + (grey - 8) * 24 / 239
+        }
+        func level(_ value: Int) -> Int { value < 48 ? 0 : value < 115 ? 1 : (value - 35) / 40 }
+        return 16 + 36 * level(r) + 6 * level(g) + level(b)
+    }
+
     /// The preview without colour (for `NO_COLOR`): one character per cell from a
     /// brightness ramp.
     public static func greyLines(path: String, columns: Int, rows: Int) -> [String]? {

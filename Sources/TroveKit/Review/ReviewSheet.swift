@@ -280,20 +280,37 @@ struct MapBounds {
 public struct SheetDecision: Equatable, Sendable {
     /// The post id.
     public var id: String
-    /// The status the post had when the sheet was made.
+    /// The status the moderator saw the post in.
     public var expected: PostStatus
     /// What to do.
     public var action: ReviewAction
     /// The moderator's note.
     public var note: String?
+    /// When the moderator decided, ISO 8601 UTC (absent in files of older sheets).
+    public var decidedAt: String?
+    /// Whether the moderator confirmed approving a post whose photo could not be read.
+    public var confirmed = false
+}
+
+/// The decisions file the sheet downloads.
+public struct SheetDecisionFile: Equatable, Sendable {
+    /// The sheet's id (absent in files of older sheets).
+    public var sheet: String?
+    /// The id of the workspace the sheet was made from.
+    public var workspace: String?
+    /// The moderator who decided, as entered in the page.
+    public var moderator: String?
+    /// The decisions, in the order they were made.
+    public var decisions: [SheetDecision]
 }
 
 /// Reads the decisions file the sheet downloads:
-/// `{"format": "trove-review-decisions", "decisions": [{"id", "expected", "action",
-/// "reason", "note"}]}`.
+/// `{"format": "trove-review-decisions", "sheet", "workspace", "moderator", "decisions":
+/// [{"id", "seen", "action", "reason", "note", "at", "confirmed"}]}` (`seen` was
+/// `expected` in older files).
 public enum SheetDecisions {
     /// - Throws: `InputError` naming the file and the entry.
-    public static func parse(_ data: Data, name: String) throws(InputError) -> [SheetDecision] {
+    public static func parse(_ data: Data, name: String) throws(InputError) -> SheetDecisionFile {
         guard let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
             throw InputError(name, "not a JSON object")
         }
@@ -304,15 +321,20 @@ public enum SheetDecisions {
                 name, "not a decisions file from 'trove review sheet'",
                 hint: "expected \"format\": \"trove-review-decisions\" and a \"decisions\" array")
         }
+        func text(_ key: String) -> String? {
+            (root[key] as? String).flatMap {
+                $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0
+            }
+        }
         var result: [SheetDecision] = []
         for (index, item) in items.enumerated() {
             let location = "\(name): decisions[\(index)]"
             guard let object = item as? [String: Any], let id = object["id"] as? String else {
                 throw InputError(location, "expected an object with an \"id\"")
             }
-            guard let expectedText = object["expected"] as? String,
+            guard let expectedText = (object["seen"] ?? object["expected"]) as? String,
                 let expected = PostStatus(rawValue: expectedText)
-            else { throw InputError(location, "missing or unknown \"expected\" status") }
+            else { throw InputError(location, "missing or unknown \"seen\" status") }
             let note = (object["note"] as? String).flatMap { $0.isEmpty ? nil : $0 }
             let action: ReviewAction
             switch object["action"] as? String {
@@ -327,8 +349,27 @@ public enum SheetDecisions {
             default:
                 throw InputError(location, "unknown \"action\" (approve, reject, flag, reopen)")
             }
-            result.append(SheetDecision(id: id, expected: expected, action: action, note: note))
+            let decidedAt = object["at"] as? String
+            if let decidedAt, parseTimestamp(decidedAt) == nil {
+                throw InputError(location, "\"at\" is not an ISO 8601 time: \(decidedAt)")
+            }
+            result.append(
+                SheetDecision(
+                    id: id, expected: expected, action: action, note: note, decidedAt: decidedAt,
+                    confirmed: object["confirmed"] as? Bool ?? false))
         }
-        return result
+        return SheetDecisionFile(
+            sheet: text("sheet"), workspace: text("workspace"), moderator: text("moderator"),
+            decisions: result)
+    }
+
+    /// Whether `text` is an ISO 8601 moment as browsers write them
+    /// (`2026-01-02T03:04:05.678Z`, fractions optional).
+    static func parseTimestamp(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.date(from: text)
     }
 }

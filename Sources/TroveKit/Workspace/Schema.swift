@@ -9,6 +9,7 @@ enum Schema {
         .init("003-renditions-and-exports", sql: renditionsAndExports),
         .init("004-posts-review-columns", sql: postsReviewColumns),
         .init("005-source-names-and-export-log", sql: sourceNamesAndExportLog),
+        .init("006-review-sheet-credits", sql: reviewSheetCredits),
     ])
 
     static let treasures = """
@@ -166,5 +167,22 @@ enum Schema {
             removed    INTEGER NOT NULL
         );
         CREATE INDEX export_log_layout ON export_log (layout, id);
+        """
+
+    static let reviewSheetCredits = """
+        -- Decisions recorded from a review sheet: who ran `review apply` (when not the
+        -- moderator who decided), the sheet they came from and when the moderator decided
+        -- in the page, so applying the same file again is recognised and does nothing.
+        ALTER TABLE decisions ADD COLUMN applied_by TEXT;
+        ALTER TABLE decisions ADD COLUMN sheet TEXT;
+        ALTER TABLE decisions ADD COLUMN decided_at TEXT;
+        CREATE INDEX decisions_sheet ON decisions (sheet, post_id) WHERE sheet IS NOT NULL;
+
+        -- This workspace's own id, so a decisions file is applied only where its sheet
+        -- was made. One row, made once.
+        CREATE TABLE workspace_identity (
+            id TEXT NOT NULL PRIMARY KEY
+        ) WITHOUT ROWID;
+        INSERT INTO workspace_identity (id) VALUES (lower(hex(randomblob(16))));
         """
 }
