@@ -10,7 +10,7 @@ TEST_DEPS  := sqlite3 chromium
 BENCH_DEPS := sqlite3 time bc libvips-tools mate-backgrounds python3-venv
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build deps test-deps bench-deps demo test bench install format lint clean
+.PHONY: all build deps test-deps bench-deps demo test bench fuzz install format lint clean
 
 all: build
 
@@ -48,15 +48,22 @@ test: test-deps
 bench: bench-deps build
 	TROVE=$(TROVE) Benchmarks/run
 
+# Every fuzz target for FUZZ_SECONDS each (Fuzz/README.md); fails on any finding.
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) SWIFT=$(SWIFT) Fuzz/run
+
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(TROVE) $(DESTDIR)$(PREFIX)/bin/trove
 
+LINTED := Package.swift Sources Tests Fuzz/Package.swift Fuzz/Support Fuzz/Targets
+
 format:
-	$(SWIFT) format --in-place --recursive Package.swift Sources Tests
+	$(SWIFT) format --in-place --recursive $(LINTED)
 
 lint:
-	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
+	$(SWIFT) format lint --strict --recursive $(LINTED)
 
 clean:
-	rm -rf .build build
+	rm -rf .build .build-fuzz build

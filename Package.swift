@@ -5,7 +5,10 @@ let package = Package(
     name: "trove",
     platforms: [.macOS(.v13)],
     products: [
-        .executable(name: "trove", targets: ["trove"])
+        .executable(name: "trove", targets: ["trove"]),
+        // For the fuzz targets in Fuzz/, a package of their own that links these.
+        .library(name: "TroveKit", targets: ["TroveKit"]),
+        .library(name: "TroveImaging", targets: ["TroveImaging"]),
     ],
     targets: [
         .systemLibrary(

@@ -97,6 +97,23 @@ import Testing
         #expect(reader.delimiter == delimiter)
     }
 
+    /// A quoted header name may hold a line break; the guess reads the whole first record
+    /// however the file arrives (in small reads, as from a pipe), and only quotes that open
+    /// a field (as the parser reads them) hide delimiters.
+    @Test(arguments: [
+        (
+            "\"Treasure\nname\";lat;lon\n\"A\";1,5;2\n",
+            [["Treasure\nname", "lat", "lon"], ["A", "1,5", "2"]]
+        ),
+        ("size 5\";lat;lon,x\nA;1;2,3\n", [["size 5\"", "lat", "lon,x"], ["A", "1", "2,3"]]),
+        ("\u{FEFF}\"a\nb\"\tc\td;e\n1\t2\t3\n", [["a\nb", "c", "d;e"], ["1", "2", "3"]]),
+    ])
+    func sniffsTheWholeFirstRecordWhateverTheReadSize(text: String, expected: [[String]]) throws {
+        for chunkSize in [1, 2, 3, 4, 7, 1 << 20] {
+            #expect(try fields(text, chunkSize: chunkSize) == expected, "chunk \(chunkSize)")
+        }
+    }
+
     @Test func tsvExtensionMeansTab() throws {
         let path = try folder.write("a,b\tc\n1,2\t3\n", to: "data.tsv")
         var reader = try CSVReader(path: path)

@@ -145,8 +145,7 @@ public struct CSVReader {
         let storage = Storage(
             descriptor: fileDescriptor, closes: closesDescriptor, displayPath: displayPath,
             encoding: encoding, chunkSize: max(chunkSize, 1))
-        try storage.fillFirstLine()
-        if encoding == .utf8 { storage.skipByteOrderMark() }
+        try storage.fillFirstLine(skippingByteOrderMark: encoding == .utf8)
         let chosen = delimiter ?? storage.sniffDelimiter()
         storage.delimiter = chosen
         self.storage = storage
@@ -251,47 +250,67 @@ extension CSVReader {
             }
         }
 
-        /// Reads until the first line break (or the end, or 64 KiB), so the header can
-        /// be sniffed and a byte order mark seen whole.
-        func fillFirstLine() throws(CSVError) {
-            while !atEndOfFile {
-                if UnsafeBufferPointer(start: buffer + start, count: end - start).contains(
-                    where: { $0 == 0x0A || $0 == 0x0D })
-                {
-                    return
+        /// How much of the file the delimiter is guessed from, at most: a first line longer
+        /// than this is judged by its beginning.
+        static let sniffLimit = 1 << 16
+
+        /// How often each candidate delimiter occurs outside quotes in the first record.
+        private var candidateCounts: [UInt8: Int] = [0x2C: 0, 0x3B: 0, 0x09: 0]
+
+        /// Reads until the buffer holds the whole first record — up to a line break outside
+        /// quotes (a quoted header name may hold one), the end of the file or `sniffLimit`
+        /// bytes — counting the candidate delimiters on the way. Quotes are read as the
+        /// parser reads them: they open only at the start of a field, `""` inside is a quote.
+        /// A UTF-8 byte order mark is skipped first, when asked.
+        func fillFirstLine(skippingByteOrderMark: Bool) throws(CSVError) {
+            while end - start < 3 && !atEndOfFile { try refill() }
+            if skippingByteOrderMark, end - start >= 3, buffer[start] == 0xEF,
+                buffer[start + 1] == 0xBB, buffer[start + 2] == 0xBF
+            {
+                start += 3
+            }
+            var offset = 0
+            var inQuotes = false
+            var quoteInQuotes = false
+            var atFieldStart = true
+            while true {
+                while start + offset < end, offset < Self.sniffLimit {
+                    let byte = buffer[start + offset]
+                    offset += 1
+                    if inQuotes {
+                        if quoteInQuotes {
+                            quoteInQuotes = false
+                            if byte == 0x22 { continue }
+                            inQuotes = false
+                        } else {
+                            if byte == 0x22 { quoteInQuotes = true }
+                            continue
+                        }
+                    }
+                    switch byte {
+                    case 0x22 where atFieldStart:
+                        inQuotes = true
+                        atFieldStart = false
+                    case 0x2C, 0x3B, 0x09:
+                        candidateCounts[byte, default: 0] += 1
+                        atFieldStart = true
+                    case 0x0A, 0x0D:
+                        return
+                    default:
+                        atFieldStart = false
+                    }
                 }
-                if end - start >= 1 << 16 { return }
+                if atEndOfFile || offset >= Self.sniffLimit { return }
                 try refill()
             }
         }
 
-        func skipByteOrderMark() {
-            if end - start >= 3, buffer[start] == 0xEF, buffer[start + 1] == 0xBB,
-                buffer[start + 2] == 0xBF
-            {
-                start += 3
-            }
-        }
-
-        /// The most frequent of `,` `;` and tab in the first line outside quotes; comma
+        /// The most frequent of `,` `;` and tab in the first record outside quotes; comma
         /// when there is none (a single-column file).
         func sniffDelimiter() -> UInt8 {
-            var counts: [UInt8: Int] = [0x2C: 0, 0x3B: 0, 0x09: 0]
-            var inQuotes = false
-            var index = start
-            while index < end {
-                let byte = buffer[index]
-                if byte == 0x22 {
-                    inQuotes.toggle()
-                } else if !inQuotes {
-                    if byte == 0x0A || byte == 0x0D { break }
-                    if counts[byte] != nil { counts[byte, default: 0] += 1 }
-                }
-                index += 1
-            }
             var best: UInt8 = 0x2C
             for candidate: UInt8 in [0x3B, 0x09]
-            where counts[candidate, default: 0] > counts[best, default: 0] {
+            where candidateCounts[candidate, default: 0] > candidateCounts[best, default: 0] {
                 best = candidate
             }
             return best
