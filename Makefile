@@ -57,7 +57,7 @@ install: build
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(TROVE) $(DESTDIR)$(PREFIX)/bin/trove
 
-LINTED := Package.swift Sources Tests Fuzz/Package.swift Fuzz/Support Fuzz/Targets
+LINTED := Package.swift Sources Tests Benchmarks/InProcess Fuzz/Package.swift Fuzz/Support Fuzz/Targets
 
 format:
 	$(SWIFT) format --in-place --recursive $(LINTED)

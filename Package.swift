@@ -32,6 +32,9 @@ let package = Package(
         .plugin(
             name: "EmbedTemplates", capability: .buildTool(),
             dependencies: ["EmbedTemplatesTool"]),
+        // In-process timings for `make bench`; not installed.
+        .executableTarget(
+            name: "trove-bench", dependencies: ["TroveKit"], path: "Benchmarks/InProcess"),
         .testTarget(name: "TroveSQLiteTests", dependencies: ["TroveSQLite"]),
         .testTarget(
             name: "TroveImagingTests",

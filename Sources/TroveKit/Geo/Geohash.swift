@@ -80,6 +80,53 @@ public enum Geohash {
         return box
     }
 
+    /// The middle of the cell a geohash names, and how far from it in metres any point
+    /// of the cell can lie (on GeoFire's sphere); nil for text that is no geohash.
+    ///
+    /// The reach walks half the cell's height along a meridian, then half its width
+    /// along a parallel; a degree of a parallel is never longer than a degree of a
+    /// meridian, so the bound holds anywhere, poles included. Reads the bytes in place:
+    /// circle queries call it once per candidate.
+    static func cellCentre(utf8 bytes: UnsafeBufferPointer<UInt8>)
+        -> (latitude: Double, longitude: Double, reach: Double)?
+    {
+        guard precisionRange.contains(bytes.count) else { return nil }
+        var longitudeIndex: UInt64 = 0
+        var latitudeIndex: UInt64 = 0
+        var longitudeBits = 0
+        var latitudeBits = 0
+        var isLongitude = true
+        for byte in bytes {
+            let value = alphabetValues[Int(byte)]
+            guard value >= 0 else { return nil }
+            for shift in stride(from: bitsPerCharacter - 1, through: 0, by: -1) {
+                let bit = UInt64((value >> shift) & 1)
+                if isLongitude {
+                    longitudeIndex = longitudeIndex << 1 | bit
+                    longitudeBits += 1
+                } else {
+                    latitudeIndex = latitudeIndex << 1 | bit
+                    latitudeBits += 1
+                }
+                isLongitude.toggle()
+            }
+        }
+        // Cell sizes are powers of two, so these products are exact.
+        let longitudeHalf = 180 / Double(sign: .plus, exponent: longitudeBits, significand: 1)
+        let latitudeHalf = 90 / Double(sign: .plus, exponent: latitudeBits, significand: 1)
+        let longitude = -180 + (2 * Double(longitudeIndex) + 1) * longitudeHalf
+        let latitude = -90 + (2 * Double(latitudeIndex) + 1) * latitudeHalf
+        let metresPerDegree = Double.pi * earthRadiusMetres / 180
+        return (latitude, longitude, (latitudeHalf + longitudeHalf) * metresPerDegree)
+    }
+
+    /// Each byte's value in the alphabet, -1 for bytes outside it.
+    private static let alphabetValues: [Int] = {
+        var values = [Int](repeating: -1, count: 256)
+        for (value, byte) in alphabet.enumerated() { values[Int(byte)] = value }
+        return values
+    }()
+
     /// Whether the text is a geohash trove could have written (1–22 characters of the
     /// alphabet).
     public static func isValid(_ geohash: String) -> Bool {

@@ -36,15 +36,16 @@ public enum GeohashAssignment {
     /// the wanted precision yet (a new workspace, a new precision), the table is refilled
     /// in key order with its index dropped and rebuilt after: one sort is much cheaper
     /// than a million scattered index updates. Otherwise only stale rows are written.
+    /// Deciding that takes one probe of the table, not a count of either table: at a
+    /// million rows a count is a full scan.
     private static func assignTreasures(precision: Int, in database: Database) throws -> Int {
         let length = SQLiteValue.integer(Int64(precision))
         let fresh = "trove_geohash(t.lat, t.lon, ?1)"
-        let rows = Int(try database.scalar("SELECT count(*) FROM treasures")?.int64 ?? 0)
-        let current = Int(
+        let anyCurrent =
             try database.scalar(
-                "SELECT count(*) FROM treasure_geohashes WHERE length(geohash) = ?", [length])?
-                .int64 ?? 0)
-        guard current == 0 && rows > 10_000 else {
+                "SELECT EXISTS (SELECT 1 FROM treasure_geohashes WHERE length(geohash) = ?)",
+                [length])?.int64 == 1
+        guard !anyCurrent else {
             // A NULL geohash (a position out of range) fails NOT NULL and is skipped.
             return try database.execute(
                 """

@@ -26,25 +26,67 @@ public enum NearbySearch {
     public static func search(_ workspace: Workspace, kind: Kind, circle: GeoCircle) throws
         -> [NearbyRecord]
     {
-        let sql: String
-        switch kind {
-        case .treasures:
-            sql = """
-                SELECT t.key, t.name, t.lat, t.lon
-                FROM treasure_geohashes AS g JOIN treasures AS t ON t.key = g.key
-                WHERE g.geohash >= ? AND g.geohash < ?
-                """
-        case .posts:
-            sql = """
-                SELECT id, coalesce(description, ''), lat, lon FROM posts
-                WHERE geohash >= ? AND geohash < ?
-                """
-        }
-        let statement = try workspace.database.prepare(sql)
         let precision = try workspace.geohashPrecision()
+        let ranges = circle.geohashRanges(storedPrecision: precision)
+        let found: [NearbyRecord]
+        switch kind {
+        case .treasures: found = try treasures(in: workspace, circle: circle, ranges: ranges)
+        case .posts: found = try posts(in: workspace, circle: circle, ranges: ranges)
+        }
+        return found.sorted { ($0.distance, $0.key) < ($1.distance, $1.key) }
+    }
+
+    /// Treasures keep their geohashes in a narrow table, so the ranges are scanned on its
+    /// covering index alone. A candidate whose geohash cell lies wholly outside the circle
+    /// is dropped there; only the rest are looked up in the wide treasures table, which
+    /// is what a query spends its time on.
+    private static func treasures(
+        in workspace: Workspace, circle: GeoCircle, ranges: [GeohashRange]
+    ) throws -> [NearbyRecord] {
+        let candidates = try workspace.database.prepare(
+            "SELECT key, geohash FROM treasure_geohashes WHERE geohash >= ? AND geohash < ?")
+        let details = try workspace.database.prepare(
+            "SELECT name, lat, lon FROM treasures WHERE key = ?")
         var seen: Set<String> = []
         var found: [NearbyRecord] = []
-        for range in circle.geohashRanges(storedPrecision: precision) {
+        for range in ranges {
+            try candidates.bind([.text(range.start), .text(range.end)])
+            while let row = try candidates.next() {
+                let cell = row.withUTF8(1) { Geohash.cellCentre(utf8: $0) } ?? nil
+                if let cell,
+                    circle.distance(toLatitude: cell.latitude, longitude: cell.longitude)
+                        > circle.radius + cell.reach + 0.001
+                {
+                    continue
+                }
+                guard let key = row.text(0) else { continue }
+                try details.bind([.text(key)])
+                guard let detail = try details.next(), let latitude = detail.double(1),
+                    let longitude = detail.double(2)
+                else { continue }
+                let distance = circle.distance(toLatitude: latitude, longitude: longitude)
+                if distance <= circle.radius && seen.insert(key).inserted {
+                    found.append(
+                        NearbyRecord(
+                            key: key, name: detail.text(0) ?? "", latitude: latitude,
+                            longitude: longitude, distance: distance))
+                }
+            }
+        }
+        return found
+    }
+
+    private static func posts(
+        in workspace: Workspace, circle: GeoCircle, ranges: [GeohashRange]
+    ) throws -> [NearbyRecord] {
+        let statement = try workspace.database.prepare(
+            """
+            SELECT id, coalesce(description, ''), lat, lon FROM posts
+            WHERE geohash >= ? AND geohash < ?
+            """)
+        var seen: Set<String> = []
+        var found: [NearbyRecord] = []
+        for range in ranges {
             try statement.bind([.text(range.start), .text(range.end)])
             while let row = try statement.next() {
                 guard let key = row.text(0), let latitude = row.double(2),
@@ -59,6 +101,19 @@ public enum NearbySearch {
                 }
             }
         }
-        return found.sorted { ($0.distance, $0.key) < ($1.distance, $1.key) }
+        return found
+    }
+
+    /// Every treasure's key and position, distance 0, in key order: what a brute-force
+    /// scan checks a circle query against.
+    ///
+    /// - Throws: `SQLiteError`.
+    public static func allTreasurePositions(_ workspace: Workspace) throws -> [NearbyRecord] {
+        try workspace.database.query("SELECT key, name, lat, lon FROM treasures ORDER BY key", []) {
+            row in
+            NearbyRecord(
+                key: row.text(0) ?? "", name: row.text(1) ?? "", latitude: row.double(2) ?? 0,
+                longitude: row.double(3) ?? 0, distance: 0)
+        }
     }
 }
