@@ -6,7 +6,7 @@ TROVE  := $(CURDIR)/.build/$(CONFIG)/trove
 
 # Debian packages the build needs; tests and benchmarks add theirs.
 DEPS       := libsqlite3-dev libjpeg-dev libpng-dev
-TEST_DEPS  := sqlite3 chromium
+TEST_DEPS  := sqlite3 chromium man-db groff-base
 BENCH_DEPS := sqlite3 time bc libvips-tools mate-backgrounds python3-venv
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -54,8 +54,16 @@ fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) SWIFT=$(SWIFT) Fuzz/run
 
 install: build
-	install -d $(DESTDIR)$(PREFIX)/bin
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+	  $(DESTDIR)$(PREFIX)/share/zsh/site-functions \
+	  $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 	install -m 755 $(TROVE) $(DESTDIR)$(PREFIX)/bin/trove
+	# Man page and completions come from the commands' own declarations.
+	$(TROVE) man > $(DESTDIR)$(PREFIX)/share/man/man1/trove.1
+	$(TROVE) completions bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/trove
+	$(TROVE) completions zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_trove
+	$(TROVE) completions fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/trove.fish
 
 LINTED := Package.swift Sources Tests Benchmarks/InProcess Fuzz/Package.swift Fuzz/Support Fuzz/Targets
 

@@ -150,4 +150,7 @@ int ctrove_png_encode(const uint8_t *pixels, int width, int height, int channels
                       const uint8_t *icc, size_t icc_length, uint8_t **output,
                       size_t *output_length, char *message, size_t capacity);
 
+// The library versions, for `trove --version`.
+#include "ctrove_versions.h"
+
 #endif

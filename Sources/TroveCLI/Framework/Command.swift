@@ -11,12 +11,14 @@ public struct Command: Sendable {
     public let subcommands: [Command]
     /// Whether the command opens the workspace, so `-w` is listed in its help.
     public let usesWorkspace: Bool
+    /// Whether help leaves it out (utility commands such as `completions` and `man`).
+    public let isHidden: Bool
     let action: (@Sendable (Invocation) throws -> ExitStatus)?
 
     public init(
         _ name: String, abstract: String, discussion: String? = nil,
         arguments: [Argument] = [], options: [Option] = [], formats: [OutputFormat] = [.text],
-        usesWorkspace: Bool = true, subcommands: [Command] = [],
+        usesWorkspace: Bool = true, isHidden: Bool = false, subcommands: [Command] = [],
         run action: (@Sendable (Invocation) throws -> ExitStatus)? = nil
     ) {
         self.name = name
@@ -26,6 +28,7 @@ public struct Command: Sendable {
         self.options = options
         self.formats = formats
         self.usesWorkspace = usesWorkspace
+        self.isHidden = isHidden
         self.subcommands = subcommands
         self.action = action
     }

@@ -36,7 +36,7 @@ enum Help {
         if !command.subcommands.isEmpty {
             lines.append("")
             lines.append("SUBCOMMANDS:")
-            for sub in command.subcommands {
+            for sub in command.subcommands where !sub.isHidden {
                 lines.append(row(sub.name, sub.abstract))
             }
             lines.append("")

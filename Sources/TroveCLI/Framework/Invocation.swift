@@ -8,28 +8,50 @@ public struct Invocation {
 
     // MARK: - Reading the command line
 
+    // Every name is checked against the command's declaration (in debug builds, which
+    // the tests run), so a misspelt `flag("skip-invalid")` fails a test instead of reading
+    // false for a user.
+
     /// The last value of option `--name`, or nil.
     public func option(_ name: String) -> String? {
-        parsed.values[name]?.last
+        assert(declares(name, flag: false), "\(commandName) declares no option --\(name) <value>")
+        return parsed.values[name]?.last
     }
 
     /// Every value of a repeatable option.
     public func options(_ name: String) -> [String] {
-        parsed.values[name] ?? []
+        assert(declares(name, flag: false), "\(commandName) declares no option --\(name) <value>")
+        return parsed.values[name] ?? []
     }
 
     public func flag(_ name: String) -> Bool {
-        parsed.flags.contains(name)
+        assert(declares(name, flag: true), "\(commandName) declares no flag --\(name)")
+        return parsed.flags.contains(name)
     }
 
     /// The value of a single positional argument.
     public func argument(_ name: String) -> String? {
-        parsed.arguments[name]?.first
+        assert(declaresArgument(name), "\(commandName) declares no argument <\(name)>")
+        return parsed.arguments[name]?.first
     }
 
     /// The values of a variadic positional argument.
     public func arguments(_ name: String) -> [String] {
-        parsed.arguments[name] ?? []
+        assert(declaresArgument(name), "\(commandName) declares no argument <\(name)>")
+        return parsed.arguments[name] ?? []
+    }
+
+    private var commandName: String { (["trove"] + parsed.path).joined(separator: " ") }
+
+    /// Whether the command (or every command) declares `--name`, as a flag or with a value.
+    func declares(_ name: String, flag: Bool) -> Bool {
+        parsed.command.declaredOptions(isRoot: parsed.path.isEmpty).contains {
+            $0.long == name && $0.isFlag == flag
+        }
+    }
+
+    func declaresArgument(_ name: String) -> Bool {
+        parsed.command.arguments.contains { $0.name == name }
     }
 
     /// An option converted with `convert`; a value it rejects is a usage error.

@@ -169,7 +169,8 @@ public struct Parser {
             "unknown option '\(word)'" + suggestion(for: word, among: names), command, path)
     }
 
-    private static let globalOptions: [Option] = [
+    /// Options every command accepts, also before the command name.
+    static let globalOptions: [Option] = [
         .workspace, .quiet, .format([.text, .json, .csv]),
     ]
 

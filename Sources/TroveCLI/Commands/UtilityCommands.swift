@@ -1,0 +1,37 @@
+import TroveKit
+
+/// `trove completions SHELL` and `trove man`: generated from the command tree for
+/// `make install`, and hidden from the overview help.
+enum UtilityCommands {
+    static let completions = Command(
+        "completions", abstract: "Print the shell completion script for bash, zsh or fish.",
+        arguments: [Argument("shell", help: "bash, zsh or fish.")],
+        usesWorkspace: false, isHidden: true
+    ) { invocation in
+        let layouts =
+            (try? TemplateLibrary(environment: invocation.context.environment))?
+            .layoutNames() ?? []
+        let shell = invocation.argument("shell") ?? ""
+        let script: String
+        switch shell {
+        case "bash": script = Completions.bash(TroveCLI.root, layouts: layouts)
+        case "zsh": script = Completions.zsh(TroveCLI.root, layouts: layouts)
+        case "fish": script = Completions.fish(TroveCLI.root, layouts: layouts)
+        default:
+            throw invocation.usageError(
+                "unknown shell '\(shell)' (use bash, zsh or fish)"
+                    + suggestion(for: shell, among: ["bash", "zsh", "fish"]))
+        }
+        invocation.context.standardOutput.write(script)
+        return .success
+    }
+
+    static let man = Command(
+        "man", abstract: "Print the trove(1) manual page (troff).", usesWorkspace: false,
+        isHidden: true
+    ) { invocation in
+        invocation.context.standardOutput.write(
+            ManPage.render(TroveCLI.root, version: TroveCLI.version))
+        return .success
+    }
+}
