@@ -13,7 +13,9 @@ public enum TroveCLI {
         discussion: """
             Every command works on one SQLite workspace (-w, $TROVE_WORKSPACE or
             ./trove.sqlite). Exit status: 0 success, 1 problems found, 2 usage error,
-            3 unreadable input, 4 workspace problem.
+            3 unreadable input, 4 workspace problem. Layouts, starter files and the
+            review sheet are built in; TROVE_TEMPLATES=DIR uses the files of DIR in
+            place of the built-in ones of the same name.
             """,
         usesWorkspace: false,
         subcommands: commands)
@@ -23,7 +25,8 @@ public enum TroveCLI {
         ValidateCommand.command, GeohashCommand.command, NearCommand.command,
         ImagesCommand.command, ExportCommand.command,
         ReviewCommand.command, StatusCommand.command, CheckCommand.command,
-        TemplateCommand.command, helpCommand,
+        TemplateCommand.command, StorageCommand.command, helpCommand,
+        UtilityCommands.completions, UtilityCommands.man,
     ]
 
     static let helpCommand = Command(
@@ -57,6 +60,11 @@ public enum TroveCLI {
             context.standardOutput.flush()
             context.standardError.flush()
         }
+        if arguments.isEmpty {
+            // Bare `trove`: the overview, as `git` and `swift` print theirs.
+            context.standardOutput.write(Help.text(for: root, path: []))
+            return ExitStatus.success.rawValue
+        }
         let parsed: ParsedCommandLine
         do {
             parsed = try Parser(root: root, isPostID: postLookup(arguments, context))
@@ -66,16 +74,22 @@ public enum TroveCLI {
             return ExitStatus.usage.rawValue
         }
         if parsed.wantsVersion {
-            context.standardOutput.write("trove \(version)\n")
+            context.standardOutput.write(versionText)
             return ExitStatus.success.rawValue
         }
         if parsed.wantsHelp {
             context.standardOutput.write(Help.text(for: parsed.command, path: parsed.path))
             return ExitStatus.success.rawValue
         }
+        guard let action = parsed.command.action else {
+            // The parser refuses a command line that names no runnable command; help is
+            // the honest answer should one slip through.
+            context.standardOutput.write(Help.text(for: parsed.command, path: parsed.path))
+            return ExitStatus.usage.rawValue
+        }
         let invocation = Invocation(parsed: parsed, context: context)
         do {
-            return try parsed.command.action!(invocation).rawValue
+            return try action(invocation).rawValue
         } catch let error as UsageError {
             context.standardError.write("error: \(error.message)\n\(error.usage)\n")
             return ExitStatus.usage.rawValue
@@ -113,6 +127,12 @@ public enum TroveCLI {
             else { return false }
             return !statuses.isEmpty
         }
+    }
+
+    /// `trove --version`: the version and the C libraries it runs on.
+    static var versionText: String {
+        "trove \(version) (SQLite \(LibraryVersions.sqlite), libjpeg-turbo "
+            + "\(LibraryVersions.jpeg), libpng \(LibraryVersions.png))\n"
     }
 
     /// The exit status an error maps to.

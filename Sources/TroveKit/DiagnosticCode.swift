@@ -73,4 +73,6 @@ public enum DiagnosticCode {
     public static let longName = "T208"
     /// An image smaller than 256 px on its short side.
     public static let imageTooSmall = "T209"
+    /// Images that need download URLs, and no `storage.bucket` to build them from.
+    public static let missingBucket = "T210"
 }

@@ -28,20 +28,49 @@ import TroveSQLite
         #expect(!result.stdout.contains("Secret") && !result.stdout.contains("Spam"))
     }
 
-    @Test func rulesIndexEveryGeoFireNodeOnG() throws {
-        #expect(
-            sandbox.run("export", "--layout", "trashmapper", "--rules", "rules.json").status == 0)
-        #expect(
-            try ExportSupport.read(sandbox.path("rules.json")) == """
-                {
-                  "rules": {
-                    "locationIndex": {
-                      ".indexOn": ["g"]
-                    }
-                  }
+    @Test func rulesAreCompleteWhenNewAndIndexEveryGeoFireNodeOnG() throws {
+        let complete = """
+            {
+              "rules": {
+                ".read": false,
+                ".write": false,
+                "locationIndex": {
+                  ".indexOn": ["g"],
+                  ".read": true
+                },
+                "locations": {
+                  ".read": true
+                },
+                "users": {
+                  ".read": true
                 }
+              }
+            }
 
-                """)
+            """
+        for _ in 0..<2 {
+            let result = sandbox.run("export", "--layout", "trashmapper", "--rules", "rules.json")
+            #expect(result.status == 0)
+            #expect(try ExportSupport.read(sandbox.path("rules.json")) == complete)
+        }
+    }
+
+    @Test func anExistingRulesFileIsLeftAloneWithWhatToMerge() throws {
+        let own =
+            #"{"rules": {".read": "auth != null", "treasureLocations": {".indexOn": "name"}}}"#
+        try sandbox.write("database.rules.json", own)
+        let result = sandbox.run(
+            "export", "--layout", "flatirongo", "--rules", "database.rules.json")
+        #expect(result.status == 0)
+        #expect(try ExportSupport.read(sandbox.path("database.rules.json")) == own)
+        #expect(result.stderr.contains("is your own and was left alone; merge into it:"))
+        #expect(result.stderr.contains(#""rules" > "treasureLocations": add ".indexOn": ["g"]"#))
+        try sandbox.write(
+            "database.rules.json",
+            #"{"rules": {"treasureLocations": {".indexOn": ["g", "name"]}}}"#)
+        let merged = sandbox.run(
+            "export", "--layout", "flatirongo", "--rules", "database.rules.json")
+        #expect(!merged.stderr.contains("merge into it"))
     }
 
     // MARK: - GeoFire

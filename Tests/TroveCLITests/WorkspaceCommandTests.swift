@@ -195,7 +195,8 @@ import TroveSQLite
                 + "(no such table: renditions); run 'trove check'\n")
         let check = sandbox.run("check")
         #expect(check.status == 1)
-        #expect(check.stdout == "missing table renditions: the workspace is incomplete\n")
+        // The table's triggers went with it and are named after it.
+        #expect(check.stdout.hasPrefix("missing table renditions: the workspace is incomplete\n"))
     }
 
     @Test func aFileThatIsNotADatabaseIsAWorkspaceProblem() throws {

@@ -17,7 +17,9 @@ enum ConfigCommand {
         if let problem = setting.problem(with: value) {
             throw invocation.usageError("invalid value '\(value)' for \(setting.key): \(problem)")
         }
-        try invocation.openWorkspace().setSetting(setting.key, value)
+        let stored = setting.normalized(value)
+        try invocation.openWorkspace().setSetting(setting.key, stored)
+        if stored != value { invocation.note("stored \(setting.key) as \(stored)") }
         return .success
     }
 

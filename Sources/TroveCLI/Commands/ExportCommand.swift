@@ -6,9 +6,15 @@ enum ExportCommand {
         "export",
         abstract: "Write the JSON tree the apps read, from a layout.",
         discussion: """
-            Writes the nested tree for 'firebase database:set / FILE' (stdout without
-            --out), or with --update a multi-path update of what changed since the
-            layout's last recorded export, for 'firebase database:update / FILE'. Only an
+            Writes the nested tree (stdout without --out), to inspect or to seed an empty
+            database, or with --update a multi-path update of what changed since the
+            layout's last recorded export (every path the first time), to publish with
+            'firebase database:update / FILE': it writes only the layout's paths and
+            leaves the rest of the database alone, where 'database:set /' would replace
+            all of it. With --out, the Storage plan is written beside: OUT.storage.json
+            and OUT.storage.sh, whose 'upload' step runs before the database update and
+            'delete' step after it. --rules FILE writes a complete database.rules.json
+            when FILE does not exist, and otherwise says what to merge where. Only an
             export written with --out is recorded (full or --update): a preview on stdout
             or a --dry-run changes nothing, so it never hides a change from the next
             --update. 'trove export log' lists the recorded exports; --update --since ID
@@ -33,7 +39,12 @@ enum ExportCommand {
             Option(
                 "max-bytes", value: "n",
                 help: "Split into multi-path update parts smaller than N bytes (needs --out)."),
-            Option("rules", value: "file", help: "Also write the GeoFire .indexOn rules here."),
+            Option(
+                "rules", value: "file",
+                help: "Write database.rules.json here (or say what an existing one lacks)."),
+            Option(
+                "images", value: "dir",
+                help: "Where 'trove images' wrote the renditions (default: build/images)."),
         ],
         subcommands: [log]
     ) { invocation in
@@ -60,6 +71,9 @@ enum ExportCommand {
         options.now = Date()
         options.dryRun = invocation.flag("dry-run")
         options.since = since
+        if output != nil {
+            options.images = invocation.resolve(invocation.option("images") ?? "build/images")
+        }
         let workspace = try invocation.openWorkspace()
         let out = invocation.context.standardOutput
         let summary: ExportSummary
@@ -69,6 +83,8 @@ enum ExportCommand {
             }
         } catch ExportError.unknownBase(let reason) {
             throw CommandFailure(reason, status: .usage)
+        } catch ExportError.storageSetting(let problem) {
+            throw CommandFailure("cannot build image URLs: \(problem)", status: .usage)
         }
         let noun = layout.records == .treasures ? "treasures" : "approved posts"
         var message =
@@ -80,6 +96,24 @@ enum ExportCommand {
         invocation.note(message)
         for path in summary.written { invocation.note("wrote \(path)") }
         for path in summary.unchanged { invocation.note("\(path) is unchanged") }
+        if let rules = options.rules, !summary.rulesToMerge.isEmpty {
+            invocation.warn("\(rules) is your own and was left alone; merge into it:")
+            for line in summary.rulesToMerge { invocation.warn("  \(line)") }
+        }
+        if summary.remoteImages > 0 {
+            let count = summary.remoteImages
+            invocation.note(
+                "note: \(count) \(count == 1 ? "image is a remote URL" : "images are remote URLs"),"
+                    + " exported as given for every rendition (remote images get no renditions)")
+        }
+        if let plan = summary.storagePlan, let output {
+            let script = StoragePlan.paths(output: output).script
+            let new = plan.objects.filter { $0.state != .unchanged }.count
+            invocation.note(
+                "storage: \(plan.objects.count) objects referenced, \(new) to upload, "
+                    + "\(plan.deletions.count) to delete after the database update "
+                    + "(sh \(script) upload; then delete)")
+        }
         return .success
     }
 

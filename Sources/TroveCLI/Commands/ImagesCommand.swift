@@ -104,6 +104,15 @@ enum ImagesCommand {
                 "; \(summary.failures.count) image\(summary.failures.count == 1 ? "" : "s") failed"
         }
         invocation.note(line)
+        if options.includeTreasures,
+            let remote = try? MissingBucket.remoteTreasureImages(in: workspace),
+            remote > 0
+        {
+            invocation.note(
+                "note: \(remote) treasure image\(remote == 1 ? " is a remote URL" : "s are remote URLs"):"
+                    + " remote images get no renditions; exports use the URL as given for every one"
+            )
+        }
         return summary.failures.isEmpty ? .success : .problems
     }
 

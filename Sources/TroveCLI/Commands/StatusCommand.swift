@@ -5,7 +5,8 @@ enum StatusCommand {
         "status", abstract: "Show what the workspace holds and what to run next.",
         formats: [.text, .json]
     ) { invocation in
-        let status = try WorkspaceStatus(workspace: invocation.openWorkspace())
+        let workspace = try invocation.openWorkspace()
+        let status = try WorkspaceStatus(workspace: workspace)
         if invocation.format == .json {
             let posts = ["pending", "approved", "rejected", "flagged"].map {
                 "\"\($0)\": \(status.posts[$0, default: 0])"
@@ -17,6 +18,11 @@ enum StatusCommand {
                     + "\"stale\": \(status.imagesStale)}, "
                     + "\"geohash_stale\": \(status.geohashStale), \"last_export\": \(lastExport)}")
             return .success
+        }
+        if let missing = try MissingBucket.find(in: workspace) {
+            // First, because every export with image URLs fails until it is set.
+            invocation.print("\(missing.message) (\(MissingBucket.hint))")
+            invocation.print("")
         }
         invocation.print("workspace: \(invocation.workspacePath)")
         invocation.print("treasures: \(status.treasures)")

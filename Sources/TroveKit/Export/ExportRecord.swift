@@ -9,8 +9,12 @@ struct ExportRecord {
         var pathBytes: [UInt8]
         var width: Int64
         var height: Int64
+        /// The object's download token, when the URLs carry one and it exists.
+        var tokenBytes: [UInt8] = []
+        var hasToken = false
 
         var path: String { String(decoding: pathBytes, as: UTF8.self) }
+        var token: String? { hasToken ? String(decoding: tokenBytes, as: UTF8.self) : nil }
     }
 
     var key = ""
@@ -44,7 +48,8 @@ struct ExportRecord {
 
     /// Sets rendition `index`, reusing the previous record's buffer for its path.
     mutating func setRendition(
-        _ index: Int, path: UnsafeBufferPointer<UInt8>, width: Int64, height: Int64
+        _ index: Int, path: UnsafeBufferPointer<UInt8>, width: Int64, height: Int64,
+        token: UnsafeBufferPointer<UInt8>?
     ) {
         if renditions[index] == nil {
             renditions[index] = Rendition(pathBytes: [], width: 0, height: 0)
@@ -53,6 +58,9 @@ struct ExportRecord {
         renditions[index]!.pathBytes.append(contentsOf: path)
         renditions[index]!.width = width
         renditions[index]!.height = height
+        renditions[index]!.tokenBytes.removeAll(keepingCapacity: true)
+        if let token { renditions[index]!.tokenBytes.append(contentsOf: token) }
+        renditions[index]!.hasToken = token != nil
     }
 
     /// Forgets the parsed extra columns of the previous row.
@@ -91,6 +99,8 @@ struct RecordQuery {
     let checksPositions: Bool
     /// Whether the stream also checks that every rendition the layout uses exists.
     let checksRenditions: Bool
+    /// Whether rendition URLs carry download tokens, so they are read beside the paths.
+    var readsTokens = false
 
     private var kind: String { records == .treasures ? "treasure" : "post" }
     private var keyColumn: String { records == .treasures ? "o.key" : "o.id" }
@@ -120,6 +130,11 @@ struct RecordQuery {
     /// Whether the rendition `name` is read at all.
     private func readsRendition(_ name: String) -> Bool {
         checksRenditions || needed.contains { $0.renditionName == name }
+    }
+
+    /// Whether the download token of rendition `name` is read.
+    private func readsToken(_ name: String) -> Bool {
+        readsTokens && needed.contains(.rendition(name: name, part: .url))
     }
 
     /// Whether treasure geohashes are read.
@@ -161,10 +176,13 @@ struct RecordQuery {
         }
         for (index, name) in renditionNames.enumerated() {
             guard readsRendition(name), !mergeJoins else {
-                columns += ["NULL", "NULL", "NULL"]
+                columns += ["NULL", "NULL", "NULL", "NULL"]
                 continue
             }
-            columns += ["r\(index).path", "r\(index).width", "r\(index).height"]
+            columns += [
+                "r\(index).path", "r\(index).width", "r\(index).height",
+                readsToken(name) ? "t\(index).token" : "NULL",
+            ]
             // A rendition counts only when it was made from the image the record has now.
             joins += """
 
@@ -172,6 +190,10 @@ struct RecordQuery {
                   AND r\(index).owner_key = \(keyColumn) AND r\(index).name = ?\(index + 1)
                   AND r\(index).source = \(imageColumn)
                 """
+            if readsToken(name) {
+                joins +=
+                    "\nLEFT JOIN storage_tokens AS t\(index) ON t\(index).path = r\(index).path"
+            }
         }
         let table = records == .treasures ? "treasures" : "posts"
         let filter = records == .posts ? "\nWHERE o.status = 'approved'" : ""
@@ -193,10 +215,12 @@ struct RecordQuery {
         var renditions: [KeyOrderedTable?] = Array(repeating: nil, count: renditionNames.count)
         for (index, name) in renditionNames.enumerated() where readsRendition(name) {
             if mergeJoins {
+                let token = readsToken(name) ? "t.token" : "NULL"
                 let side = try database.prepare(
                     """
-                    SELECT owner_key, source, path, width, height FROM renditions
-                    WHERE owner_kind = ? AND name = ? ORDER BY owner_key
+                    SELECT r.owner_key, r.source, r.path, r.width, r.height, \(token)
+                    FROM renditions AS r LEFT JOIN storage_tokens AS t ON t.path = r.path
+                    WHERE r.owner_kind = ? AND r.name = ? ORDER BY r.owner_key
                     """)
                 try side.bind([.text(kind), .text(name)])
                 renditions[index] = KeyOrderedTable(statement: side)
@@ -260,7 +284,7 @@ struct RecordCursor {
         }
         // Renditions joined in SQL (or not read); merged ones are set below.
         for index in renditions.indices where renditions[index] == nil {
-            let column = 10 + index * 3
+            let column = 10 + index * 4
             if !selected[column] || !Self.setRendition(index, of: &record, from: row, at: column) {
                 record.renditions[index] = nil
             }
@@ -288,15 +312,20 @@ struct RecordCursor {
         return true
     }
 
-    /// Sets rendition `index` from the path, width and height in columns `column`,
-    /// `column + 1` and `column + 2` of `row`; false when the path is NULL.
+    /// Sets rendition `index` from the path, width, height and token in columns `column`
+    /// to `column + 3` of `row`; false when the path is NULL.
     private static func setRendition(
         _ index: Int, of record: inout ExportRecord, from row: Row, at column: Int
     ) -> Bool {
-        row.withUTF8(column) {
-            record.setRendition(
-                index, path: $0, width: row.int64(column + 1) ?? 0,
-                height: row.int64(column + 2) ?? 0)
+        row.withUTF8(column) { path -> Void in
+            let width = row.int64(column + 1) ?? 0
+            let height = row.int64(column + 2) ?? 0
+            let set: Void? = row.withUTF8(column + 3) {
+                record.setRendition(index, path: path, width: width, height: height, token: $0)
+            }
+            if set == nil {
+                record.setRendition(index, path: path, width: width, height: height, token: nil)
+            }
         } != nil
     }
 

@@ -25,6 +25,9 @@ public struct ExportOptions: Sendable {
 
     /// How many recorded exports of each layout keep their state for `--since`.
     public static let keptStates = 10
+    /// The folder `trove images` wrote the renditions to, for the Storage plan written
+    /// beside `output` (`OUT.storage.json`, `OUT.storage.sh`); nil writes no plan.
+    public var images: String?
 
     /// Options for a full export to stdout unless changed.
     public init(
@@ -58,6 +61,13 @@ public struct ExportSummary: Equatable, Sendable {
     public var written: [String] = []
     /// Files that already held exactly this content and were left alone.
     public var unchanged: [String] = []
+    /// What an existing `--rules` file lacks, as `"rules" > "treasureLocations": add
+    /// ".indexOn": ["g"]` lines; empty when it has everything.
+    public var rulesToMerge: [String] = []
+    /// Exported records whose image is a remote URL, exported as given for every rendition.
+    public var remoteImages = 0
+    /// The Storage plan written beside the export, if any.
+    public var storagePlan: StoragePlan?
 }
 
 /// Why an export wrote nothing.
@@ -70,6 +80,10 @@ public enum ExportError: Error, CustomStringConvertible {
     case damagedState
     /// `--since` names no export of this layout whose state is kept; exit status 2.
     case unknownBase(String)
+    /// Image URLs are needed but no storage location is configured; exit status 1.
+    case missingBucket(MissingBucket)
+    /// `storage.url-template` or its companions cannot build URLs; exit status 2.
+    case storageSetting(String)
 
     /// The problem in words that read well after `error: `.
     public var description: String {
@@ -93,6 +107,11 @@ public enum ExportError: Error, CustomStringConvertible {
             return "the recorded export state is damaged; run a full export without --update"
         case .unknownBase(let reason):
             return reason
+        case .missingBucket(let missing):
+            return "cannot export: \(missing.message); nothing was written\n"
+                + "hint: \(MissingBucket.hint) (or NAME.appspot.com, NAME.firebasestorage.app)"
+        case .storageSetting(let problem):
+            return "cannot build image URLs: \(problem)"
         }
     }
 }
@@ -171,9 +190,26 @@ public enum Exporter {
         let database = workspace.database
         return try workspace.write {
             let precision = try workspace.geohashPrecision()
+            let bucket = try workspace.setting(Setting.storageBucket.key)
+            let tokens = try workspace.setting(Setting.storageTokens.key) != "off"
             let storage = StorageURL(
-                bucket: try workspace.setting(Setting.storageBucket.key),
-                template: try workspace.setting(Setting.storageURLTemplate.key))
+                bucket: bucket, template: try workspace.setting(Setting.storageURLTemplate.key),
+                tokens: tokens)
+            if let problem = storage.problem { throw ExportError.storageSetting(problem) }
+            let usesURLs = layout.paths.contains {
+                $0.fields.contains {
+                    if case .rendition(_, .url) = $0 { return true }
+                    return false
+                }
+            }
+            if usesURLs,
+                var missing = try MissingBucket.find(in: workspace, approvedPostsOnly: true)
+            {
+                if layout.records == .treasures { missing.posts = 0 } else { missing.treasures = 0 }
+                if missing.treasures + missing.posts > 0 {
+                    throw ExportError.missingBucket(missing)
+                }
+            }
             let problems = ExportProblems()
             var run = try ExportRun(
                 database: database, layout: layout, options: options, storage: storage,
@@ -188,7 +224,17 @@ public enum Exporter {
             }
             // Files go into place before the commit: should the commit fail, the next
             // --update is relative to the older state, which only repeats some changes.
-            return try run.commit(summary, standardOutput: standardOutput)
+            var written = try run.commit(summary, standardOutput: standardOutput)
+            written.remoteImages = try StoragePlan.remoteImages(database: database, layout: layout)
+            if options.isRecorded, let output = options.output, let images = options.images {
+                let plan = try StoragePlan.make(
+                    database: database, layout: layout, output: output, bucket: storage.bucket,
+                    tokens: tokens)
+                try plan.write(beside: output, images: images, summary: &written)
+                try plan.record(in: database)
+                written.storagePlan = plan
+            }
+            return written
         }
     }
 
@@ -227,14 +273,24 @@ public enum Exporter {
             [.text(layout), .text(at), .text(options.output ?? "-")])
     }
 
-    /// The security-rules fragment that indexes every GeoFire node of `layout` on `g`.
+    /// A complete `database.rules.json` for `layout`: every GeoFire node indexed on `g`,
+    /// the layout's top-level nodes readable by the apps, nothing else readable, and no
+    /// client writes (publishing goes through the Firebase CLI, which the rules do not
+    /// bind).
     public static func rules(for layout: Layout) -> String {
         // Nested dictionary of rule paths; placeholders become `$name` wildcards.
         final class Node {
             var children: [String: Node] = [:]
             var indexed = false
+            var rules: [(String, String)] = []
         }
         let root = Node()
+        root.rules = [(".read", "false"), (".write", "false")]
+        for template in layout.paths {
+            guard case .literal(let name) = template.segments.first else { continue }
+            if root.children[name] == nil { root.children[name] = Node() }
+            root.children[name]!.rules = [(".read", "true")]
+        }
         for template in layout.paths where template.isGeoFireNode {
             var node = root
             for segment in template.segments.dropLast() {
@@ -253,6 +309,9 @@ public enum Exporter {
             var members: [([UInt8], (inout [UInt8]) -> Void)] = []
             if node.indexed {
                 members.append((Array(".indexOn".utf8), { $0.append(contentsOf: "[\"g\"]".utf8) }))
+            }
+            for (key, value) in node.rules {
+                members.append((Array(key.utf8), { $0.append(contentsOf: value.utf8) }))
             }
             for (key, child) in node.children {
                 members.append((Array(key.utf8), { render(child, level: level + 1, into: &$0) }))
@@ -363,10 +422,11 @@ struct ExportRun {
             let checker = RecordChecker(
                 precision: precision, renditionNames: layout.renditionNames, noun: noun,
                 positions: index == positionChecks, renditions: index == renditionChecks)
-            let query = RecordQuery(
+            var query = RecordQuery(
                 records: layout.records, renditionNames: layout.renditionNames,
                 needed: template.fields, checksPositions: checker.positions,
                 checksRenditions: checker.renditions)
+            query.readsTokens = storage.usesTokens
             // Each template reads on its own connection and thread. The connection's
             // snapshot is fixed now, while this transaction holds the write lock, so every
             // template sees exactly the rows this connection sees.
@@ -588,7 +648,13 @@ struct ExportRun {
             }
         }
         if let rules = options.rules {
-            if try AtomicFile.write(Data(Exporter.rules(for: layout).utf8), to: rules) {
+            let complete = Data(Exporter.rules(for: layout).utf8)
+            let existing = FileManager.default.contents(atPath: rules)
+            if let existing, existing != complete {
+                // Someone's own rules: left alone, with what to merge where.
+                summary.rulesToMerge = RulesMerge.missing(in: existing, for: layout)
+                summary.unchanged.append(rules)
+            } else if try AtomicFile.write(complete, to: rules) {
                 summary.written.append(rules)
             } else {
                 summary.unchanged.append(rules)

@@ -55,7 +55,7 @@ struct Renderer {
             case .width: return .integer(rendition.width)
             case .height: return .integer(rendition.height)
             case .url:
-                guard let url = storage.url(for: rendition.path) else {
+                guard let url = storage.url(for: rendition.path, token: rendition.token) else {
                     noteMissingStorage()
                     return nil
                 }
@@ -65,7 +65,13 @@ struct Renderer {
     }
 
     private mutating func noteMissingStorage() {
-        if problem == nil {
+        guard problem == nil else { return }
+        if storage.isConfigured {
+            // Tokens are made with every rendition row; one can be missing only when the
+            // row was written behind trove's back.
+            problem =
+                "an image has no download token (run 'trove storage rotate OBJECT' to make one)"
+        } else {
             problem =
                 "no storage location for image URLs "
                 + "(run 'trove config set storage.bucket BUCKET')"
@@ -260,7 +266,12 @@ struct Renderer {
             if record.imageIsRemote { return appendString(record.image, into: &output) }
             guard let rendition = record.renditions[index] else { return false }
             output.append(UInt8(ascii: "\""))
-            guard storage.appendURL(for: rendition.pathBytes, to: &output) else {
+            guard
+                storage.appendURL(
+                    for: rendition.pathBytes,
+                    token: rendition.hasToken ? rendition.tokenBytes : nil,
+                    to: &output)
+            else {
                 output.removeLast()
                 noteMissingStorage()
                 return false

@@ -40,7 +40,15 @@ public enum Validation {
                     location: Diagnostic.Location(
                         file: row.text(7), line: row.int64(8).map { Int($0) })))
         }
-        return Report(findings: inFileOrder(validator.finish()))
+        var findings = inFileOrder(validator.finish())
+        // Said first: until it is set, no export with image URLs can succeed.
+        if let missing = try MissingBucket.find(in: workspace) {
+            findings.insert(
+                Diagnostic(
+                    .warning, DiagnosticCode.missingBucket, missing.message, at: .init(),
+                    hint: MissingBucket.hint), at: 0)
+        }
+        return Report(findings: findings)
     }
 
     /// Checks files as `import treasures` would read them, without importing.

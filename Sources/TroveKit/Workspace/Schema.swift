@@ -10,6 +10,7 @@ enum Schema {
         .init("004-posts-review-columns", sql: postsReviewColumns),
         .init("005-source-names-and-export-log", sql: sourceNamesAndExportLog),
         .init("006-review-sheet-credits", sql: reviewSheetCredits),
+        .init("007-storage-tokens-and-plans", sql: storageTokensAndPlans),
     ])
 
     static let treasures = """
@@ -184,5 +185,42 @@ enum Schema {
             id TEXT NOT NULL PRIMARY KEY
         ) WITHOUT ROWID;
         INSERT INTO workspace_identity (id) VALUES (lower(hex(randomblob(16))));
+        """
+
+    /// A random version-4 UUID from SQLite's generator (seeded by the OS), for download
+    /// tokens: never derived from content, so it cannot be guessed from the object.
+    static let randomUUID = """
+        lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4'
+          || substr(hex(randomblob(2)), 2) || '-' || substr('89ab', 1 + abs(random() % 4), 1)
+          || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6)))
+        """
+
+    static let storageTokensAndPlans = """
+        -- A Firebase Storage download token per stored object, made when a rendition first
+        -- names the object (whoever writes the row) and kept until rotated.
+        CREATE TABLE storage_tokens (
+            path  TEXT PRIMARY KEY NOT NULL,  -- the object path, as renditions.path
+            token TEXT NOT NULL
+        ) WITHOUT ROWID;
+        INSERT OR IGNORE INTO storage_tokens (path, token)
+            SELECT path, \(randomUUID) FROM renditions;
+        CREATE TRIGGER renditions_token_inserted AFTER INSERT ON renditions
+        BEGIN
+            INSERT OR IGNORE INTO storage_tokens (path, token) VALUES (NEW.path, \(randomUUID));
+        END;
+        CREATE TRIGGER renditions_token_moved AFTER UPDATE OF path ON renditions
+        BEGIN
+            INSERT OR IGNORE INTO storage_tokens (path, token) VALUES (NEW.path, \(randomUUID));
+        END;
+
+        -- The objects the last export to each output file planned for Storage, with the
+        -- token they were planned with: the next plan of that file deletes what is gone and
+        -- re-tokens what was rotated.
+        CREATE TABLE storage_plan (
+            output TEXT NOT NULL,   -- the export's --out path
+            path   TEXT NOT NULL,
+            token  TEXT,
+            PRIMARY KEY (output, path)
+        ) WITHOUT ROWID;
         """
 }

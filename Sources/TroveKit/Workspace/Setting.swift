@@ -6,15 +6,37 @@ public struct Setting: Sendable {
     public let summary: String
     /// Returns an error message when `value` is not acceptable.
     let check: @Sendable (String) -> String?
+    /// The form an accepted value is stored in.
+    let normalize: @Sendable (String) -> String
+
+    init(
+        key: String, summary: String,
+        normalize: @escaping @Sendable (String) -> String = { $0 },
+        check: @escaping @Sendable (String) -> String?
+    ) {
+        self.key = key
+        self.summary = summary
+        self.normalize = normalize
+        self.check = check
+    }
 
     public static let storageBucket = Setting(
-        key: "storage.bucket", summary: "Firebase Storage bucket, e.g. flatiron-go.appspot.com"
-    ) { $0.isEmpty ? "expected a bucket name" : nil }
+        key: "storage.bucket",
+        summary: "Firebase Storage bucket: NAME.appspot.com, NAME.firebasestorage.app, gs://NAME "
+            + "or the console's Storage URL; stored as the bare name",
+        normalize: { StorageBucket.normalize($0) ?? $0 }
+    ) { StorageBucket.normalize($0) == nil ? "expected \(StorageBucket.acceptedForms)" : nil }
 
     public static let storageURLTemplate = Setting(
         key: "storage.url-template",
-        summary: "download URL template with {path} (overrides storage.bucket)"
-    ) { $0.contains("{path}") ? nil : "the template must contain {path}" }
+        summary: "download URL template with {path} or {rawpath}, and {bucket}, {token} "
+            + "(overrides the Firebase URL)"
+    ) { StorageURL.templateProblem($0) }
+
+    public static let storageTokens = Setting(
+        key: "storage.tokens",
+        summary: "on (default): download URLs carry each object's token; off: public reads"
+    ) { $0 == "on" || $0 == "off" ? nil : "expected on or off" }
 
     public static let geohashPrecision = Setting(
         key: "geohash.precision", summary: "geohash length, 1-22 (default 10)"
@@ -53,7 +75,8 @@ public struct Setting: Sendable {
 
     /// Every known setting, in the order `config list` shows them.
     public static let all: [Setting] = [
-        storageBucket, storageURLTemplate, geohashPrecision, gameBounds, reviewBlockedWords,
+        storageBucket, storageURLTemplate, storageTokens, geohashPrecision, gameBounds,
+        reviewBlockedWords,
         reviewArea, treasureRenditions, postRenditions,
     ]
 
@@ -65,6 +88,11 @@ public struct Setting: Sendable {
     /// An error message when `value` is not acceptable for this setting.
     public func problem(with value: String) -> String? {
         check(value)
+    }
+
+    /// The form an accepted `value` is stored in (`gs://NAME` is stored as `NAME`).
+    public func normalized(_ value: String) -> String {
+        normalize(value)
     }
 }
 

@@ -1,0 +1,142 @@
+import Foundation
+
+/// A Firebase Storage bucket name, read from the forms people paste: `gs://NAME`,
+/// `NAME.appspot.com`, `NAME.firebasestorage.app`, or a Firebase or Cloud console URL.
+public enum StorageBucket {
+    /// The forms `storage.bucket` accepts, for error messages.
+    public static let acceptedForms =
+        "NAME.appspot.com, NAME.firebasestorage.app, gs://NAME, or the Storage page's URL "
+        + "(https://console.firebase.google.com/project/PROJECT/storage/NAME/files)"
+
+    /// The bare bucket name `text` refers to, lower-cased, or nil when `text` is none of
+    /// the accepted forms.
+    public static func normalize(_ text: String) -> String? {
+        var text = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        while text.hasSuffix("/") { text.removeLast() }
+        let lower = text.lowercased()
+        if lower.hasPrefix("gs://") {
+            // `gs://NAME` only: a folder inside the bucket is not a bucket.
+            let name = String(lower.dropFirst(5))
+            return isValidName(name) ? name : nil
+        }
+        if lower.hasPrefix("https://") || lower.hasPrefix("http://") {
+            return fromURL(text)
+        }
+        guard lower.hasSuffix(".appspot.com") || lower.hasSuffix(".firebasestorage.app"),
+            isValidName(lower)
+        else { return nil }
+        return lower
+    }
+
+    /// The bucket in a console or download URL.
+    private static func fromURL(_ text: String) -> String? {
+        guard let components = URLComponents(string: text), let host = components.host else {
+            return nil
+        }
+        let parts = components.path.split(separator: "/").map {
+            String($0).removingPercentEncoding ?? String($0)
+        }
+        func part(after prefix: [String]) -> String? {
+            guard parts.count > prefix.count, Array(parts.prefix(prefix.count)) == prefix
+            else { return nil }
+            return parts[prefix.count]
+        }
+        let name: String?
+        switch host.lowercased() {
+        case "console.firebase.google.com":
+            // /project/P/storage/NAME/files, also behind /u/0/.
+            let start = parts.firstIndex(of: "project") ?? parts.count
+            let rest = Array(parts[start...])
+            name = rest.count > 3 && rest[2] == "storage" ? rest[3] : nil
+        case "console.cloud.google.com":
+            name = part(after: ["storage", "browser"])
+        case "firebasestorage.googleapis.com":
+            name = part(after: ["v0", "b"])
+        case "storage.googleapis.com", "storage.cloud.google.com":
+            name = parts.first
+        default:
+            name = nil
+        }
+        guard let name = name?.lowercased(), isValidName(name) else { return nil }
+        return name
+    }
+
+    /// Cloud Storage's naming rules: 3–222 characters of `a-z 0-9 - _ .`, dot-separated
+    /// parts of at most 63, starting and ending with a letter or digit.
+    static func isValidName(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        guard (3...222).contains(bytes.count) else { return false }
+        func alphanumeric(_ byte: UInt8) -> Bool {
+            (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte)
+        }
+        guard bytes.allSatisfy({ alphanumeric($0) || $0 == 0x2D || $0 == 0x5F || $0 == 0x2E }),
+            alphanumeric(bytes[0]), alphanumeric(bytes[bytes.count - 1])
+        else { return false }
+        return name.split(separator: ".", omittingEmptySubsequences: false).allSatisfy {
+            (1...63).contains($0.utf8.count)
+        }
+    }
+}
+
+/// How many exported images would have no download URL because no storage location is
+/// configured.
+public struct MissingBucket: Equatable, Sendable {
+    /// Treasures with a local image, and posts with a photo (approved ones for export).
+    public var treasures: Int
+    public var posts: Int
+
+    /// The message, e.g. `storage.bucket is not set: 31 treasure images have no download
+    /// URL`.
+    public var message: String {
+        var counts: [String] = []
+        if treasures > 0 {
+            counts.append("\(treasures) treasure image\(treasures == 1 ? "" : "s")")
+        }
+        if posts > 0 { counts.append("\(posts) post photo\(posts == 1 ? "" : "s")") }
+        let total = treasures + posts
+        return "storage.bucket is not set: \(counts.joined(separator: " and ")) "
+            + "\(total == 1 ? "has" : "have") no download URL"
+    }
+
+    /// What to run.
+    public static let hint = "run 'trove config set storage.bucket gs://NAME'"
+
+    /// The count for `workspace`, or nil when a bucket or URL template is set or no
+    /// local image needs one.
+    ///
+    /// - Parameter approvedPostsOnly: count only the posts an export publishes.
+    /// - Throws: `SQLiteError`.
+    public static func find(in workspace: Workspace, approvedPostsOnly: Bool = false) throws
+        -> MissingBucket?
+    {
+        if try workspace.setting(Setting.storageBucket.key) != nil
+            || workspace.setting(Setting.storageURLTemplate.key) != nil
+        {
+            return nil
+        }
+        let treasures =
+            try workspace.database.scalar(
+                """
+                SELECT count(*) FROM treasures WHERE image IS NOT NULL AND image <> ''
+                  AND image NOT LIKE 'http://%' AND image NOT LIKE 'https://%'
+                """)?.int64 ?? 0
+        let posts =
+            try workspace.database.scalar(
+                "SELECT count(*) FROM posts WHERE photo IS NOT NULL AND photo <> ''"
+                    + (approvedPostsOnly ? " AND status = 'approved'" : ""))?.int64 ?? 0
+        guard treasures + posts > 0 else { return nil }
+        return MissingBucket(treasures: Int(treasures), posts: Int(posts))
+    }
+}
+
+extension MissingBucket {
+    /// How many treasures have a remote (`http(s)://`) image, which gets no renditions.
+    ///
+    /// - Throws: `SQLiteError`.
+    public static func remoteTreasureImages(in workspace: Workspace) throws -> Int {
+        Int(
+            try workspace.database.scalar(
+                "SELECT count(*) FROM treasures WHERE image LIKE 'http://%' OR image LIKE 'https://%'"
+            )?.int64 ?? 0)
+    }
+}

@@ -1,0 +1,340 @@
+import Foundation
+import Testing
+import TroveSQLite
+
+@testable import TroveCLI
+@testable import TroveKit
+
+/// Buckets as pasted, download tokens, and the Storage plan written beside each export.
+@Suite struct StorageTests {
+    let sandbox: Sandbox
+
+    init() throws {
+        sandbox = try Sandbox()
+        #expect(sandbox.run("init").status == 0)
+    }
+
+    /// Treasures a (local image), b (local image), r (remote image), gone (removed later);
+    /// posts approved, pending, rejected and flagged, each with a photo rendition.
+    func makeWorkspace() throws {
+        let workspace = try Workspace(path: sandbox.workspace)
+        try workspace.database.execute(
+            """
+            INSERT INTO treasures (key, name, lat, lon, image) VALUES
+              ('a', 'A', 40.70, -74.00, '/art/a.png'),
+              ('b', 'B', 40.71, -74.01, '/art/b.jpg'),
+              ('gone', 'Gone', 40.72, -74.02, '/art/gone.png'),
+              ('r', 'R', 40.73, -74.03, 'https://example.com/r.jpg');
+            INSERT INTO posts (id, user, lat, lon, description, date, photo, content_hash,
+                               status, imported_at, updated_at) VALUES
+              ('ok', 'ann', 40.7, -74.0, 'Cans', '2024-01-24', '/p/ok.jpg', 'c', 'approved', 'x', 'x'),
+              ('wait', 'bob', 40.7, -74.0, 'Wait', '2024-01-24', '/p/wait.jpg', 'c', 'pending', 'x', 'x'),
+              ('no', 'bob', 40.7, -74.0, 'No', '2024-01-24', '/p/no.jpg', 'c', 'rejected', 'x', 'x'),
+              ('flag', 'bob', 40.7, -74.0, 'Flag', '2024-01-24', '/p/flag.jpg', 'c', 'flagged', 'x', 'x');
+            """)
+        func rendition(
+            _ kind: String, _ key: String, _ name: String, _ source: String, _ path: String
+        )
+            throws
+        {
+            _ = try workspace.database.execute(
+                """
+                INSERT INTO renditions (owner_kind, owner_key, name, source, source_hash, settings,
+                    path, width, height, bytes, hash, made_at)
+                VALUES (?, ?, ?, ?, 'h', 's', ?, 10, 10, 100, 'x', 'x')
+                """, [.text(kind), .text(key), .text(name), .text(source), .text(path)])
+        }
+        for (key, source, ext) in [
+            ("a", "/art/a.png", "png"), ("b", "/art/b.jpg", "jpg"),
+            ("gone", "/art/gone.png", "png"),
+        ] {
+            for name in ["full", "thumb", "pin"] {
+                try rendition(
+                    "treasure", key, name, source,
+                    "treasures/\(key)/\(name)-0000000\(key.count).\(ext)")
+            }
+        }
+        for id in ["ok", "wait", "no", "flag"] {
+            try rendition("post", id, "full", "/p/\(id).jpg", "posts/\(id)/full-1111.jpg")
+        }
+        #expect(sandbox.run("geohash").status == 0)
+    }
+
+    /// Every image URL in an export, as (object path, token).
+    func urls(in file: String) throws -> [String: String] {
+        let text = try String(contentsOfFile: sandbox.path(file), encoding: .utf8)
+        var found: [String: String] = [:]
+        let pattern = try NSRegularExpression(
+            pattern:
+                #"https://firebasestorage\.googleapis\.com/v0/b/([^/]+)/o/([^?"]+)\?alt=media(&token=([0-9a-f-]+))?"#
+        )
+        for match in pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+            let path = String(text[Range(match.range(at: 2), in: text)!]).removingPercentEncoding!
+            let token = Range(match.range(at: 4), in: text).map { String(text[$0]) } ?? ""
+            found[path] = token
+        }
+        return found
+    }
+
+    struct Manifest: Decodable {
+        struct Object: Decodable {
+            let path: String
+            let contentType: String
+            let metadata: [String: String]
+            let state: String
+        }
+        let bucket: String?
+        let objects: [Object]
+        let delete: [String]
+    }
+
+    func manifest(_ file: String) throws -> Manifest {
+        try JSONDecoder().decode(
+            Manifest.self, from: Data(contentsOf: URL(fileURLWithPath: sandbox.path(file))))
+    }
+
+    // MARK: - Buckets
+
+    @Test(arguments: [
+        "my-game.appspot.com", "gs://my-game.appspot.com", "gs://my-game.appspot.com/",
+        " My-Game.appspot.com ",
+        "https://console.firebase.google.com/project/my-game/storage/my-game.appspot.com/files",
+        "https://console.firebase.google.com/u/0/project/my-game/storage/my-game.appspot.com/files/~2Ftreasures",
+        "https://console.cloud.google.com/storage/browser/my-game.appspot.com",
+    ])
+    func everyBucketFormGivesTheSameURLs(form: String) throws {
+        try makeWorkspace()
+        let set = sandbox.run("config", "set", "storage.bucket", form)
+        #expect(set.status == 0, "\(set.stderr)")
+        #expect(sandbox.run("config", "get", "storage.bucket").stdout == "my-game.appspot.com\n")
+        #expect(sandbox.run("config", "set", "storage.tokens", "off").status == 0)
+        let exported = sandbox.run("export", "--layout", "flatirongo")
+        #expect(exported.status == 0, "\(exported.stderr)")
+        #expect(
+            exported.stdout.contains(
+                "\"https://firebasestorage.googleapis.com/v0/b/my-game.appspot.com/o/treasures%2Fa%2Ffull-00000001.png?alt=media\""
+            ))
+    }
+
+    @Test func theNewFirebaseStorageDomainIsABucketToo() {
+        #expect(
+            StorageBucket.normalize("gs://my-game.firebasestorage.app")
+                == "my-game.firebasestorage.app")
+        #expect(
+            StorageBucket.normalize("my-game.firebasestorage.app") == "my-game.firebasestorage.app")
+        #expect(StorageBucket.normalize("gs://custom-bucket") == "custom-bucket")
+    }
+
+    @Test(arguments: [
+        "my-game", "gs://", "gs://my-game.appspot.com/folder", "https://example.com/x",
+        "my game.appspot.com", "gs://-bad.appspot.com", "",
+    ])
+    func otherBucketsAreRefusedWithTheAcceptedForms(form: String) {
+        sandbox.run("config", "set", "storage.bucket", "kept.appspot.com")
+        let result = sandbox.run("config", "set", "storage.bucket", form)
+        #expect(result.status == 2)
+        #expect(
+            result.stderr.contains("expected NAME.appspot.com, NAME.firebasestorage.app, gs://NAME")
+        )
+        #expect(sandbox.run("config", "get", "storage.bucket").stdout == "kept.appspot.com\n")
+    }
+
+    @Test func aMissingBucketIsOneMessageWithTheCountAndStatusAndValidateSayItFirst() throws {
+        try makeWorkspace()
+        let exported = sandbox.run("export", "--layout", "flatirongo", "--out", "f.json")
+        #expect(exported.status == 1)
+        #expect(exported.stderr.components(separatedBy: "storage.bucket is not set").count == 2)
+        #expect(exported.stderr.contains("3 treasure images have no download URL"))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.path("f.json")))
+        let status = sandbox.run("status")
+        #expect(
+            status.stdout.hasPrefix(
+                "storage.bucket is not set: 3 treasure images and 4 post photos"),
+            "\(status.stdout)")
+        let validate = sandbox.run("validate")
+        #expect(
+            validate.stdout.hasPrefix("workspace: warning[T210]: storage.bucket is not set"),
+            "\(validate.stdout)")
+    }
+
+    // MARK: - URL templates
+
+    @Test func urlTemplatesKnowPathRawpathBucketAndToken() throws {
+        try makeWorkspace()
+        sandbox.run("config", "set", "storage.bucket", "gs://my-game.appspot.com")
+        let set = sandbox.run(
+            "config", "set", "storage.url-template",
+            "https://cdn.example.com/{bucket}/{rawpath}?t={token}&p={path}")
+        #expect(set.status == 0, "\(set.stderr)")
+        let exported = sandbox.run("export", "--layout", "flatirongo")
+        #expect(exported.status == 0, "\(exported.stderr)")
+        let token = try #require(
+            try StorageTokens.token(
+                of: "treasures/a/full-00000001.png", in: Workspace(path: sandbox.workspace)))
+        #expect(
+            exported.stdout.contains(
+                "\"https://cdn.example.com/my-game.appspot.com/treasures/a/full-00000001.png?t=\(token)&p=treasures%2Fa%2Ffull-00000001.png\""
+            ))
+        // Remote images are exported as given, with one note for all of them.
+        #expect(exported.stdout.contains("\"imageURL\": \"https://example.com/r.jpg\""))
+        #expect(
+            exported.stderr.components(separatedBy: "remote images get no renditions").count == 2)
+    }
+
+    @Test func anUnknownPlaceholderIsAUsageError() throws {
+        let result = sandbox.run(
+            "config", "set", "storage.url-template", "https://x/{path}?k={key}")
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("unknown placeholder {key}"))
+        // A template stored before the check is refused by export too.
+        try makeWorkspace()
+        try Workspace(path: sandbox.workspace).setSetting(
+            "storage.url-template", "https://x/{path}{tokn}")
+        let exported = sandbox.run("export", "--layout", "flatirongo")
+        #expect(exported.status == 2)
+        #expect(exported.stderr.contains("unknown placeholder {tokn}"))
+    }
+
+    // MARK: - Tokens and the plan
+
+    @Test func tokensMatchTheManifestDifferPerObjectStayAcrossRunsAndChangeOnlyWhenRotated() throws
+    {
+        try makeWorkspace()
+        sandbox.run("config", "set", "storage.bucket", "my-game.appspot.com")
+        #expect(
+            sandbox.run("export", "--layout", "flatirongo", "--out", "build/f.json").status == 0)
+        let first = try urls(in: "build/f.json")
+        #expect(first.count == 3)
+        #expect(Set(first.values).count == 3)
+        #expect(first.values.allSatisfy { UUID(uuidString: $0) != nil })
+        let plan = try manifest("build/f.storage.json")
+        for object in plan.objects {
+            #expect(object.metadata["firebaseStorageDownloadTokens"] == first[object.path])
+        }
+        #expect(
+            sandbox.run("export", "--layout", "flatirongo", "--out", "build/f.json").status == 0)
+        #expect(try urls(in: "build/f.json") == first)
+
+        let rotated = sandbox.run("storage", "rotate", "treasures/a/full-00000001.png")
+        #expect(rotated.status == 0, "\(rotated.stderr)")
+        #expect(
+            sandbox.run("export", "--layout", "flatirongo", "--out", "build/f.json").status == 0)
+        let after = try urls(in: "build/f.json")
+        #expect(after["treasures/a/full-00000001.png"] != first["treasures/a/full-00000001.png"])
+        #expect(
+            after.filter { $0.key != "treasures/a/full-00000001.png" }
+                == first.filter { $0.key != "treasures/a/full-00000001.png" })
+        let replanned = try manifest("build/f.storage.json")
+        #expect(replanned.objects.map(\.state) == ["rotated", "unchanged", "unchanged"])
+
+        let unknown = sandbox.run("storage", "rotate", "treasures/nope.png")
+        #expect(unknown.status == 2)
+        #expect(unknown.stderr.contains("no stored object for 'treasures/nope.png'"))
+    }
+
+    @Test func thePlanUploadsExactlyWhatTheURLsReferenceAndDeletesWhatIsGone() throws {
+        try makeWorkspace()
+        sandbox.run("config", "set", "storage.bucket", "my-game.appspot.com")
+        #expect(
+            sandbox.run("export", "--layout", "trashmapper", "--out", "build/t.json").status == 0)
+        #expect(
+            sandbox.run("export", "--layout", "flatirongo", "--out", "build/f.json").status == 0)
+        let posts = try manifest("build/t.storage.json")
+        #expect(posts.objects.map(\.path) == Array(try urls(in: "build/t.json").keys))
+        #expect(posts.objects.map(\.path) == ["posts/ok/full-1111.jpg"])
+        let treasures = try manifest("build/f.storage.json")
+        #expect(Set(treasures.objects.map(\.path)) == Set(try urls(in: "build/f.json").keys))
+        #expect(treasures.objects.map(\.contentType) == ["image/png", "image/jpeg", "image/png"])
+        #expect(treasures.delete == [])
+
+        // A removed treasure and a post that is no longer approved leave the next plans.
+        let workspace = try Workspace(path: sandbox.workspace)
+        try workspace.database.execute("DELETE FROM treasures WHERE key = 'gone'")
+        try workspace.database.execute("UPDATE posts SET status = 'flagged' WHERE id = 'ok'")
+        #expect(
+            sandbox.run("export", "--layout", "flatirongo", "--out", "build/f.json").status == 0)
+        #expect(
+            sandbox.run("export", "--layout", "trashmapper", "--out", "build/t.json").status == 0)
+        let later = try manifest("build/f.storage.json")
+        #expect(Set(later.objects.map(\.path)) == Set(try urls(in: "build/f.json").keys))
+        #expect(later.delete == ["treasures/gone/full-00000004.png"])
+        #expect(later.objects.allSatisfy { $0.state == "unchanged" })
+        #expect(try manifest("build/t.storage.json").delete == ["posts/ok/full-1111.jpg"])
+        #expect(try manifest("build/t.storage.json").objects.isEmpty)
+    }
+
+    @Test func theScriptRunsGcloudWithEveryPathHeaderAndToken() throws {
+        try makeWorkspace()
+        sandbox.run("config", "set", "storage.bucket", "gs://my-game.appspot.com")
+        #expect(
+            sandbox.run("export", "--layout", "flatirongo", "--out", "build/f.json").status == 0)
+        // A gcloud stand-in on PATH that records its arguments, one per line.
+        let log = sandbox.path("gcloud.log")
+        try sandbox.write(
+            "bin/gcloud",
+            "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done >> '\(log)'\necho --- >> '\(log)'\n"
+        )
+        try FileManager.default.setAttributes(
+            [.posixPermissions: 0o755], ofItemAtPath: sandbox.path("bin/gcloud"))
+        func script(_ arguments: String...) throws -> (Int32, [[String]]) {
+            try? FileManager.default.removeItem(atPath: log)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = [sandbox.path("build/f.storage.sh")] + arguments
+            process.environment = ["PATH": sandbox.path("bin") + ":/usr/bin:/bin"]
+            process.currentDirectoryURL = URL(fileURLWithPath: "/")
+            try process.run()
+            process.waitUntilExit()
+            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            let calls = text.components(separatedBy: "---\n").dropLast().map {
+                $0.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(
+                    String.init)
+            }
+            return (process.terminationStatus, calls)
+        }
+        let tokens = try urls(in: "build/f.json")
+        func upload(_ path: String, _ type: String) -> [String] {
+            [
+                "storage", "cp", "--content-type=\(type)",
+                "--cache-control=public, max-age=31536000, immutable",
+                "--custom-metadata=firebaseStorageDownloadTokens=\(tokens[path]!)",
+                "images/\(path)",
+                "gs://my-game.appspot.com/\(path)",
+            ]
+        }
+        let (status, calls) = try script("upload")
+        #expect(status == 0)
+        #expect(
+            calls == [
+                upload("treasures/a/full-00000001.png", "image/png"),
+                upload("treasures/b/full-00000001.jpg", "image/jpeg"),
+                upload("treasures/gone/full-00000004.png", "image/png"),
+            ])
+        // Nothing new after a second export; a removed treasure's object is deleted only by
+        // the separate delete step.
+        let workspace = try Workspace(path: sandbox.workspace)
+        try workspace.database.execute("DELETE FROM treasures WHERE key = 'gone'")
+        #expect(
+            sandbox.run("export", "--layout", "flatirongo", "--out", "build/f.json").status == 0)
+        #expect(try script("upload").1.isEmpty)
+        #expect(try script("upload", "--all").1.count == 2)
+        #expect(
+            try script("delete").1 == [
+                ["storage", "rm", "gs://my-game.appspot.com/treasures/gone/full-00000004.png"]
+            ])
+        // A rotated token reaches the object's metadata in the upload step.
+        sandbox.run("storage", "rotate", "treasure:a")
+        #expect(
+            sandbox.run("export", "--layout", "flatirongo", "--out", "build/f.json").status == 0)
+        let rotated = try urls(in: "build/f.json")["treasures/a/full-00000001.png"]!
+        #expect(
+            try script("upload").1 == [
+                [
+                    "storage", "objects", "update",
+                    "gs://my-game.appspot.com/treasures/a/full-00000001.png",
+                    "--update-custom-metadata=firebaseStorageDownloadTokens=\(rotated)",
+                ]
+            ])
+        #expect(try script("bogus").0 == 2)
+    }
+}
