@@ -68,19 +68,14 @@ public enum SignalRules {
     public static let historyMinimum = 3
 }
 
-/// Great-circle distances on a sphere of radius 6371 km.
+/// Distances between posts, as GeoFire measures them.
 public enum PostDistance {
-    /// The haversine distance in metres.
+    /// The great-circle distance in metres (`greatCircleDistance`, the one formula that
+    /// `near`, `validate` and the signals share).
     public static func meters(_ lat1: Double, _ lon1: Double, _ lat2: Double, _ lon2: Double)
         -> Double
     {
-        let radians = Double.pi / 180
-        let dLat = (lat2 - lat1) * radians
-        let dLon = (lon2 - lon1) * radians
-        let a =
-            sin(dLat / 2) * sin(dLat / 2) + cos(lat1 * radians) * cos(lat2 * radians)
-            * sin(dLon / 2) * sin(dLon / 2)
-        return 2 * 6_371_000 * asin(min(1, sqrt(a)))
+        greatCircleDistance(fromLatitude: lat1, longitude: lon1, toLatitude: lat2, longitude: lon2)
     }
 
     /// `230 m` or `1.4 km`.

@@ -276,8 +276,9 @@ public struct TreasureValidator {
                     // Report each pair once, on the later record.
                     guard other < current.index else { continue }
                     let neighbour = entries[Int(other)]
-                    let distance = haversineMetres(
-                        entry.latitude, entry.longitude, neighbour.latitude, neighbour.longitude)
+                    let distance = greatCircleDistance(
+                        fromLatitude: entry.latitude, longitude: entry.longitude,
+                        toLatitude: neighbour.latitude, longitude: neighbour.longitude)
                     if distance < Self.minimumSpacing,
                         closest[current.index].map({ distance < $0.distance }) ?? true
                     {
@@ -306,9 +307,13 @@ public struct TreasureValidator {
         let longitudes = valid.map(\.element.longitude).sorted()
         let centre = (latitudes[latitudes.count / 2], longitudes[longitudes.count / 2])
         for (index, entry) in valid {
-            let asIs = haversineMetres(entry.latitude, entry.longitude, centre.0, centre.1)
+            let asIs = greatCircleDistance(
+                fromLatitude: entry.latitude, longitude: entry.longitude,
+                toLatitude: centre.0, longitude: centre.1)
             guard asIs > 1_000_000, (-90...90).contains(entry.longitude) else { continue }
-            let swapped = haversineMetres(entry.longitude, entry.latitude, centre.0, centre.1)
+            let swapped = greatCircleDistance(
+                fromLatitude: entry.longitude, longitude: entry.latitude,
+                toLatitude: centre.0, longitude: centre.1)
             if swapped < 100_000 {
                 findings.append(
                     Diagnostic(
@@ -343,11 +348,6 @@ public enum FirebaseKey {
         }
         return nil
     }
-}
-
-/// Great-circle distance in metres, as GeoFire measures it.
-func haversineMetres(_ lat1: Double, _ lon1: Double, _ lat2: Double, _ lon2: Double) -> Double {
-    greatCircleDistance(fromLatitude: lat1, longitude: lon1, toLatitude: lat2, longitude: lon2)
 }
 
 extension String {
