@@ -50,15 +50,21 @@ public struct StorageURL: Sendable {
 
     /// Why `template` cannot be used as `storage.url-template`, or nil.
     public static func templateProblem(_ template: String) -> String? {
-        let parsed = parse(template)
-        if let unknown = parsed.unknown.first {
-            return "unknown placeholder {\(unknown)} (use "
+        // Destructured rather than read through the tuple: Swift 6.3's optimizer crashes
+        // on a borrow of the tuple's array in release builds.
+        let (parts, unknown) = parse(template)
+        if let name = unknown.first {
+            return "unknown placeholder {\(name)} (use "
                 + placeholders.map { "{\($0)}" }.joined(separator: ", ") + ")"
         }
-        if !parsed.parts.contains(.path) && !parsed.parts.contains(.rawPath) {
-            return "the template must contain {path} or {rawpath}"
+        var namesPath = false
+        for part in parts {
+            switch part {
+            case .path, .rawPath: namesPath = true
+            default: break
+            }
         }
-        return nil
+        return namesPath ? nil : "the template must contain {path} or {rawpath}"
     }
 
     /// Why URLs cannot be built with these settings, or nil.
