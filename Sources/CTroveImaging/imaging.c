@@ -9,6 +9,8 @@ void ctrove_metadata_free(ctrove_metadata *metadata) {
     free(metadata->exif);
     free(metadata->xmp);
     free(metadata->icc);
-    metadata->exif = metadata->xmp = metadata->icc = NULL;
+    free(metadata->exif_text);
+    metadata->exif = metadata->xmp = metadata->icc = metadata->exif_text = NULL;
     metadata->exif_length = metadata->xmp_length = metadata->icc_length = 0;
+    metadata->exif_text_length = 0;
 }

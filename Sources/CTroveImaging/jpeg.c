@@ -150,108 +150,6 @@ int ctrove_jpeg_read_header(const uint8_t *data, size_t length, ctrove_image_inf
     return 0;
 }
 
-// MARK: - DC-only progressive streams
-
-/*
- * At scale 1/8 libjpeg's IDCT reads only the DC coefficient of a block whose component
- * is decoded at 1x1, so the AC scans of such components are entropy-decoded for nothing;
- * in a progressive file they are most of the data. This copies the stream without those
- * scans. Subsampled chroma is decoded at 2x2 (libjpeg scales it up in the IDCT instead
- * of upsampling), which reads AC terms, so scans touching such components are kept. The
- * copy decodes to the same pixels several times faster. Returns NULL when the stream is
- * not progressive or does not parse cleanly; the caller then decodes the original and
- * lets libjpeg report any problem.
- */
-static uint8_t *dc_only_stream(const uint8_t *data, size_t length, size_t *out_length) {
-    if (length < 4 || data[0] != 0xFF || data[1] != 0xD8) return NULL;
-    uint8_t *out = malloc(length);
-    if (out == NULL) return NULL;
-    size_t written = 0, position = 2;
-    int progressive = 0;
-    /* Component identifiers whose 1/8 decode reads AC coefficients. */
-    uint8_t needs_ac[256] = {0};
-    out[written++] = 0xFF;
-    out[written++] = 0xD8;
-    for (;;) {
-        if (position >= length || data[position] != 0xFF) goto reject;
-        while (position < length && data[position] == 0xFF) position++;
-        if (position >= length) goto reject;
-        uint8_t marker = data[position++];
-        if (marker == 0xD9) {
-            out[written++] = 0xFF;
-            out[written++] = 0xD9;
-            break;
-        }
-        if (marker == 0x00 || marker == 0x01 || (marker >= 0xD0 && marker <= 0xD8)) {
-            goto reject;
-        }
-        if (position + 2 > length) goto reject;
-        size_t segment = ((size_t)data[position] << 8) | data[position + 1];
-        if (segment < 2 || position + segment > length) goto reject;
-        if (marker == 0xC2 || marker == 0xCA) {
-            progressive = 1;
-            if (segment < 8) goto reject;
-            size_t count = data[position + 7];
-            if (count == 0 || segment != 8 + 3 * count) goto reject;
-            int max_h = 1, max_v = 1;
-            for (size_t c = 0; c < count; c++) {
-                uint8_t factors = data[position + 9 + 3 * c];
-                if ((factors >> 4) > max_h) max_h = factors >> 4;
-                if ((factors & 15) > max_v) max_v = factors & 15;
-            }
-            for (size_t c = 0; c < count; c++) {
-                uint8_t id = data[position + 8 + 3 * c];
-                int h = data[position + 9 + 3 * c] >> 4, v = data[position + 9 + 3 * c] & 15;
-                if (h == 0 || v == 0) goto reject;
-                /* Mirrors libjpeg's choice of per-component IDCT size at scale 1/8. */
-                needs_ac[id] = (max_h % (h * 2) == 0) && (max_v % (v * 2) == 0);
-            }
-        } else if ((marker >= 0xC0 && marker <= 0xCF) && marker != 0xC4 && marker != 0xC8 &&
-                   marker != 0xCC) {
-            goto reject; /* a non-progressive frame */
-        }
-        if (marker != 0xDA) {
-            out[written++] = 0xFF;
-            out[written++] = marker;
-            memcpy(out + written, data + position, segment);
-            written += segment;
-            position += segment;
-            continue;
-        }
-        if (!progressive || segment < 6) goto reject;
-        size_t components = data[position + 2];
-        if (segment != 6 + 2 * components) goto reject;
-        uint8_t spectral_start = data[position + 3 + 2 * components];
-        /* Entropy-coded data runs to the next marker that is neither stuffing nor RSTn. */
-        size_t end = position + segment;
-        for (;;) {
-            if (end + 1 >= length) goto reject;
-            if (data[end] == 0xFF) {
-                uint8_t next = data[end + 1];
-                if (next != 0x00 && !(next >= 0xD0 && next <= 0xD7)) break;
-            }
-            end++;
-        }
-        int keep = spectral_start == 0;
-        for (size_t c = 0; c < components; c++) {
-            if (needs_ac[data[position + 3 + 2 * c]]) keep = 1;
-        }
-        if (keep) {
-            out[written++] = 0xFF;
-            out[written++] = 0xDA;
-            memcpy(out + written, data + position, end - position);
-            written += end - position;
-        }
-        position = end;
-    }
-    if (!progressive) goto reject;
-    *out_length = written;
-    return out;
-reject:
-    free(out);
-    return NULL;
-}
-
 // MARK: - Decode
 
 static void cmyk_to_rgb(const uint8_t *cmyk, uint8_t *rgb, int width, int inverted) {
@@ -272,9 +170,14 @@ static void cmyk_to_rgb(const uint8_t *cmyk, uint8_t *rgb, int width, int invert
     }
 }
 
+/*
+ * Every scale decodes the whole stream: at 1/8 libjpeg's IDCT reads only the DC terms,
+ * but the AC scans are still entropy-decoded, so damage anywhere in the file is found
+ * whatever the scale (skipping those scans would accept files a full decode refuses).
+ */
 static int decode(const uint8_t *data, size_t length, int scale_eighths, int want_grey,
-                  int allow_dc_only, uint8_t *buffer, size_t buffer_size, ctrove_pixels *pixels,
-                  char *message, size_t capacity) {
+                  uint8_t *buffer, size_t buffer_size, ctrove_pixels *pixels, char *message,
+                  size_t capacity) {
     struct jpeg_decompress_struct cinfo;
     trove_jpeg_error error;
     install_error(&error, message, capacity);
@@ -287,25 +190,15 @@ static int decode(const uint8_t *data, size_t length, int scale_eighths, int wan
         fail(message, capacity, "Unsupported scale");
         return -1;
     }
-    uint8_t *volatile rewritten = NULL;
     uint8_t *volatile row = NULL;
-    size_t rewritten_length = 0;
-    if (allow_dc_only && scale_eighths == 1) {
-        rewritten = dc_only_stream(data, length, &rewritten_length);
-    }
     cinfo.err = &error.pub;
     if (setjmp(error.jump)) {
         jpeg_destroy_decompress(&cinfo);
-        free(rewritten);
         free(row);
         return -1;
     }
     jpeg_create_decompress(&cinfo);
-    if (rewritten != NULL) {
-        jpeg_mem_src(&cinfo, rewritten, (unsigned long)rewritten_length);
-    } else {
-        jpeg_mem_src(&cinfo, data, (unsigned long)length);
-    }
+    jpeg_mem_src(&cinfo, data, (unsigned long)length);
     jpeg_read_header(&cinfo, TRUE);
     int cmyk = 0;
     switch (cinfo.jpeg_color_space) {
@@ -327,7 +220,7 @@ static int decode(const uint8_t *data, size_t length, int scale_eighths, int wan
     cinfo.scale_num = (unsigned int)scale_eighths;
     cinfo.scale_denom = 8;
     cinfo.dct_method = JDCT_ISLOW;
-    /* Smoothing guesses missing AC terms; the DC-only stream must not trigger it. */
+    /* Smoothing guesses AC terms of unfinished progressive files; trove wants the data. */
     cinfo.do_block_smoothing = FALSE;
     jpeg_start_decompress(&cinfo);
     int width = (int)cinfo.output_width, height = (int)cinfo.output_height;
@@ -357,7 +250,6 @@ static int decode(const uint8_t *data, size_t length, int scale_eighths, int wan
     }
     jpeg_finish_decompress(&cinfo);
     jpeg_destroy_decompress(&cinfo);
-    free(rewritten);
     free(row);
     pixels->data = output;
     pixels->width = width;
@@ -369,21 +261,8 @@ static int decode(const uint8_t *data, size_t length, int scale_eighths, int wan
 int ctrove_jpeg_decode(const uint8_t *data, size_t length, int scale_eighths, int want_grey,
                        uint8_t *buffer, size_t buffer_size, ctrove_pixels *pixels,
                        char *message, size_t capacity) {
-    int status = decode(data, length, scale_eighths, want_grey, scale_eighths == 1, buffer,
-                        buffer_size, pixels, message, capacity);
-    if (status != 0 && scale_eighths == 1) {
-        /* Whatever went wrong, the verdict (and its message) comes from the original. */
-        status = decode(data, length, scale_eighths, want_grey, 0, buffer, buffer_size, pixels,
-                        message, capacity);
-    }
-    return status;
-}
-
-int ctrove_jpeg_decode_full(const uint8_t *data, size_t length, int scale_eighths,
-                            int want_grey, uint8_t *buffer, size_t buffer_size,
-                            ctrove_pixels *pixels, char *message, size_t capacity) {
-    return decode(data, length, scale_eighths, want_grey, 0, buffer, buffer_size, pixels,
-                  message, capacity);
+    return decode(data, length, scale_eighths, want_grey, buffer, buffer_size, pixels, message,
+                  capacity);
 }
 
 // MARK: - Encode
@@ -453,7 +332,6 @@ int ctrove_jpeg_output_channels(const ctrove_image_info *info, int want_grey) {
 struct ctrove_jpeg_stream {
     struct jpeg_decompress_struct cinfo;
     trove_jpeg_error error;
-    uint8_t *rewritten;
     uint8_t *cmyk_row;
     int cmyk;
     int inverted;
@@ -463,7 +341,6 @@ struct ctrove_jpeg_stream {
 
 static void stream_release(ctrove_jpeg_stream *stream) {
     jpeg_destroy_decompress(&stream->cinfo);
-    free(stream->rewritten);
     free(stream->cmyk_row);
     free(stream);
 }
@@ -476,8 +353,8 @@ static void stream_bind(ctrove_jpeg_stream *stream, char *message, size_t capaci
 
 ctrove_jpeg_stream *ctrove_jpeg_stream_open(const uint8_t *data, size_t length,
                                             int scale_eighths, int want_grey,
-                                            int allow_dc_only, ctrove_pixels *layout,
-                                            char *message, size_t capacity) {
+                                            ctrove_pixels *layout, char *message,
+                                            size_t capacity) {
     memset(layout, 0, sizeof(*layout));
     if (length == 0 || scale_eighths < 1 || scale_eighths > 8) {
         fail(message, capacity, length == 0 ? "Empty input file" : "Unsupported scale");
@@ -487,21 +364,13 @@ ctrove_jpeg_stream *ctrove_jpeg_stream_open(const uint8_t *data, size_t length,
     if (stream == NULL) return NULL;
     install_error(&stream->error, message, capacity);
     stream->cinfo.err = &stream->error.pub;
-    size_t rewritten_length = 0;
-    if (allow_dc_only && scale_eighths == 1) {
-        stream->rewritten = dc_only_stream(data, length, &rewritten_length);
-    }
     if (setjmp(stream->error.jump)) {
         stream_release(stream);
         return NULL;
     }
     jpeg_create_decompress(&stream->cinfo);
     j_decompress_ptr cinfo = &stream->cinfo;
-    if (stream->rewritten != NULL) {
-        jpeg_mem_src(cinfo, stream->rewritten, (unsigned long)rewritten_length);
-    } else {
-        jpeg_mem_src(cinfo, data, (unsigned long)length);
-    }
+    jpeg_mem_src(cinfo, data, (unsigned long)length);
     jpeg_read_header(cinfo, TRUE);
     switch (cinfo->jpeg_color_space) {
     case JCS_GRAYSCALE: cinfo->out_color_space = JCS_GRAYSCALE; break;

@@ -87,6 +87,18 @@ static void prepare_read(png_structp png) {
     /* A damaged CRC in any chunk, critical or ancillary, is an error. */
     png_set_crc_action(png, PNG_CRC_ERROR_QUIT, PNG_CRC_ERROR_QUIT);
     png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, NULL, 0);
+    /*
+     * eXIf is kept as stored: libpng drops one that starts with "Exif\0\0" (the JPEG
+     * APP1 prefix some writers copy), whose orientation viewers such as Pillow apply.
+     */
+    static const png_byte exif_chunk[5] = {'e', 'X', 'I', 'f', 0};
+    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_ALWAYS, exif_chunk, 1);
+}
+
+static uint8_t *copy_block(const void *bytes, size_t length) {
+    uint8_t *copy = malloc(length > 0 ? length : 1);
+    if (copy != NULL) memcpy(copy, bytes, length);
+    return copy;
 }
 
 static void collect_metadata(png_structp png, png_infop info, ctrove_metadata *metadata) {
@@ -104,14 +116,29 @@ static void collect_metadata(png_structp png, png_infop info, ctrove_metadata *m
             metadata->icc_length = profile_length;
         }
     }
-    png_bytep exif = NULL;
-    png_uint_32 exif_length = 0;
-    if (metadata->exif == NULL && png_get_eXIf_1(png, info, &exif_length, &exif) &&
-        exif != NULL && exif_length > 0) {
-        metadata->exif = malloc(exif_length);
-        if (metadata->exif != NULL) {
-            memcpy(metadata->exif, exif, exif_length);
-            metadata->exif_length = exif_length;
+    png_unknown_chunkp chunks = NULL;
+    int chunk_count = png_get_unknown_chunks(png, info, &chunks);
+    for (int index = 0; index < chunk_count && metadata->exif == NULL; index++) {
+        if (memcmp(chunks[index].name, "eXIf", 4) == 0 && chunks[index].size > 0) {
+            metadata->exif = copy_block(chunks[index].data, chunks[index].size);
+            if (metadata->exif != NULL) metadata->exif_length = chunks[index].size;
+        }
+    }
+    png_textp texts = NULL;
+    int text_count = 0;
+    png_get_text(png, info, &texts, &text_count);
+    for (int index = 0; index < text_count; index++) {
+        const png_text *text = &texts[index];
+        size_t length = text->compression > 0 ? text->itxt_length : text->text_length;
+        if (text->key == NULL || text->text == NULL || length == 0) continue;
+        if (metadata->xmp == NULL && strcmp(text->key, "XML:com.adobe.xmp") == 0) {
+            metadata->xmp = copy_block(text->text, length);
+            if (metadata->xmp != NULL) metadata->xmp_length = length;
+        } else if (metadata->exif_text == NULL &&
+                   (strcmp(text->key, "Raw profile type exif") == 0 ||
+                    strcmp(text->key, "Raw profile type APP1") == 0)) {
+            metadata->exif_text = copy_block(text->text, length);
+            if (metadata->exif_text != NULL) metadata->exif_text_length = length;
         }
     }
 }
@@ -256,6 +283,13 @@ int ctrove_png_encode(const uint8_t *pixels, int width, int height, int channels
     png_set_IHDR(png, info, (png_uint_32)width, (png_uint_32)height, 8, color,
                  PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     if (icc != NULL && icc_length > 0) {
+        /*
+         * libpng refuses the HP/Microsoft "sRGB IEC61966-2.1" profile that Photoshop and
+         * Windows embed ("known incorrect sRGB profile": its white point tag says D65).
+         * Every colour-managed viewer reads it as sRGB, so it is written back byte for
+         * byte, as libvips does; the source's colours stay exactly as they were.
+         */
+        png_set_option(png, PNG_SKIP_sRGB_CHECK_PROFILE, PNG_OPTION_ON);
         png_set_iCCP(png, info, "ICC profile", PNG_COMPRESSION_TYPE_BASE, icc,
                      (png_uint_32)icc_length);
     }
@@ -268,6 +302,37 @@ int ctrove_png_encode(const uint8_t *pixels, int width, int height, int channels
     png_destroy_write_struct(&png, &info);
     *output = context.output;
     *output_length = context.output_length;
+    return 0;
+}
+
+int ctrove_png_verify(const uint8_t *data, size_t length, char *message, size_t capacity) {
+    trove_png_context context;
+    if (begin_read(&context, data, length, message, capacity) != 0) return -1;
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &context, on_png_error,
+                                             on_png_warning);
+    if (png == NULL) return -1;
+    png_infop info = png_create_info_struct(png);
+    uint8_t *volatile row = NULL;
+    if (info == NULL || setjmp(png_jmpbuf(png))) {
+        png_destroy_read_struct(&png, &info, NULL);
+        free(row);
+        return -1;
+    }
+    prepare_read(png);
+    png_set_read_fn(png, &context, read_from_memory);
+    png_read_info(png, info);
+    /* No transformations and no interlace handling: each pass comes as its own rows. */
+    int passes = png_set_interlace_handling(png) > 1 ? 7 : 1;
+    png_read_update_info(png, info);
+    png_uint_32 height = png_get_image_height(png, info);
+    row = malloc(png_get_rowbytes(png, info) + 1);
+    if (row == NULL) png_error(png, "Not enough memory for a row");
+    for (int pass = 0; pass < passes; pass++) {
+        for (png_uint_32 y = 0; y < height; y++) png_read_row(png, row, NULL);
+    }
+    png_read_end(png, info);
+    png_destroy_read_struct(&png, &info, NULL);
+    free(row);
     return 0;
 }
 

@@ -43,7 +43,7 @@ public struct ImageHeader: Sendable, Equatable {
         let header = ImageHeader(
             format: format, width: Int(info.width), height: Int(info.height),
             hasAlpha: info.has_alpha != 0, progressive: info.progressive != 0)
-        return (header, ImageMetadata(exif: raw.exif, iccProfile: raw.icc))
+        return (header, ImageMetadata(raw))
     }
 }
 
@@ -78,7 +78,7 @@ public enum JPEG {
         precondition((1...8).contains(scaleEighths), "scale is 1...8 eighths")
         _ = try ImageFormat.require(data)
         return try Native.decodeJPEG(
-            data, scaleEighths: scaleEighths, grey: grey, dcOnly: true, maxPixels: maxPixels)
+            data, scaleEighths: scaleEighths, grey: grey, maxPixels: maxPixels)
     }
 
     /// Encodes a 1- or 3-channel bitmap: baseline, 4:2:0, optimised Huffman tables, the
@@ -135,6 +135,8 @@ enum Native {
 
     struct RawMetadata {
         var exif: [UInt8]?
+        var xmp: [UInt8]?
+        var exifText: [UInt8]?
         var icc: [UInt8]?
     }
 
@@ -166,6 +168,8 @@ enum Native {
         defer { ctrove_metadata_free(&metadata) }
         return RawMetadata(
             exif: copy(metadata.exif, metadata.exif_length),
+            xmp: copy(metadata.xmp, metadata.xmp_length),
+            exifText: copy(metadata.exif_text, metadata.exif_text_length),
             icc: copy(metadata.icc, metadata.icc_length))
     }
 
@@ -237,7 +241,7 @@ enum Native {
     }
 
     static func decodeJPEG(
-        _ data: [UInt8], scaleEighths: Int, grey: Bool, dcOnly: Bool,
+        _ data: [UInt8], scaleEighths: Int, grey: Bool,
         maxPixels: Int = Thumbnailer.defaultMaxPixels
     ) throws(ImageCodecError) -> Bitmap {
         var (info, _) = try readHeader(data, format: .jpeg, metadata: false)
@@ -249,8 +253,7 @@ enum Native {
             buffer, size, message in
             data.withUnsafeBufferPointer { bytes in
                 var pixels = ctrove_pixels()
-                let decode = dcOnly ? ctrove_jpeg_decode : ctrove_jpeg_decode_full
-                return decode(
+                return ctrove_jpeg_decode(
                     bytes.baseAddress, bytes.count, Int32(scaleEighths), grey ? 1 : 0, buffer,
                     size, &pixels, message, messageCapacity)
             }
@@ -274,8 +277,16 @@ enum Native {
                     messageCapacity)
             }
         }
-        let raw = take(&metadata)
-        return (bitmap, ImageMetadata(exif: raw.exif, iccProfile: raw.icc))
+        return (bitmap, ImageMetadata(take(&metadata)))
+    }
+
+    /// Reads every row and chunk of a PNG without keeping pixels (see ctrove_png_verify).
+    static func verifyPNG(_ data: [UInt8]) throws(ImageCodecError) {
+        try call(.corrupt, .png) { message in
+            data.withUnsafeBufferPointer { bytes in
+                ctrove_png_verify(bytes.baseAddress, bytes.count, message, messageCapacity)
+            }
+        }
     }
 
     /// Streams a non-interlaced PNG through `body`, which pulls rows with `readRow`
@@ -317,12 +328,12 @@ enum Native {
         guard let result else {
             throw ImageCodecError(.corrupt, format: .png, message: "no rows were decoded")
         }
-        return (result, ImageMetadata(exif: raw.exif, iccProfile: raw.icc))
+        return (result, ImageMetadata(raw))
     }
 
     /// Streams a JPEG decode at `scaleEighths`/8 through `body`, as `streamPNG` does.
     static func streamJPEG<Result>(
-        _ data: [UInt8], scaleEighths: Int, dcOnly: Bool, maxPixels: Int,
+        _ data: [UInt8], scaleEighths: Int, maxPixels: Int,
         _ body: (
             _ width: Int, _ height: Int, _ channels: Int,
             _ readRow: (UnsafeMutablePointer<UInt8>) -> Bool
@@ -336,8 +347,8 @@ enum Native {
                 var layout = ctrove_pixels()
                 guard
                     let stream = ctrove_jpeg_stream_open(
-                        bytes.baseAddress, bytes.count, Int32(scaleEighths), 0, dcOnly ? 1 : 0,
-                        &layout, message, messageCapacity)
+                        bytes.baseAddress, bytes.count, Int32(scaleEighths), 0, &layout, message,
+                        messageCapacity)
                 else { return -1 }
                 defer { ctrove_jpeg_stream_close(stream) }
                 var failed = false

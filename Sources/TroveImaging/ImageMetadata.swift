@@ -49,7 +49,142 @@ public struct ImageMetadata: Sendable, Equatable {
     /// Parses an EXIF TIFF stream (the bytes after `Exif\0\0`) and keeps an ICC profile.
     public init(exif: [UInt8]?, iccProfile: [UInt8]? = nil) {
         self.iccProfile = iccProfile
-        if let exif { EXIFReader(exif).read(into: &self) }
+        if let exif { EXIFReader(Self.tiff(exif)).read(into: &self) }
+    }
+
+    /// What a file's metadata blocks say, the orientation taken as Pillow's
+    /// `exif_transpose` takes it: EXIF first (JPEG APP1 or PNG eXIf, with or without a
+    /// stray `Exif\0\0` prefix), then ImageMagick's "Raw profile type exif" text chunk,
+    /// then XMP `tiff:Orientation`.
+    init(_ raw: Native.RawMetadata) {
+        self.init(
+            exif: raw.exif, xmp: raw.xmp, exifText: raw.exifText, iccProfile: raw.icc)
+    }
+
+    /// See `init(_:)`; each block may be absent.
+    init(exif: [UInt8]?, xmp: [UInt8]?, exifText: [UInt8]?, iccProfile: [UInt8]?) {
+        self.iccProfile = iccProfile
+        var found = false
+        if let exif { found = EXIFReader(Self.tiff(exif)).read(into: &self) }
+        if !found, let exifText, let bytes = Self.rawProfile(exifText) {
+            if exif == nil {
+                found = EXIFReader(Self.tiff(bytes)).read(into: &self)
+            } else {
+                // The EXIF block wins for everything it has; the text only for orientation.
+                var other = ImageMetadata()
+                if EXIFReader(Self.tiff(bytes)).read(into: &other) {
+                    orientation = other.orientation
+                    found = true
+                }
+            }
+        }
+        if !found, let xmp, let value = XMPOrientation.read(xmp) {
+            orientation = value
+        }
+    }
+
+    /// The TIFF stream, without the `Exif\0\0` that JPEG's APP1 puts before it.
+    static func tiff(_ bytes: [UInt8]) -> [UInt8] {
+        let prefix: [UInt8] = [0x45, 0x78, 0x69, 0x66, 0, 0]
+        return bytes.starts(with: prefix) ? Array(bytes.dropFirst(prefix.count)) : bytes
+    }
+
+    /// Decodes ImageMagick's raw profile text: a newline, the profile's name, its length in
+    /// bytes, then that many bytes as hex digits broken into lines. Nil when malformed.
+    static func rawProfile(_ text: [UInt8]) -> [UInt8]? {
+        var position = 0
+        func skipSpace() {
+            while position < text.count,
+                text[position] == 0x0A || text[position] == 0x20
+                    || text[position] == 0x0D || text[position] == 0x09
+            {
+                position += 1
+            }
+        }
+        skipSpace()
+        // The name runs to the end of its line.
+        while position < text.count, text[position] != 0x0A { position += 1 }
+        skipSpace()
+        var length = 0
+        var digits = 0
+        while position < text.count, (0x30...0x39).contains(text[position]), digits < 10 {
+            length = length * 10 + Int(text[position] - 0x30)
+            position += 1
+            digits += 1
+        }
+        guard digits > 0, length > 0, length <= (text.count - position) / 2 else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(length)
+        var high: UInt8?
+        while position < text.count, bytes.count < length {
+            let character = text[position]
+            position += 1
+            let value: UInt8
+            switch character {
+            case 0x30...0x39: value = character - 0x30
+            case 0x61...0x66: value = character - 0x61 + 10
+            case 0x41...0x46: value = character - 0x41 + 10
+            case 0x0A, 0x0D, 0x20, 0x09: continue
+            default: return nil
+            }
+            if let first = high {
+                bytes.append(first << 4 | value)
+                high = nil
+            } else {
+                high = value
+            }
+        }
+        return bytes.count == length ? bytes : nil
+    }
+}
+
+// MARK: - XMP orientation
+
+/// Finds `tiff:Orientation` in an XMP packet, as an attribute (`tiff:Orientation="6"`) or
+/// an element (`<tiff:Orientation>6</tiff:Orientation>`), the forms Adobe's tools write.
+enum XMPOrientation {
+    static func read(_ packet: [UInt8]) -> ImageOrientation? {
+        let name = Array("tiff:Orientation".utf8)
+        var start = 0
+        while start + name.count < packet.count {
+            guard let found = find(name, in: packet, from: start) else { return nil }
+            var position = found + name.count
+            start = position
+            // `="6"`, `='6'` or `>6<`, allowing spaces around `=`.
+            while position < packet.count, packet[position] == 0x20 { position += 1 }
+            guard position < packet.count else { return nil }
+            if packet[position] == 0x3D {
+                position += 1
+                while position < packet.count, packet[position] == 0x20 { position += 1 }
+                guard position < packet.count, packet[position] == 0x22 || packet[position] == 0x27
+                else { continue }
+                position += 1
+            } else if packet[position] == 0x3E {
+                position += 1
+            } else {
+                continue
+            }
+            while position < packet.count, packet[position] == 0x20 { position += 1 }
+            guard position + 1 < packet.count, (0x31...0x38).contains(packet[position]),
+                !(0x30...0x39).contains(packet[position + 1])
+            else { continue }
+            return ImageOrientation(rawValue: Int(packet[position] - 0x30))
+        }
+        return nil
+    }
+
+    private static func find(_ needle: [UInt8], in haystack: [UInt8], from: Int) -> Int? {
+        guard needle.count <= haystack.count else { return nil }
+        var index = from
+        while index + needle.count <= haystack.count {
+            if haystack[index] == needle[0]
+                && haystack[index..<(index + needle.count)].elementsEqual(needle)
+            {
+                return index
+            }
+            index += 1
+        }
+        return nil
     }
 }
 
@@ -94,15 +229,18 @@ struct EXIFReader {
         return value
     }
 
-    func read(into metadata: inout ImageMetadata) {
+    /// Reads the fields trove uses; returns whether a valid orientation was among them.
+    @discardableResult
+    func read(into metadata: inout ImageMetadata) -> Bool {
         var reader = self
-        guard bytes.count >= 8 else { return }
+        var orientationFound = false
+        guard bytes.count >= 8 else { return false }
         switch (bytes[0], bytes[1]) {
         case (0x49, 0x49): reader.littleEndian = true
         case (0x4D, 0x4D): reader.littleEndian = false
-        default: return
+        default: return false
         }
-        guard reader.u16(2) == 42, let first = reader.u32(4) else { return }
+        guard reader.u16(2) == 42, let first = reader.u32(4) else { return false }
         var visited = Set<Int>()
         let root = reader.entries(at: Int(first), visited: &visited)
         var exifPointer: Int?
@@ -115,6 +253,7 @@ struct EXIFReader {
                         rawValue: value)
                 {
                     metadata.orientation = orientation
+                    orientationFound = true
                 }
             case 0x010F: metadata.cameraMake = reader.string(entry)
             case 0x0110: metadata.cameraModel = reader.string(entry)
@@ -161,6 +300,7 @@ struct EXIFReader {
                 metadata.longitude = nil
             }
         }
+        return orientationFound
     }
 
     /// The entries of one IFD; empty when it was seen before or does not fit.

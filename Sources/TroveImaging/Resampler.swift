@@ -122,39 +122,17 @@ public enum Resampler {
             return bitmap
         }
         let stride = bitmap.width * bitmap.channels
-        return bitmap.pixels.withUnsafeBufferPointer { source in
+        let resampler = RowResampler(
+            sourceWidth: bitmap.width, sourceHeight: bitmap.height, channels: bitmap.channels,
+            region: region, width: width, height: height)
+        bitmap.pixels.withUnsafeBufferPointer { source in
             // A bitmap has at least one pixel, so its storage has an address.
             let base = source.baseAddress!
-            return resample(
-                sourceWidth: bitmap.width, sourceHeight: bitmap.height,
-                channels: bitmap.channels, region: region, width: width, height: height
-            ) { row in base + row * stride }
-        }
-    }
-
-    /// Resamples from rows handed over on demand, so the source need not be in memory.
-    ///
-    /// `rowAt` is called with increasing row numbers, at most once each, and returns
-    /// `sourceWidth * channels` bytes that stay valid until the next call.
-    static func resample(
-        sourceWidth: Int, sourceHeight: Int, channels: Int, region: SourceRegion, width: Int,
-        height: Int, rowAt: (Int) -> UnsafePointer<UInt8>
-    ) -> Bitmap {
-        precondition(width > 0 && height > 0, "output needs at least one pixel")
-        let columns = Weights(
-            sourceSize: sourceWidth, origin: region.x, span: region.width, outputSize: width)
-        let rows = Weights(
-            sourceSize: sourceHeight, origin: region.y, span: region.height, outputSize: height)
-        var output = [UInt8](repeating: 0, count: width * height * channels)
-        output.withUnsafeMutableBufferPointer { target in
-            switch channels {
-            case 1:
-                Kernel<Float>(sourceWidth, channels, columns, rows, target).run(rowAt)
-            default:
-                Kernel<SIMD4<Float>>(sourceWidth, channels, columns, rows, target).run(rowAt)
+            for row in 0..<bitmap.height where !resampler.isComplete {
+                resampler.push(base + row * stride)
             }
         }
-        return Bitmap(width: width, height: height, channels: channels, pixels: output)
+        return resampler.finish()
     }
 
     /// The Lanczos kernel with three lobes.
@@ -225,69 +203,167 @@ extension Float: FilterPixel {}
 
 extension SIMD4: FilterPixel where Scalar == Float {}
 
+// MARK: - Row resampler
+
+/// A resampler that takes source rows in order, as a decoder produces them, so that one
+/// decode can feed several outputs and no full-size bitmap is ever held.
+///
+/// Each row is filtered horizontally once into a ring of float rows; an output row is
+/// combined as soon as its last source row has arrived. Rows no output needs are skipped.
+final class RowResampler {
+    private enum Storage {
+        case identity
+        case grey(Kernel<Float>)
+        case colour(Kernel<SIMD4<Float>>)
+    }
+
+    private let storage: Storage
+    private let width: Int
+    private let height: Int
+    private let channels: Int
+    private let sourceStride: Int
+    private var output: [UInt8]
+    private var nextRow = 0
+
+    /// A resampler of `region` of a `sourceWidth`×`sourceHeight` source to
+    /// `width`×`height`; a whole-source region at the same size copies rows as they come.
+    init(
+        sourceWidth: Int, sourceHeight: Int, channels: Int, region: SourceRegion, width: Int,
+        height: Int
+    ) {
+        precondition(width > 0 && height > 0, "output needs at least one pixel")
+        self.width = width
+        self.height = height
+        self.channels = channels
+        sourceStride = sourceWidth * channels
+        output = [UInt8](repeating: 0, count: width * height * channels)
+        if width == sourceWidth && height == sourceHeight && region.x == 0 && region.y == 0
+            && region.width == Double(width) && region.height == Double(height)
+        {
+            storage = .identity
+            return
+        }
+        let columns = Weights(
+            sourceSize: sourceWidth, origin: region.x, span: region.width, outputSize: width)
+        let rows = Weights(
+            sourceSize: sourceHeight, origin: region.y, span: region.height, outputSize: height)
+        switch channels {
+        case 1: storage = .grey(Kernel(sourceWidth, channels, columns, rows))
+        default: storage = .colour(Kernel(sourceWidth, channels, columns, rows))
+        }
+    }
+
+    /// Whether every output row is done; later source rows are not needed.
+    var isComplete: Bool {
+        switch storage {
+        case .identity: return nextRow >= height
+        case .grey(let kernel): return kernel.isComplete
+        case .colour(let kernel): return kernel.isComplete
+        }
+    }
+
+    /// Takes the next source row (`sourceWidth * channels` bytes).
+    func push(_ row: UnsafePointer<UInt8>) {
+        output.withUnsafeMutableBufferPointer { target in
+            switch storage {
+            case .identity:
+                guard nextRow < height else { return }
+                (target.baseAddress! + nextRow * sourceStride).update(
+                    from: row, count: sourceStride)
+            case .grey(let kernel): kernel.push(row, into: target)
+            case .colour(let kernel): kernel.push(row, into: target)
+            }
+        }
+        nextRow += 1
+    }
+
+    /// The output; rows whose sources never came are zero.
+    func finish() -> Bitmap {
+        Bitmap(width: width, height: height, channels: channels, pixels: output)
+    }
+}
+
 /// The two passes over unsafe buffers, so the inner loops carry no bounds checks.
-struct Kernel<Pixel: FilterPixel> {
+final class Kernel<Pixel: FilterPixel> {
     let width: Int
     let channels: Int
     let columns: Weights
     let rows: Weights
-    let target: UnsafeMutableBufferPointer<UInt8>
+    private let outputWidth: Int
+    private let outputHeight: Int
+    private let ringSize: Int
+    private let line: UnsafeMutablePointer<Pixel>
+    private let ring: UnsafeMutablePointer<Pixel>
+    private let sum: UnsafeMutablePointer<Pixel>
+    private var ringRow: [Int]
+    private var sourceRow = 0
+    private var outputRow = 0
 
-    init(
-        _ width: Int, _ channels: Int, _ columns: Weights, _ rows: Weights,
-        _ target: UnsafeMutableBufferPointer<UInt8>
-    ) {
+    init(_ width: Int, _ channels: Int, _ columns: Weights, _ rows: Weights) {
         self.width = width
         self.channels = channels
         self.columns = columns
         self.rows = rows
-        self.target = target
+        outputWidth = columns.starts.count
+        outputHeight = rows.starts.count
+        // The ring holds every source row that one output row needs.
+        ringSize = rows.stride
+        line = .allocate(capacity: width)
+        ring = .allocate(capacity: ringSize * outputWidth)
+        sum = .allocate(capacity: outputWidth)
+        ringRow = [Int](repeating: -1, count: ringSize)
     }
 
-    func run(_ rowAt: (Int) -> UnsafePointer<UInt8>) {
-        let outputWidth = columns.starts.count
-        let outputHeight = rows.starts.count
-        // The ring holds every source row that one output row needs.
-        let ringSize = rows.stride
-        let line = UnsafeMutablePointer<Pixel>.allocate(capacity: width)
-        let ring = UnsafeMutablePointer<Pixel>.allocate(capacity: ringSize * outputWidth)
-        let sum = UnsafeMutablePointer<Pixel>.allocate(capacity: outputWidth)
-        var ringRow = [Int](repeating: -1, count: ringSize)
-        defer {
-            line.deallocate()
-            ring.deallocate()
-            sum.deallocate()
-        }
-        columns.starts.withUnsafeBufferPointer { columnStarts in
-            columns.counts.withUnsafeBufferPointer { columnCounts in
-                columns.values.withUnsafeBufferPointer { columnWeights in
-                    rows.values.withUnsafeBufferPointer { rowWeights in
-                        for y in 0..<outputHeight {
-                            let first = rows.starts[y]
-                            let count = rows.counts[y]
-                            sum.initialize(repeating: .zero, count: outputWidth)
-                            for tap in 0..<count {
-                                let sourceRow = first + tap
-                                let slot = sourceRow % ringSize
-                                let cached = ring + slot * outputWidth
-                                if ringRow[slot] != sourceRow {
-                                    load(rowAt(sourceRow), into: line)
-                                    filter(
-                                        line, into: cached, outputWidth, columnStarts,
-                                        columnCounts, columnWeights)
-                                    ringRow[slot] = sourceRow
-                                }
-                                let weight = rowWeights[y * rows.stride + tap]
-                                for x in 0..<outputWidth {
-                                    sum[x] = sum[x] + cached[x] * weight
-                                }
-                            }
-                            store(sum, row: y, outputWidth)
-                        }
-                    }
+    deinit {
+        line.deallocate()
+        ring.deallocate()
+        sum.deallocate()
+    }
+
+    var isComplete: Bool { outputRow >= outputHeight }
+
+    func push(_ row: UnsafePointer<UInt8>, into target: UnsafeMutableBufferPointer<UInt8>) {
+        let current = sourceRow
+        sourceRow += 1
+        guard outputRow < outputHeight, current >= rows.starts[outputRow] else { return }
+        // Output rows start at non-decreasing source rows and need at most `ringSize` of
+        // them, so the slot overwritten here belongs to no row still to be combined.
+        let slot = current % ringSize
+        load(row, into: line)
+        columns.starts.withUnsafeBufferPointer { starts in
+            columns.counts.withUnsafeBufferPointer { counts in
+                columns.values.withUnsafeBufferPointer { weights in
+                    filter(
+                        line, into: ring + slot * outputWidth, outputWidth, starts, counts, weights)
                 }
             }
         }
+        ringRow[slot] = current
+        while outputRow < outputHeight
+            && rows.starts[outputRow] + rows.counts[outputRow] - 1 <= current
+        {
+            combine(outputRow, into: target)
+            outputRow += 1
+        }
+    }
+
+    private func combine(_ y: Int, into target: UnsafeMutableBufferPointer<UInt8>) {
+        let first = rows.starts[y]
+        let count = rows.counts[y]
+        sum.initialize(repeating: .zero, count: outputWidth)
+        rows.values.withUnsafeBufferPointer { rowWeights in
+            for tap in 0..<count {
+                let slot = (first + tap) % ringSize
+                // A row that never came (a source shorter than announced) adds nothing.
+                guard ringRow[slot] == first + tap else { continue }
+                let cached = ring + slot * outputWidth
+                let weight = rowWeights[y * rows.stride + tap]
+                for x in 0..<outputWidth {
+                    sum[x] = sum[x] + cached[x] * weight
+                }
+            }
+        }
+        store(sum, row: y, outputWidth, into: target)
     }
 
     /// Converts one source row to floats, premultiplying alpha.
@@ -352,7 +428,10 @@ struct Kernel<Pixel: FilterPixel> {
     }
 
     @inline(__always)
-    private func store(_ sum: UnsafeMutablePointer<Pixel>, row: Int, _ outputWidth: Int) {
+    private func store(
+        _ sum: UnsafeMutablePointer<Pixel>, row: Int, _ outputWidth: Int,
+        into target: UnsafeMutableBufferPointer<UInt8>
+    ) {
         let out = target.baseAddress! + row * outputWidth * channels
         switch channels {
         case 1:

@@ -57,24 +57,16 @@ public enum Thumbnailer {
         source: [UInt8], box: (width: Int, height: Int), mode: ResizeMode, quality: Int = 80,
         maxPixels: Int = defaultMaxPixels
     ) throws(ImageCodecError) -> RenderedImage {
-        let (bitmap, metadata, format) = try renderBitmap(
-            source: source, box: box, mode: mode, maxPixels: maxPixels)
-        let profile = metadata.iccProfile.flatMap { profileFits($0, channels: bitmap.channels) }
-        let bytes: [UInt8]
-        switch format {
-        case .jpeg:
-            bytes = try JPEG.encode(bitmap, quality: quality, iccProfile: profile)
-        case .png:
-            bytes = try PNG.encode(bitmap, iccProfile: profile)
-        }
-        return RenderedImage(
-            bytes: bytes, format: format, width: bitmap.width, height: bitmap.height)
+        let request = RenditionRequest(width: box.width, height: box.height, mode: mode)
+        return try render(
+            source: source, renditions: [request], quality: quality, maxPixels: maxPixels)[0]
     }
 
     /// Renders several renditions of one source from a single decode.
     ///
     /// JPEGs are decoded once at the smallest DCT scale that covers the largest rendition;
-    /// each rendition is then resampled from that decode. Results come in request order.
+    /// the rows of that decode feed every rendition's resampler as they come, so no
+    /// full-size bitmap is held. Results come in request order.
     /// - Throws: `ImageCodecError` as for `render(source:box:mode:quality:maxPixels:)`.
     public static func render(
         source: [UInt8], renditions: [RenditionRequest], quality: Int = 80,
@@ -85,45 +77,77 @@ public enum Thumbnailer {
             throw ImageCodecError(
                 .invalidRequest, message: "box \(request.width)x\(request.height) is empty")
         }
-        let (header, headerMetadata) = try ImageHeader.readWithMetadata(from: source)
-        try check(header, maxPixels: maxPixels)
-        var metadata = headerMetadata
-        let decoded: Bitmap
-        switch header.format {
-        case .jpeg:
+        let decoded = try ImagePipeline.decode(source, maxPixels: maxPixels) {
+            header, orientation in
+            let plans = plans(
+                for: renditions, width: header.width, height: header.height, orientation)
             let scale =
-                plans(for: renditions, width: header.width, height: header.height, metadata)
-                .map { jpegScale(width: header.width, height: header.height, plan: $0) }
+                plans.map { jpegScale(width: header.width, height: header.height, plan: $0) }
                 .max() ?? 8
-            decoded = try JPEG.decode(source, scaleEighths: scale, maxPixels: maxPixels)
-        case .png:
-            // A late eXIf may change the orientation, so plans are made after the decode.
-            (decoded, metadata) = try PNG.decodeWithMetadata(source, maxPixels: maxPixels)
+            return (plans, scale)
         }
-        let profile = metadata.iccProfile.flatMap { profileFits($0, channels: decoded.channels) }
         var results: [RenderedImage] = []
-        for plan in plans(for: renditions, width: header.width, height: header.height, metadata) {
-            let bitmap = resample(
-                decoded, storedWidth: header.width, storedHeight: header.height, plan: plan
-            ).applying(metadata.orientation)
+        for bitmap in decoded.bitmaps {
+            let profile = decoded.metadata.iccProfile.flatMap {
+                profileFits($0, channels: bitmap.channels)
+            }
             let bytes: [UInt8]
-            switch header.format {
+            switch decoded.header.format {
             case .jpeg: bytes = try JPEG.encode(bitmap, quality: quality, iccProfile: profile)
             case .png: bytes = try PNG.encode(bitmap, iccProfile: profile)
             }
             results.append(
                 RenderedImage(
-                    bytes: bytes, format: header.format, width: bitmap.width,
+                    bytes: bytes, format: decoded.header.format, width: bitmap.width,
                     height: bitmap.height))
         }
         return results
     }
 
+    /// Everything `render` does for one box except encoding.
+    static func renderBitmap(
+        source: [UInt8], box: (width: Int, height: Int), mode: ResizeMode, maxPixels: Int
+    ) throws(ImageCodecError) -> (Bitmap, ImageMetadata, ImageFormat) {
+        guard box.width > 0, box.height > 0 else {
+            throw ImageCodecError(
+                .invalidRequest, message: "box \(box.width)x\(box.height) is empty")
+        }
+        let request = RenditionRequest(width: box.width, height: box.height, mode: mode)
+        let decoded = try ImagePipeline.decode(source, maxPixels: maxPixels) {
+            header, orientation in
+            let plans = plans(
+                for: [request], width: header.width, height: header.height, orientation)
+            return (plans, jpegScale(width: header.width, height: header.height, plan: plans[0]))
+        }
+        return (decoded.bitmaps[0], decoded.metadata, decoded.header.format)
+    }
+
+    /// Checks that `render` would accept the file, at the least cost: header, pixel limit,
+    /// and every byte of the pixel data decoded (JPEG at 1/8, PNG rows discarded as read),
+    /// so that `validate` and `images` never disagree about a file.
+    /// - Throws: `ImageCodecError` as `render` would.
+    public static func verify(
+        _ data: [UInt8], maxPixels: Int = defaultMaxPixels
+    ) throws(ImageCodecError) -> ImageHeader {
+        let header = try ImageHeader.read(from: data)
+        try check(header, maxPixels: maxPixels)
+        switch header.format {
+        case .jpeg:
+            _ = try Native.streamJPEG(data, scaleEighths: 1, maxPixels: maxPixels) {
+                _, _, _, _ in 0
+            }
+        case .png:
+            try Native.verifyPNG(data)
+        }
+        return header
+    }
+
     /// Plans in stored orientation for upright boxes.
     private static func plans(
-        for renditions: [RenditionRequest], width: Int, height: Int, _ metadata: ImageMetadata
+        for renditions: [RenditionRequest], width: Int, height: Int,
+        _ orientation: ImageOrientation
     ) -> [ResizePlan] {
-        let swaps = metadata.orientation.swapsDimensions
+        let swaps = orientation.swapsDimensions
         return renditions.map { request in
             let plan = ResizePlan(
                 sourceWidth: swaps ? height : width, sourceHeight: swaps ? width : height,
@@ -143,157 +167,7 @@ public enum Thumbnailer {
         }
     }
 
-    /// Everything `render` does except encoding.
-    static func renderBitmap(
-        source: [UInt8], box: (width: Int, height: Int), mode: ResizeMode, maxPixels: Int
-    ) throws(ImageCodecError) -> (Bitmap, ImageMetadata, ImageFormat) {
-        guard box.width > 0, box.height > 0 else {
-            throw ImageCodecError(
-                .invalidRequest, message: "box \(box.width)x\(box.height) is empty")
-        }
-        let (header, initialMetadata) = try ImageHeader.readWithMetadata(from: source)
-        try check(header, maxPixels: maxPixels)
-        var metadata = initialMetadata
-        let orientation = metadata.orientation
-        // Plan in upright space, then express it in stored space.
-        var plan = ResizePlan(
-            sourceWidth: orientation.swapsDimensions ? header.height : header.width,
-            sourceHeight: orientation.swapsDimensions ? header.width : header.height,
-            boxWidth: box.width, boxHeight: box.height, mode: mode)
-        if orientation.swapsDimensions { plan = plan.transposed }
-        let decoded: Bitmap
-        switch header.format {
-        case .jpeg:
-            let scale = jpegScale(width: header.width, height: header.height, plan: plan)
-            let bitmap: Bitmap
-            do {
-                bitmap = try streamJPEG(
-                    source, header: header, scale: scale, plan: plan, dcOnly: true,
-                    maxPixels: maxPixels)
-            } catch  where scale == 1 {
-                // The verdict on a damaged file comes from the original stream.
-                bitmap = try streamJPEG(
-                    source, header: header, scale: scale, plan: plan, dcOnly: false,
-                    maxPixels: maxPixels)
-            }
-            return (bitmap.applying(orientation), metadata, .jpeg)
-        case .png where !header.progressive:
-            // Rows go straight from libpng into the resampler: no full-size bitmap.
-            let (bitmap, late) = try streamPNG(source, plan: plan, maxPixels: maxPixels)
-            if late.orientation != orientation {
-                // An eXIf after the pixels changed the orientation: plan again.
-                let full = try PNG.decodeWithMetadata(source, maxPixels: maxPixels)
-                return try renderDecoded(
-                    full.bitmap, metadata: full.metadata, box: box, mode: mode, format: .png)
-            }
-            return (bitmap.applying(orientation), late, .png)
-        case .png:
-            let result = try PNG.decodeWithMetadata(source, maxPixels: maxPixels)
-            decoded = result.bitmap
-            // An eXIf or iCCP may follow the pixels; the full decode saw them.
-            metadata = result.metadata
-            if metadata.orientation != orientation {
-                return try renderDecoded(
-                    decoded, metadata: metadata, box: box, mode: mode, format: .png)
-            }
-        }
-        let bitmap = resample(
-            decoded, storedWidth: header.width, storedHeight: header.height, plan: plan
-        )
-        .applying(orientation)
-        return (bitmap, metadata, header.format)
-    }
-
-    private static func renderDecoded(
-        _ decoded: Bitmap, metadata: ImageMetadata, box: (width: Int, height: Int),
-        mode: ResizeMode, format: ImageFormat
-    ) throws(ImageCodecError) -> (Bitmap, ImageMetadata, ImageFormat) {
-        let orientation = metadata.orientation
-        var plan = ResizePlan(
-            sourceWidth: orientation.swapsDimensions ? decoded.height : decoded.width,
-            sourceHeight: orientation.swapsDimensions ? decoded.width : decoded.height,
-            boxWidth: box.width, boxHeight: box.height, mode: mode)
-        if orientation.swapsDimensions { plan = plan.transposed }
-        let bitmap = resample(
-            decoded, storedWidth: decoded.width, storedHeight: decoded.height, plan: plan
-        ).applying(orientation)
-        return (bitmap, metadata, format)
-    }
-
-    /// Resamples a JPEG row by row as libjpeg decodes it at `scale`/8.
-    private static func streamJPEG(
-        _ source: [UInt8], header: ImageHeader, scale: Int, plan: ResizePlan, dcOnly: Bool,
-        maxPixels: Int
-    ) throws(ImageCodecError) -> Bitmap {
-        try Native.streamJPEG(
-            source, scaleEighths: scale, dcOnly: dcOnly, maxPixels: maxPixels
-        ) { width, height, channels, readRow in
-            let region = scaled(
-                plan.region, from: (header.width, header.height), to: (width, height))
-            return resampleRows(
-                width: width, height: height, channels: channels, region: region, plan: plan,
-                readRow: readRow)
-        }
-    }
-
-    /// Pulls rows in order from `readRow` into the resampler; rows outside a crop are
-    /// read past, and after a failure (which the caller reports) the rest is zero.
-    private static func resampleRows(
-        width: Int, height: Int, channels: Int, region: SourceRegion, plan: ResizePlan,
-        readRow: (UnsafeMutablePointer<UInt8>) -> Bool
-    ) -> Bitmap {
-        let row = UnsafeMutablePointer<UInt8>.allocate(capacity: width * channels)
-        defer { row.deallocate() }
-        var nextRow = 0
-        return Resampler.resample(
-            sourceWidth: width, sourceHeight: height, channels: channels, region: region,
-            width: plan.width, height: plan.height
-        ) { wanted in
-            while nextRow <= wanted {
-                if !readRow(row) {
-                    row.initialize(repeating: 0, count: width * channels)
-                    nextRow = height
-                    break
-                }
-                nextRow += 1
-            }
-            return UnsafePointer(row)
-        }
-    }
-
-    /// A region of the stored image expressed in a smaller decode of it.
-    private static func scaled(
-        _ region: SourceRegion, from stored: (Int, Int), to decoded: (Int, Int)
-    ) -> SourceRegion {
-        let sx = Double(decoded.0) / Double(stored.0)
-        let sy = Double(decoded.1) / Double(stored.1)
-        return SourceRegion(
-            x: region.x * sx, y: region.y * sy, width: region.width * sx,
-            height: region.height * sy)
-    }
-
-    /// Resamples a non-interlaced PNG row by row as libpng decodes it.
-    private static func streamPNG(
-        _ source: [UInt8], plan: ResizePlan, maxPixels: Int
-    ) throws(ImageCodecError) -> (Bitmap, ImageMetadata) {
-        try Native.streamPNG(source, maxPixels: maxPixels) { width, height, channels, readRow in
-            resampleRows(
-                width: width, height: height, channels: channels, region: plan.region,
-                plan: plan, readRow: readRow)
-        }
-    }
-
-    /// Resamples a decode of a `storedWidth`×`storedHeight` image, which may be smaller
-    /// than stored after DCT scaling, to the plan.
-    private static func resample(
-        _ decoded: Bitmap, storedWidth: Int, storedHeight: Int, plan: ResizePlan
-    ) -> Bitmap {
-        let region = scaled(
-            plan.region, from: (storedWidth, storedHeight), to: (decoded.width, decoded.height))
-        return Resampler.resample(decoded, region: region, width: plan.width, height: plan.height)
-    }
-
-    private static func check(_ header: ImageHeader, maxPixels: Int) throws(ImageCodecError) {
+    static func check(_ header: ImageHeader, maxPixels: Int) throws(ImageCodecError) {
         let (pixels, overflow) = header.width.multipliedReportingOverflow(by: header.height)
         if overflow || pixels > maxPixels || header.width <= 0 || header.height <= 0 {
             throw ImageCodecError(
@@ -332,43 +206,37 @@ public enum Thumbnailer {
         _ data: [UInt8], minimumSide: Int, maxPixels: Int = defaultMaxPixels
     ) throws(ImageCodecError) -> AnalysisImage {
         precondition(minimumSide > 0, "minimumSide must be positive")
-        let (header, initialMetadata) = try ImageHeader.readWithMetadata(from: data)
-        try check(header, maxPixels: maxPixels)
-        var metadata = initialMetadata
-        var bitmap: Bitmap
-        switch header.format {
-        case .jpeg:
+        let decoded = try ImagePipeline.decode(data, maxPixels: maxPixels) { header, _ in
+            let whole = SourceRegion(
+                x: 0, y: 0, width: Double(header.width), height: Double(header.height))
             let shorter = min(header.width, header.height)
-            var scale = 8
-            for eighths in 1...8 where (shorter * eighths + 7) / 8 >= minimumSide {
-                scale = eighths
-                break
-            }
-            bitmap = try JPEG.decode(data, scaleEighths: scale, maxPixels: maxPixels)
-        case .png:
-            let shorter = min(header.width, header.height)
-            if shorter > minimumSide * 2 && !header.progressive {
-                // Large non-interlaced files are shrunk while they stream in.
+            switch header.format {
+            case .jpeg:
+                var scale = 8
+                for eighths in 1...8 where (shorter * eighths + 7) / 8 >= minimumSide {
+                    scale = eighths
+                    break
+                }
+                // The DCT-scaled decode itself, not resampled.
+                let plan = ResizePlan(
+                    width: (header.width * scale + 7) / 8,
+                    height: (header.height * scale + 7) / 8, region: whole)
+                return ([plan], scale)
+            case .png:
+                guard shorter > minimumSide * 2 else {
+                    return (
+                        [ResizePlan(width: header.width, height: header.height, region: whole)], 8
+                    )
+                }
                 let factor = Double(minimumSide) / Double(shorter)
                 let plan = ResizePlan(
                     width: max(1, Int((Double(header.width) * factor).rounded())),
                     height: max(1, Int((Double(header.height) * factor).rounded())),
-                    region: SourceRegion(
-                        x: 0, y: 0, width: Double(header.width), height: Double(header.height)))
-                (bitmap, metadata) = try streamPNG(data, plan: plan, maxPixels: maxPixels)
-            } else {
-                let result = try PNG.decodeWithMetadata(data, maxPixels: maxPixels)
-                bitmap = result.bitmap
-                metadata = result.metadata
-                if shorter > minimumSide * 2 {
-                    let factor = Double(minimumSide) / Double(shorter)
-                    bitmap = Resampler.resize(
-                        bitmap, width: max(1, Int((Double(bitmap.width) * factor).rounded())),
-                        height: max(1, Int((Double(bitmap.height) * factor).rounded())))
-                }
+                    region: whole)
+                return ([plan], 8)
             }
         }
         return AnalysisImage(
-            bitmap: bitmap.applying(metadata.orientation), header: header, metadata: metadata)
+            bitmap: decoded.bitmaps[0], header: decoded.header, metadata: decoded.metadata)
     }
 }

@@ -234,6 +234,57 @@ func crc32(_ bytes: [UInt8]) -> UInt32 {
         sandbox = try Sandbox()
     }
 
+    @Test func validateReportsEveryImageThatImagesRefuses() throws {
+        let photo = ImagesTests.photo(width: 320, height: 288)
+        let jpeg = try JPEG.encode(photo, quality: 85)
+        var badData = jpeg
+        // Inside the entropy-coded data: the header reads fine, the pixels do not.
+        for index in stride(from: jpeg.count / 2, to: jpeg.count / 2 + 400, by: 7) {
+            badData[index] = 0xFF
+        }
+        var png = try PNG.encode(ImagesTests.photo(width: 300, height: 300, channels: 4))
+        // Damage the zlib stream of the first IDAT and give the chunk a matching CRC, so
+        // only inflating the data can tell.
+        let idat = try #require(
+            (8..<(png.count - 4)).first { png[$0..<($0 + 4)].elementsEqual(Array("IDAT".utf8)) })
+        let length =
+            Int(png[idat - 4]) << 24 | Int(png[idat - 3]) << 16 | Int(png[idat - 2]) << 8
+            | Int(png[idat - 1])
+        for index in stride(from: idat + 4 + length / 2, to: idat + 4 + length / 2 + 64, by: 1) {
+            png[index] ^= 0x5A
+        }
+        let crc = crc32(Array(png[idat..<(idat + 4 + length)]))
+        for offset in 0..<4 {
+            png[idat + 4 + length + offset] = UInt8(crc >> (24 - 8 * UInt32(offset)) & 0xFF)
+        }
+        let files: [(String, [UInt8])] = [
+            ("good.jpg", jpeg), ("truncated.jpg", Array(jpeg.prefix(jpeg.count * 2 / 3))),
+            ("baddata.jpg", badData), ("badzlib.png", png),
+            ("good.png", try PNG.encode(ImagesTests.photo(width: 300, height: 300))),
+        ]
+        var csv = "key,name,lat,lon,image\n"
+        for (index, (name, bytes)) in files.enumerated() {
+            try sandbox.write(name, Data(bytes))
+            csv += "k\(index),Name \(index),40.\(index),-74,\(name)\n"
+        }
+        try sandbox.write("t.csv", csv)
+        sandbox.run("init")
+        #expect(sandbox.run("import", "treasures", "t.csv").status == 0)
+        let images = sandbox.run("images")
+        let refused = Set(
+            files.map(\.0).filter { name in images.stderr.contains("/\(name):") })
+        #expect(refused == ["truncated.jpg", "baddata.jpg", "badzlib.png"], "\(images.stderr)")
+        let validate = sandbox.run("validate", "t.csv")
+        #expect(validate.status == 1)
+        let errors = Set(
+            files.map(\.0).filter { name in
+                validate.stdout.split(separator: "\n").contains {
+                    $0.contains("error[T121]") && $0.contains("/\(name) cannot be read")
+                }
+            })
+        #expect(errors == refused, "\(validate.stdout)")
+    }
+
     @Test func validateChecksEachImagesHeader() throws {
         try sandbox.write(
             "ok.jpg", Data(try JPEG.encode(ImagesTests.photo(width: 300, height: 300), quality: 80))

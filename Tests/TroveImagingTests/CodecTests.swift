@@ -79,11 +79,57 @@ import Testing
         #expect(decoded.width == 200 && decoded.height == 150 && decoded.channels == 3)
     }
 
-    @Test func progressiveDCOnlyShortcutMatchesFullDecode() throws {
+    @Test func progressiveDecodeAtOneEighthIsTheDCImageOfTheFullDecode() throws {
+        // At 1/8 each pixel is its block's DC term: the mean of the block in the full-scan
+        // decode, within one level of rounding. Luma only (chroma is subsampled).
         let data = try fixture("progressive.jpg")
-        let fast = try JPEG.decode(data, scaleEighths: 1)
-        let full = try Native.decodeJPEG(data, scaleEighths: 1, grey: false, dcOnly: false)
-        #expect(fast == full)
+        let small = try JPEG.decode(data, scaleEighths: 1, grey: true)
+        let full = try JPEG.decode(data, grey: true)
+        #expect(small.width == 25 && small.height == 19 && small.channels == 1)
+        var worst = 0
+        for by in 0..<(full.height / 8) {
+            for bx in 0..<(full.width / 8) {
+                var total = 0
+                for y in 0..<8 {
+                    for x in 0..<8 {
+                        total += Int(full.pixels[(by * 8 + y) * full.width + bx * 8 + x])
+                    }
+                }
+                let mean = (Double(total) / 64).rounded()
+                worst = max(worst, abs(Int(mean) - Int(small.pixels[by * small.width + bx])))
+            }
+        }
+        #expect(worst <= 1)
+    }
+
+    /// The fixture with its last scan (luma AC refinement) cut short, and with that scan
+    /// pointing at a Huffman table that does not exist.
+    static func damagedProgressive() throws -> [(name: String, bytes: [UInt8])] {
+        let data = try fixture("progressive.jpg")
+        var lastScan = 0
+        for index in 0..<(data.count - 1) where data[index] == 0xFF && data[index + 1] == 0xDA {
+            lastScan = index
+        }
+        let dataStart = lastScan + 2 + (Int(data[lastScan + 2]) << 8 | Int(data[lastScan + 3]))
+        let cut = Array(data[..<(dataStart + (data.count - dataStart) / 2)]) + [0xFF, 0xD9]
+        var badTable = data
+        badTable[lastScan + 6] = 0x03
+        return [("cut", cut), ("bad-table", badTable)]
+    }
+
+    @Test func damagedACScansAreRefusedAtEveryScale() throws {
+        for (name, bytes) in try Self.damagedProgressive() {
+            for scale in 1...8 {
+                #expect(throws: ImageCodecError.self, "\(name) at \(scale)/8") {
+                    try JPEG.decode(bytes, scaleEighths: scale)
+                }
+            }
+            // A small thumbnail (decoded at 1/8) is refused like a full-size rendition.
+            #expect(throws: ImageCodecError.self, "\(name)") {
+                try Thumbnailer.render(source: bytes, box: (16, 16), mode: .fit)
+            }
+            #expect(throws: ImageCodecError.self, "\(name)") { try Thumbnailer.verify(bytes) }
+        }
     }
 
     // MARK: - PNG

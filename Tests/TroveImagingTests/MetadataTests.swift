@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import TroveImaging
@@ -119,5 +120,101 @@ import Testing
             let metadata = ImageMetadata(exif: block)
             if let latitude = metadata.latitude { #expect(abs(latitude) <= 90) }
         }
+    }
+}
+
+// MARK: - Orientation from other places than EXIF
+
+@Suite struct OrientationSourceTests {
+    let upright = Synthetic.quadrants(width: 12, height: 8)
+
+    /// The upright picture stored turned (orientation 6), with `chunks` before the pixels
+    /// or, when `late`, after them.
+    func turnedPNG(_ chunks: [[UInt8]], late: Bool = false) -> [UInt8] {
+        let turned = stored(upright, for: 6)
+        var png = PNGBuilder.make(
+            width: turned.width, height: turned.height, depth: 8, color: 2,
+            extra: late ? [] : chunks
+        ) { x, y in
+            let base = (y * turned.width + x) * 3
+            return Array(turned.pixels[base..<(base + 3)])
+        }
+        if late { png.insert(contentsOf: chunks.joined(), at: png.count - 12) }
+        return png
+    }
+
+    /// What `trove images` publishes, decoded.
+    func published(_ png: [UInt8]) throws -> Bitmap {
+        try PNG.decode(Thumbnailer.render(source: png, box: (64, 64), mode: .fit).bytes)
+    }
+
+    static func xmp(_ orientation: String) -> [UInt8] {
+        Array(
+            """
+            <?xpacket begin="" id="W5M0MpCehiHzreSzNTczkc9d"?><x:xmpmeta xmlns:x="adobe:ns:meta/">\
+            <rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">\
+            <rdf:Description rdf:about="" xmlns:tiff="http://ns.adobe.com/tiff/1.0/"\
+            \(orientation)</rdf:Description></rdf:RDF></x:xmpmeta><?xpacket end="w"?>
+            """.utf8)
+    }
+
+    /// An iTXt chunk as Photoshop and exiftool write XMP into PNG.
+    static func xmpChunk(_ packet: [UInt8]) -> [UInt8] {
+        PNGBuilder.chunk("iTXt", Array("XML:com.adobe.xmp".utf8) + [0, 0, 0, 0, 0] + packet)
+    }
+
+    /// ImageMagick's raw profile text: name, length, hex digits 72 to a line.
+    static func rawProfile(_ bytes: [UInt8]) -> [UInt8] {
+        let hex = bytes.map { String(format: "%02x", $0) }.joined()
+        var text = "\nexif\n" + String(repeating: " ", count: 8 - String(bytes.count).count)
+        text += "\(bytes.count)\n"
+        var index = hex.startIndex
+        while index < hex.endIndex {
+            let end = hex.index(index, offsetBy: 72, limitedBy: hex.endIndex) ?? hex.endIndex
+            text += hex[index..<end] + "\n"
+            index = end
+        }
+        return Array(text.utf8)
+    }
+
+    @Test func xmpTIFFOrientationInPNGIsApplied() throws {
+        let attribute = Self.xmpChunk(Self.xmp(" tiff:Orientation=\"6\">"))
+        #expect(try published(turnedPNG([attribute])) == upright)
+        let element = Self.xmpChunk(Self.xmp("><tiff:Orientation>6</tiff:Orientation>"))
+        #expect(try published(turnedPNG([element])) == upright)
+        #expect(try published(turnedPNG([element], late: true)) == upright)
+    }
+
+    @Test func imageMagickRawProfileIsApplied() throws {
+        let exif = Array("Exif".utf8) + [0, 0] + EXIFBuilder.make(orientation: 6, make: "IM")
+        let text = Self.rawProfile(exif)
+        let zTXt = PNGBuilder.chunk(
+            "zTXt", Array("Raw profile type exif".utf8) + [0, 0] + PNGBuilder.zlibStored(text))
+        #expect(try published(turnedPNG([zTXt])) == upright)
+        let tEXt = PNGBuilder.chunk("tEXt", Array("Raw profile type exif".utf8) + [0] + text)
+        #expect(try published(turnedPNG([tEXt], late: true)) == upright)
+        let analysed = try Thumbnailer.decodeForAnalysis(turnedPNG([zTXt]), minimumSide: 4)
+        #expect(analysed.metadata.cameraMake == "IM")
+        // A damaged one is ignored, not fatal.
+        var broken = text
+        broken[broken.count / 2] = UInt8(ascii: "z")
+        let damaged = PNGBuilder.chunk("tEXt", Array("Raw profile type exif".utf8) + [0] + broken)
+        #expect(try published(turnedPNG([damaged])) == stored(upright, for: 6))
+    }
+
+    @Test func eXIfWithTheJPEGPrefixIsApplied() throws {
+        let chunk = PNGBuilder.chunk(
+            "eXIf", Array("Exif".utf8) + [0, 0] + EXIFBuilder.make(orientation: 6))
+        #expect(try published(turnedPNG([chunk])) == upright)
+        #expect(try published(turnedPNG([chunk], late: true)) == upright)
+    }
+
+    @Test func exifOrientationWinsOverTextAndXMP() throws {
+        let exif = PNGBuilder.chunk("eXIf", EXIFBuilder.make(orientation: 1))
+        let xmp = Self.xmpChunk(Self.xmp(" tiff:Orientation=\"6\">"))
+        #expect(try published(turnedPNG([exif, xmp])) == stored(upright, for: 6))
+        // Without an orientation in EXIF, the XMP one counts.
+        let noOrientation = PNGBuilder.chunk("eXIf", EXIFBuilder.make(make: "Only a make"))
+        #expect(try published(turnedPNG([noOrientation, xmp])) == upright)
     }
 }

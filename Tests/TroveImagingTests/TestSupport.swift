@@ -415,3 +415,124 @@ func fixture(_ name: String) throws -> [UInt8] {
     else { throw CocoaError(.fileNoSuchFile) }
     return Array(try Data(contentsOf: url))
 }
+
+// MARK: - The HP/Microsoft sRGB profile, as libpng recognises it
+
+/// A 3144-byte profile that libpng takes for the HP/Microsoft "sRGB IEC61966-2.1"
+/// profile (the one Photoshop and Windows embed), without shipping its bytes.
+///
+/// libpng recognises that profile by an empty MD5 field, its length, its rendering intent
+/// and the Adler-32 and CRC-32 of the whole profile (`png_sRGB_checks` in png.c); on write
+/// it refuses it as "known incorrect sRGB profile". This builds a valid header with the
+/// same fields and fills one tag so that both checksums come out as the real profile's:
+/// first the Adler-32 by adjusting byte sums, then the CRC-32 with moves that leave
+/// Adler-32 alone (+1, -1, -1, +1 on four neighbours), chosen by Gaussian elimination.
+func hpSRGBLookalikeProfile() -> [UInt8] {
+    let length = 3144
+    let targetAdler: UInt32 = 0xF784_F3FB
+    let targetCRC: UInt32 = 0x182E_A552
+    var profile = [UInt8](repeating: 0, count: length)
+    func put(_ offset: Int, _ bytes: [UInt8]) {
+        for (index, byte) in bytes.enumerated() { profile[offset + index] = byte }
+    }
+    put(0, PNGBuilder.be32(UInt32(length)))
+    put(4, Array("Lino".utf8))
+    put(8, [0x02, 0x10, 0, 0])
+    put(12, Array("mntr".utf8))
+    put(16, Array("RGB ".utf8))
+    put(20, Array("XYZ ".utf8))
+    put(24, [0x07, 0xCE, 0, 2, 0, 9, 0, 6, 0, 0x31, 0, 0])
+    put(36, Array("acsp".utf8))
+    put(40, Array("MSFT".utf8))
+    put(48, Array("IEC sRGB".utf8))
+    // Rendering intent (64) stays 0, perceptual; the MD5 (84..<100) stays empty.
+    put(
+        68,
+        PNGBuilder.be32(0x0000_F6D6) + PNGBuilder.be32(0x0001_0000)
+            + PNGBuilder.be32(0x0000_D32D))
+    put(80, Array("HP  ".utf8))
+    put(128, PNGBuilder.be32(1))
+    let tagStart = 144
+    put(132, Array("desc".utf8) + PNGBuilder.be32(UInt32(tagStart)))
+    put(140, PNGBuilder.be32(UInt32(length - tagStart)))
+    put(tagStart, Array("desc".utf8))
+    let free = (tagStart + 8)..<length
+    for index in free { profile[index] = 0x80 }
+
+    // Adler-32: A = 1 + sum of bytes, B = sum over i of (length - i) * byte + length.
+    let modulus = 65521
+    func adler(_ bytes: [UInt8]) -> (a: Int, b: Int) {
+        var a = 1
+        var b = 0
+        for byte in bytes {
+            a = (a + Int(byte)) % modulus
+            b = (b + a) % modulus
+        }
+        return (a, b)
+    }
+    // The CRC moves use the last 4 * 64 bytes; the Adler adjustment stays before them.
+    let moveStart = length - 4 * 64
+    let a = adler(profile).a
+    // Raise bytes one by one until A matches (each step adds 1 to A).
+    var wantA = (Int(targetAdler & 0xFFFF) - a + modulus) % modulus
+    var position = free.lowerBound
+    while wantA > 0 {
+        let step = min(wantA, 0xFF - Int(profile[position]))
+        profile[position] += UInt8(step)
+        wantA -= step
+        position += 1
+    }
+    // Then B with pairs (+1 at i, -1 at i + d), which keep A and add d to B.
+    let b = adler(profile).b
+    var wantB = (Int(targetAdler >> 16) - b + modulus) % modulus
+    var low = position + 1
+    while wantB > 0 {
+        let distance = min(wantB, moveStart - 1 - low)
+        let high = low + distance
+        precondition(profile[low] < 0xFF && profile[high] > 0, "no room left")
+        profile[low] += 1
+        profile[high] -= 1
+        wantB -= distance
+        low += 1
+    }
+    precondition(adler(profile) == (Int(targetAdler & 0xFFFF), Int(targetAdler >> 16)))
+
+    // CRC-32 is affine over GF(2): each move flips a fixed set of CRC bits.
+    let base = PNGBuilder.crc32(profile)
+    var rows: [(effect: UInt32, moves: UInt64)] = []
+    for move in 0..<64 {
+        var moved = profile
+        let at = moveStart + move * 4
+        moved[at] += 1
+        moved[at + 1] -= 1
+        moved[at + 2] -= 1
+        moved[at + 3] += 1
+        rows.append((PNGBuilder.crc32(moved) ^ base, UInt64(1) << UInt64(move)))
+    }
+    var want = base ^ targetCRC
+    var chosen: UInt64 = 0
+    for bit in (0..<32).reversed() {
+        let mask = UInt32(1) << UInt32(bit)
+        guard let pivot = rows.firstIndex(where: { $0.effect & mask != 0 }) else { continue }
+        let row = rows.remove(at: pivot)
+        for index in rows.indices where rows[index].effect & mask != 0 {
+            rows[index].effect ^= row.effect
+            rows[index].moves ^= row.moves
+        }
+        if want & mask != 0 {
+            want ^= row.effect
+            chosen ^= row.moves
+        }
+    }
+    precondition(want == 0, "the moves do not span every CRC bit")
+    for move in 0..<64 where chosen & (UInt64(1) << UInt64(move)) != 0 {
+        let at = moveStart + move * 4
+        profile[at] += 1
+        profile[at + 1] -= 1
+        profile[at + 2] -= 1
+        profile[at + 3] += 1
+    }
+    precondition(PNGBuilder.crc32(profile) == targetCRC)
+    precondition(adler(profile) == (Int(targetAdler & 0xFFFF), Int(targetAdler >> 16)))
+    return profile
+}

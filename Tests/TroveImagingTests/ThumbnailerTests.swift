@@ -113,6 +113,40 @@ import Testing
                 == profile)
     }
 
+    @Test func pngWithTheHPMicrosoftSRGBProfileRendersAndKeepsIt() throws {
+        // libpng refuses to write this profile ("known incorrect sRGB profile") unless told
+        // not to check it; it must come back byte for byte, the pixels untouched.
+        let profile = hpSRGBLookalikeProfile()
+        let iccp = PNGBuilder.chunk(
+            "iCCP", Array("sRGB IEC61966-2.1".utf8) + [0, 0] + PNGBuilder.zlibStored(profile))
+        func artwork(_ extra: [[UInt8]]) -> [UInt8] {
+            PNGBuilder.make(width: 48, height: 40, depth: 8, color: 6, extra: extra) { x, y in
+                [UInt8(x * 5), UInt8(y * 6), UInt8((x * y) % 256), UInt8(128 + x)]
+            }
+        }
+        let source = artwork([iccp])
+        let plain = artwork([])
+        let rendered = try Thumbnailer.render(source: source, box: (24, 24), mode: .fit)
+        let reference = try Thumbnailer.render(source: plain, box: (24, 24), mode: .fit)
+        #expect(try PNG.decode(rendered.bytes) == PNG.decode(reference.bytes))
+        let metadata = try Thumbnailer.decodeForAnalysis(rendered.bytes, minimumSide: 4).metadata
+        #expect(metadata.iccProfile == profile)
+        // `trove images` renders several renditions from one decode.
+        let several = try Thumbnailer.render(
+            source: source,
+            renditions: [
+                RenditionRequest(width: 24, height: 24, mode: .fit),
+                RenditionRequest(width: 10, height: 10, mode: .cover),
+            ])
+        #expect(several.count == 2)
+        // The same profile in a JPEG keeps working, as it always did.
+        let jpeg = try JPEG.encode(upright, quality: 90, iccProfile: profile)
+        let fromJPEG = try Thumbnailer.render(source: jpeg, box: (16, 16), mode: .fit)
+        #expect(
+            try Thumbnailer.decodeForAnalysis(fromJPEG.bytes, minimumSide: 4).metadata.iccProfile
+                == profile)
+    }
+
     // MARK: - Quality
 
     @Test func losslessThumbnailMatchesExactLanczos3Reference() throws {
@@ -213,12 +247,12 @@ import Testing
         let greyRender = try Thumbnailer.render(
             source: try JPEG.encode(grey, quality: 90), box: (16, 16), mode: .fit)
         #expect(try JPEG.decode(greyRender.bytes).channels == 1)
-        // 200x150 into 25x25: scale 1/8 through the DC-scan shortcut, equal to a full decode.
+        // 200x150 into 25x25: streamed at scale 1/8, equal to decoding then resizing.
         let progressive = try fixture("progressive.jpg")
         let streamed = try Thumbnailer.renderBitmap(
             source: progressive, box: (25, 25), mode: .fit, maxPixels: 1_000_000
         ).0
-        let full = try Native.decodeJPEG(progressive, scaleEighths: 1, grey: false, dcOnly: false)
+        let full = try JPEG.decode(progressive, scaleEighths: 1)
         #expect(streamed == Resampler.resize(full, width: 25, height: 19))
     }
 

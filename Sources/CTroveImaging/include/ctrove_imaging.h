@@ -40,12 +40,18 @@ typedef struct ctrove_image_info {
 
 /* Metadata blocks found in a file; any pointer may be NULL. */
 typedef struct ctrove_metadata {
-    /* The TIFF stream of EXIF (JPEG APP1 after "Exif\0\0", or PNG eXIf). */
+    /*
+     * The TIFF stream of EXIF (JPEG APP1 after "Exif\0\0"), or a PNG eXIf chunk as
+     * stored (some writers keep the "Exif\0\0" prefix, which libpng itself would drop).
+     */
     uint8_t *exif;
     size_t exif_length;
-    /* The XMP packet of a JPEG APP1 segment. */
+    /* The XMP packet of a JPEG APP1 segment or a PNG "XML:com.adobe.xmp" text chunk. */
     uint8_t *xmp;
     size_t xmp_length;
+    /* PNG: the text of ImageMagick's "Raw profile type exif" (or "APP1") chunk, hex. */
+    uint8_t *exif_text;
+    size_t exif_text_length;
     /* The ICC profile (JPEG APP2 chunks reassembled, or PNG iCCP decompressed). */
     uint8_t *icc;
     size_t icc_length;
@@ -69,21 +75,13 @@ int ctrove_jpeg_read_header(const uint8_t *data, size_t length, ctrove_image_inf
 /*
  * Decodes a JPEG at scale `scale_eighths`/8 (1...8). Greyscale files give one channel,
  * everything else (YCbCr, RGB, CMYK, YCCK) three; `want_grey` asks for one channel from
- * YCbCr files too. A progressive file decoded at 1/8 skips the AC scans it does not need.
- * Pixels are written to `buffer` (the caller sizes it from the header: ceil(width *
+ * YCbCr files too. Every scale reads and checks the whole stream, so the verdict on a
+ * damaged file never depends on the scale. Pixels are written to `buffer` (the caller sizes it from the header: ceil(width *
  * scale / 8) by ceil(height * scale / 8) by channels); any other size is an error.
  */
 int ctrove_jpeg_decode(const uint8_t *data, size_t length, int scale_eighths, int want_grey,
                        uint8_t *buffer, size_t buffer_size, ctrove_pixels *pixels,
                        char *message, size_t capacity);
-
-/*
- * Same as ctrove_jpeg_decode but never takes the DC-scan shortcut; kept so that the
- * shortcut can be checked against the library's own full decode.
- */
-int ctrove_jpeg_decode_full(const uint8_t *data, size_t length, int scale_eighths,
-                            int want_grey, uint8_t *buffer, size_t buffer_size,
-                            ctrove_pixels *pixels, char *message, size_t capacity);
 
 /*
  * Encodes 1- or 3-channel pixels as baseline JPEG, 4:2:0, optimised Huffman tables,
@@ -94,16 +92,16 @@ int ctrove_jpeg_encode(const uint8_t *pixels, int width, int height, int channel
                        size_t *output_length, char *message, size_t capacity);
 
 /*
- * Streaming form of ctrove_jpeg_decode: rows top to bottom, same conversions and, when
- * `allow_dc_only` is set, the same DC-scan shortcut. open returns NULL on failure and fills `layout` (no data); read_rows
+ * Streaming form of ctrove_jpeg_decode: rows top to bottom, same conversions, same checks.
+ * open returns NULL on failure and fills `layout` (no data); read_rows
  * appends `count` rows to `rows`; finish decodes what is left and checks the end of the
  * stream; close releases everything.
  */
 typedef struct ctrove_jpeg_stream ctrove_jpeg_stream;
 ctrove_jpeg_stream *ctrove_jpeg_stream_open(const uint8_t *data, size_t length,
                                             int scale_eighths, int want_grey,
-                                            int allow_dc_only, ctrove_pixels *layout,
-                                            char *message, size_t capacity);
+                                            ctrove_pixels *layout, char *message,
+                                            size_t capacity);
 int ctrove_jpeg_stream_read_rows(ctrove_jpeg_stream *stream, uint8_t *rows, int count,
                                  char *message, size_t capacity);
 int ctrove_jpeg_stream_finish(ctrove_jpeg_stream *stream, char *message, size_t capacity);
@@ -138,6 +136,13 @@ int ctrove_png_stream_read_rows(ctrove_png_stream *stream, uint8_t *rows, int co
 int ctrove_png_stream_finish(ctrove_png_stream *stream, ctrove_metadata *metadata,
                              char *message, size_t capacity);
 void ctrove_png_stream_close(ctrove_png_stream *stream);
+
+/*
+ * Reads every row of a PNG, interlaced or not, and the chunks after them, keeping no
+ * pixels: the checks of ctrove_png_decode (CRCs, zlib stream, truncation) with a few rows
+ * of memory.
+ */
+int ctrove_png_verify(const uint8_t *data, size_t length, char *message, size_t capacity);
 
 /* Channels that ctrove_png_decode produces for a header read by ctrove_png_read_header. */
 int ctrove_png_output_channels(const ctrove_image_info *info);

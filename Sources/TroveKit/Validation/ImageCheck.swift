@@ -1,8 +1,11 @@
 import Foundation
 import TroveImaging
 
-/// The image checks of `validate`: present, readable, JPEG or PNG, big enough, and not
-/// over the pixel limit. Only the header is decoded.
+/// The image checks of `validate`: present, readable, JPEG or PNG, big enough, not over
+/// the pixel limit, and decodable: every file `images` would refuse is an error here.
+///
+/// The pixel data is decoded at the least cost (JPEG at 1/8 scale, PNG rows read and
+/// dropped), which is the same check `images` makes, at about a third of its time.
 public enum ImageCheck {
     /// Images smaller than this on their short side look blurred in the apps.
     public static let minimumSide = 256
@@ -20,9 +23,10 @@ public enum ImageCheck {
         guard let data = FileManager.default.contents(atPath: path) else {
             return finding(.error, DiagnosticCode.imageUnreadable, "image \(path) cannot be read")
         }
+        let bytes = [UInt8](data)
         let header: ImageHeader
         do {
-            header = try ImageHeader.read(from: [UInt8](data))
+            header = try ImageHeader.read(from: bytes)
         } catch {
             if case .unrecognizedFormat = error.kind {
                 return finding(
@@ -37,6 +41,12 @@ public enum ImageCheck {
                 .error, DiagnosticCode.imageTooLarge,
                 "image \(path) is \(header.width)x\(header.height), over the "
                     + "\(Thumbnailer.defaultMaxPixels / 1_000_000) megapixel limit")
+        }
+        do {
+            _ = try Thumbnailer.verify(bytes)
+        } catch {
+            return finding(
+                .error, DiagnosticCode.imageUnreadable, "image \(path) cannot be read: \(error)")
         }
         if min(header.width, header.height) < minimumSide {
             return finding(
