@@ -69,4 +69,7 @@ printf '%-44s %.1f MB (of which %.1f MB before any image work)\n' \
   "images peak memory, whole process" "$(echo "$LAST_KB / 1024" | bc -l)" \
   "$(echo "$baseline_kb / 1024" | bc -l)"
 report_memory "images peak memory per worker" "$((LAST_KB - baseline_kb))" 64
+
+# The same per worker for a 9999x9999 RGBA PNG (400 MB decoded), which streams row by row.
+source Benchmarks/images/big_png.sh
 summary
