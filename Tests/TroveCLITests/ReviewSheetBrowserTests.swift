@@ -75,7 +75,9 @@ enum Chromium {
         let page = String(decoding: first, as: UTF8.self)
         #expect(page.contains("Content-Security-Policy"))
         #expect(page.contains("default-src 'none'; img-src data:;"))
-        #expect(!page.contains("http://") && !page.contains("https://"))
+        // Positions link to OpenStreetMap, but nothing is loaded from anywhere.
+        #expect(!page.contains("src=\"http") && !page.contains("<image "))
+        #expect(page.contains("href=\"https://www.openstreetmap.org/?mlat="))
         #expect(page.components(separatedBy: "data:image/jpeg;base64,").count == 4)
         // The only executable script is the template's own.
         #expect(page.components(separatedBy: "<script").count == 3)

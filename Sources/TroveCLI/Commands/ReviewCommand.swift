@@ -281,12 +281,19 @@ enum ReviewCommand {
     static let sheet = Command(
         "sheet", abstract: "Write a self-contained HTML page for reviewing in a browser.",
         discussion: """
-            Decisions made in the page are downloaded as a JSON file; record them with
-            'trove review apply FILE'. The page loads nothing from the network.
+            Decisions made in the page are kept in the browser (they survive a reload or a
+            closed tab) until downloaded as a JSON file naming the moderator and the time
+            of each decision; record them with 'trove review apply FILE'. Each card maps
+            where the post claims to be, where its photo says it was taken and the posts
+            near it, drawn from coordinates: the page loads nothing from the network unless
+            --tiles names a basemap, whose host alone the page's policy then allows.
             """,
         options: [
             Option("out", value: "file", help: "The HTML file to write (required)."),
             statusOption,
+            Option(
+                "tiles", value: "url-template",
+                help: "A basemap, e.g. https://tile.openstreetmap.org/{z}/{x}/{y}.png."),
         ]
     ) { invocation in
         guard let out = invocation.option("out") else {
@@ -300,9 +307,23 @@ enum ReviewCommand {
         else {
             throw InputError("review-sheet.html", "the review sheet template was not found")
         }
-        let posts = try PostQuery(workspace: workspace).records(status: status)
+        var sheet = try ReviewSheet(template: template)
+        if let template = invocation.option("tiles") {
+            do {
+                sheet.tiles = try TileSource(template: template)
+            } catch {
+                throw invocation.usageError("--tiles: \(error)")
+            }
+        }
+        sheet.workspaceID = try workspace.identifier()
+        let query = PostQuery(workspace: workspace)
+        let posts = try query.records(status: status)
+        var neighbours: [String: [MapPoint]] = [:]
+        for post in posts where post.signals.contains(where: { $0.name == .nearbyPost }) {
+            neighbours[post.summary.id] = try query.neighbours(of: post)
+        }
         let title = "trove review: " + (status?.rawValue ?? "all") + " posts"
-        let page = try ReviewSheet(template: template).render(posts: posts, title: title)
+        let page = sheet.render(posts: posts, title: title, neighbours: neighbours)
         let written = try AtomicFile.write(Data(page.utf8), to: invocation.resolve(out))
         invocation.note(
             (written ? "wrote" : "unchanged:") + " \(out) with \(posts.count) posts")

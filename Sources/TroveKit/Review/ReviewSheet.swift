@@ -68,6 +68,10 @@ public struct ReviewSheet {
     let template: String
     /// The box thumbnails fit in.
     public var thumbnailSize = 320
+    /// The id of the workspace the sheet is made from; the download carries it.
+    public var workspaceID = ""
+    /// A basemap the moderator opted into; without it the page loads nothing.
+    public var tiles: TileSource?
 
     /// - Throws: `ReviewSheetError` when the template lacks its script or style block.
     public init(template: String) throws(ReviewSheetError) {
@@ -96,28 +100,39 @@ public struct ReviewSheet {
     public var contentSecurityPolicy: String {
         let script = Self.block("script", in: template).map(Self.hashSource) ?? "'none'"
         let style = Self.block("style", in: template).map(Self.hashSource) ?? "'none'"
+        let images = "data:" + (tiles.map { " " + $0.origin } ?? "")
         return
-            "default-src 'none'; img-src data:; style-src \(style); script-src \(script); "
+            "default-src 'none'; img-src \(images); style-src \(style); script-src \(script); "
             + "base-uri 'none'; form-action 'none'"
     }
 
+    /// The sheet's id: the workspace's id and a digest of the posts and the states shown,
+    /// so the same sheet made again keeps its saved decisions and another one does not.
+    public func sheetID(posts: [PostRecord]) -> String {
+        var text = workspaceID
+        for post in posts {
+            text += "\n\(post.summary.id)\u{0}\(post.summary.status)\u{0}\(post.updatedAt)"
+        }
+        return String(SHA256.hex(Array(text.utf8)).prefix(16))
+    }
+
     /// Renders the page for `posts`.
-    public func render(posts: [PostRecord], title: String) -> String {
-        let bounds = MapBounds(
-            posts.compactMap { post in
-                guard let lat = post.summary.latitude, let lon = post.summary.longitude else {
-                    return nil
-                }
-                return (lat, lon)
-            })
-        let cards = posts.map { card($0, bounds: bounds) }.joined(separator: "\n")
+    ///
+    /// - Parameter neighbours: for posts with `nearby-post`, the posts near them.
+    public func render(
+        posts: [PostRecord], title: String, neighbours: [String: [MapPoint]] = [:]
+    ) -> String {
+        let cards = posts.map { card($0, neighbours: neighbours[$0.summary.id] ?? []) }
+            .joined(separator: "\n")
         let entries = posts.map { post in
             "{\"id\":\(HTML.scriptJSON(post.summary.id)),"
                 + "\"status\":\(HTML.scriptJSON(post.summary.status))}"
         }
         let reasons = RejectionReason.allCases.map { HTML.scriptJSON($0.rawValue) }
         let data =
-            "{\"format\":\"trove-review-decisions\",\"posts\":[" + entries.joined(separator: ",")
+            "{\"format\":\"trove-review-decisions\",\"sheet\":"
+            + HTML.scriptJSON(sheetID(posts: posts)) + ",\"workspace\":"
+            + HTML.scriptJSON(workspaceID) + ",\"posts\":[" + entries.joined(separator: ",")
             + "],\"reasons\":[" + reasons.joined(separator: ",") + "]}"
         var counts: [String: Int] = [:]
         for post in posts { counts[post.summary.status, default: 0] += 1 }
@@ -154,11 +169,15 @@ public struct ReviewSheet {
 
     // MARK: - Cards
 
-    private func card(_ post: PostRecord, bounds: MapBounds) -> String {
+    private func card(_ post: PostRecord, neighbours: [MapPoint]) -> String {
         let summary = post.summary
         let id = HTML.attribute(summary.id)
         var html = "<article class=\"card\" data-id=\"\(id)\" "
-        html += "data-status=\"\(HTML.attribute(summary.status))\">\n"
+        html += "data-status=\"\(HTML.attribute(summary.status))\""
+        if post.signals.contains(where: { $0.name == .photoUnreadable }) {
+            html += " data-unreadable=\"true\""
+        }
+        html += ">\n"
         html += "<div class=\"photo\">\(photo(post))</div>\n"
         html += "<div class=\"info\">\n"
         html += "<h2><span class=\"id\">\(HTML.text(summary.id))</span> "
@@ -167,10 +186,24 @@ public struct ReviewSheet {
             guard let value else { return }
             html += "<dt>\(name)</dt><dd>\(HTML.text(value))</dd>\n"
         }
+        func place(_ name: String, _ lat: Double, _ lon: Double, _ extra: String = "") {
+            let url = HTML.attribute(Places.openStreetMapURL(latitude: lat, longitude: lon))
+            html += "<dt>\(name)</dt><dd><a href=\"\(url)\" target=\"_blank\" "
+            html += "rel=\"noopener noreferrer\">" + String(format: "%.6f, %.6f", lat, lon)
+            html += "</a>\(HTML.text(extra))</dd>\n"
+        }
         row("user", summary.user)
         row("date", summary.date)
         if let lat = summary.latitude, let lon = summary.longitude {
-            row("position", String(format: "%.6f, %.6f", lat, lon))
+            place("position", lat, lon)
+        }
+        if let lat = post.exifLatitude, let lon = post.exifLongitude {
+            var extra = ""
+            if let claimedLat = summary.latitude, let claimedLon = summary.longitude {
+                let meters = PostDistance.meters(claimedLat, claimedLon, lat, lon)
+                extra = " (\(PostDistance.text(meters)) from the claimed position)"
+            }
+            place("photo taken", lat, lon, extra)
         }
         row("note", post.statusNote)
         html += "</dl>\n"
@@ -185,7 +218,22 @@ public struct ReviewSheet {
             html += "</ul>\n"
         }
         if let lat = summary.latitude, let lon = summary.longitude {
-            html += bounds.svg(latitude: lat, longitude: lon) + "\n"
+            var points = [MapPoint(.claimed, latitude: lat, longitude: lon)]
+            if let exifLat = post.exifLatitude, let exifLon = post.exifLongitude {
+                points.append(MapPoint(.photo, latitude: exifLat, longitude: exifLon))
+            }
+            points += neighbours
+            html += PlaceMap(points: points, tiles: tiles).svg() + "\n"
+            if !neighbours.isEmpty {
+                html += "<p class=\"neighbours\">nearby: "
+                html += neighbours.map { neighbour in
+                    let url = Places.openStreetMapURL(
+                        latitude: neighbour.latitude, longitude: neighbour.longitude)
+                    return "<a href=\"\(HTML.attribute(url))\" target=\"_blank\" "
+                        + "rel=\"noopener noreferrer\">\(HTML.text(neighbour.label))</a>"
+                }.joined(separator: ", ")
+                html += "</p>\n"
+            }
         }
         html += "<div class=\"actions\">"
         html += "<button type=\"button\" data-action=\"approve\">approve (a)</button>"
@@ -215,64 +263,6 @@ public struct ReviewSheet {
         } catch {
             return "<p class=\"nophoto\">photo unreadable: \(HTML.text(error.description))</p>"
         }
-    }
-}
-
-/// The rectangle around the sheet's posts, drawn as a small SVG "map" without tiles:
-/// a frame, a graticule, and the post's position in it.
-struct MapBounds {
-    var minLatitude = 0.0
-    var maxLatitude = 0.0
-    var minLongitude = 0.0
-    var maxLongitude = 0.0
-    let width = 200.0
-    let height = 120.0
-
-    init(_ points: [(Double, Double)]) {
-        guard let first = points.first else { return }
-        minLatitude = first.0
-        maxLatitude = first.0
-        minLongitude = first.1
-        maxLongitude = first.1
-        for (lat, lon) in points {
-            minLatitude = min(minLatitude, lat)
-            maxLatitude = max(maxLatitude, lat)
-            minLongitude = min(minLongitude, lon)
-            maxLongitude = max(maxLongitude, lon)
-        }
-        // At least ~500 m across, so a single post sits in the middle of a city block.
-        let pad = 0.0025
-        minLatitude -= pad
-        maxLatitude += pad
-        minLongitude -= pad
-        maxLongitude += pad
-    }
-
-    func svg(latitude: Double, longitude: Double) -> String {
-        let x = (longitude - minLongitude) / max(maxLongitude - minLongitude, 1e-9) * width
-        let y = (maxLatitude - latitude) / max(maxLatitude - minLatitude, 1e-9) * height
-        let across = PostDistance.meters(
-            (minLatitude + maxLatitude) / 2, minLongitude, (minLatitude + maxLatitude) / 2,
-            maxLongitude)
-        var svg = "<svg class=\"map\" viewBox=\"0 0 200 120\" width=\"200\" height=\"120\" "
-        svg += "role=\"img\" aria-label=\"position within the posts of this sheet\">"
-        svg += "<rect x=\"0\" y=\"0\" width=\"200\" height=\"120\" fill=\"#eef3ea\" "
-        svg += "stroke=\"#889\"/>"
-        for step in 1..<4 {
-            let gx = Double(step) * width / 4
-            let gy = Double(step) * height / 4
-            svg += "<line x1=\"\(fmt(gx))\" y1=\"0\" x2=\"\(fmt(gx))\" y2=\"120\" stroke=\"#cdd\"/>"
-            svg += "<line x1=\"0\" y1=\"\(fmt(gy))\" x2=\"200\" y2=\"\(fmt(gy))\" stroke=\"#cdd\"/>"
-        }
-        svg += "<circle cx=\"\(fmt(x))\" cy=\"\(fmt(y))\" r=\"5\" fill=\"#d22\" stroke=\"#fff\"/>"
-        svg +=
-            "<text x=\"4\" y=\"114\" font-size=\"9\" fill=\"#556\">\(PostDistance.text(across)) across</text>"
-        svg += "</svg>"
-        return svg
-    }
-
-    private func fmt(_ value: Double) -> String {
-        String(format: "%.1f", value)
     }
 }
 

@@ -1,0 +1,239 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Headless Chromium driven over the DevTools protocol on `--remote-debugging-pipe`
+/// (commands on fd 3, replies on fd 4, each a JSON text ended by NUL), so tests can
+/// press keys, reload, download and watch every request the page makes.
+final class BrowserSession {
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    private let pid: pid_t
+    private let commands: Int32
+    private let replies: Int32
+    private var buffer: [UInt8] = []
+    private var nextID = 0
+    private var sessionID: String?
+    /// Every event seen so far, in order.
+    private(set) var events: [[String: Any]] = []
+    /// The text typed into each `window.prompt`, in order; nil cancels it.
+    var promptAnswers: [String?] = []
+    /// The dialogs the page opened: type and message.
+    private(set) var dialogs: [(type: String, message: String)] = []
+    let downloads: String
+    private let profile: String
+
+    init(chromium: String) throws {
+        let base = NSTemporaryDirectory() + "trove-cdp-\(UUID().uuidString)"
+        profile = base + "/profile"
+        downloads = base + "/downloads"
+        try FileManager.default.createDirectory(
+            atPath: downloads, withIntermediateDirectories: true)
+        var toBrowser: [Int32] = [0, 0]
+        var fromBrowser: [Int32] = [0, 0]
+        guard pipe(&toBrowser) == 0, pipe(&fromBrowser) == 0 else {
+            throw Failure(description: "pipe failed")
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, toBrowser[0], 3)
+        posix_spawn_file_actions_adddup2(&actions, fromBrowser[1], 4)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        let arguments = [
+            chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+            "--no-default-browser-check", "--remote-debugging-pipe",
+            "--user-data-dir=" + profile, "about:blank",
+        ]
+        var argv = arguments.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var child: pid_t = 0
+        let spawned = posix_spawn(&child, chromium, &actions, nil, &argv, environ)
+        close(toBrowser[0])
+        close(fromBrowser[1])
+        guard spawned == 0 else { throw Failure(description: "cannot start \(chromium)") }
+        pid = child
+        commands = toBrowser[1]
+        replies = fromBrowser[0]
+    }
+
+    deinit {
+        close(commands)
+        close(replies)
+        kill(pid, SIGKILL)
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        try? FileManager.default.removeItem(
+            atPath: (profile as NSString).deletingLastPathComponent)
+    }
+
+    // MARK: - Protocol
+
+    /// Sends a command and waits for its reply; `page` sends it to the attached page.
+    @discardableResult
+    func send(_ method: String, _ params: [String: Any] = [:], page: Bool = true) throws
+        -> [String: Any]
+    {
+        nextID += 1
+        let id = nextID
+        var message: [String: Any] = ["id": id, "method": method, "params": params]
+        if page, let sessionID { message["sessionId"] = sessionID }
+        try write(message)
+        while true {
+            let reply = try read()
+            if reply["id"] as? Int == id {
+                if let error = reply["error"] as? [String: Any] {
+                    throw Failure(description: "\(method): \(error["message"] ?? error)")
+                }
+                return reply["result"] as? [String: Any] ?? [:]
+            }
+        }
+    }
+
+    /// Waits until an event named `method` arrives (or has arrived since `after`).
+    func waitForEvent(_ method: String, after: Int = 0) throws -> [String: Any] {
+        while true {
+            if let found = events[min(after, events.count)...].first(where: {
+                $0["method"] as? String == method
+            }) {
+                return found
+            }
+            _ = try read()
+        }
+    }
+
+    private func write(_ message: [String: Any]) throws {
+        var bytes = Array(try JSONSerialization.data(withJSONObject: message))
+        bytes.append(0)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes {
+                Glibc.write(commands, $0.baseAddress, $0.count)
+            }
+            if written <= 0 { throw Failure(description: "the browser closed its pipe") }
+            offset += written
+        }
+    }
+
+    /// The next message; events are kept, and dialogs answered as they open.
+    private func read() throws -> [String: Any] {
+        while true {
+            if let end = buffer.firstIndex(of: 0) {
+                let text = Array(buffer[..<end])
+                buffer.removeSubrange(...end)
+                guard
+                    let message = try JSONSerialization.jsonObject(with: Data(text))
+                        as? [String: Any]
+                else { continue }
+                if message["method"] != nil {
+                    events.append(message)
+                    if message["method"] as? String == "Page.javascriptDialogOpening" {
+                        try answer(message["params"] as? [String: Any] ?? [:])
+                    }
+                }
+                return message
+            }
+            var poller = pollfd(fd: replies, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 30_000) > 0 else {
+                throw Failure(description: "the browser did not answer within 30 s")
+            }
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let count = Glibc.read(replies, &chunk, chunk.count)
+            if count <= 0 { throw Failure(description: "the browser closed its pipe") }
+            buffer += chunk[0..<count]
+        }
+    }
+
+    private func answer(_ dialog: [String: Any]) throws {
+        let type = dialog["type"] as? String ?? ""
+        dialogs.append((type, dialog["message"] as? String ?? ""))
+        var params: [String: Any] = ["accept": true]
+        if type == "prompt" {
+            let answer = promptAnswers.isEmpty ? nil : promptAnswers.removeFirst()
+            if let answer { params["promptText"] = answer } else { params["accept"] = false }
+        }
+        nextID += 1
+        var message: [String: Any] = [
+            "id": nextID, "method": "Page.handleJavaScriptDialog", "params": params,
+        ]
+        if let sessionID { message["sessionId"] = sessionID }
+        try write(message)
+    }
+
+    // MARK: - Page
+
+    /// Opens a page target, attaches to it, enables what the tests watch.
+    func open(_ file: String) throws {
+        let target = try send("Target.createTarget", ["url": "about:blank"], page: false)
+        let attached = try send(
+            "Target.attachToTarget", ["targetId": target["targetId"] ?? "", "flatten": true],
+            page: false)
+        sessionID = attached["sessionId"] as? String
+        try send(
+            "Browser.setDownloadBehavior",
+            ["behavior": "allow", "downloadPath": downloads, "eventsEnabled": true], page: false)
+        try send("Page.enable")
+        try send("Network.enable")
+        try navigate(URL(fileURLWithPath: file).absoluteString)
+    }
+
+    func navigate(_ url: String) throws {
+        let mark = events.count
+        try send("Page.navigate", ["url": url])
+        _ = try waitForEvent("Page.loadEventFired", after: mark)
+    }
+
+    /// Reloads and waits for the page to load again.
+    func reload() throws {
+        let mark = events.count
+        try send("Page.reload")
+        _ = try waitForEvent("Page.loadEventFired", after: mark)
+    }
+
+    /// Evaluates `expression` as if the user acted (so downloads and `beforeunload` apply).
+    @discardableResult
+    func evaluate(_ expression: String) throws -> Any? {
+        let result = try send(
+            "Runtime.evaluate",
+            ["expression": expression, "returnByValue": true, "userGesture": true])
+        if let exception = result["exceptionDetails"] {
+            throw Failure(description: "\(expression): \(exception)")
+        }
+        return (result["result"] as? [String: Any])?["value"]
+    }
+
+    /// A key press as the page's keyboard handler sees it.
+    func press(_ key: String) throws {
+        for type in ["keyDown", "keyUp"] {
+            try send(
+                "Input.dispatchKeyEvent",
+                ["type": type, "key": key, "text": type == "keyDown" ? key : ""])
+        }
+    }
+
+    /// Every URL the page asked for (documents, images, scripts …).
+    var requestedURLs: [String] {
+        events.filter { $0["method"] as? String == "Network.requestWillBeSent" }.compactMap {
+            (($0["params"] as? [String: Any])?["request"] as? [String: Any])?["url"] as? String
+        }
+    }
+
+    /// Waits for a finished download and returns its path.
+    func waitForDownload() throws -> String {
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: downloads)) ?? []
+            if let name = names.first(where: { $0.hasSuffix(".json") }) {
+                return downloads + "/" + name
+            }
+            var poller = pollfd(fd: replies, events: Int16(POLLIN), revents: 0)
+            if poll(&poller, 1, 200) > 0 { _ = try read() }
+        }
+        throw Failure(description: "no download appeared in \(downloads)")
+    }
+}
