@@ -97,14 +97,15 @@ public struct StoragePlan: Equatable, Sendable {
             }
         }
         let referenced = Set(objects.map(\.path))
+        // Sets, not a correlated subquery: storage_plan is keyed by output first, so a
+        // search by path alone would scan the table once per planned object.
+        let elsewhere = Set(
+            try database.query(
+                "SELECT path FROM storage_plan WHERE output <> ?", [.text(output)]
+            ) { $0.text(0) ?? "" })
         let deletions = try database.query(
-            """
-            SELECT path FROM storage_plan AS p WHERE output = ?1
-              AND NOT EXISTS (SELECT 1 FROM storage_plan AS o
-                              WHERE o.output <> ?1 AND o.path = p.path)
-            ORDER BY path
-            """, [.text(output)]
-        ) { $0.text(0) ?? "" }.filter { !referenced.contains($0) }
+            "SELECT path FROM storage_plan WHERE output = ? ORDER BY path", [.text(output)]
+        ) { $0.text(0) ?? "" }.filter { !referenced.contains($0) && !elsewhere.contains($0) }
         return StoragePlan(
             objects: objects, output: output, deletions: deletions, bucket: bucket,
             layout: layout.name)
