@@ -30,12 +30,28 @@ public struct TreasureInput: Equatable, Sendable {
     }
 }
 
-/// An extra column and its text.
+/// An extra column or property and its value.
+///
+/// CSV values are text. GeoJSON property values keep their JSON type: `json` holds the
+/// JSON text of a number, boolean, array or object exactly as written, and `value` the
+/// same text (for messages); for a string `json` is nil.
 public struct ExtraField: Equatable, Sendable {
     public var name: String
     public var value: String
+    /// The JSON text of a value that is not a string; nil for text.
+    public var json: String?
+
+    /// A text value.
     public init(name: String, value: String) {
         self.name = name
         self.value = value
+        self.json = nil
+    }
+
+    /// A value that keeps its JSON type: `json` is its JSON text (not a string).
+    public init(name: String, json: String) {
+        self.name = name
+        self.value = json
+        self.json = json
     }
 }

@@ -168,7 +168,7 @@ import TroveSQLite
         #expect(result.status == 0, "\(result.stderr)")
         #expect(
             try snapshot() == [
-                "bull|Bull|40.705576|-74.013421|NULL|NULL|{\"points\":\"5\"}|NULL",
+                "bull|Bull|40.705576|-74.013421|NULL|NULL|{\"points\":5}|NULL",
                 "line-one|Line One|2.5|1.5|NULL|NULL|NULL|NULL",
                 "line-two|Line Two|4.5|3.5|NULL|NULL|NULL|NULL",
             ])

@@ -114,6 +114,25 @@ import Testing
         }
     }
 
+    /// Excel's "Unicode Text": UTF-16 with a byte order mark, tab-separated; transcoded
+    /// while read, whatever the read size (a surrogate pair may be split across reads).
+    @Test(arguments: [false, true])
+    func utf16WithAByteOrderMarkIsRead(bigEndian: Bool) throws {
+        let text = "name\tCafé\r\n\"🌟 a\tb\"\tx\r\n"
+        var bytes: [UInt8] = bigEndian ? [0xFE, 0xFF] : [0xFF, 0xFE]
+        for unit in text.utf16 {
+            let pair = [UInt8(unit >> 8), UInt8(unit & 0xFF)]
+            bytes += bigEndian ? pair : pair.reversed()
+        }
+        let path = try folder.write(bytes, to: "data.txt")
+        for chunkSize in [1, 2, 3, 5, 1 << 20] {
+            let read = try readCSV(path, chunkSize: chunkSize)
+            #expect(
+                read.map(\.fields) == [["name", "Café"], ["🌟 a\tb", "x"]], "chunk \(chunkSize)")
+            #expect(read.map(\.line) == [1, 2])
+        }
+    }
+
     @Test func tsvExtensionMeansTab() throws {
         let path = try folder.write("a,b\tc\n1,2\t3\n", to: "data.tsv")
         var reader = try CSVReader(path: path)

@@ -42,13 +42,13 @@ import Testing
         #expect(first.longitude == -74.006)
         #expect(first.image == "h.png")
         #expect(first.description == "Boo")
+        // Values keep their JSON type (numbers as written); null is no value.
         #expect(
             first.extra == [
-                ExtraField(name: "points", value: "10"),
-                ExtraField(name: "tags", value: #"["a","b"]"#),
-                ExtraField(name: "nested", value: #"{"x":1.50}"#),
-                ExtraField(name: "gone", value: ""),
-                ExtraField(name: "yes", value: "true"),
+                ExtraField(name: "points", json: "10"),
+                ExtraField(name: "tags", json: #"["a","b"]"#),
+                ExtraField(name: "nested", json: #"{"x":1.50}"#),
+                ExtraField(name: "yes", json: "true"),
             ])
         #expect(first.location == Diagnostic.Location(file: "t.geojson", feature: 0, key: "harry"))
         let second = try #require(rows.last?.treasure)

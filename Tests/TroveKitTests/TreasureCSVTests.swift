@@ -273,4 +273,10 @@ import Testing
         let csv = try folder.write("name,lat,lon\n", to: "b.data")
         #expect(try TreasureReader(path: csv).format == .csv)
     }
+
+    @Test func headerNamesAreMadeUniqueLikeCsvkit() {
+        #expect(
+            CSVTreasureSource.uniqueNames(["points", "dup", "dup", "", "", "dup_2", "column_5"])
+                == ["points", "dup", "dup_3", "column_4", "column_5_2", "dup_2", "column_5"])
+    }
 }

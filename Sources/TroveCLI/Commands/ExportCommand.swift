@@ -24,7 +24,10 @@ enum ExportCommand {
             Keys are sorted by UTF-8 bytes; the tree is two-space indented with each
             path's value on one line; numbers print as JavaScript prints them. Nothing
             is written when a record lacks a current geohash or a rendition, or breaks
-            a Realtime Database limit.
+            a Realtime Database limit. {extra.NAME} reads a column by its name as written
+            ({extra.State Name}); extras keep the type they were read with (CSV text,
+            GeoJSON JSON types) unless the placeholder asks for one: {extra.points:int},
+            :number, :bool, :text. A value that does not convert stops the export.
             """,
         options: [
             Option(

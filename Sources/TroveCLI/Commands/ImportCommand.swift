@@ -9,10 +9,13 @@ enum ImportCommand {
     static let treasures = Command(
         "treasures", abstract: "Import treasures from CSV or GeoJSON files.",
         discussion: """
-            CSV (, ; or tab, UTF-8 with or without BOM, RFC 4180 quoting, decimal commas in
-            semicolon files) and GeoJSON (FeatureCollection, Feature, or one Feature per
-            line). Rows are upserted by key, all files in one transaction: a row that cannot
-            be imported stops the import with nothing changed (exit 3) unless --skip-invalid.
+            CSV (, ; or tab, UTF-8 with or without BOM, UTF-16 with a BOM, RFC 4180
+            quoting, decimal commas in semicolon files) and GeoJSON (FeatureCollection,
+            Feature, one Feature per line, or an RFC 8142 sequence). Repeated header names
+            are read as NAME_2, NAME_3..., empty ones as column_N. Rows are upserted by key,
+            all files in one transaction: a row that cannot be imported (a broken line of
+            newline-delimited GeoJSON too) stops the import with nothing changed (exit 3)
+            unless --skip-invalid.
             The workspace remembers which file each treasure came from: the import says
             how many treasures of a file are no longer in it, and --sync removes them (the
             next 'export --update' writes null for their paths). A new derived key at the

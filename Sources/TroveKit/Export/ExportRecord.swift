@@ -31,7 +31,7 @@ struct ExportRecord {
     /// One per `Layout.renditionNames`, nil when that rendition has not been made.
     var renditions: [Rendition?] = []
     /// `extraJSON` parsed on first use.
-    private var parsedExtra: [String: ExportJSON]?
+    private var parsedExtra: [String: JSONValue]?
 
     /// Whether `image` is a remote URL that is exported as it is.
     private(set) var imageIsRemote = false
@@ -68,18 +68,24 @@ struct ExportRecord {
         parsedExtra = nil
     }
 
-    /// The value of extra column `name`.
-    mutating func extra(_ name: String) -> String? {
+    /// The value of extra column `name`, with its JSON type (see `PackedTreasures.addExtra` for the
+    /// stored form); nil when the record has none.
+    ///
+    /// Read leniently: a repeated member (workspaces imported before header names were
+    /// made unique) gives the last one, and numbers are kept as text until rendered, so
+    /// one odd value never hides the others.
+    mutating func extra(_ name: String) -> JSONValue? {
         if parsedExtra == nil {
-            guard let extraJSON, let parsed = try? ExportJSON(parsing: extraJSON).objectValue
-            else {
-                parsedExtra = [:]
-                return nil
+            var members: [String: JSONValue] = [:]
+            if let extraJSON {
+                var parser = JSONParser(Array(extraJSON.utf8))
+                if case .object(let list)? = try? parser.parseValue() {
+                    for member in list { members[member.name] = member.value }
+                }
             }
-            parsedExtra = parsed
+            parsedExtra = members
         }
-        guard case .string(let value) = parsedExtra?[name] else { return nil }
-        return value
+        return parsedExtra?[name]
     }
 }
 

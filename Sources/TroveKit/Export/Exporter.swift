@@ -348,7 +348,7 @@ public enum Exporter {
         case .lat: return "lat"
         case .lon: return "lon"
         case .geohash: return "geohash"
-        case .extra(let name): return "extra_" + name.filter { $0.isLetter || $0.isNumber }
+        case .extra(let name, _): return "extra_" + name.filter { $0.isLetter || $0.isNumber }
         case .rendition(let name, let part): return "\(name)_\(part.rawValue)"
         }
     }

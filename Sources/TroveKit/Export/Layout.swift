@@ -95,7 +95,8 @@ public struct Layout: Sendable {
         switch records {
         case .treasures:
             return [
-                "key", "name", "description", "lat", "lon", "geohash", "extra.COLUMN",
+                "key", "name", "description", "lat", "lon", "geohash",
+                "extra.COLUMN[:text|int|number|bool]",
                 "image.RENDITION.url|path|width|height",
             ]
         case .posts:
@@ -149,10 +150,25 @@ public struct LayoutError: Error, CustomStringConvertible, Sendable {
 
 // MARK: - Placeholders
 
+/// The JSON type a layout asks an extra column to be written as, `{extra.points:int}`.
+/// Without one, an extra is written with the type it was read with: text from CSV, the
+/// JSON type from GeoJSON.
+enum ExtraType: String, Sendable, CaseIterable {
+    /// A string (a GeoJSON number as its text).
+    case text
+    /// A whole number, written as a JSON number.
+    case int
+    /// Any number, written as a JSON number.
+    case number
+    /// `true` or `false` (also `yes`/`no`, `1`/`0`, any case).
+    case bool
+}
+
 /// One value a placeholder reads from a record.
 enum Field: Equatable, Sendable {
     case key, name, user, description, date, lat, lon, geohash
-    case extra(String)
+    /// An extra column, by its name in the file, and the type asked for.
+    case extra(String, ExtraType?)
     case rendition(name: String, part: RenditionPart)
 
     enum RenditionPart: String, Sendable {
@@ -198,7 +214,18 @@ enum Field: Equatable, Sendable {
             return
         }
         if records == .treasures, text.hasPrefix("extra."), text.count > 6 {
-            self = .extra(String(text.dropFirst(6)))
+            var name = text.dropFirst(6)
+            var type: ExtraType?
+            // A known type after the last colon is the type; any other colon is part of
+            // the column's name.
+            if let colon = name.lastIndex(of: ":"),
+                let known = ExtraType(rawValue: String(name[name.index(after: colon)...])),
+                colon > name.startIndex
+            {
+                type = known
+                name = name[..<colon]
+            }
+            self = .extra(String(name), type)
             return
         }
         let imagePrefix = records == .treasures ? "image." : "photo."
@@ -239,7 +266,9 @@ enum TextTemplate: Sendable {
     }
 
     /// Splits `text` at `{name}` placeholders, where a name is letters, digits, `.`, `_`
-    /// and `-`; other braces are literal text.
+    /// and `-`; other braces are literal text. An extra column's name after `{extra.` is
+    /// anything up to the closing brace (`{extra.State Name}`, `{extra.Café}`,
+    /// `{extra.a/b}`), as spreadsheets name columns.
     init(_ text: String, records: Layout.Records, layout: String, path: String)
         throws(LayoutError)
     {
@@ -250,7 +279,8 @@ enum TextTemplate: Sendable {
             let character = text[index]
             if character == "{", let close = text[index...].firstIndex(of: "}") {
                 let name = String(text[text.index(after: index)..<close])
-                if !name.isEmpty && name.allSatisfy(Self.isNameCharacter) {
+                let isExtra = records == .treasures && name.hasPrefix("extra.") && name.count > 6
+                if isExtra || (!name.isEmpty && name.allSatisfy(Self.isNameCharacter)) {
                     guard let field = Field(name, records: records) else {
                         throw LayoutError(
                             layout: layout,
@@ -428,7 +458,7 @@ struct PathTemplate: Sendable {
                 layout: layout, problem: .shape("the root path \"\(path)\" cannot be written"))
         }
         var compiled: [TextTemplate] = []
-        for segment in trimmed.split(separator: "/", omittingEmptySubsequences: false) {
+        for segment in Self.segments(of: trimmed) {
             let template = try TextTemplate(
                 String(segment), records: records, layout: layout, path: path)
             if case .literal(let literal) = template,
@@ -445,5 +475,28 @@ struct PathTemplate: Sendable {
         if depth >= FirebaseLimits.maximumDepth {
             throw LayoutError(layout: layout, problem: .tooDeep(path: path, depth: depth))
         }
+    }
+
+    /// The path split at `/`, except inside a `{...}` placeholder (an extra column may
+    /// be named `a/b`).
+    static func segments(of path: Substring) -> [Substring] {
+        var result: [Substring] = []
+        var start = path.startIndex
+        var index = path.startIndex
+        while index < path.endIndex {
+            if path[index] == "{", let close = path[index...].firstIndex(of: "}"),
+                path[index..<close].contains("/")
+            {
+                index = path.index(after: close)
+                continue
+            }
+            if path[index] == "/" {
+                result.append(path[start..<index])
+                start = path.index(after: index)
+            }
+            index = path.index(after: index)
+        }
+        result.append(path[start...])
+        return result
     }
 }

@@ -103,7 +103,8 @@ public struct CSVReader {
     public let delimiter: UInt8
     /// The file as the user named it, for messages.
     public let displayPath: String
-    /// The encoding the bytes are read in.
+    /// The encoding the bytes are read in: the one asked for, or UTF-8 for a file that
+    /// starts with a UTF-16 byte order mark (it is transcoded while read).
     public let encoding: TextEncoding
     private let storage: Storage
 
@@ -151,7 +152,7 @@ public struct CSVReader {
         self.storage = storage
         self.delimiter = chosen
         self.displayPath = displayPath
-        self.encoding = encoding
+        self.encoding = storage.encoding
     }
 
     /// The next record, or `nil` at the end of the file.
@@ -174,7 +175,9 @@ extension CSVReader {
         private let descriptor: Int32
         private let closes: Bool
         let displayPath: String
-        let encoding: TextEncoding
+        /// How fields are decoded: the caller's encoding, or UTF-8 once UTF-16 input is
+        /// transcoded.
+        private(set) var encoding: TextEncoding
         private let chunkSize: Int
         var delimiter: UInt8 = UInt8(ascii: ",")
 
@@ -235,16 +238,112 @@ extension CSVReader {
                 buffer = bigger
                 capacity = grown
             }
-            while true {
-                let count = read(descriptor, buffer + end, capacity - end)
-                if count > 0 {
-                    end += count
-                    return
+            let count = try readInput(into: buffer + end, room: capacity - end)
+            if count > 0 {
+                end += count
+            } else {
+                atEndOfFile = true
+            }
+        }
+
+        // MARK: UTF-16
+
+        /// Whether the file starts with a UTF-16 byte order mark (FF FE little-endian, as
+        /// Excel's "Unicode Text" writes, or FE FF big-endian); nil before the first read.
+        private var utf16: (checked: Bool, bigEndian: Bool?) = (false, nil)
+        /// Bytes read from the file and not yet handed on: while looking for the mark, or
+        /// UTF-16 not yet transcoded (an odd byte, half a surrogate pair).
+        private var raw: [UInt8] = []
+        /// Transcoded UTF-8 not yet copied into the buffer.
+        private var transcoded: [UInt8] = []
+
+        /// Reads at most `room` bytes of UTF-8 (or of the file as it is, in a single-byte
+        /// encoding) into `target`; 0 at the end of the file. UTF-16 is transcoded to UTF-8
+        /// on the way, so the parser only ever sees ASCII delimiters.
+        private func readInput(into target: UnsafeMutablePointer<UInt8>, room: Int)
+            throws(CSVError) -> Int
+        {
+            if !utf16.checked {
+                utf16.checked = true
+                var two: [UInt8] = [0, 0]
+                while raw.count < 2 {
+                    let count = try readFile(into: &two, count: 2 - raw.count)
+                    if count == 0 { break }
+                    raw += two[..<count]
                 }
+                if raw == [0xFF, 0xFE] || raw == [0xFE, 0xFF] {
+                    utf16.bigEndian = raw[0] == 0xFE
+                    raw.removeAll()
+                    encoding = .utf8
+                }
+            }
+            guard let bigEndian = utf16.bigEndian else {
+                if !raw.isEmpty {
+                    let count = min(room, raw.count)
+                    target.update(from: raw, count: count)
+                    raw.removeFirst(count)
+                    return count
+                }
+                return try readFile(into: target, count: room)
+            }
+            var chunk = [UInt8](repeating: 0, count: max(chunkSize, 2))
+            while transcoded.isEmpty {
+                let count = try readFile(into: &chunk, count: chunk.count)
                 if count == 0 {
-                    atEndOfFile = true
-                    return
+                    // An odd byte or half a surrogate pair at the end.
+                    if !raw.isEmpty { transcoded += [0xEF, 0xBF, 0xBD] }
+                    raw.removeAll()
+                    if transcoded.isEmpty { return 0 }
+                    break
                 }
+                raw += chunk[..<count]
+                transcodeUTF16(bigEndian: bigEndian)
+            }
+            let count = min(room, transcoded.count)
+            target.update(from: transcoded, count: count)
+            transcoded.removeFirst(count)
+            return count
+        }
+
+        /// Turns the whole code units of `raw` into UTF-8 in `transcoded`, leaving an odd
+        /// byte or a high surrogate waiting for its pair. Unpaired surrogates become U+FFFD.
+        private func transcodeUTF16(bigEndian: Bool) {
+            var index = 0
+            func unit(at offset: Int) -> UInt32 {
+                bigEndian
+                    ? UInt32(raw[offset]) << 8 | UInt32(raw[offset + 1])
+                    : UInt32(raw[offset]) | UInt32(raw[offset + 1]) << 8
+            }
+            while index + 2 <= raw.count {
+                var scalar = unit(at: index)
+                var used = 2
+                if (0xD800...0xDBFF).contains(scalar) {
+                    guard index + 4 <= raw.count else { break }
+                    let low = unit(at: index + 2)
+                    if (0xDC00...0xDFFF).contains(low) {
+                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                        used = 4
+                    } else {
+                        scalar = 0xFFFD
+                    }
+                } else if (0xDC00...0xDFFF).contains(scalar) {
+                    scalar = 0xFFFD
+                }
+                index += used
+                for byte in String(Character(Unicode.Scalar(scalar) ?? "\u{FFFD}")).utf8 {
+                    transcoded.append(byte)
+                }
+            }
+            raw.removeFirst(index)
+        }
+
+        /// `read(2)` of at most `count` bytes, retried when interrupted; 0 at the end.
+        private func readFile(into target: UnsafeMutableRawPointer, count: Int)
+            throws(CSVError) -> Int
+        {
+            while true {
+                let got = read(descriptor, target, count)
+                if got >= 0 { return got }
                 if errno == EINTR { continue }
                 throw CSVError(.unreadable(CSVReader.systemMessage()), file: displayPath)
             }

@@ -6,8 +6,9 @@
 /// RFC 7946 positions are `[longitude, latitude]`. The key is `id` of the feature (a
 /// string, or a number as written), else `properties.key`, else `properties.id`.
 /// Properties named like CSV columns (`name`/`title`, `image`/`photo`/…, `description`)
-/// fill those fields; every other property is an extra, strings as they are, `null` as
-/// an empty value (Firebase stores no nulls) and other values as their JSON text.
+/// fill those fields; every other property is an extra that keeps its JSON type (strings,
+/// numbers as written, booleans, arrays, objects), except `null`, which is no value
+/// (Firebase stores no nulls).
 struct GeoJSONTreasureSource {
     /// A feature to map, with where it came from.
     private struct Entry {
@@ -16,10 +17,13 @@ struct GeoJSONTreasureSource {
         var path: String
         /// The line it starts on, for newline-delimited files.
         var line: Int?
+        /// A record of a newline-delimited file or text sequence that is not JSON: the
+        /// parser's message and column; `value` is null.
+        var broken: (message: String, column: Int)?
     }
 
     private let displayPath: String
-    private var entries: [Entry]
+    private var entries: [Entry] = []
     private var position = 0
 
     /// Parses the whole document.
@@ -41,6 +45,21 @@ struct GeoJSONTreasureSource {
             bytes = Array(text.utf8)
         }
 
+        // An RFC 8142 text sequence: every record starts with RS (0x1E).
+        let isSequence = bytes.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D }) == 0x1E
+        func records() throws(TreasureFileError) -> [Entry] {
+            let entries = Self.records(bytes, separator: isSequence ? 0x1E : 0x0A)
+            guard !entries.isEmpty else {
+                throw TreasureFileError(
+                    code: DiagnosticCode.brokenJSON, message: "the file holds no JSON",
+                    location: .init(file: displayPath))
+            }
+            return entries
+        }
+        if isSequence {
+            entries = try records()
+            return
+        }
         var parser = JSONParser(bytes)
         var values: [(value: JSONValue, line: Int)] = []
         do throws(JSONSyntaxError) {
@@ -49,6 +68,11 @@ struct GeoJSONTreasureSource {
                 values.append((try parser.parseValue(), line))
             }
         } catch {
+            // Newline-delimited GeoJSON with a broken line: read line by line.
+            if Self.isLineDelimited(bytes) {
+                entries = try records()
+                return
+            }
             throw TreasureFileError(
                 code: DiagnosticCode.brokenJSON, message: "broken JSON: \(error.message)",
                 location: .init(file: displayPath, line: error.line, column: error.column))
@@ -81,6 +105,72 @@ struct GeoJSONTreasureSource {
         }
     }
 
+    /// Whether a file that is not one JSON document is newline-delimited GeoJSON: it has
+    /// more than one non-blank line and some line is a whole Feature on its own. Such a
+    /// file is read line by line, so that one broken line is one invalid row (skipped with
+    /// `--skip-invalid`) instead of the end of the file. A pretty-printed document that
+    /// parses is never one.
+    private static func isLineDelimited(_ bytes: [UInt8]) -> Bool {
+        var lines = 0
+        var feature = false
+        for line in bytes.split(separator: 0x0A) {
+            guard line.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) else {
+                continue
+            }
+            lines += 1
+            if !feature {
+                var parser = JSONParser(Array(line))
+                if let value = try? parser.parseValue(), parser.atEnd(),
+                    value["type"] == .string("Feature")
+                {
+                    feature = true
+                }
+            }
+            if lines > 1 && feature { return true }
+        }
+        return false
+    }
+
+    /// The records of a newline-delimited file (`separator` LF) or an RFC 8142 sequence
+    /// (RS), each parsed on its own; a record that is not JSON is kept as broken, with its
+    /// line, for the reader to report.
+    private static func records(_ bytes: [UInt8], separator: UInt8) -> [Entry] {
+        var entries: [Entry] = []
+        var line = 1
+        var start = 0
+        while start <= bytes.count {
+            let end = bytes[start...].firstIndex(of: separator) ?? bytes.count
+            let record = Array(bytes[start..<end])
+            let leadingBreaks = record.prefix {
+                $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D
+            }
+            .count { $0 == 0x0A }
+            if record.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }) {
+                var parser = JSONParser(record)
+                do throws(JSONSyntaxError) {
+                    let value = try parser.parseValue()
+                    if !parser.atEnd() {
+                        let at = parser.nextLine()
+                        entries.append(
+                            Entry(
+                                value: .null, path: "", line: line + at - 1,
+                                broken: ("unexpected data after the value", 1)))
+                    } else {
+                        entries.append(Entry(value: value, path: "", line: line + leadingBreaks))
+                    }
+                } catch {
+                    entries.append(
+                        Entry(
+                            value: .null, path: "", line: line + error.line - 1,
+                            broken: (error.message, error.column)))
+                }
+            }
+            line += record.count { $0 == 0x0A } + (separator == 0x0A ? 1 : 0)
+            start = end + 1
+        }
+        return entries
+    }
+
     mutating func next() -> TreasureRow? {
         guard position < entries.count else { return nil }
         defer { position += 1 }
@@ -92,6 +182,13 @@ struct GeoJSONTreasureSource {
     private func row(_ entry: Entry, index: Int) -> TreasureRow {
         let feature = entry.value
         var location = Diagnostic.Location(file: displayPath, line: entry.line, feature: index)
+        if let broken = entry.broken {
+            location.column = broken.column
+            return .invalid(
+                Diagnostic(
+                    .error, DiagnosticCode.brokenJSON, "broken JSON: \(broken.message)",
+                    at: location, hint: "each line must hold one whole GeoJSON Feature"))
+        }
         func path(_ suffix: String) -> String {
             entry.path.isEmpty ? suffix : "\(entry.path).\(suffix)"
         }
@@ -213,7 +310,12 @@ struct GeoJSONTreasureSource {
         var extra: [ExtraField] = []
         for column in properties.indices where !used.contains(column) {
             let member = properties[column]
-            extra.append(ExtraField(name: member.name, value: Self.text(member.value) ?? ""))
+            switch member.value {
+            // `null` is no value: nothing is stored, so an export writes nothing.
+            case .null: continue
+            case .string(let text): extra.append(ExtraField(name: member.name, value: text))
+            default: extra.append(ExtraField(name: member.name, json: member.value.jsonText))
+            }
         }
         return .treasure(
             TreasureInput(

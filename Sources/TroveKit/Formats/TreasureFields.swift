@@ -183,15 +183,19 @@ enum TreasureCheck {
         }
     }
 
-    /// The text with control characters written as `\u{..}`, so that a message stays on
-    /// one line.
+    /// The text with control characters escaped as in C and JSON (`\t`, `\n`, `\r`,
+    /// `\u001F`), so that a message stays on one line and shows what a user would type.
     static func shown(_ text: String) -> String {
         var result = ""
         for scalar in text.unicodeScalars {
-            if scalar.value < 0x20 || scalar.value == 0x7F {
-                result += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
-            } else {
-                result.unicodeScalars.append(scalar)
+            switch scalar.value {
+            case 0x09: result += "\\t"
+            case 0x0A: result += "\\n"
+            case 0x0D: result += "\\r"
+            case 0..<0x20, 0x7F:
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: result.unicodeScalars.append(scalar)
             }
         }
         return result

@@ -216,11 +216,12 @@ public struct TreasureReader {
         }
     }
 
-    /// Extra columns in file order, as the file names them (CSV only; GeoJSON features
-    /// each have their own properties).
+    /// Extra columns in file order, under the names they are stored with: the header's,
+    /// made unique (`dup`, `dup_2`; an empty name is `column_N`). CSV only; GeoJSON
+    /// features each have their own properties.
     public var extraColumns: [String] {
         switch source {
-        case .csv(let csv): csv.extras.map { csv.header[$0] }
+        case .csv(let csv): csv.extraNames
         case .geojson: []
         }
     }
@@ -278,6 +279,9 @@ struct CSVTreasureSource {
     private var csv: CSVReader
     let header: [String]
     let extras: [Int]
+    /// The name each extra column is stored under, by position in `extras`: as the header
+    /// names it, made unique (see `uniqueNames`).
+    let extraNames: [String]
     // Column indexes, looked up once rather than per row.
     private let keyIndex: Int?
     private let nameIndex: Int
@@ -321,8 +325,41 @@ struct CSVTreasureSource {
         self.csv = csv
         self.header = first.fields
         self.extras = extras
+        let unique = Self.uniqueNames(first.fields)
+        self.extraNames = extras.map { unique[$0] }
         // In a semicolon file, the comma is free to be the decimal separator.
         self.decimalComma = csv.delimiter == UInt8(ascii: ";")
+    }
+
+    /// Header names made unique, as csvkit does: an empty name becomes `column_N` (its
+    /// 1-based position; spreadsheets write trailing delimiters), a repeated name gets
+    /// `_2`, `_3`… on its second, third… use (skipping names the header already has), so
+    /// that no column's values are lost or mixed with another's.
+    static func uniqueNames(_ header: [String]) -> [String] {
+        var taken = Set(header.filter { !$0.isEmpty })
+        var seen: Set<String> = []
+        var names: [String] = []
+        for (index, name) in header.enumerated() {
+            var base = name
+            if name.isEmpty {
+                base = "column_\(index + 1)"
+                if !taken.contains(base) {
+                    taken.insert(base)
+                    names.append(base)
+                    continue
+                }
+            } else if !seen.contains(name) {
+                seen.insert(name)
+                names.append(name)
+                continue
+            }
+            var counter = 2
+            while taken.contains("\(base)_\(counter)") { counter += 1 }
+            let unique = "\(base)_\(counter)"
+            taken.insert(unique)
+            names.append(unique)
+        }
+        return names
     }
 
     mutating func next() throws(TreasureFileError) -> TreasureRow? {
@@ -392,7 +429,9 @@ struct CSVTreasureSource {
             TreasureInput(
                 key: key, name: name, latitude: latitude, longitude: longitude, image: image,
                 description: description,
-                extra: extras.map { ExtraField(name: header[$0], value: fields[$0]) },
+                extra: extras.indices.map {
+                    ExtraField(name: extraNames[$0], value: fields[extras[$0]])
+                },
                 location: location))
     }
 }

@@ -241,18 +241,29 @@ public struct PackedTreasures: Sendable {
         return Slice(start: Int32(start), count: Int32(bytes.count - start))
     }
 
-    /// The extra columns as a JSON object, keys in file order, written straight into the
-    /// buffer.
+    /// The extra columns as a JSON object, written straight into the buffer.
+    ///
+    /// This is the format of the `extra` column of `treasures`: one member per extra column
+    /// or property, in file order, named as the (de-duplicated) header or property names
+    /// it; a string for text (every CSV value), the JSON value itself for a GeoJSON number,
+    /// boolean, array or object (numbers exactly as written). Values without content —
+    /// empty text, JSON `null` — are not stored: an export writes nothing for them either.
+    /// No extras at all is SQL NULL. `ExportRecord.extra(_:)` reads it back.
     private mutating func addExtra(_ fields: [ExtraField]) -> Slice {
-        if fields.isEmpty { return .null }
         let start = bytes.count
-        bytes.append(UInt8(ascii: "{"))
-        for (index, field) in fields.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+        var first = true
+        for field in fields where !field.value.isEmpty && field.json != "null" {
+            bytes.append(UInt8(ascii: first ? "{" : ","))
+            first = false
             JSONText.appendString(field.name, to: &bytes)
             bytes.append(UInt8(ascii: ":"))
-            JSONText.appendString(field.value, to: &bytes)
+            if let json = field.json {
+                bytes.append(contentsOf: json.utf8)
+            } else {
+                JSONText.appendString(field.value, to: &bytes)
+            }
         }
+        if first { return .null }
         bytes.append(UInt8(ascii: "}"))
         return Slice(start: Int32(start), count: Int32(bytes.count - start))
     }
