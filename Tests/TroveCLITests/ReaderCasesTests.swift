@@ -209,4 +209,36 @@ import TroveSQLite
         #expect(result.stderr.contains(#"key 'a\tb'"#), "\(result.stderr)")
         #expect(!result.stderr.contains("\\u{"))
     }
+
+    // MARK: - Rejects
+
+    @Test func rejectsHoldTheRowsThemselvesAndADryRunWritesNone() throws {
+        try sandbox.write(
+            "a.csv", "name,lat,lon,note,note\nGood,1,2,x,y\n\"Bad, row\",95,2,\"multi\nline\",z\n")
+        try sandbox.write(
+            "b.geojsonl",
+            Self.feature("Fine", properties: #""n":1"#) + "\n" + #"{"type":"Feature","geometry":"#
+                + "\n")
+        let dry = sandbox.run(
+            "import", "treasures", "a.csv", "b.geojsonl", "--skip-invalid", "--rejects", "r.csv",
+            "--dry-run")
+        #expect(dry.status == 1)
+        #expect(!FileManager.default.fileExists(atPath: sandbox.path("r.csv")))
+
+        let result = sandbox.run(
+            "import", "treasures", "a.csv", "b.geojsonl", "--skip-invalid", "--rejects", "r.csv")
+        #expect(result.status == 1)
+        let path = sandbox.path("r.csv")
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(text.hasPrefix("file,line,feature,code,reason,name,lat,lon,note,note_2,geojson\n"))
+        // Read back as CSV: the rejected rows are there, field for field, to be fixed.
+        var reader = try CSVReader(path: path)
+        var records: [[String]] = []
+        while let record = try reader.next() { records.append(record.fields) }
+        #expect(records.count == 3)
+        #expect(records[1].prefix(2) == ["a.csv", "3"])
+        #expect(Array(records[1].suffix(6)) == ["Bad, row", "95", "2", "multi\nline", "z", ""])
+        #expect(records[2].prefix(2) == ["b.geojsonl", "2"])
+        #expect(records[2].last == #"{"type":"Feature","geometry":"#)
+    }
 }

@@ -35,7 +35,8 @@ enum ImportCommand {
             Option("skip-invalid", help: "Import the valid rows; report the others and exit 1."),
             Option(
                 "rejects", value: "file",
-                help: "With --skip-invalid: write skipped rows here (CSV)."),
+                help:
+                    "With --skip-invalid: write the skipped rows here (CSV: where, why, the row)."),
             Option(
                 "sync",
                 help: "Remove the treasures of these files that are no longer in them."),
@@ -99,8 +100,10 @@ enum ImportCommand {
         }
         progress.finish()
 
-        if let rejectsPath = invocation.option("rejects") {
-            try writeRejects(rejects, to: invocation.resolve(rejectsPath))
+        // A dry run writes nothing, the rejects file included.
+        if let rejectsPath = invocation.option("rejects"), !job.dryRun {
+            let text = RejectedRows.csv(rejects, sources: sources, encoding: encoding)
+            try AtomicFile.write(Data(text.utf8), to: invocation.resolve(rejectsPath))
         }
         var total = ImportSummary()
         var removed = 0
@@ -198,19 +201,5 @@ enum ImportCommand {
                 TextEncoding(name: $0)
             } ?? .utf8
         return (format, encoding)
-    }
-
-    /// The skipped rows as CSV: file, line, feature, code, reason.
-    private static func writeRejects(_ rejects: [Diagnostic], to path: String) throws {
-        var text = "file,line,feature,code,reason\n"
-        for reject in rejects {
-            let location = reject.location
-            text +=
-                [
-                    csvField(location.file ?? ""), location.line.map(String.init) ?? "",
-                    location.feature.map(String.init) ?? "", reject.code, csvField(reject.message),
-                ].joined(separator: ",") + "\n"
-        }
-        try AtomicFile.write(Data(text.utf8), to: path)
     }
 }

@@ -18,8 +18,8 @@ struct GeoJSONTreasureSource {
         /// The line it starts on, for newline-delimited files.
         var line: Int?
         /// A record of a newline-delimited file or text sequence that is not JSON: the
-        /// parser's message and column; `value` is null.
-        var broken: (message: String, column: Int)?
+        /// parser's message and column, and the record's text; `value` is null.
+        var broken: (message: String, column: Int, text: String)?
     }
 
     private let displayPath: String
@@ -154,7 +154,10 @@ struct GeoJSONTreasureSource {
                         entries.append(
                             Entry(
                                 value: .null, path: "", line: line + at - 1,
-                                broken: ("unexpected data after the value", 1)))
+                                broken: (
+                                    "unexpected data after the value", 1,
+                                    String(decoding: record, as: UTF8.self)
+                                )))
                     } else {
                         entries.append(Entry(value: value, path: "", line: line + leadingBreaks))
                     }
@@ -162,13 +165,26 @@ struct GeoJSONTreasureSource {
                     entries.append(
                         Entry(
                             value: .null, path: "", line: line + error.line - 1,
-                            broken: (error.message, error.column)))
+                            broken: (
+                                error.message, error.column,
+                                String(decoding: record, as: UTF8.self)
+                            )))
                 }
             }
             line += record.count { $0 == 0x0A } + (separator == 0x0A ? 1 : 0)
             start = end + 1
         }
         return entries
+    }
+
+    /// Feature `index` as JSON text (a broken record as written), for the rejects file.
+    func featureText(_ index: Int) -> String? {
+        guard entries.indices.contains(index) else { return nil }
+        let entry = entries[index]
+        if let broken = entry.broken {
+            return broken.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        return entry.value.jsonText
     }
 
     mutating func next() -> TreasureRow? {

@@ -228,7 +228,7 @@ public struct TreasureReader {
 
     // MARK: - Files
 
-    private static func sniffFormat(_ path: String, _ shown: String) throws(TreasureFileError)
+    static func sniffFormat(_ path: String, _ shown: String) throws(TreasureFileError)
         -> TreasureFormat
     {
         let descriptor = open(path, O_RDONLY)

@@ -1,0 +1,99 @@
+import Foundation
+
+/// The rows an import skipped with `--skip-invalid`, as a CSV file to fix them in.
+///
+/// Columns: `file,line,feature,code,reason` (where and why), then the skipped row itself:
+/// for a CSV source its fields under the file's header names (made unique as the reader
+/// makes them; several files give the union of their columns), for GeoJSON the feature's
+/// JSON text in a `geojson` column. The rows are read again from the sources, so nothing
+/// is held in memory during the import; a source that cannot be read again (it changed
+/// meanwhile) leaves only the first five columns.
+public enum RejectedRows {
+    /// The CSV text for `rejects`, diagnostics of rows of `sources` read in `encoding`.
+    public static func csv(
+        _ rejects: [Diagnostic], sources: [TreasureFileImport.Source], encoding: TextEncoding
+    ) -> String {
+        var columns: [String] = []
+        var columnIndex: [String: Int] = [:]
+        func column(_ name: String) {
+            if columnIndex[name] == nil {
+                columnIndex[name] = columns.count
+                columns.append(name)
+            }
+        }
+        var originals = [[String: String]](repeating: [:], count: rejects.count)
+        var geojson = false
+        for source in sources {
+            let wanted = rejects.indices.filter { rejects[$0].location.file == source.displayPath }
+            if wanted.isEmpty { continue }
+            let format =
+                source.format ?? TreasureFormat(path: source.path)
+                ?? (try? TreasureReader.sniffFormat(source.path, source.displayPath)) ?? .csv
+            switch format {
+            case .csv:
+                guard
+                    var reader = try? CSVReader(
+                        path: source.path, displayPath: source.displayPath, encoding: encoding),
+                    let header = try? reader.next()
+                else { continue }
+                var names = CSVTreasureSource.uniqueNames(header.fields)
+                names.forEach(column)
+                var byLine: [Int: [Int]] = [:]
+                for index in wanted {
+                    if let line = rejects[index].location.line {
+                        byLine[line, default: []].append(index)
+                    }
+                }
+                while let record = try? reader.next() {
+                    guard let targets = byLine[record.line] else { continue }
+                    // A ragged row's fields past the header keep their place too.
+                    while names.count < record.fields.count {
+                        names.append("column_\(names.count + 1)")
+                        column(names[names.count - 1])
+                    }
+                    var row: [String: String] = [:]
+                    for (position, field) in record.fields.enumerated() {
+                        row[names[position]] = field
+                    }
+                    for target in targets { originals[target] = row }
+                }
+            case .geojson:
+                guard
+                    let bytes = try? TreasureReader.readAll(
+                        path: source.path, displayPath: source.displayPath),
+                    let document = try? GeoJSONTreasureSource(
+                        bytes: bytes, displayPath: source.displayPath, encoding: encoding)
+                else { continue }
+                for index in wanted {
+                    guard let feature = rejects[index].location.feature,
+                        let text = document.featureText(feature)
+                    else { continue }
+                    originals[index]["\u{0}geojson"] = text
+                    geojson = true
+                }
+            }
+        }
+        var text = (["file", "line", "feature", "code", "reason"] + columns).map(field)
+            .joined(separator: ",")
+        if geojson { text += ",geojson" }
+        text += "\n"
+        for (index, reject) in rejects.enumerated() {
+            let location = reject.location
+            var fields = [
+                location.file ?? "", location.line.map(String.init) ?? "",
+                location.feature.map(String.init) ?? "", reject.code, reject.message,
+            ]
+            fields += columns.map { originals[index][$0] ?? "" }
+            if geojson { fields.append(originals[index]["\u{0}geojson"] ?? "") }
+            text += fields.map(field).joined(separator: ",") + "\n"
+        }
+        return text
+    }
+
+    /// A CSV field, quoted when it holds a delimiter, a quote or a line break.
+    private static func field(_ text: String) -> String {
+        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" })
+        else { return text }
+        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}
