@@ -9,6 +9,11 @@ enum Chromium {
         FileManager.default.isExecutableFile(atPath: $0)
     }
 
+    /// Held by each browser test for its whole run: two Chromiums started side by side on a
+    /// busy two-core machine starve each other's page timers, and a test then reads the
+    /// page before its script caught up.
+    static let oneAtATime = NSLock()
+
     /// The DOM after the page's scripts ran, as headless Chromium serialises it.
     static func dumpDOM(of file: String) throws -> String {
         let process = Process()
@@ -88,6 +93,8 @@ enum Chromium {
 
     @Test(.enabled(if: Chromium.path != nil, "chromium is not installed: run make test-deps"))
     func hostileTextRunsNoScriptInChromium() throws {
+        Chromium.oneAtATime.lock()
+        defer { Chromium.oneAtATime.unlock() }
         #expect(sandbox.run("review", "sheet", "--out", "sheet.html").status == 0)
         let dom = try Chromium.dumpDOM(of: sandbox.path("sheet.html"))
         #expect(dom.contains("data-ready=\"true\""), "the page's own script did not run")

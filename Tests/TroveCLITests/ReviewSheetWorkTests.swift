@@ -118,6 +118,8 @@ import Testing
 
     @Test(.enabled(if: Chromium.path != nil, "chromium is not installed: run make test-deps"))
     func decisionsSurviveAReloadAndTheDownloadCreditsTheModerator() throws {
+        Chromium.oneAtATime.lock()
+        defer { Chromium.oneAtATime.unlock() }
         let browser = try BrowserSession(chromium: Chromium.path!)
         try browser.open(sandbox.path("sheet.html"))
         #expect(try browser.evaluate("document.documentElement.dataset.ready") as? String == "true")
