@@ -228,8 +228,15 @@ final class BrowserSession {
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: downloads)) ?? []
+            // Chromium may create the file before it has written all of it: a download
+            // counts as finished once it holds a whole JSON document.
             if let name = names.first(where: { $0.hasSuffix(".json") }) {
-                return downloads + "/" + name
+                let path = downloads + "/" + name
+                if let data = FileManager.default.contents(atPath: path), !data.isEmpty,
+                    (try? JSONSerialization.jsonObject(with: data)) != nil
+                {
+                    return path
+                }
             }
             var poller = pollfd(fd: replies, events: Int16(POLLIN), revents: 0)
             if poll(&poller, 1, 200) > 0 { _ = try read() }
