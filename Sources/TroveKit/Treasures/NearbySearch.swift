@@ -47,8 +47,7 @@ public enum NearbySearch {
             "SELECT key, geohash FROM treasure_geohashes WHERE geohash >= ? AND geohash < ?")
         let details = try workspace.database.prepare(
             "SELECT name, lat, lon FROM treasures WHERE key = ?")
-        var seen: Set<String> = []
-        var found: [NearbyRecord] = []
+        var matches = Matches(circle: circle)
         for range in ranges {
             try candidates.bind([.text(range.start), .text(range.end)])
             while let row = try candidates.next() {
@@ -64,16 +63,12 @@ public enum NearbySearch {
                 guard let detail = try details.next(), let latitude = detail.double(1),
                     let longitude = detail.double(2)
                 else { continue }
-                let distance = circle.distance(toLatitude: latitude, longitude: longitude)
-                if distance <= circle.radius && seen.insert(key).inserted {
-                    found.append(
-                        NearbyRecord(
-                            key: key, name: detail.text(0) ?? "", latitude: latitude,
-                            longitude: longitude, distance: distance))
-                }
+                matches.add(
+                    key: key, name: detail.text(0) ?? "", latitude: latitude,
+                    longitude: longitude)
             }
         }
-        return found
+        return matches.found
     }
 
     private static func posts(
@@ -84,24 +79,39 @@ public enum NearbySearch {
             SELECT id, coalesce(description, ''), lat, lon FROM posts
             WHERE geohash >= ? AND geohash < ?
             """)
-        var seen: Set<String> = []
-        var found: [NearbyRecord] = []
+        var matches = Matches(circle: circle)
         for range in ranges {
             try statement.bind([.text(range.start), .text(range.end)])
             while let row = try statement.next() {
                 guard let key = row.text(0), let latitude = row.double(2),
                     let longitude = row.double(3)
                 else { continue }
-                let distance = circle.distance(toLatitude: latitude, longitude: longitude)
-                if distance <= circle.radius && seen.insert(key).inserted {
-                    found.append(
-                        NearbyRecord(
-                            key: key, name: row.text(1) ?? "", latitude: latitude,
-                            longitude: longitude, distance: distance))
-                }
+                matches.add(
+                    key: key, name: row.text(1) ?? "", latitude: latitude, longitude: longitude)
             }
         }
-        return found
+        return matches.found
+    }
+
+    /// The records a circle query keeps: inside the circle by exact distance, each once
+    /// although neighbouring ranges may both hold it.
+    private struct Matches {
+        let circle: GeoCircle
+        private var seen: Set<String> = []
+        private(set) var found: [NearbyRecord] = []
+
+        init(circle: GeoCircle) {
+            self.circle = circle
+        }
+
+        mutating func add(key: String, name: String, latitude: Double, longitude: Double) {
+            let distance = circle.distance(toLatitude: latitude, longitude: longitude)
+            guard distance <= circle.radius, seen.insert(key).inserted else { return }
+            found.append(
+                NearbyRecord(
+                    key: key, name: name, latitude: latitude, longitude: longitude,
+                    distance: distance))
+        }
     }
 
     /// Every treasure's key and position, distance 0, in key order: what a brute-force
