@@ -22,7 +22,8 @@ public enum TroveCLI {
 
     static let commands: [Command] = [
         InitCommand.command, ConfigCommand.command, ImportCommand.command,
-        ValidateCommand.command, GeohashCommand.command, NearCommand.command,
+        TreasuresCommand.command, ValidateCommand.command, GeohashCommand.command,
+        NearCommand.command,
         ImagesCommand.command, ExportCommand.command,
         ReviewCommand.command, StatusCommand.command, CheckCommand.command,
         TemplateCommand.command, StorageCommand.command, helpCommand,

@@ -201,4 +201,31 @@ import TroveSQLite
         #expect(result.status == 0)
         #expect(result.stderr.contains("removed 3 treasures no longer in ./sub/../treasures.csv"))
     }
+
+    @Test func findingsPointAtTheCurrentLineAndNameAGoneRowByItsKey() throws {
+        try sandbox.write("spots.csv", "name,lat,lon\nAda,40.7,-74.0\n Bo ,40.71,-74.01\nCy,0,0\n")
+        #expect(sandbox.run("import", "treasures", "spots.csv").status == 0)
+        #expect(sandbox.run("geohash").status == 0)
+        #expect(
+            sandbox.run("validate").stdout == """
+                spots.csv:3: warning[T201]: name has surrounding spaces
+                spots.csv:4: warning[T202]: position is (0, 0), "Null Island": usually a missing value
+
+                """)
+        // A row added above moves Bo down; Cy's row is deleted but not synced.
+        try sandbox.write(
+            "spots.csv", "name,lat,lon\nNew,40.72,-74.02\nAda,40.7,-74.0\n Bo ,40.71,-74.01\n")
+        #expect(sandbox.run("import", "treasures", "spots.csv").status == 0)
+        #expect(sandbox.run("geohash").status == 0)
+        #expect(
+            sandbox.run("validate").stdout == """
+                cy: warning[T202]: position is (0, 0), "Null Island": usually a missing value
+                spots.csv:4: warning[T201]: name has surrounding spaces
+
+                """)
+        #expect(sandbox.run("import", "treasures", "spots.csv", "--sync").status == 0)
+        #expect(
+            sandbox.run("validate").stdout
+                == "spots.csv:4: warning[T201]: name has surrounding spaces\n")
+    }
 }

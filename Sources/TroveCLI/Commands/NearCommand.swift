@@ -64,7 +64,7 @@ enum NearCommand {
                         jsonNumber(record.longitude), String(format: "%.1f", record.distance),
                     ].joined(separator: ","))
             }
-        case .text:
+        case .text, .geojson:
             for record in found {
                 invocation.print(
                     String(format: "%8.1f m  ", record.distance)

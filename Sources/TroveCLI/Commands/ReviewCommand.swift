@@ -118,7 +118,7 @@ enum ReviewCommand {
                 out.write(ReviewFormat.csv($0))
                 count += 1
             }
-        case .text:
+        case .text, .geojson:
             out.write(ReviewFormat.tableHeader)
             try query.list(status: status, signal: signal, user: invocation.option("user")) {
                 out.write(ReviewFormat.tableRow($0))

@@ -131,6 +131,8 @@ public enum OutputFormat: String, Sendable {
     case text
     case json
     case csv
+    /// An RFC 7946 FeatureCollection, for listings of points.
+    case geojson
 }
 
 /// The exit statuses of SPEC §1.

@@ -27,3 +27,41 @@ public final class TreasureRemover {
         return removed
     }
 }
+
+extension TreasureRemover {
+    /// What `remove(_:from:dryRun:)` did.
+    public struct Outcome: Sendable {
+        /// Keys removed (or that would be), in the order given, each once.
+        public var removed: [String] = []
+        /// Keys the workspace does not hold; when any, nothing was removed.
+        public var unknown: [String] = []
+    }
+
+    /// Removes the treasures `keys` in one transaction, all or nothing: when a key is
+    /// unknown, nothing is removed. With `dryRun` nothing is removed either way.
+    ///
+    /// - Throws: `SQLiteError`, `WorkspaceError`.
+    public static func remove(_ keys: [String], from workspace: Workspace, dryRun: Bool) throws
+        -> Outcome
+    {
+        struct RolledBack: Error { let outcome: Outcome }
+        do {
+            return try workspace.write {
+                let remover = try TreasureRemover(database: workspace.database)
+                var outcome = Outcome()
+                var seen = Set<String>()
+                for key in keys where seen.insert(key).inserted {
+                    if try remover.remove(key) {
+                        outcome.removed.append(key)
+                    } else {
+                        outcome.unknown.append(key)
+                    }
+                }
+                if dryRun || !outcome.unknown.isEmpty { throw RolledBack(outcome: outcome) }
+                return outcome
+            }
+        } catch let rolledBack as RolledBack {
+            return rolledBack.outcome
+        }
+    }
+}

@@ -25,20 +25,24 @@ public enum Validation {
         validator.reserveCapacity(Int(count))
         let statement = try workspace.database.prepare(
             """
-            SELECT t.key, t.name, t.lat, t.lon, t.image, t.description, g.geohash, s.path,
+            SELECT t.key, t.name, t.lat, t.lon, t.image, t.description, g.geohash,
+                   coalesce(s.name, s.path),
                    t.source_line
             FROM treasures AS t LEFT JOIN sources AS s ON s.id = t.source
             LEFT JOIN treasure_geohashes AS g ON g.key = t.key
             ORDER BY t.source, t.source_line, t.key
             """)
         while let row = try statement.next() {
+            // Lines are the ones of each treasure's last import. A treasure whose row is
+            // gone from its file has no line any more, and is named by its key.
+            let line = row.int64(8).map { Int($0) }
             validator.add(
                 TreasureRecord(
                     key: row.text(0) ?? "", name: row.text(1) ?? "",
                     latitude: row.double(2) ?? .nan, longitude: row.double(3) ?? .nan,
                     image: row.text(4), description: row.text(5), geohash: row.text(6),
-                    location: Diagnostic.Location(
-                        file: row.text(7), line: row.int64(8).map { Int($0) })))
+                    location: Diagnostic.Location(file: line == nil ? nil : row.text(7), line: line)
+                ))
         }
         var findings = inFileOrder(validator.finish())
         // Said first: until it is set, no export with image URLs can succeed.
