@@ -228,4 +228,30 @@ import TroveSQLite
             sandbox.run("validate").stdout
                 == "spots.csv:4: warning[T201]: name has surrounding spaces\n")
     }
+
+    /// A feature of a FeatureCollection has no line of its own: findings name its index,
+    /// as the import's do, and follow it when features are added before it.
+    @Test func findingsNameTheFeatureOfAFeatureCollection() throws {
+        func collection(_ names: [String]) -> String {
+            let features = names.enumerated().map { index, name in
+                "{\"type\": \"Feature\", \"geometry\": {\"type\": \"Point\", "
+                    + "\"coordinates\": [\(2 + Double(index) / 10), 48.8]}, "
+                    + "\"properties\": {\"name\": \"\(name)\"}}"
+            }
+            return "{\"type\": \"FeatureCollection\", \"features\": [\n"
+                + features.joined(separator: ",\n") + "\n]}\n"
+        }
+        try sandbox.write("spots.geojson", collection(["Ada", " Bo "]))
+        #expect(sandbox.run("import", "treasures", "spots.geojson").status == 0)
+        #expect(sandbox.run("geohash").status == 0)
+        #expect(
+            sandbox.run("validate").stdout
+                == "spots.geojson:feature 1: warning[T201]: name has surrounding spaces\n")
+        try sandbox.write("spots.geojson", collection(["New", "Ada", " Bo "]))
+        #expect(sandbox.run("import", "treasures", "spots.geojson").status == 0)
+        #expect(sandbox.run("geohash").status == 0)
+        #expect(
+            sandbox.run("validate").stdout
+                == "spots.geojson:feature 2: warning[T201]: name has surrounding spaces\n")
+    }
 }

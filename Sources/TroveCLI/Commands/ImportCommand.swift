@@ -142,7 +142,9 @@ enum ImportCommand {
     ) {
         let file = result.displayPath
         for rename in result.renames {
-            var text = file + (rename.line.map { ":\($0)" } ?? "")
+            var location = rename.location
+            location.file = file
+            var text = location.text
             text += ": warning: '\(rename.newKey)' looks like a rename of '\(rename.oldKey)'"
             text += " (same position and image)"
             if result.derivedKeys {

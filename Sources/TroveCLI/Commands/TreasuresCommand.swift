@@ -23,7 +23,18 @@ enum TreasuresCommand {
         let listing = try TreasureListing(workspace: workspace)
         let out = invocation.context.standardOutput
         switch invocation.format {
-        case .csv: try listing.writeCSV { out.write($0) }
+        case .csv:
+            let typed = try listing.writeCSV { out.write($0) }
+            if let first = typed.first {
+                let count =
+                    typed.count == 1 ? "1 extra value is" : "\(typed.count) extra values are"
+                invocation.warn(
+                    "warning: \(count) a number, boolean, array or object (first: "
+                        + "\(ReviewFormat.safe(first.key)), column "
+                        + "'\(ReviewFormat.safe(first.column))'); CSV holds it as text. Use "
+                        + "--format geojson to keep the types, or read the column with a typed "
+                        + "placeholder such as {extra.\(ReviewFormat.safe(first.column)):int}")
+            }
         case .geojson: try listing.writeGeoJSON { out.write($0) }
         case .json: try listing.writeJSON { out.write($0) }
         case .text:

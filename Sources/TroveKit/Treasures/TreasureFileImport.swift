@@ -41,8 +41,8 @@ public struct TreasureFileImport {
     public struct LikelyRename: Equatable, Sendable {
         public var oldKey: String
         public var newKey: String
-        /// The line (or GeoJSON feature) of the new row.
-        public var line: Int?
+        /// Where the new row is: its line, or its GeoJSON feature.
+        public var location: Diagnostic.Location
     }
 
     /// What happened to each file.
@@ -238,7 +238,8 @@ public struct TreasureFileImport {
             results[entry.file].renames.append(
                 LikelyRename(
                     oldKey: entry.key, newKey: row.text(0) ?? "",
-                    line: row.int64(5).map { Int($0) }))
+                    location: SourceLine.location(file: nil, stored: row.int64(5))
+                        ?? Diagnostic.Location()))
         }
         let remover = try TreasureRemover(database: database)
         let forget = try database.prepare("UPDATE treasures SET source_line = NULL WHERE key = ?")

@@ -230,7 +230,7 @@ public struct PackedTreasures: Sendable {
             key: add(key), name: add(input.name), description: add(input.description),
             image: add(image), extra: addExtra(input.extra), latitude: input.latitude,
             longitude: input.longitude,
-            line: (input.location.line ?? input.location.feature).map(Int64.init))
+            line: SourceLine.stored(input.location))
         rows.append(row)
     }
 

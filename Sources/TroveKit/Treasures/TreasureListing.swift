@@ -25,13 +25,17 @@ public struct TreasureDetails: Equatable, Sendable {
     public var geohashIsCurrent: Bool
     /// The file it was last imported from, as it was named then.
     public var file: String?
-    /// Its line (or GeoJSON feature) there; nil once the row is gone from the file.
+    /// Its line there, or its feature in a GeoJSON FeatureCollection; both nil once the
+    /// row is gone from the file.
     public var line: Int?
+    public var feature: Int?
 
-    /// `file:line`, `file (no longer in it)`, or nil when it came from no file.
+    /// `file:line`, `file:feature 3`, `file (no longer in it)`, or nil when it came from
+    /// no file.
     public var sourceText: String? {
         guard let file else { return nil }
-        return line.map { "\(file):\($0)" } ?? "\(file) (no longer in it)"
+        guard line != nil || feature != nil else { return "\(file) (no longer in it)" }
+        return Diagnostic.Location(file: file, line: line, feature: feature).text
     }
 }
 
@@ -99,6 +103,7 @@ public struct TreasureListing {
         let latitude = row.double(2) ?? .nan
         let longitude = row.double(3) ?? .nan
         let geohash = row.text(7)
+        let source = SourceLine.location(file: nil, stored: row.int64(9))
         let current =
             geohash.map {
                 $0 == Geohash.encode(latitude: latitude, longitude: longitude, precision: precision)
@@ -107,7 +112,7 @@ public struct TreasureListing {
             key: row.text(0) ?? "", name: row.text(1) ?? "", latitude: latitude,
             longitude: longitude, description: row.text(4), image: row.text(5),
             extras: Self.extras(row.text(6)), geohash: geohash, geohashIsCurrent: current,
-            file: row.text(8), line: row.int64(9).map { Int($0) })
+            file: row.text(8), line: source?.line, feature: source?.feature)
     }
 
     /// The stored extra columns, in file order. Whatever type a value is stored with, it
@@ -133,8 +138,14 @@ public struct TreasureListing {
     /// `key,name,lat,lon,image,description`, then every extra column in order of first
     /// appearance. Numbers print as the export prints them; CRLF line ends (RFC 4180).
     ///
+    /// CSV has only text: an extra stored with another JSON type (a GeoJSON number,
+    /// boolean, array or object) is written as its JSON text and comes back as text.
+    ///
+    /// - Returns: those extras, as treasure key and column, in key order.
     /// - Throws: `SQLiteError`, or what `write` throws.
-    public func writeCSV(_ write: (String) throws -> Void) throws {
+    @discardableResult
+    public func writeCSV(_ write: (String) throws -> Void) throws -> [(key: String, column: String)]
+    {
         var columns: [String] = []
         var known = Set<String>()
         try forEach { treasure in
@@ -145,13 +156,17 @@ public struct TreasureListing {
         let header = ["key", "name", "lat", "lon", "image", "description"] + columns
         try write(header.map(Self.csvField).joined(separator: ",") + "\r\n")
         var chunk = ""
+        var typed: [(key: String, column: String)] = []
         try forEach { treasure in
             var fields = [
                 treasure.key, treasure.name, jsonNumber(treasure.latitude),
                 jsonNumber(treasure.longitude), treasure.image ?? "", treasure.description ?? "",
             ]
             var values: [String: String] = [:]
-            for extra in treasure.extras { values[extra.name] = extra.text }
+            for extra in treasure.extras {
+                values[extra.name] = extra.text
+                if !extra.json.hasPrefix("\"") { typed.append((treasure.key, extra.name)) }
+            }
             fields += columns.map { values[$0] ?? "" }
             chunk += fields.map(Self.csvField).joined(separator: ",") + "\r\n"
             if chunk.utf8.count > 1 << 16 {
@@ -160,6 +175,7 @@ public struct TreasureListing {
             }
         }
         try write(chunk)
+        return typed
     }
 
     /// The treasures as an RFC 7946 FeatureCollection that `import treasures` reads back:
@@ -226,7 +242,8 @@ public struct TreasureListing {
             separator: ", ")
         text += "}, \"geohash\": \(optional(treasure.geohash))"
         text += ", \"file\": \(optional(treasure.file))"
-        text += ", \"line\": \(treasure.line.map(String.init) ?? "null")}"
+        text += ", \"line\": \(treasure.line.map(String.init) ?? "null")"
+        text += ", \"feature\": \(treasure.feature.map(String.init) ?? "null")}"
         return text
     }
 

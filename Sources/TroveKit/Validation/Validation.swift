@@ -35,13 +35,13 @@ public enum Validation {
         while let row = try statement.next() {
             // Lines are the ones of each treasure's last import. A treasure whose row is
             // gone from its file has no line any more, and is named by its key.
-            let line = row.int64(8).map { Int($0) }
+            let source = SourceLine.location(file: row.text(7), stored: row.int64(8))
             validator.add(
                 TreasureRecord(
                     key: row.text(0) ?? "", name: row.text(1) ?? "",
                     latitude: row.double(2) ?? .nan, longitude: row.double(3) ?? .nan,
                     image: row.text(4), description: row.text(5), geohash: row.text(6),
-                    location: Diagnostic.Location(file: line == nil ? nil : row.text(7), line: line)
+                    location: source ?? Diagnostic.Location()
                 ))
         }
         var findings = inFileOrder(validator.finish())
