@@ -3,6 +3,7 @@
  * progressive, with EXIF/XMP/ICC segments), PNGs (RGB, RGBA, grey, interlaced, with
  * eXIf, iCCP and text chunks), ICC profiles and metadata blocks. Deterministic.
  *   make_seeds DIR   ->   DIR/{jpeg_decode,jpeg_scales,png_decode,icc,metadata}/seed-N
+ * Fuzz/run builds and runs it into .build-fuzz/seeds before fuzzing.
  */
 #include "ctrove_imaging.h"
 

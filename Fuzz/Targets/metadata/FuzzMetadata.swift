@@ -1,14 +1,17 @@
+import FuzzSupport
+
+@testable import TroveImaging
+
 // The metadata readers of TroveImaging: EXIF (TIFF structure, with or without the
 // `Exif\0\0` prefix), ImageMagick's raw profile text, XMP orientation, the ICC colour-space
-// check, and the combined reading with its precedence. Compiled into the TroveImaging
-// module (see fuzz.sh), so internal readers are reachable.
+// check, and the combined reading with its precedence. The first byte picks the reader.
 
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzMetadata(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
-    guard let start, count > 0 else { return 0 }
-    let bytes = Array(UnsafeBufferPointer(start: start, count: count))
+public func fuzzMetadata(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    let bytes = fuzzBytes(data, size)
+    guard let mode = bytes.first else { return 0 }
     let body = Array(bytes.dropFirst())
-    switch bytes[0] % 4 {
+    switch mode % 4 {
     case 0:
         _ = ImageMetadata(exif: body)
     case 1:
@@ -26,4 +29,8 @@ public func fuzzMetadata(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         exif: Array(body[..<first]), xmp: Array(body[first..<second]),
         exifText: Array(body[second...]), iccProfile: body)
     return 0
+}
+
+@main enum FuzzMetadata {
+    static func main() { runFuzzer(fuzzMetadata) }
 }
