@@ -22,6 +22,8 @@ final class BrowserSession {
     private(set) var events: [[String: Any]] = []
     /// The text typed into each `window.prompt`, in order; nil cancels it.
     var promptAnswers: [String?] = []
+    /// The answers to each `window.confirm`, in order; once they run out, OK.
+    var confirmAnswers: [Bool] = []
     /// The dialogs the page opened: type and message.
     private(set) var dialogs: [(type: String, message: String)] = []
     let downloads: String
@@ -156,6 +158,9 @@ final class BrowserSession {
         if type == "prompt" {
             let answer = promptAnswers.isEmpty ? nil : promptAnswers.removeFirst()
             if let answer { params["promptText"] = answer } else { params["accept"] = false }
+        }
+        if type == "confirm", !confirmAnswers.isEmpty {
+            params["accept"] = confirmAnswers.removeFirst()
         }
         nextID += 1
         var message: [String: Any] = [

@@ -209,6 +209,97 @@ extension PseudoTerminal {
         ]
     }
 
+    /// `review approve` on a terminal asks before approving a photo nobody has seen.
+    @Test func approvingAnUnreadablePhotoOnATerminalAsksFirst() throws {
+        let directory = sandbox.folder.path
+        _ = try BuiltBinary.run(["init"], environment: environment, directory: directory)
+        try sandbox.write("photos/bad.jpg", Data([0xFF, 0xD8, 0xFF, 0xE0, 9, 9]))
+        try sandbox.write(
+            "q.csv", "id,lat,lon,date,photo\np1,1,2,2022-01-01,\nbad,1.2,2,2022-01-03,bad.jpg\n")
+        _ = try BuiltBinary.run(
+            ["import", "posts", "q.csv", "--photos", "photos"], environment: environment,
+            directory: directory)
+        func approve(answer: String) throws -> (status: Int32, screen: String) {
+            let terminal = try PseudoTerminal()
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: BuiltBinary.path)
+            process.arguments = ["review", "approve", "bad", "p1", "--as", "pat"]
+            process.environment = environment
+            process.currentDirectoryURL = sandbox.folder
+            process.standardInput = terminal.child
+            process.standardOutput = terminal.child
+            process.standardError = terminal.child
+            try process.run()
+            defer { if process.isRunning { process.terminate() } }
+            #expect(terminal.waitFor("Approve anyway? [y/N] "))
+            terminal.send(answer + "\n")
+            process.waitUntilExit()
+            _ = terminal.waitFor("p1: ")
+            return (process.terminationStatus, terminal.screen)
+        }
+        let declined = try approve(answer: "n")
+        #expect(declined.status == 1)
+        #expect(declined.screen.contains("bad: its photo could not be read"))
+        #expect(declined.screen.contains("bad: not approved, still as it was"))
+        #expect(declined.screen.contains("p1: pending → approved"))
+        let confirmed = try approve(answer: "y")
+        #expect(confirmed.status == 0, "\(confirmed.screen)")
+        #expect(confirmed.screen.contains("bad: pending → approved"))
+        let log = try BuiltBinary.run(
+            ["review", "log", "--format", "json"], environment: environment, directory: directory)
+        let entries =
+            try JSONSerialization.jsonObject(with: Data(log.stdout.utf8)) as? [[String: Any]]
+        #expect(entries?.map { $0["id"] as? String } == ["p1", "bad"])
+    }
+
+    /// `o` hands the photo to the system viewer where there is a display, and says so
+    /// where there is none.
+    @Test func oOpensThePhotoInTheSystemViewer() throws {
+        let directory = sandbox.folder.path
+        _ = try BuiltBinary.run(["init"], environment: environment, directory: directory)
+        try sandbox.write("photos/a.jpg", BigPhoto.jpeg(width: 64, height: 48))
+        try sandbox.write("q.csv", "id,lat,lon,date,photo\na,1,2,2022-01-01,a.jpg\n")
+        _ = try BuiltBinary.run(
+            ["import", "posts", "q.csv", "--photos", "photos"], environment: environment,
+            directory: directory)
+        // A stand-in viewer that records what it was asked to open.
+        let opened = sandbox.path("opened.txt")
+        try sandbox.write("bin/xdg-open", "#!/bin/sh\nprintf '%s' \"$1\" > '\(opened)'\n")
+        chmod(sandbox.path("bin/xdg-open"), 0o755)
+        func queue(_ extra: [String: String]) throws -> String {
+            let terminal = try PseudoTerminal()
+            terminal.resize(columns: 80, rows: 24)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: BuiltBinary.path)
+            process.arguments = ["review", "--as", "pat"]
+            process.environment = environment.merging(extra) { $1 }
+            process.currentDirectoryURL = sandbox.folder
+            process.standardInput = terminal.child
+            process.standardOutput = terminal.child
+            process.standardError = terminal.child
+            try process.run()
+            defer { if process.isRunning { process.terminate() } }
+            #expect(terminal.waitFor("[q]uit > "))
+            terminal.send("o")
+            _ = terminal.waitFor("» ")
+            terminal.send("q")
+            process.waitUntilExit()
+            return terminal.screen
+        }
+        let path = sandbox.path("bin") + ":/usr/bin:/bin"
+        let headless = try queue(["PATH": path])
+        #expect(headless.contains("» no photo viewer"))
+        #expect(!FileManager.default.fileExists(atPath: opened))
+        let desktop = try queue(["PATH": path, "DISPLAY": ":0"])
+        #expect(desktop.contains("» opened the photo"), "\(desktop)")
+        var recorded = ""
+        for _ in 0..<100 where recorded.isEmpty {
+            recorded = (try? String(contentsOfFile: opened, encoding: .utf8)) ?? ""
+            usleep(50_000)
+        }
+        #expect(recorded.hasSuffix("/photos/a.jpg"), "\(recorded)")
+    }
+
     @Test func theQueueThroughAPseudoTerminalTellsTheTruth() throws {
         let directory = sandbox.folder.path
         _ = try BuiltBinary.run(["init"], environment: environment, directory: directory)

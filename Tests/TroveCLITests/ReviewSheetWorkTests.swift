@@ -192,4 +192,45 @@ import Testing
         #expect(again.status == 0)
         #expect(sandbox.run("review", "log").stdout == log)
     }
+
+    /// Approving a post whose photo could not be read asks first; what the moderator
+    /// confirms is applied without --force, because someone did decide to.
+    @Test(.enabled(if: Chromium.path != nil, "chromium is not installed: run make test-deps"))
+    func approvingAnUnreadablePhotoAsksAndTheConfirmationIsApplied() throws {
+        let moderator = try Sandbox()
+        moderator.run("init")
+        try moderator.write("photos/bad.jpg", Data([0xFF, 0xD8, 0xFF, 0xE0, 9, 9]))
+        try moderator.write(
+            "posts.csv", "id,lat,lon,date,photo\nbad,40.7,-74,2022-01-03,bad.jpg\n")
+        moderator.run("import", "posts", "posts.csv", "--photos", "photos")
+        #expect(moderator.run("review", "sheet", "--out", "sheet.html").status == 0)
+        Chromium.oneAtATime.lock()
+        defer { Chromium.oneAtATime.unlock() }
+        let browser = try BrowserSession(chromium: Chromium.path!)
+        try browser.open(moderator.path("sheet.html"))
+        #expect(try browser.evaluate("document.documentElement.dataset.ready") as? String == "true")
+        browser.promptAnswers = ["kim"]
+        browser.confirmAnswers = [false, true]
+        func decided() throws -> String? {
+            try browser.evaluate("document.getElementById('decided').textContent") as? String
+        }
+        try browser.press("a")
+        let asked = browser.dialogs.filter { $0.type == "confirm" }
+        #expect(asked.count == 1, "\(browser.dialogs)")
+        #expect(asked.first?.message.contains("The photo of bad could not be read") == true)
+        #expect(try decided() == "0 of 1 decided")
+        try browser.press("a")
+        #expect(browser.dialogs.filter { $0.type == "confirm" }.count == 2)
+        #expect(try decided() == "1 of 1 decided")
+
+        try browser.evaluate("document.getElementById('download').click()")
+        let data = try Data(contentsOf: URL(fileURLWithPath: try browser.waitForDownload()))
+        let file = try #require(JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let made = try #require(file["decisions"] as? [[String: Any]])
+        #expect(made.first?["confirmed"] as? Bool == true)
+        try moderator.write("decisions.json", data)
+        let applied = moderator.run("review", "apply", "decisions.json")
+        #expect(applied.status == 0, "\(applied.stderr)")
+        #expect(moderator.run("review", "list", "--status", "approved").stdout.contains("bad"))
+    }
 }

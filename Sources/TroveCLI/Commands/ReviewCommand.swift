@@ -20,9 +20,11 @@ enum ReviewCommand {
               q  quit
             The preview fits the window; colour unless NO_COLOR or TERM=dumb. The
             moderator is --as NAME, else $TROVE_MODERATOR, else $USER. Changing your own
-            latest decision needs no --force; approving a post with photo-unreadable does. Firebase push ids are taken as typed
-            (trove review approve -Mq1a -Mq2b --as kim); an id that could be mistaken for
-            an option goes after '--' (trove review approve -- -x) or comes from stdin (-).
+            latest decision needs no --force. Approving a post with photo-unreadable asks
+            to confirm on a terminal and needs --force elsewhere. Firebase push ids are
+            taken as typed (trove review approve -Mq1a -Mq2b --as kim); an id that could
+            be mistaken for an option goes after '--' (trove review approve -- -x) or comes
+            from stdin (-).
             """,
         options: [asOption, statusOption],
         subcommands: [list, show, approve, reject, flag, reopen, scan, sheet, apply, log],
@@ -230,13 +232,49 @@ enum ReviewCommand {
         let requests = ids.map {
             DecisionRequest(id: $0, expected: seen[$0], action: action, note: note)
         }
-        let outcomes = try moderation.decide(
+        var outcomes = try moderation.decide(
             requests, moderator: moderator, force: invocation.flag("force"))
-        return report(outcomes, invocation)
+        var declined: Set<String> = []
+        if invocation.context.standardInputIsTerminal {
+            declined = try confirmUnreadable(&outcomes, requests, moderation, moderator, invocation)
+        }
+        return report(outcomes, declined: declined, invocation)
     }
 
-    /// Prints what happened to each request; exit 1 when any was refused.
-    static func report(_ outcomes: [DecisionOutcome], _ invocation: Invocation) -> ExitStatus {
+    /// On a terminal, approving a post whose photo could not be read asks first, post by
+    /// post; what the moderator confirms is approved, what not is left as it was.
+    ///
+    /// - Returns: the ids the moderator did not confirm.
+    private static func confirmUnreadable(
+        _ outcomes: inout [DecisionOutcome], _ requests: [DecisionRequest],
+        _ moderation: Moderation, _ moderator: String, _ invocation: Invocation
+    ) throws -> Set<String> {
+        var declined: Set<String> = []
+        for index in outcomes.indices {
+            guard case .needsConfirmation(let id, let detail) = outcomes[index],
+                var request = requests.first(where: { $0.id == id })
+            else { continue }
+            invocation.context.standardError.write(
+                ReviewFormat.unreadable(id, detail) + ". Approve anyway? [y/N] ")
+            invocation.context.standardError.flush()
+            let answer = invocation.context.readLine()?.trimmingCharacters(in: .whitespaces)
+            guard answer?.lowercased() == "y" || answer?.lowercased() == "yes" else {
+                declined.insert(id)
+                continue
+            }
+            request.confirmed = true
+            outcomes[index] =
+                try moderation.decide([request], moderator: moderator, force: false).first
+                ?? outcomes[index]
+        }
+        return declined
+    }
+
+    /// Prints what happened to each request; exit 1 when any was refused or, asked on a
+    /// terminal, not confirmed (`declined`).
+    static func report(
+        _ outcomes: [DecisionOutcome], declined: Set<String> = [], _ invocation: Invocation
+    ) -> ExitStatus {
         var status = ExitStatus.success
         for outcome in outcomes {
             switch outcome {
@@ -249,6 +287,9 @@ enum ReviewCommand {
                 status = .problems
             case .conflict(let id, let expected, let current, let last):
                 invocation.warn("error: " + ReviewFormat.conflict(id, expected, current, last))
+                status = .problems
+            case .needsConfirmation(let id, _) where declined.contains(id):
+                invocation.warn("\(ReviewFormat.safe(id)): not approved, still as it was")
                 status = .problems
             case .needsConfirmation(let id, let detail):
                 invocation.warn(

@@ -84,12 +84,15 @@ public struct Context: @unchecked Sendable {
     public var readStandardInput: @Sendable () -> Data
     /// Whether standard input is a terminal (interactive review).
     public var standardInputIsTerminal: Bool
+    /// Reads one line of standard input, without its line end; nil at its end.
+    public var readLine: @Sendable () -> String?
 
     public init(
         standardOutput: OutputStream, standardError: OutputStream,
         environment: [String: String], currentDirectory: String,
         readStandardInput: @escaping @Sendable () -> Data = { Data() },
-        standardInputIsTerminal: Bool = false
+        standardInputIsTerminal: Bool = false,
+        readLine: @escaping @Sendable () -> String? = { nil }
     ) {
         self.standardOutput = standardOutput
         self.standardError = standardError
@@ -97,6 +100,7 @@ public struct Context: @unchecked Sendable {
         self.currentDirectory = currentDirectory
         self.readStandardInput = readStandardInput
         self.standardInputIsTerminal = standardInputIsTerminal
+        self.readLine = readLine
     }
 
     /// The real process streams, environment and directory.
@@ -107,6 +111,7 @@ public struct Context: @unchecked Sendable {
             environment: ProcessInfo.processInfo.environment,
             currentDirectory: FileManager.default.currentDirectoryPath,
             readStandardInput: { FileHandle.standardInput.readDataToEndOfFile() },
-            standardInputIsTerminal: isatty(0) == 1)
+            standardInputIsTerminal: isatty(0) == 1,
+            readLine: { Swift.readLine(strippingNewline: true) })
     }
 }
