@@ -6,7 +6,7 @@ TROVE  := $(CURDIR)/.build/$(CONFIG)/trove
 
 # Debian packages the build needs; tests and benchmarks add theirs.
 DEPS       := libsqlite3-dev libjpeg-dev libpng-dev
-TEST_DEPS  := sqlite3 chromium man-db groff-base make
+TEST_DEPS  := sqlite3 chromium man-db groff-base make zsh fish
 BENCH_DEPS := sqlite3 time bc libvips-tools mate-backgrounds python3-venv
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 

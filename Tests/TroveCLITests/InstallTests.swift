@@ -69,27 +69,82 @@ import Testing
         #expect(bad.stderr.contains("use bash, zsh or fish"))
     }
 
-    @Test func bashAcceptsTheScriptAndZshAndFishWhenInstalled() throws {
-        let shells = [
-            ("bash", ["-n"]), ("zsh", ["-n"]), ("fish", ["--no-execute"]),
-        ]
-        for (shell, flags) in shells {
-            guard
-                let path = ["/usr/bin/\(shell)", "/bin/\(shell)"].first(where: {
-                    FileManager.default.isExecutableFile(atPath: $0)
-                })
-            else {
-                #expect(shell != "bash", "bash is needed")
-                continue
-            }
-            let file = try sandbox.write("trove.\(shell)", sandbox.run("completions", shell).stdout)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: path)
-            process.arguments = flags + [file]
-            try process.run()
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0, "\(shell) rejects its completion script")
+    /// Runs `shell` with `arguments` in the sandbox; its standard output, or nil when the
+    /// shell is not installed (`make test-deps` installs bash, zsh and fish).
+    func runShell(_ shell: String, _ arguments: [String]) throws -> (status: Int32, out: String)? {
+        guard
+            let path = ["/usr/bin/\(shell)", "/bin/\(shell)"].first(where: {
+                FileManager.default.isExecutableFile(atPath: $0)
+            })
+        else {
+            Issue.record("\(shell) is not installed: run make test-deps")
+            return nil
         }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        process.currentDirectoryURL = sandbox.folder
+        process.environment = ["PATH": "/usr/bin:/bin", "HOME": sandbox.folder.path]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    @Test func everyShellAcceptsItsScript() throws {
+        for (shell, flags) in [("bash", ["-n"]), ("zsh", ["-n"]), ("fish", ["--no-execute"])] {
+            let file = try sandbox.write("trove.\(shell)", sandbox.run("completions", shell).stdout)
+            let result = try runShell(shell, flags + [file])
+            #expect(result?.status == 0, "\(shell) rejects its completion script")
+        }
+    }
+
+    /// fish offers what `complete -C` prints for a partial line: candidate, tab, help.
+    @Test func fishCompletesTheCommandsRealFlags() throws {
+        let file = try sandbox.write("trove.fish", sandbox.run("completions", "fish").stdout)
+        func complete(_ line: String) throws -> [String] {
+            let out = try runShell("fish", ["-c", "source '\(file)'; complete -C '\(line)'"])
+            return (out?.out ?? "").split(separator: "\n").map {
+                String($0.split(separator: "\t").first ?? "")
+            }
+        }
+        #expect(try complete("trove import treasures --sk") == ["--skip-invalid"])
+        #expect(try complete("trove exp") == ["export"])
+        #expect(Set(try complete("trove review ap")) == ["apply", "approve"])
+        #expect(
+            try complete("trove -w x.sqlite export --update --layout ")
+                == ["flatirongo", "trashmapper"])
+    }
+
+    /// zsh's completion system is driven with its helpers replaced by ones that print
+    /// what they were given; zsh itself then filters by the typed prefix.
+    @Test func zshCompletesTheCommandsRealFlags() throws {
+        let file = try sandbox.write("trove.zsh", sandbox.run("completions", "zsh").stdout)
+        let driver = try sandbox.write(
+            "drive.zsh",
+            """
+            _describe() { local -a entries; entries=("${(@P)4}"); print -l -- "${entries[@]%%:*}" }
+            compadd() { print -l -- "${(@P)2}" }
+            _files() { print -- "<files>" }
+            source '\(file)' > /dev/null
+            words=(trove "$@"); CURRENT=$#words; PREFIX="${words[-1]}"
+            _trove
+            """)
+        func candidates(_ words: String...) throws -> [String] {
+            let out = try runShell("zsh", [driver] + words)
+            return (out?.out ?? "").split(separator: "\n").map(String.init)
+        }
+        let flags = try candidates("import", "treasures", "--sk")
+        #expect(flags.contains("--skip-invalid") && flags.contains("--sync"))
+        #expect(!flags.contains("--photos"), "the flags of import posts")
+        #expect(try candidates("review", "ap").contains("approve"))
+        #expect(
+            try candidates("-w", "x.sqlite", "export", "--layout", "") == [
+                "flatirongo", "trashmapper",
+            ])
     }
 
     @Test func theManPageRendersWithManAndNamesEveryCommand() throws {

@@ -183,7 +183,7 @@ enum Completions {
             "",
             "_trove() {",
             "    local cmdpath=\"\" word i skip=0 prev=\"${words[CURRENT-1]}\"",
-            "    local -a subs opts valued values",
+            "    local -a subs opts valued values names",
             "    for ((i = 2; i < CURRENT; i++)); do",
             "        word=\"${words[i]}\"",
             "        if [[ $skip == 1 ]]; then skip=0; continue; fi",
@@ -191,7 +191,10 @@ enum Completions {
             "        case \"$word\" in",
             "        --*=*) ;;",
             "        -*) (( ${valued[(Ie)$word]} )) && skip=1 ;;",
-            "        *) (( ${${subs%%:*}[(Ie)$word]} )) && cmdpath=\"${cmdpath:+$cmdpath }$word\" ;;",
+            "        *)",
+            "            # A nested expansion inside (( )) does not take subscript flags.",
+            "            names=(${subs%%:*})",
+            "            (( ${names[(Ie)$word]} )) && cmdpath=\"${cmdpath:+$cmdpath }$word\" ;;",
             "        esac",
             "    done",
             "    _trove_data \"$cmdpath\"",
@@ -272,11 +275,20 @@ enum Completions {
             "    echo \"$cmdpath\"",
             "end",
             "",
+            "# Whether the line so far is at the command path given: __trove_at import treasures.",
+            "# (A command substitution inside double quotes is not expanded: hence a function.)",
+            "function __trove_at",
+            "    set -l cmdpath (__trove_path)",
+            "    test \"$cmdpath\" = \"$argv\"",
+            "end",
+            "",
             "complete -c trove -f",
         ]
         for entry in entries {
             let condition =
-                "-n " + fishQuoted("test \"(__trove_path)\" = " + fishQuoted(entry.pathText))
+                "-n "
+                + fishQuoted(
+                    (["__trove_at"] + entry.path).joined(separator: " "))
             for sub in entry.subcommands {
                 lines.append(
                     "complete -c trove \(condition) -a \(fishQuoted(sub.name)) -d \(fishQuoted(sub.abstract))"
