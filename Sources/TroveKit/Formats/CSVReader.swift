@@ -137,6 +137,25 @@ public struct CSVReader {
             encoding: encoding, delimiter: delimiter)
     }
 
+    /// Reads text already in memory (a file read whole for another reason), sniffing the
+    /// delimiter unless given.
+    public init(
+        bytes: [UInt8], displayPath: String, encoding: TextEncoding = .utf8,
+        delimiter: UInt8? = nil
+    ) {
+        let storage = Storage(
+            descriptor: -1, closes: false, displayPath: displayPath, encoding: encoding,
+            chunkSize: 1 << 20, memory: bytes)
+        // Reading memory cannot fail.
+        try? storage.fillFirstLine(skippingByteOrderMark: encoding == .utf8)
+        let chosen = delimiter ?? storage.sniffDelimiter()
+        storage.delimiter = chosen
+        self.storage = storage
+        self.delimiter = chosen
+        self.displayPath = displayPath
+        self.encoding = storage.encoding
+    }
+
     /// Reads an open descriptor; `chunkSize` is small in tests so that fields cross
     /// chunk boundaries.
     init(
@@ -199,11 +218,16 @@ extension CSVReader {
         }
         private var spans: [Span] = []
         private var scratch: [UInt8] = []
+        /// The text, when it is read from memory instead of `descriptor`, and how much of
+        /// it has been handed to the parser.
+        private let memory: [UInt8]?
+        private var memoryRead = 0
 
         init(
             descriptor: Int32, closes: Bool, displayPath: String, encoding: TextEncoding,
-            chunkSize: Int
+            chunkSize: Int, memory: [UInt8]? = nil
         ) {
+            self.memory = memory
             self.descriptor = descriptor
             self.closes = closes
             self.displayPath = displayPath
@@ -341,6 +365,15 @@ extension CSVReader {
         private func readFile(into target: UnsafeMutableRawPointer, count: Int)
             throws(CSVError) -> Int
         {
+            if let memory {
+                let got = min(count, memory.count - memoryRead)
+                guard got > 0 else { return 0 }
+                memory.withUnsafeBytes {
+                    target.copyMemory(from: $0.baseAddress! + memoryRead, byteCount: got)
+                }
+                memoryRead += got
+                return got
+            }
             while true {
                 let got = read(descriptor, target, count)
                 if got >= 0 { return got }

@@ -316,16 +316,3 @@ extension Unicode.Scalar {
         ("A"..."Z").contains(self) ? Unicode.Scalar(value + 32)! : self
     }
 }
-
-/// `text` as a JSON string literal (U+2028 and U+2029 escaped too, for JavaScript).
-public func jsonString(_ text: String) -> String {
-    var bytes: [UInt8] = []
-    JSONText.appendString(text, to: &bytes)
-    return String(decoding: bytes, as: UTF8.self)
-}
-
-/// A double as the shortest JSON number text that reads back as the same value, as
-/// JavaScript prints it (`41` rather than `41.0`).
-public func jsonNumber(_ value: Double) -> String {
-    JSONText.number(value)
-}

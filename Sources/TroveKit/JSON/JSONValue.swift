@@ -1,0 +1,84 @@
+// MARK: - Values
+
+/// A parsed JSON value that keeps what GeoJSON import needs and Foundation's parser
+/// loses: numbers as their text (so `7` stays `"7"` and coordinates read as the exact
+/// doubles written) and object members in file order (extras keep their order).
+indirect enum JSONValue: Equatable {
+    case null
+    case bool(Bool)
+    /// The number's text as written, already checked against JSON's grammar.
+    case number(String)
+    case string(String)
+    case array([JSONValue])
+    case object([JSONMember])
+
+    /// The value of an object's member, the last one when a name repeats (as
+    /// JavaScript's `JSON.parse` does).
+    subscript(name: String) -> JSONValue? {
+        guard case .object(let members) = self else { return nil }
+        return members.last { $0.name == name }?.value
+    }
+
+    /// A string's text, or nil.
+    var stringValue: String? {
+        guard case .string(let text) = self else { return nil }
+        return text
+    }
+
+    /// A boolean's value, or nil.
+    var boolValue: Bool? {
+        guard case .bool(let value) = self else { return nil }
+        return value
+    }
+
+    /// The word for the value's kind, for messages.
+    var kind: String {
+        switch self {
+        case .null: "null"
+        case .bool: "a boolean"
+        case .number: "a number"
+        case .string: "a string"
+        case .array: "an array"
+        case .object: "an object"
+        }
+    }
+
+    /// Compact JSON text; numbers exactly as written.
+    var jsonText: String {
+        switch self {
+        case .null: return "null"
+        case .bool(let value): return value ? "true" : "false"
+        case .number(let text): return text
+        case .string(let text): return Self.quoted(text)
+        case .array(let values): return "[" + values.map(\.jsonText).joined(separator: ",") + "]"
+        case .object(let members):
+            return "{"
+                + members.map { Self.quoted($0.name) + ":" + $0.value.jsonText }.joined(
+                    separator: ",") + "}"
+        }
+    }
+
+    static func quoted(_ text: String) -> String {
+        var result = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            case "\u{00}"..."\u{1F}":
+                let hex = String(scalar.value, radix: 16)
+                result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result + "\""
+    }
+}
+
+/// One member of a JSON object.
+struct JSONMember: Equatable {
+    var name: String
+    var value: JSONValue
+}
