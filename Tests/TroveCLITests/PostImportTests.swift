@@ -148,7 +148,10 @@ import TroveSQLite
     @Test(arguments: [
         ("bad.csv", "id,lat,lon\nok,1,2\nbad,91,2\n", "bad.csv:3: latitude 91.0 is outside"),
         ("bad.json", #"{"Locations": {"p1": {"lat": 1}}}"#, "bad.json: Locations/p1/lon"),
-        ("bad.json", "{\"Locations\": ", "bad.json: not valid JSON"),
+        (
+            "bad.json", "{\"Locations\": ",
+            "bad.json:1:15: not valid JSON: the text ends where a value should be"
+        ),
         ("bad.ndjson", "{\"id\":\"a\",\"lat\":1,\"lon\":2}\n{oops\n", "bad.ndjson:2:"),
         ("dup.csv", "id,lat,lon\na,1,2\na,3,4\n", "dup.csv:3: post id 'a' appears twice"),
     ])

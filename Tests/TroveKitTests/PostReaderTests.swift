@@ -37,6 +37,40 @@ import Testing
         #expect(PostDate.normalize(text) == nil)
     }
 
+    /// Posts read CSV with the treasures' reader: what spreadsheets write reads the same.
+    @Test func csvAsSpreadsheetsSaveIt() throws {
+        // Excel's "Unicode Text": UTF-16 LE with a BOM, tab-separated.
+        let text = "id\tlat\tlon\tdescription\r\np1\t40.7\t-74\tCafé crème\r\n"
+        let utf16: [UInt8] =
+            [0xFF, 0xFE] + text.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+        let excel = try PostReader.readCSV(utf16, name: "posts.txt")
+        #expect(excel.posts.map(\.description) == ["Café crème"])
+        // A quoted header name with a line break and more commas than semicolons in it;
+        // blank lines between rows; semicolons, as European spreadsheets write.
+        let csv = "id;\"lat, north\n(deg)\";lon\n\np1;40,7;-74\n\np2;41;-75\n"
+        #expect {
+            try PostReader.readCSV(Array(csv.utf8), name: "posts.csv")
+        } throws: { error in
+            // The delimiter is ';' from the whole header; the lat column is not named so.
+            "\(error)" == "posts.csv:1: missing column 'lat' "
+                + "(the header needs id,user,lat,lon,description,date,photo)"
+        }
+        let fixed = "id;lat;lon\n\np1;40.7;-74\n\np2;41;-75\n"
+        let posts = try PostReader.readCSV(Array(fixed.utf8), name: "posts.csv").posts
+        #expect(posts.map(\.id) == ["p1", "p2"])
+        #expect(posts.map(\.source) == ["posts.csv:3", "posts.csv:5"])
+    }
+
+    @Test func csvThatIsNotUTF8SaysHowToSaveIt() {
+        let bytes = Array("id,lat,lon,description\np1,40.7,-74,caf".utf8) + [0xE9, 0x0A]
+        #expect {
+            try PostReader.readCSV(bytes, name: "posts.csv")
+        } throws: { error in
+            "\(error)" == "posts.csv:2: the text is not UTF-8 "
+                + "(save the file as UTF-8 (or UTF-16 with a byte order mark))"
+        }
+    }
+
     @Test func badRowNamesFileAndLine() {
         let csv = "id,lat,lon\np1,40.7,-74\np2,abc,-74\n"
         #expect {

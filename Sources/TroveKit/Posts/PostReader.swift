@@ -70,21 +70,30 @@ public enum PostReader {
     ///
     /// - Throws: `InputError`.
     public static func readJSON(_ data: Data, name: String) throws(InputError) -> PostFile {
-        let root: Any
-        do {
-            root = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
-        } catch {
-            if let lines = try? readLines(Array(data), name: name), lines.posts.count > 1 {
-                return lines
+        let bytes = Array(data)
+        var parser = JSONParser(bytes)
+        let root: JSONValue
+        do throws(JSONSyntaxError) {
+            root = try parser.parseValue()
+            if !parser.atEnd() {
+                // More than one value: newline-delimited posts, or text after the export.
+                if let lines = try? readLines(bytes, name: name), lines.posts.count > 1 {
+                    return lines
+                }
+                _ = try parser.parseValue()
+                throw JSONSyntaxError(
+                    message: "more than one JSON value", line: parser.nextLine(), column: 1)
             }
-            let detail = (error as NSError).userInfo["NSDebugDescription"] as? String
-            throw InputError(name, "not valid JSON" + (detail.map { ": \($0)" } ?? ""))
+        } catch {
+            throw InputError(
+                "\(name):\(error.line):\(error.column)", "not valid JSON: \(error.message)")
         }
-        guard let tree = root as? [String: Any] else {
+        guard case .object = root else {
             throw InputError(name, "expected a JSON object at the top of the export")
         }
+        let tree = fields(root)
         var file = PostFile()
-        var records: [String: (fields: [String: Any], path: String)] = [:]
+        var records: [String: (fields: [String: JSONValue], path: String)] = [:]
         var owners: [String: String] = [:]
         var found = false
         for key in tree.keys.sorted() {
@@ -92,16 +101,17 @@ public enum PostReader {
             if lowered == "users" {
                 found = true
                 for (user, node) in children(tree[key]).sorted(by: { $0.key < $1.key }) {
-                    guard let fields = node as? [String: Any] else { continue }
-                    for (field, value) in fields.sorted(by: { $0.key < $1.key }) {
+                    guard case .object = node else { continue }
+                    for (field, value) in fields(node).sorted(by: { $0.key < $1.key }) {
                         if field.lowercased() == "taggedlocations" {
                             for (id, tagged) in children(value) {
                                 // The path is stored as the post's source: no address in it.
                                 let shown = Privacy.pseudonymizeUser(user).user
                                 let path = "\(key)/\(shown)/\(field)/\(id)"
                                 owners[id] = user
-                                if let post = tagged as? [String: Any] {
-                                    records[id, default: ([:], path)].fields.merge(post) { a, _ in a
+                                if case .object = tagged {
+                                    records[id, default: ([:], path)].fields.merge(fields(tagged)) {
+                                        a, _ in a
                                     }
                                     records[id]?.path = path
                                 }
@@ -114,12 +124,12 @@ public enum PostReader {
             } else if lowered == "locations" {
                 found = true
                 for (id, node) in children(tree[key]) {
-                    guard let post = node as? [String: Any] else {
+                    guard case .object = node else {
                         throw InputError("\(name): \(key)/\(id)", "expected an object")
                     }
                     let path = "\(key)/\(id)"
                     if records[id] == nil { records[id] = ([:], path) }
-                    records[id]?.fields.merge(post) { _, location in location }
+                    records[id]?.fields.merge(fields(node)) { _, location in location }
                     records[id]?.path = path
                 }
             }
@@ -132,11 +142,11 @@ public enum PostReader {
         for id in records.keys.sorted() {
             guard let record = records[id] else { continue }
             let source = "\(name): \(record.path)"
-            var fields: [(String, Any)] = record.fields.sorted { $0.key < $1.key }
+            var fields: [(String, JSONValue)] = record.fields.sorted { $0.key < $1.key }
             if let owner = owners[id],
                 !fields.contains(where: { PostField.matching($0.0) == .user })
             {
-                fields.append(("user", owner))
+                fields.append(("user", .string(owner)))
             }
             file.posts.append(
                 try post(id: id, fields: fields, source: source, file: &file) { field in
@@ -146,27 +156,37 @@ public enum PostReader {
         return file
     }
 
+    /// An object's members by name; a repeated name keeps the last, as JavaScript's
+    /// `JSON.parse` (and the Realtime Database) do.
+    private static func fields(_ node: JSONValue?) -> [String: JSONValue] {
+        guard case .object(let members)? = node else { return [:] }
+        var result: [String: JSONValue] = [:]
+        for member in members { result[member.name] = member.value }
+        return result
+    }
+
     /// The children of a JSON node: an object's members, or an array's non-null items
     /// (Firebase exports objects with numeric keys as arrays).
-    private static func children(_ node: Any?) -> [String: Any] {
-        if let object = node as? [String: Any] { return object }
-        if let array = node as? [Any] {
-            var result: [String: Any] = [:]
-            for (index, item) in array.enumerated() where !(item is NSNull) {
+    private static func children(_ node: JSONValue?) -> [String: JSONValue] {
+        if case .array(let items)? = node {
+            var result: [String: JSONValue] = [:]
+            for (index, item) in items.enumerated() where item != .null {
                 result[String(index)] = item
             }
             return result
         }
-        return [:]
+        return fields(node)
     }
 
-    private static func countSensitive(field: String, value: Any, in file: inout PostFile) {
+    private static func countSensitive(field: String, value: JSONValue, in file: inout PostFile) {
         if Privacy.isPasswordField(field) {
             file.droppedPasswords += 1
         } else if Privacy.isEmailField(field) {
             file.droppedEmails += 1
-        } else if let object = value as? [String: Any] {
-            for (name, inner) in object { countSensitive(field: name, value: inner, in: &file) }
+        } else if case .object(let members) = value {
+            for member in members {
+                countSensitive(field: member.name, value: member.value, in: &file)
+            }
         }
     }
 
@@ -185,13 +205,12 @@ public enum PostReader {
             if lineNumber == 1, text.starts(with: [0xEF, 0xBB, 0xBF]) { text = text.dropFirst(3) }
             if text.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
             let location = "\(name):\(lineNumber)"
-            guard
-                let object = try? JSONSerialization.jsonObject(with: Data(text))
-                    as? [String: Any]
+            var parser = JSONParser(Array(text))
+            guard let object = try? parser.parseValue(), case .object = object, parser.atEnd()
             else {
                 throw InputError(location, "expected one JSON object on this line")
             }
-            let fields = object.sorted { $0.key < $1.key }
+            let fields = fields(object).sorted { $0.key < $1.key }
             guard let idField = fields.first(where: { PostField.matching($0.key) == .id }) else {
                 throw InputError(location, "missing field 'id'")
             }
@@ -208,14 +227,23 @@ public enum PostReader {
 
     // MARK: - CSV
 
-    /// Reads CSV with a header row (`,`, `;` or tab, detected from the header).
+    /// Reads CSV with a header row, with the reader treasures use: the delimiter (`,`, `;`
+    /// or tab) found in the header, quotes and line breaks in fields, a BOM, UTF-16 with a
+    /// BOM; blank lines hold no post.
     ///
     /// - Throws: `InputError` naming `FILE:LINE`.
     public static func readCSV(_ bytes: [UInt8], name: String) throws(InputError) -> PostFile {
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw InputError(name, "the file is not UTF-8 text")
+        var reader = CSVReader(bytes: bytes, displayPath: name)
+        var records: [CSVRecord] = []
+        do throws(CSVError) {
+            while let record = try reader.next() { records.append(record) }
+        } catch {
+            // The treasure reader's advice names --encoding, which posts do not take.
+            let hint =
+                error.reason == .invalidEncoding
+                ? "save the file as UTF-8 (or UTF-16 with a byte order mark)" : error.hint
+            throw InputError(error.line.map { "\(name):\($0)" } ?? name, error.message, hint: hint)
         }
-        let records = try CSVRecords.parse(text, name: name)
         guard let header = records.first else { throw InputError(name, "the file is empty") }
         var columns: [PostField: Int] = [:]
         var sensitive: [(index: Int, password: Bool)] = []
@@ -245,9 +273,9 @@ public enum PostReader {
             for column in sensitive where !record.fields[column.index].isEmpty {
                 if column.password { file.droppedPasswords += 1 } else { file.droppedEmails += 1 }
             }
-            var fields: [(String, Any)] = []
+            var fields: [(String, JSONValue)] = []
             for (field, index) in columns where !record.fields[index].isEmpty {
-                fields.append((field.names[0], record.fields[index]))
+                fields.append((field.names[0], .string(record.fields[index])))
             }
             let id = columns[.id].map { record.fields[$0] } ?? ""
             file.posts.append(
@@ -260,7 +288,7 @@ public enum PostReader {
 
     /// Builds a post from its fields; `where` names a field's location for messages.
     private static func post(
-        id: String, fields: [(String, Any)], source: String, file: inout PostFile,
+        id: String, fields: [(String, JSONValue)], source: String, file: inout PostFile,
         where locate: (String) -> String
     ) throws(InputError) -> PostInput {
         if let problem = FirebaseKey.problem(id) {
@@ -275,7 +303,7 @@ public enum PostReader {
                     file.droppedPasswords += 1
                 } else if Privacy.isEmailField(name) {
                     file.droppedEmails += 1
-                } else if normalizedFieldName(name) == "l", let pair = value as? [Any],
+                } else if normalizedFieldName(name) == "l", case .array(let pair) = value,
                     pair.count == 2
                 {
                     // GeoFire's `l: [lat, lon]`.
@@ -305,9 +333,9 @@ public enum PostReader {
                 file.droppedEmails += count
                 input.description = redacted
             case .date:
-                if let number = value as? NSNumber, !(value is String) {
-                    guard let date = PostDate.epoch(number.doubleValue) else {
-                        throw InputError(locate(name), "date \(number) is not a valid time")
+                if case .number(let text) = value {
+                    guard let number = Double(text), let date = PostDate.epoch(number) else {
+                        throw InputError(locate(name), "date \(text) is not a valid time")
                     }
                     input.date = date
                 } else if let text = scalarText(value), !text.isEmpty {
@@ -335,100 +363,22 @@ public enum PostReader {
         return input
     }
 
-    private static func number(_ value: Any) -> Double? {
-        if let text = value as? String {
-            guard let parsed = Double(text.trimmingCharacters(in: .whitespaces)), parsed.isFinite
-            else { return nil }
-            return parsed
+    private static func number(_ value: JSONValue) -> Double? {
+        let parsed: Double?
+        switch value {
+        case .string(let text): parsed = Double(text.trimmingCharacters(in: .whitespaces))
+        case .number(let text): parsed = Double(text)
+        default: parsed = nil
         }
-        if let number = value as? NSNumber, number.doubleValue.isFinite {
-            return number.doubleValue
-        }
-        return nil
+        return parsed.flatMap { $0.isFinite ? $0 : nil }
     }
 
-    private static func scalarText(_ value: Any) -> String? {
-        if let text = value as? String { return text }
-        if let number = value as? NSNumber { return number.stringValue }
-        return nil
-    }
-}
-
-// MARK: - A small RFC 4180 reader
-
-/// CSV records with the line each starts on: quotes, doubled quotes, embedded newlines,
-/// CRLF and a BOM handled.
-struct CSVRecords {
-    struct Record {
-        var fields: [String]
-        var line: Int
-    }
-
-    /// Parses `text`; the delimiter (`,`, `;` or tab) is the most common one in the
-    /// first line.
-    ///
-    /// - Throws: `InputError` for a quoted field that never ends.
-    static func parse(_ text: String, name: String) throws(InputError) -> [Record] {
-        var scalars = Array(text.unicodeScalars)
-        if scalars.first == "\u{FEFF}" { scalars.removeFirst() }
-        let firstLine = scalars.prefix { $0 != "\n" && $0 != "\r" }
-        let delimiter: Unicode.Scalar =
-            [",", ";", "\t"].max { a, b in
-                firstLine.filter { $0 == a }.count < firstLine.filter { $0 == b }.count
-            } ?? ","
-        var records: [Record] = []
-        var fields: [String] = []
-        var field = String.UnicodeScalarView()
-        var line = 1
-        var recordLine = 1
-        var index = 0
-        var inQuotes = false
-        var quoteLine = 1
-        func endField() {
-            fields.append(String(field))
-            field = String.UnicodeScalarView()
+    /// A string's text, a number's text as written, or nil.
+    private static func scalarText(_ value: JSONValue) -> String? {
+        switch value {
+        case .string(let text): text
+        case .number(let text): text
+        default: nil
         }
-        while index < scalars.count {
-            let scalar = scalars[index]
-            index += 1
-            if inQuotes {
-                if scalar == "\"" {
-                    if index < scalars.count && scalars[index] == "\"" {
-                        field.append("\"")
-                        index += 1
-                    } else {
-                        inQuotes = false
-                    }
-                } else {
-                    if scalar == "\n" { line += 1 }
-                    field.append(scalar)
-                }
-                continue
-            }
-            switch scalar {
-            case "\"" where field.isEmpty:
-                inQuotes = true
-                quoteLine = line
-            case delimiter:
-                endField()
-            case "\r", "\n":
-                if scalar == "\r" && index < scalars.count && scalars[index] == "\n" { index += 1 }
-                endField()
-                records.append(Record(fields: fields, line: recordLine))
-                fields = []
-                line += 1
-                recordLine = line
-            default:
-                field.append(scalar)
-            }
-        }
-        if inQuotes {
-            throw InputError("\(name):\(quoteLine)", "a quoted field never ends")
-        }
-        if !field.isEmpty || !fields.isEmpty {
-            endField()
-            records.append(Record(fields: fields, line: recordLine))
-        }
-        return records
     }
 }

@@ -41,13 +41,12 @@ public struct Signal: Equatable, Sendable {
 
     /// Parses the stored JSON; unknown names are skipped.
     static func parse(_ json: String) -> [Signal] {
-        guard let array = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [Any]
-        else { return [] }
-        return array.compactMap { item in
-            guard let object = item as? [String: Any],
-                let name = (object["name"] as? String).flatMap(SignalName.init(rawValue:))
+        var parser = JSONParser(Array(json.utf8))
+        guard case .array(let items)? = try? parser.parseValue() else { return [] }
+        return items.compactMap { item in
+            guard let name = item["name"]?.stringValue.flatMap(SignalName.init(rawValue:))
             else { return nil }
-            return Signal(name, object["detail"] as? String ?? "")
+            return Signal(name, item["detail"]?.stringValue ?? "")
         }
     }
 }

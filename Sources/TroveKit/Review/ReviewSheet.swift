@@ -301,52 +301,63 @@ public struct SheetDecisionFile: Equatable, Sendable {
 public enum SheetDecisions {
     /// - Throws: `InputError` naming the file and the entry.
     public static func parse(_ data: Data, name: String) throws(InputError) -> SheetDecisionFile {
-        guard let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-            throw InputError(name, "not a JSON object")
+        var parser = JSONParser(Array(data))
+        let root: JSONValue
+        do throws(JSONSyntaxError) {
+            root = try parser.parseValue()
+            if !parser.atEnd() {
+                throw JSONSyntaxError(
+                    message: "text after the JSON object", line: parser.nextLine(), column: 1)
+            }
+        } catch {
+            throw InputError(
+                "\(name):\(error.line):\(error.column)", "not valid JSON: \(error.message)")
         }
-        guard root["format"] as? String == "trove-review-decisions",
-            let items = root["decisions"] as? [Any]
+        guard case .object = root else { throw InputError(name, "not a JSON object") }
+        guard root["format"]?.stringValue == "trove-review-decisions",
+            case .array(let items)? = root["decisions"]
         else {
             throw InputError(
                 name, "not a decisions file from 'trove review sheet'",
                 hint: "expected \"format\": \"trove-review-decisions\" and a \"decisions\" array")
         }
         func text(_ key: String) -> String? {
-            (root[key] as? String).flatMap {
+            root[key]?.stringValue.flatMap {
                 $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0
             }
         }
         var result: [SheetDecision] = []
         for (index, item) in items.enumerated() {
             let location = "\(name): decisions[\(index)]"
-            guard let object = item as? [String: Any], let id = object["id"] as? String else {
+            guard case .object = item, let id = item["id"]?.stringValue else {
                 throw InputError(location, "expected an object with an \"id\"")
             }
-            guard let expectedText = (object["seen"] ?? object["expected"]) as? String,
+            let object = item
+            guard let expectedText = (object["seen"] ?? object["expected"])?.stringValue,
                 let expected = PostStatus(rawValue: expectedText)
             else { throw InputError(location, "missing or unknown \"seen\" status") }
-            let note = (object["note"] as? String).flatMap { $0.isEmpty ? nil : $0 }
+            let note = object["note"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
             let action: ReviewAction
-            switch object["action"] as? String {
+            switch object["action"]?.stringValue {
             case "approve": action = .approve
             case "flag": action = .flag
             case "reopen": action = .reopen
             case "reject":
-                guard let reasonText = object["reason"] as? String,
+                guard let reasonText = object["reason"]?.stringValue,
                     let reason = RejectionReason(rawValue: reasonText)
                 else { throw InputError(location, "a rejection needs a known \"reason\"") }
                 action = .reject(reason)
             default:
                 throw InputError(location, "unknown \"action\" (approve, reject, flag, reopen)")
             }
-            let decidedAt = object["at"] as? String
+            let decidedAt = object["at"]?.stringValue
             if let decidedAt, parseTimestamp(decidedAt) == nil {
                 throw InputError(location, "\"at\" is not an ISO 8601 time: \(decidedAt)")
             }
             result.append(
                 SheetDecision(
                     id: id, expected: expected, action: action, note: note, decidedAt: decidedAt,
-                    confirmed: object["confirmed"] as? Bool ?? false))
+                    confirmed: object["confirmed"]?.boolValue ?? false))
         }
         return SheetDecisionFile(
             sheet: text("sheet"), workspace: text("workspace"), moderator: text("moderator"),
