@@ -346,9 +346,11 @@ int ctrove_png_output_channels(const ctrove_image_info *info) {
 // MARK: - Row streaming
 
 /*
- * Non-interlaced PNGs can be read a few rows at a time, so a resampler can consume them
- * without the whole image in memory. Each call holds its own setjmp: libpng may fail in
- * any of them.
+ * PNGs are read a few rows at a time, so a resampler can consume them without the whole
+ * image in memory. Interlaced files come as their Adam7 passes' own rows, in file order,
+ * without libpng's interlace handling (which needs every row of the image in memory until
+ * the last pass); the caller places each pass's pixels. Each call holds its own setjmp:
+ * libpng may fail in any of them.
  */
 struct ctrove_png_stream {
     trove_png_context context;
@@ -388,7 +390,6 @@ ctrove_png_stream *ctrove_png_stream_open(const uint8_t *data, size_t length,
     png_uint_32 width = 0, height = 0;
     int depth = 0, color = 0, interlace = 0;
     png_get_IHDR(png, info, &width, &height, &depth, &color, &interlace, NULL, NULL);
-    if (interlace != PNG_INTERLACE_NONE) png_error(png, "Interlaced PNG cannot be streamed");
     int transparent = png_get_valid(png, info, PNG_INFO_tRNS) != 0;
     png_set_expand(png);
     if (depth == 16) png_set_scale_16(png);
@@ -404,6 +405,16 @@ ctrove_png_stream *ctrove_png_stream_open(const uint8_t *data, size_t length,
         png_error(png, "Unsupported PNG pixel layout");
     }
     stream->height = (int)height;
+    if (interlace != PNG_INTERLACE_NONE) {
+        /* libpng skips the passes that hold no pixel (narrow or short images). */
+        png_uint_32 rows = 0;
+        for (int pass = 0; pass < 7; pass++) {
+            if (PNG_PASS_COLS(width, pass) != 0 && PNG_PASS_ROWS(height, pass) != 0) {
+                rows += PNG_PASS_ROWS(height, pass);
+            }
+        }
+        stream->height = (int)rows;
+    }
     layout->width = (int)width;
     layout->height = (int)height;
     layout->channels = channels;

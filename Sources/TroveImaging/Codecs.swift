@@ -289,9 +289,10 @@ enum Native {
         }
     }
 
-    /// Streams a non-interlaced PNG through `body`, which pulls rows with `readRow`
-    /// (top to bottom, one at a time, into a buffer of `width * channels` bytes). Rows the
-    /// body does not pull are still read and checked afterwards.
+    /// Streams a PNG through `body`, which pulls rows with `readRow` (top to bottom, one
+    /// at a time, into a buffer of `width * channels` bytes; an interlaced file's passes
+    /// one after the other, see ctrove_png_stream_open). Rows the body does not pull are
+    /// still read and checked afterwards.
     static func streamPNG<Result>(
         _ data: [UInt8], maxPixels: Int,
         _ body: (

@@ -2,8 +2,9 @@
 ///
 /// A source is decoded once, as a stream of rows: JPEG at the DCT scale the plans need,
 /// PNG row by row; the rows feed one resampler per plan, so memory stays at a few rows
-/// whatever the source size. Interlaced PNGs are the exception: their rows are complete
-/// only after the last pass, so they are decoded whole.
+/// whatever the source size. Interlaced PNGs complete no row before their last pass, so
+/// each pass's pixels go straight into the resamplers' output sums instead (the filter is
+/// linear): memory is a float image of each output's size, never the source's.
 ///
 /// Metadata decides the orientation, and a PNG may carry it after its pixels (a late
 /// eXIf or text chunk). The rule, for every caller: plan with what came before the pixels,
@@ -70,12 +71,51 @@ enum ImagePipeline {
             }
             return (bitmaps, metadata)
         case .png:
-            let (bitmap, metadata) = try Native.decodePNG(source, maxPixels: maxPixels)
-            let bitmaps = plans.map {
-                Resampler.resample(bitmap, region: $0.region, width: $0.width, height: $0.height)
+            let (bitmaps, metadata) = try Native.streamPNG(source, maxPixels: maxPixels) {
+                width, height, channels, readRow in
+                feedPasses(
+                    width: width, height: height, channels: channels, plans: plans,
+                    readRow: readRow)
             }
             return (bitmaps, metadata)
         }
+    }
+
+    /// Adam7: first column, first row, column step and row step of each pass.
+    static let adam7: [(x: Int, y: Int, dx: Int, dy: Int)] = [
+        (0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2),
+        (0, 1, 1, 2),
+    ]
+
+    /// `feed` for an interlaced PNG: pulls the rows of every pass (as
+    /// ctrove_png_stream_read_rows gives them) and scatters their pixels into every
+    /// resampler.
+    private static func feedPasses(
+        width: Int, height: Int, channels: Int, plans: [ResizePlan],
+        readRow: (UnsafeMutablePointer<UInt8>) -> Bool
+    ) -> [Bitmap] {
+        let resamplers = plans.map { plan in
+            RowResampler(
+                sourceWidth: width, sourceHeight: height, channels: channels,
+                region: plan.region, width: plan.width, height: plan.height, scattered: true)
+        }
+        let row = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, width * channels))
+        defer { row.deallocate() }
+        passes: for pass in adam7 {
+            // libpng skips passes without pixels, as PNG_PASS_COLS and PNG_PASS_ROWS do.
+            let columns = (width - pass.x + pass.dx - 1) / pass.dx
+            let rows = (height - pass.y + pass.dy - 1) / pass.dy
+            guard columns > 0, rows > 0 else { continue }
+            for index in 0..<rows {
+                guard readRow(row) else { break passes }
+                for resampler in resamplers {
+                    resampler.pushPass(
+                        UnsafePointer(row), y: pass.y + index * pass.dy, first: pass.x,
+                        step: pass.dx, count: columns)
+                }
+            }
+        }
+        return resamplers.map { $0.finish() }
     }
 
     /// Pulls rows in order from `readRow` and pushes each into every resampler that still

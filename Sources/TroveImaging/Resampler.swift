@@ -227,9 +227,14 @@ final class RowResampler {
 
     /// A resampler of `region` of a `sourceWidth`×`sourceHeight` source to
     /// `width`×`height`; a whole-source region at the same size copies rows as they come.
+    ///
+    /// `scattered` resamplers take pixels in any order instead, through `pushPass` (the
+    /// passes of an interlaced PNG): the filter is linear, so each source pixel's weighted
+    /// contribution is added straight into a float image of the output's size, which then
+    /// holds the same sums as the row-by-row filter, up to float rounding.
     init(
         sourceWidth: Int, sourceHeight: Int, channels: Int, region: SourceRegion, width: Int,
-        height: Int
+        height: Int, scattered: Bool = false
     ) {
         precondition(width > 0 && height > 0, "output needs at least one pixel")
         self.width = width
@@ -248,8 +253,10 @@ final class RowResampler {
         let rows = Weights(
             sourceSize: sourceHeight, origin: region.y, span: region.height, outputSize: height)
         switch channels {
-        case 1: storage = .grey(Kernel(sourceWidth, channels, columns, rows))
-        default: storage = .colour(Kernel(sourceWidth, channels, columns, rows))
+        case 1:
+            storage = .grey(Kernel(sourceWidth, channels, columns, rows, scattered: scattered))
+        default:
+            storage = .colour(Kernel(sourceWidth, channels, columns, rows, scattered: scattered))
         }
     }
 
@@ -277,9 +284,38 @@ final class RowResampler {
         nextRow += 1
     }
 
+    /// Takes `count` pixels of source row `y` at columns `first`, `first + step`, ...
+    /// (`channels` bytes each, packed), for a resampler made `scattered`.
+    func pushPass(
+        _ pixels: UnsafePointer<UInt8>, y: Int, first: Int, step: Int, count: Int
+    ) {
+        output.withUnsafeMutableBufferPointer { target in
+            switch storage {
+            case .identity:
+                guard y < height else { return }
+                let row = target.baseAddress! + y * sourceStride
+                for index in 0..<count {
+                    (row + (first + index * step) * channels).update(
+                        from: pixels + index * channels, count: channels)
+                }
+            case .grey(let kernel):
+                kernel.scatter(pixels, y: y, first: first, step: step, count: count)
+            case .colour(let kernel):
+                kernel.scatter(pixels, y: y, first: first, step: step, count: count)
+            }
+        }
+    }
+
     /// The output; rows whose sources never came are zero.
     func finish() -> Bitmap {
-        Bitmap(width: width, height: height, channels: channels, pixels: output)
+        output.withUnsafeMutableBufferPointer { target in
+            switch storage {
+            case .identity: break
+            case .grey(let kernel): kernel.storeScattered(into: target)
+            case .colour(let kernel): kernel.storeScattered(into: target)
+            }
+        }
+        return Bitmap(width: width, height: height, channels: channels, pixels: output)
     }
 }
 
@@ -298,26 +334,140 @@ final class Kernel<Pixel: FilterPixel> {
     private var ringRow: [Int]
     private var sourceRow = 0
     private var outputRow = 0
+    /// Scattered input: the weighted sums of every output pixel so far, and the first
+    /// output row that the current pass's source rows can still reach.
+    private let accumulator: UnsafeMutablePointer<Pixel>?
+    private var passRow = -1
+    private var firstOpen = 0
 
-    init(_ width: Int, _ channels: Int, _ columns: Weights, _ rows: Weights) {
+    init(
+        _ width: Int, _ channels: Int, _ columns: Weights, _ rows: Weights,
+        scattered: Bool = false
+    ) {
         self.width = width
         self.channels = channels
         self.columns = columns
         self.rows = rows
         outputWidth = columns.starts.count
         outputHeight = rows.starts.count
-        // The ring holds every source row that one output row needs.
-        ringSize = rows.stride
+        // The ring holds every source row that one output row needs; scattered input
+        // needs none, as every row is added into the output sums as it comes.
+        ringSize = scattered ? 1 : rows.stride
         line = .allocate(capacity: width)
         ring = .allocate(capacity: ringSize * outputWidth)
         sum = .allocate(capacity: outputWidth)
         ringRow = [Int](repeating: -1, count: ringSize)
+        if scattered {
+            let sums = UnsafeMutablePointer<Pixel>.allocate(capacity: outputWidth * outputHeight)
+            sums.initialize(repeating: .zero, count: outputWidth * outputHeight)
+            accumulator = sums
+        } else {
+            accumulator = nil
+        }
     }
 
     deinit {
         line.deallocate()
         ring.deallocate()
         sum.deallocate()
+        accumulator?.deallocate()
+    }
+
+    /// Adds `count` pixels of source row `y`, at columns `first + k * step`, to the sums of
+    /// every output pixel they reach. Within a pass rows come top to bottom; a row above
+    /// the previous one starts a new pass.
+    func scatter(_ pixels: UnsafePointer<UInt8>, y: Int, first: Int, step: Int, count: Int) {
+        guard let accumulator else { return }
+        if y <= passRow { firstOpen = 0 }
+        passRow = y
+        // Output rows end at non-decreasing source rows: those ended above `y` stay ended
+        // for the rest of the pass.
+        while firstOpen < outputHeight && rows.starts[firstOpen] + rows.counts[firstOpen] <= y {
+            firstOpen += 1
+        }
+        guard firstOpen < outputHeight, rows.starts[firstOpen] <= y else { return }
+        loadLattice(pixels, first: first, step: step, count: count, into: line)
+        columns.starts.withUnsafeBufferPointer { starts in
+            columns.counts.withUnsafeBufferPointer { counts in
+                columns.values.withUnsafeBufferPointer { weights in
+                    if step == 1 {
+                        filter(line, into: sum, outputWidth, starts, counts, weights)
+                    } else {
+                        filterLattice(
+                            line, first: first, step: step, into: sum, starts, counts, weights)
+                    }
+                }
+            }
+        }
+        var y0 = firstOpen
+        while y0 < outputHeight && rows.starts[y0] <= y {
+            let tap = y - rows.starts[y0]
+            if tap < rows.counts[y0] {
+                let weight = rows.values[y0 * rows.stride + tap]
+                let target = accumulator + y0 * outputWidth
+                for x in 0..<outputWidth { target[x] = target[x] + sum[x] * weight }
+            }
+            y0 += 1
+        }
+    }
+
+    /// Writes the scattered sums out as pixels.
+    func storeScattered(into target: UnsafeMutableBufferPointer<UInt8>) {
+        guard let accumulator else { return }
+        for y in 0..<outputHeight {
+            store(accumulator + y * outputWidth, row: y, outputWidth, into: target)
+        }
+    }
+
+    /// `load` for pixels at columns `first + k * step` only; other columns keep stale
+    /// values, which `filterLattice` never reads.
+    private func loadLattice(
+        _ start: UnsafePointer<UInt8>, first: Int, step: Int, count: Int,
+        into line: UnsafeMutablePointer<Pixel>
+    ) {
+        switch channels {
+        case 1:
+            let out = UnsafeMutableRawPointer(line).assumingMemoryBound(to: Float.self)
+            for k in 0..<count { out[first + k * step] = Float(start[k]) }
+        case 3:
+            let out = UnsafeMutableRawPointer(line).assumingMemoryBound(to: SIMD4<Float>.self)
+            for k in 0..<count {
+                let p = start + k * 3
+                out[first + k * step] = SIMD4(Float(p[0]), Float(p[1]), Float(p[2]), 0)
+            }
+        default:
+            let out = UnsafeMutableRawPointer(line).assumingMemoryBound(to: SIMD4<Float>.self)
+            let raw = UnsafeRawPointer(start)
+            for k in 0..<count {
+                let value = SIMD4<Float>(
+                    raw.loadUnaligned(fromByteOffset: k * 4, as: SIMD4<UInt8>.self))
+                var factor = SIMD4<Float>(repeating: value[3] * (1 / 255))
+                factor[3] = 1
+                out[first + k * step] = value * factor
+            }
+        }
+    }
+
+    /// The horizontal pass over the taps that fall on columns `first + k * step`.
+    private func filterLattice(
+        _ line: UnsafeMutablePointer<Pixel>, first: Int, step: Int,
+        into output: UnsafeMutablePointer<Pixel>, _ starts: UnsafeBufferPointer<Int>,
+        _ counts: UnsafeBufferPointer<Int>, _ weights: UnsafeBufferPointer<Float>
+    ) {
+        let stride = columns.stride
+        let weightBase = weights.baseAddress!
+        for x in 0..<outputWidth {
+            let start = starts[x]
+            let taps = weightBase + x * stride
+            let count = counts[x]
+            var tap = ((first - start) % step + step) % step
+            var total = Pixel.zero
+            while tap < count {
+                total = total + line[start + tap] * taps[tap]
+                tap += step
+            }
+            output[x] = total
+        }
     }
 
     var isComplete: Bool { outputRow >= outputHeight }

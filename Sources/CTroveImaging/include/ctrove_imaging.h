@@ -122,10 +122,13 @@ int ctrove_png_decode(const uint8_t *data, size_t length, uint8_t *buffer, size_
                       size_t capacity);
 
 /*
- * Streaming decode of a non-interlaced PNG, rows top to bottom, with the same conversions
- * as ctrove_png_decode. open returns NULL on failure (interlaced files included) and
- * fills `layout` (no data) on success; read_rows appends `count` rows to `rows`; finish
- * reads what is left, checks it, and collects metadata; close releases everything.
+ * Streaming decode of a PNG, rows top to bottom, with the same conversions as
+ * ctrove_png_decode. open returns NULL on failure and fills `layout` (no data) on
+ * success; read_rows appends `count` rows of `layout->width * layout->channels` bytes to
+ * `rows`; finish reads what is left, checks it, and collects metadata; close releases
+ * everything. An interlaced (Adam7) file gives the rows of its passes instead, pass after
+ * pass, skipping passes without pixels: PNG_PASS_ROWS(height, pass) rows per pass, each
+ * holding PNG_PASS_COLS(width, pass) pixels at its start (the rest of the row is scratch).
  */
 typedef struct ctrove_png_stream ctrove_png_stream;
 ctrove_png_stream *ctrove_png_stream_open(const uint8_t *data, size_t length,
