@@ -173,11 +173,7 @@ public struct PostImporter {
             """)
         let reopen = try database.prepare(
             "UPDATE posts SET status = 'pending', status_note = ?2 WHERE id = ?1")
-        let record = try database.prepare(
-            """
-            INSERT INTO decisions (post_id, at, moderator, from_status, to_status, reason, note)
-            VALUES (?, ?, ?, ?, 'pending', NULL, ?)
-            """)
+        let trail = try AuditTrail.Appender(database)
         let at = timestamp(now)
         for post in posts {
             let input = post.input
@@ -222,10 +218,11 @@ public struct PostImporter {
                 "content changed after it was \(previous.status) (\(changed)); "
                 + "re-imported from \(input.source)"
             try reopen.run([.text(input.id), .text(note)])
-            try record.run([
-                .text(input.id), .text(at), .text(Self.systemModerator), .text(previous.status),
-                .text(note),
-            ])
+            try trail.append(
+                Decision(
+                    postID: input.id, at: at, moderator: Self.systemModerator,
+                    from: previous.status, to: PostStatus.pending.rawValue, reason: nil,
+                    note: note))
             summary.reopened.append(input.id)
         }
     }

@@ -183,12 +183,7 @@ public struct Moderation {
                 UPDATE posts SET status = ?3, status_note = ?4, updated_at = ?5
                 WHERE id = ?1 AND status = ?2
                 """)
-            let insert = try database.prepare(
-                """
-                INSERT INTO decisions (post_id, at, moderator, from_status, to_status, reason, note,
-                                       applied_by, sheet, decided_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """)
+            let trail = try AuditTrail.Appender(database)
             var outcomes: [DecisionOutcome] = []
             for request in requests {
                 try read.bind([.text(request.id)])
@@ -261,12 +256,7 @@ public struct Moderation {
                     postID: request.id, at: at, moderator: moderator, from: current.rawValue,
                     to: target.rawValue, reason: reason, note: note, appliedBy: appliedBy,
                     sheet: request.sheet, decidedAt: request.decidedAt)
-                try insert.run([
-                    .text(request.id), .text(at), .text(moderator), .text(current.rawValue),
-                    .text(target.rawValue), reason.map { .text($0) }, note.map { .text($0) },
-                    appliedBy.map { .text($0) }, request.sheet.map { .text($0) },
-                    request.decidedAt.map { .text($0) },
-                ])
+                try trail.append(decision)
                 outcomes.append(.recorded(decision))
             }
             return outcomes
@@ -306,6 +296,33 @@ public struct AuditTrail {
     /// Works on `workspace`.
     public init(workspace: Workspace) {
         self.workspace = workspace
+    }
+
+    /// Appends decisions to the trail: the one writer of `decisions`, for moderators'
+    /// decisions and the reopenings an import makes. Used inside the caller's write
+    /// transaction; the trail is append-only.
+    struct Appender {
+        private let insert: Statement
+
+        /// - Throws: `SQLiteError`.
+        init(_ database: Database) throws {
+            insert = try database.prepare(
+                """
+                INSERT INTO decisions (post_id, at, moderator, from_status, to_status, reason, note,
+                                       applied_by, sheet, decided_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+        }
+
+        /// - Throws: `SQLiteError`.
+        func append(_ decision: Decision) throws {
+            try insert.run([
+                .text(decision.postID), .text(decision.at), .text(decision.moderator),
+                .text(decision.from), .text(decision.to), decision.reason.map { .text($0) },
+                decision.note.map { .text($0) }, decision.appliedBy.map { .text($0) },
+                decision.sheet.map { .text($0) }, decision.decidedAt.map { .text($0) },
+            ])
+        }
     }
 
     /// Every decision, oldest first, for one post or all.
