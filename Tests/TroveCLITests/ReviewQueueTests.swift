@@ -93,6 +93,34 @@ extension PseudoTerminal {
         #expect(text.contains("history: none"))
     }
 
+    /// A post with a photo position and signals has more lines than 80×24 holds beside a
+    /// preview: in the queue, links and bookkeeping give way to the photo; `show` keeps
+    /// every field.
+    @Test func inTheQueueTheLinksGiveWayToThePhoto() throws {
+        try sandbox.write(
+            "photos/gps.jpg", PostPhotos.jpeg(width: 400, height: 300, seed: 3, gps: (40.72, -74)))
+        try sandbox.write(
+            "more.csv",
+            "id,user,lat,lon,description,date,photo\ngps,bob,40.7128,-74.0060,cans,2022-01-25,gps.jpg\n"
+        )
+        sandbox.run("import", "posts", "more.csv", "--photos", "photos")
+        let workspace = try Workspace(path: sandbox.workspace)
+        let post = try #require(try PostQuery(workspace: workspace).post("gps"))
+        #expect(post.signals.contains { $0.name == .exifGPSMismatch })
+        let style = ReviewFormat.PreviewStyle(colour: true, columns: 80, rows: 24, trueColor: false)
+        let queue = ReviewFormat.screen(
+            post, history: [], style: style, reservedRows: 2, photoFirst: true)
+        #expect(queue.split(separator: "\n").filter { $0.contains("▀") }.count >= 8, "\(queue)")
+        #expect(queue.split(separator: "\n").count <= 22)
+        #expect(queue.contains("photo:       ") && queue.contains("(400×300 px)"))
+        #expect(queue.contains("exif gps:    40.720000, -74.000000"))
+        #expect(!queue.contains("openstreetmap.org") && !queue.contains("fingerprint:"))
+        let show = ReviewFormat.screen(post, history: [], style: style, reservedRows: 1)
+        #expect(show.contains("map:         https://www.openstreetmap.org/"))
+        #expect(show.contains("photo map:   https://www.openstreetmap.org/"))
+        #expect(show.contains("fingerprint: "))
+    }
+
     @Test func aLongHistoryGivesWayBeforeThePost() {
         for index in 0..<30 {
             sandbox.run(

@@ -104,7 +104,8 @@ enum ReviewFormat {
     /// `show` and the queue on a terminal: the photo as large as the window allows with
     /// the whole post still in view. `reservedRows` are lines the caller prints after.
     static func screen(
-        _ post: PostRecord, history: [Decision], style: PreviewStyle, reservedRows: Int
+        _ post: PostRecord, history: [Decision], style: PreviewStyle, reservedRows: Int,
+        photoFirst: Bool = false
     ) -> String {
         var head = fieldLines(post)
         var trail = historyLines(history)
@@ -113,6 +114,12 @@ enum ReviewFormat {
             lines.reduce(0) { $0 + max(1, ($1.count + style.columns - 1) / style.columns) }
         }
         var free = style.rows - reservedRows - height(head) - height(trail)
+        // In the queue the photo is what a moderator judges: in a small window, the links
+        // and bookkeeping give way to it ('trove review show ID' keeps them all).
+        if photoFirst && post.photo != nil && free < minimumPreviewRows + 1 {
+            head = fieldLines(post, compact: true)
+            free = style.rows - reservedRows - height(head) - height(trail)
+        }
         // A long history gives way first (the oldest entries), so the post stays in view.
         if free < 0 && trail.count > 2 {
             let keep = max(1, trail.count - 1 + free - 1)
@@ -135,6 +142,9 @@ enum ReviewFormat {
         return (head + trail).map { $0 + "\n" }.joined()
     }
 
+    /// Fewer rows than this draw a photo too small to judge.
+    static let minimumPreviewRows = 8
+
     /// The preview for at most `rows` rows of the window, nil when it cannot be drawn.
     static func previewLines(post: PostRecord, style: PreviewStyle, rows: Int) -> [String]? {
         guard let path = post.photo else { return nil }
@@ -154,7 +164,9 @@ enum ReviewFormat {
         (fieldLines(post) + historyLines(history)).map { $0 + "\n" }.joined()
     }
 
-    static func fieldLines(_ post: PostRecord) -> [String] {
+    /// The fields, one a line; `compact` leaves out the map links, the fingerprint, the
+    /// source and the import time, and puts the size beside the photo.
+    static func fieldLines(_ post: PostRecord, compact: Bool = false) -> [String] {
         let summary = post.summary
         var lines: [String] = []
         func field(_ name: String, _ value: String?) {
@@ -175,14 +187,19 @@ enum ReviewFormat {
             field(
                 "position",
                 String(format: "%.6f, %.6f", lat, lon) + (post.geohash.map { " (\($0))" } ?? ""))
-            field("map", Places.openStreetMapURL(latitude: lat, longitude: lon))
+            if !compact { field("map", Places.openStreetMapURL(latitude: lat, longitude: lon)) }
         }
         field("description", summary.description)
-        field("photo", post.photo ?? post.photoReference.map { "\($0) (not available)" })
-        if let width = post.photoWidth, let height = post.photoHeight {
-            field("size", "\(width)×\(height) px")
+        let size = post.photoWidth.flatMap { width in
+            post.photoHeight.map { "\(width)×\($0) px" }
         }
-        field("fingerprint", post.photoHash)
+        if compact, let photo = post.photo {
+            field("photo", photo + (size.map { " (\($0))" } ?? ""))
+        } else {
+            field("photo", post.photo ?? post.photoReference.map { "\($0) (not available)" })
+            field("size", size)
+            field("fingerprint", post.photoHash)
+        }
         if let lat = post.exifLatitude, let lon = post.exifLongitude {
             var text = String(format: "%.6f, %.6f", lat, lon)
             if let claimedLat = summary.latitude, let claimedLon = summary.longitude {
@@ -190,11 +207,15 @@ enum ReviewFormat {
                 text += " (\(PostDistance.text(distance)) from the claimed position)"
             }
             field("exif gps", text)
-            field("photo map", Places.openStreetMapURL(latitude: lat, longitude: lon))
+            if !compact {
+                field("photo map", Places.openStreetMapURL(latitude: lat, longitude: lon))
+            }
         }
         field("exif time", post.exifTime)
-        field("source", post.source)
-        field("imported", post.importedAt)
+        if !compact {
+            field("source", post.source)
+            field("imported", post.importedAt)
+        }
         lines.append("signals:" + (post.signals.isEmpty ? " none" : ""))
         for signal in post.signals {
             lines.append("  ! \(signal.name.rawValue): \(safe(signal.detail))")

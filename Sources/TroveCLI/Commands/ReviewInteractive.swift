@@ -145,7 +145,8 @@ final class ReviewSession {
             draw(
                 ReviewFormat.screen(
                     post, history: history, style: style,
-                    reservedRows: 2 + (message == nil ? 0 : 2)) + footer + "\n")
+                    reservedRows: 2 + (message == nil ? 0 : 2), photoFirst: true) + footer
+                    + "\n")
             output.write(prompt)
             guard let key = readKey() else { return finish() }
             switch key {
