@@ -363,11 +363,6 @@ final class RawTerminal {
     /// The next byte typed, or nil at end of input.
     func readByte() -> UInt8? {
         var byte: UInt8 = 0
-        while true {
-            let count = read(fileDescriptor, &byte, 1)
-            if count == 1 { return byte }
-            if count < 0 && errno == EINTR { continue }
-            return nil
-        }
+        return FileIO.read(fileDescriptor, into: &byte, count: 1) == 1 ? byte : nil
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TroveKit
 
 /// Where a command's text goes: the real stdout/stderr, or a buffer in tests.
 public final class OutputStream: @unchecked Sendable {
@@ -59,18 +60,8 @@ public final class OutputStream: @unchecked Sendable {
     }
 
     private static func writeAll(_ bytes: [UInt8], to fileDescriptor: Int32) {
-        bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let written = Foundation.write(
-                    fileDescriptor, raw.baseAddress! + offset, raw.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return  // a closed pipe: nothing more to say
-                }
-                offset += written
-            }
-        }
+        // A closed pipe: nothing more to say.
+        _ = bytes.withUnsafeBytes { FileIO.writeAll(fileDescriptor, $0) }
     }
 }
 

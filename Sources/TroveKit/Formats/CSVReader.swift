@@ -361,7 +361,7 @@ extension CSVReader {
             raw.removeFirst(index)
         }
 
-        /// `read(2)` of at most `count` bytes, retried when interrupted; 0 at the end.
+        /// At most `count` bytes of the file (or of `memory`); 0 at the end.
         private func readFile(into target: UnsafeMutableRawPointer, count: Int)
             throws(CSVError) -> Int
         {
@@ -374,12 +374,11 @@ extension CSVReader {
                 memoryRead += got
                 return got
             }
-            while true {
-                let got = read(descriptor, target, count)
-                if got >= 0 { return got }
-                if errno == EINTR { continue }
+            let got = FileIO.read(descriptor, into: target, count: count)
+            guard got >= 0 else {
                 throw CSVError(.unreadable(CSVReader.systemMessage()), file: displayPath)
             }
+            return got
         }
 
         /// How much of the file the delimiter is guessed from, at most: a first line longer

@@ -251,18 +251,8 @@ public struct TreasureReader {
     static func readAll(descriptor: Int32, displayPath: String) throws(TreasureFileError)
         -> [UInt8]
     {
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let count = read(descriptor, &chunk, chunk.count)
-            if count > 0 {
-                bytes.append(contentsOf: chunk[..<count])
-            } else if count == 0 {
-                return bytes
-            } else if errno != EINTR {
-                throw unreadable(displayPath)
-            }
-        }
+        guard let bytes = FileIO.readAll(descriptor) else { throw unreadable(displayPath) }
+        return bytes
     }
 
     private static func unreadable(_ shown: String) -> TreasureFileError {

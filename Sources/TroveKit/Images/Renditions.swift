@@ -248,22 +248,7 @@ public enum Renditions {
         let descriptor = open(path, O_RDONLY)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, status.st_size >= 0 else { return nil }
-        let size = Int(status.st_size)
-        var failed = false
-        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
-            var offset = 0
-            while offset < size {
-                let got = read(descriptor, buffer.baseAddress! + offset, size - offset)
-                if got < 0 && errno == EINTR { continue }
-                if got <= 0 { break }
-                offset += got
-            }
-            failed = offset != size
-            count = offset
-        }
-        return failed ? nil : bytes
+        return FileIO.readAll(descriptor)
     }
 
     /// Runs `body` for every job on `threads` worker threads; results keep job order.

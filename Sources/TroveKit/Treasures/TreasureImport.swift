@@ -30,7 +30,6 @@ public final class TreasureImporter {
     private let upsert: Statement
     private let relocate: Statement
     private let countRows: Statement
-    private var keyDeriver = KeyDeriver()
     private let rowsBefore: Int
     private var processed = 0
     private var changed = 0
@@ -117,19 +116,6 @@ public final class TreasureImporter {
         currentSource = id
         try upsert.bind(int: id, at: 8)
         try relocate.bind(int: id, at: 8)
-    }
-
-    /// Upserts one treasure, deriving its key when the input has none.
-    ///
-    /// - Returns: the key it was stored under.
-    /// - Throws: `SQLiteError`.
-    @discardableResult
-    public func add(_ input: TreasureInput, image: String?) throws -> String {
-        let key = keyDeriver.key(explicit: input.key, name: input.name)
-        var batch = PackedTreasures(file: input.location.file)
-        batch.append(key: key, input: input, image: image)
-        try add(batch)
-        return key
     }
 
     /// Upserts a batch of packed treasures; SQLite reads their text in place.
