@@ -113,6 +113,28 @@ import TroveSQLite
             changed.stdout == "{\"images\": 1, \"made\": 1, \"unchanged\": 0, \"failed\": []}\n")
     }
 
+    @Test func renderingAgainUnderTheSamePathKeepsItsStorageToken() throws {
+        try sandbox.write(
+            "a.jpg", Data(try JPEG.encode(Self.photo(width: 800, height: 600), quality: 90)))
+        try importTreasures([("a", "a.jpg")])
+        let first = sandbox.run("images", "--out", "one")
+        #expect(first.status == 0, "\(first.stderr)")
+        func tokens() throws -> [String] {
+            try Database(path: sandbox.workspace).query(
+                "SELECT path || ' ' || token FROM storage_tokens ORDER BY path"
+            ) { $0.text(0)! }
+        }
+        let before = try tokens()
+        #expect(before.count == 3)
+        // Another folder: the same renditions are made again, under the same paths.
+        let second = sandbox.run("images", "--out", "two", "--format", "json")
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(
+            second.stdout == "{\"images\": 1, \"made\": 3, \"unchanged\": 0, \"failed\": []}\n")
+        #expect(try tokens() == before)
+        #expect(try renditions().allSatisfy { !$0.contains("one/") && !$0.contains("two/") })
+    }
+
     @Test func outputsCarryNoMetadataButTheICCProfile() throws {
         try sandbox.write("exif.jpg", Data(try Self.jpegWithEXIF()))
         // An ICC-shaped block: the colour space (offset 16) must say RGB to be kept.
