@@ -161,7 +161,7 @@ import Testing
         #expect(try session.run() == .success)
         let log = try AuditTrail(workspace: workspace).entries()
         #expect(log.map(\.postID) == ["p1"])
-        #expect(log.first?.to == "flagged")
+        #expect(log.first?.to == .flagged)
         #expect(log.first?.note == "needs a look")
         #expect(out.text.contains("flag cancelled"))
     }
@@ -229,7 +229,7 @@ import Testing
             readKey: { keys.isEmpty ? nil : keys.removeFirst() })
         #expect(try session.run() == .success)
         let log = try AuditTrail(workspace: workspace).entries()
-        try #require(log.map(\.to) == ["approved", "rejected", "pending"])
+        try #require(log.map(\.to) == [.approved, .rejected, .pending])
         #expect(log[1].reason == "spam")
         #expect(log[2].note == "undo")
         #expect(out.text.contains("undid: p2 is pending again"))

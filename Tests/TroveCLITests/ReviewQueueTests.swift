@@ -204,7 +204,7 @@ extension PseudoTerminal {
             readKey: { keys.isEmpty ? nil : keys.removeFirst() })
         #expect(try session.run() == .success)
         #expect(out.text.contains("(1 of 1)"))
-        #expect(try AuditTrail(workspace: workspace).entries(for: "p1").last?.to == "approved")
+        #expect(try AuditTrail(workspace: workspace).entries(for: "p1").last?.to == .approved)
         #expect(sandbox.run("review", "list", "--status", "flagged").stderr.contains("0 posts"))
         #expect(sandbox.run("review", "--status", "approved").status == 2)
     }

@@ -172,8 +172,8 @@ struct FakeInspector: PhotoInspecting {
         #expect(record.statusNote?.contains("changed after it was approved (description)") == true)
         let trail = try AuditTrail(workspace: workspace).entries(for: "p1")
         #expect(trail.map(\.moderator) == ["ann", "trove"])
-        #expect(trail.last?.from == "approved")
-        #expect(trail.last?.to == "pending")
+        #expect(trail.last?.from == .approved)
+        #expect(trail.last?.to == .pending)
     }
 
     @Test func theAuditTrailCannotBeRewritten() throws {

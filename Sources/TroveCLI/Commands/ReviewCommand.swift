@@ -279,7 +279,8 @@ enum ReviewCommand {
         for outcome in outcomes {
             switch outcome {
             case .recorded(let decision):
-                invocation.note("\(decision.postID): \(decision.from) → \(decision.to)")
+                invocation.note(
+                    "\(decision.postID): \(decision.from.rawValue) → \(decision.to.rawValue)")
             case .unchanged(let id, let current):
                 invocation.note("\(id): already \(current.rawValue)")
             case .unknown(let id):

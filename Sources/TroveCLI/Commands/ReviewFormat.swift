@@ -260,7 +260,7 @@ enum ReviewFormat {
 
     static func logLine(_ entry: Decision) -> String {
         var line = "\(entry.at)  \(safe(entry.postID))  \(safe(entry.moderator))  "
-        line += "\(entry.from) → \(entry.to)"
+        line += "\(entry.from.rawValue) → \(entry.to.rawValue)"
         if let reason = entry.reason { line += "  (\(reason))" }
         if let note = entry.note { line += "  " + safe(note) }
         if let appliedBy = entry.appliedBy { line += "  (applied by \(safe(appliedBy)))" }

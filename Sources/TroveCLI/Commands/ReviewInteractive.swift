@@ -252,7 +252,7 @@ final class ReviewSession {
         case .recorded(let decision):
             undoStack.append((decision, index))
             message =
-                "\(ReviewFormat.safe(id)) \(decision.to)"
+                "\(ReviewFormat.safe(id)) \(decision.to.rawValue)"
                 + (decision.reason.map { " (\($0))" } ?? "")
                 + (decision.note.map { ": " + ReviewFormat.safe($0) } ?? "")
         case .conflict(let id, let expected, let current, let last):
@@ -272,9 +272,8 @@ final class ReviewSession {
             message = "nothing to undo"
             return
         }
-        guard let from = PostStatus(rawValue: last.decision.from),
-            let to = PostStatus(rawValue: last.decision.to)
-        else { return }
+        let from = last.decision.from
+        let to = last.decision.to
         let outcome = try Moderation(workspace: workspace).decide(
             [
                 DecisionRequest(

@@ -221,7 +221,8 @@ public struct PostImporter {
             try trail.append(
                 Decision(
                     postID: input.id, at: at, moderator: Self.systemModerator,
-                    from: previous.status, to: PostStatus.pending.rawValue, reason: nil,
+                    from: PostStatus(rawValue: previous.status) ?? .pending, to: .pending,
+                    reason: nil,
                     note: note))
             summary.reopened.append(input.id)
         }

@@ -59,9 +59,9 @@ public struct Decision: Equatable, Sendable {
     /// Who decided (`trove` for automatic reopenings at import).
     public var moderator: String
     /// The status before.
-    public var from: String
+    public var from: PostStatus
     /// The status after.
-    public var to: String
+    public var to: PostStatus
     /// The rejection reason, for rejections.
     public var reason: String?
     /// The moderator's note.
@@ -212,7 +212,7 @@ public struct Moderation {
                 let last = try lastDecision(request.id)
                 // The post is where this moderator's own latest decision put it.
                 let own =
-                    last.map { $0.moderator == moderator && $0.to == current.rawValue } ?? false
+                    last.map { $0.moderator == moderator && $0.to == current } ?? false
                 if own, current == target, let last, last.reason == reason,
                     note == nil || note == last.note
                 {
@@ -253,8 +253,8 @@ public struct Moderation {
                     continue
                 }
                 let decision = Decision(
-                    postID: request.id, at: at, moderator: moderator, from: current.rawValue,
-                    to: target.rawValue, reason: reason, note: note, appliedBy: appliedBy,
+                    postID: request.id, at: at, moderator: moderator, from: current,
+                    to: target, reason: reason, note: note, appliedBy: appliedBy,
                     sheet: request.sheet, decidedAt: request.decidedAt)
                 try trail.append(decision)
                 outcomes.append(.recorded(decision))
@@ -318,11 +318,17 @@ public struct AuditTrail {
         func append(_ decision: Decision) throws {
             try insert.run([
                 .text(decision.postID), .text(decision.at), .text(decision.moderator),
-                .text(decision.from), .text(decision.to), decision.reason.map { .text($0) },
+                .text(decision.from.rawValue), .text(decision.to.rawValue),
+                decision.reason.map { .text($0) },
                 decision.note.map { .text($0) }, decision.appliedBy.map { .text($0) },
                 decision.sheet.map { .text($0) }, decision.decidedAt.map { .text($0) },
             ])
         }
+    }
+
+    /// A stored status; the schema allows no other words.
+    private func status(_ text: String?) -> PostStatus {
+        text.flatMap(PostStatus.init(rawValue:)) ?? .pending
     }
 
     /// Every decision, oldest first, for one post or all.
@@ -343,7 +349,7 @@ public struct AuditTrail {
         return try workspace.database.query(sql, values) { row in
             Decision(
                 postID: row.text(0) ?? "", at: row.text(1) ?? "", moderator: row.text(2) ?? "",
-                from: row.text(3) ?? "", to: row.text(4) ?? "", reason: row.text(5),
+                from: status(row.text(3)), to: status(row.text(4)), reason: row.text(5),
                 note: row.text(6), appliedBy: row.text(7), sheet: row.text(8),
                 decidedAt: row.text(9))
         }
@@ -356,7 +362,7 @@ public struct AuditTrail {
         let items = entries.map { entry in
             "{\"id\": \(jsonString(entry.postID)), \"at\": \(jsonString(entry.at)), "
                 + "\"moderator\": \(jsonString(entry.moderator)), "
-                + "\"from\": \(jsonString(entry.from)), \"to\": \(jsonString(entry.to)), "
+                + "\"from\": \(jsonString(entry.from.rawValue)), \"to\": \(jsonString(entry.to.rawValue)), "
                 + "\"reason\": \(entry.reason.map(jsonString) ?? "null"), "
                 + "\"note\": \(entry.note.map(jsonString) ?? "null"), "
                 + "\"applied_by\": \(entry.appliedBy.map(jsonString) ?? "null"), "
