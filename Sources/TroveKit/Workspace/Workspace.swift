@@ -284,10 +284,3 @@ public final class Workspace {
             ?? Geohash.defaultPrecision
     }
 }
-
-/// The current time as ISO 8601 in UTC, second precision.
-func timestamp(_ date: Date = Date()) -> String {
-    let formatter = ISO8601DateFormatter()
-    formatter.formatOptions = [.withInternetDateTime]
-    return formatter.string(from: date)
-}
