@@ -9,6 +9,8 @@ public final class Database {
     public let handle: OpaquePointer
     /// The path the database was opened from.
     public let path: String
+    /// How it was opened.
+    public let mode: Mode
 
     /// How a database is opened.
     public enum Mode: Sendable {
@@ -47,6 +49,7 @@ public final class Database {
         }
         self.handle = raw
         self.path = path
+        self.mode = mode
         sqlite3_extended_result_codes(raw, 1)
         sqlite3_busy_timeout(raw, busyTimeout)
     }

@@ -83,7 +83,7 @@ final class ReadOnlyFolder {
     @Test(arguments: [
         ["status"], ["near", "40.7128", "-74.006"], ["check"], ["validate"],
         ["review", "list", "--status", "all"], ["review", "show", "p1"],
-        ["config", "list"],
+        ["config", "list"], ["export", "--layout", "flatirongo"],
     ])
     func readingCommandsWorkInAReadOnlyFolder(arguments: [String]) throws {
         let expected = sandbox.run(arguments)

@@ -13,6 +13,9 @@ public struct ExportOptions: Sendable {
     public var rules: String?
     /// When the export happened, for the workspace's record.
     public var now = Date()
+    /// Called before each output file is renamed into place; tests throw from it to
+    /// stand for a run killed between two renames.
+    var beforeRename: (@Sendable (String) throws -> Void)?
     /// Check and count everything, but write no file and record nothing.
     public var dryRun = false
     /// With `update`: relative to this recorded export (an `export log` id) instead of the
@@ -44,6 +47,41 @@ public struct ExportOptions: Sendable {
     public static func partPaths(output: String) -> (part: (Int) -> String, manifest: String) {
         let base = output.hasSuffix(".json") ? String(output.dropLast(5)) : output
         return ({ base + ".part-" + String(format: "%03d", $0) + ".json" }, base + ".manifest.json")
+    }
+
+    /// Part `index` of a `--max-bytes` set, named with its content's hash
+    /// (`OUT.part-001-3fa2c9e1.json`): a new set never overwrites a part the current
+    /// manifest lists, and an unchanged part keeps its name and file.
+    static func partPath(output: String, index: Int, hash: UInt64) -> String {
+        let base = output.hasSuffix(".json") ? String(output.dropLast(5)) : output
+        let hex = String(hash >> 32, radix: 16)
+        return base + ".part-" + String(format: "%03d", index) + "-"
+            + String(repeating: "0", count: 8 - hex.count) + hex + ".json"
+    }
+
+    /// Removes the parts of earlier sets (`OUT.part-NNN.json`, `OUT.part-NNN-HASH.json`)
+    /// that the manifest now in place does not list. Failures are ignored: a stale part
+    /// no manifest names misleads no one who follows the manifest.
+    static func removeStaleParts(output: String, keeping current: Set<String>) {
+        let base = output.hasSuffix(".json") ? String(output.dropLast(5)) : output
+        let folder = (base as NSString).deletingLastPathComponent
+        let prefix = (base as NSString).lastPathComponent + ".part-"
+        let names =
+            (try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder))
+            ?? []
+        for name in names where name.hasPrefix(prefix) && name.hasSuffix(".json") {
+            let middle = name.dropFirst(prefix.count).dropLast(5)
+            let digits = middle.prefix { $0.isASCII && $0.isNumber }
+            let rest = middle.dropFirst(digits.count)
+            let isPart =
+                digits.count >= 3
+                && (rest.isEmpty
+                    || (rest.count == 9 && rest.first == "-"
+                        && rest.dropFirst().allSatisfy { $0.isHexDigit && !$0.isUppercase }))
+            if isPart && !current.contains(name) {
+                unlink((folder as NSString).appendingPathComponent(name))
+            }
+        }
     }
 }
 
@@ -188,7 +226,11 @@ public enum Exporter {
         standardOutput: (ArraySlice<UInt8>) -> Void = { _ in }
     ) throws -> ExportSummary {
         let database = workspace.database
-        return try workspace.write {
+        // A preview that records nothing also serves a read-only workspace; elsewhere the
+        // write lock keeps every template's snapshot the same.
+        let transaction: (() throws -> ExportSummary) throws -> ExportSummary =
+            workspace.isReadOnly && !options.isRecorded ? workspace.read : workspace.write
+        return try transaction {
             let precision = try workspace.geohashPrecision()
             let bucket = try workspace.setting(Setting.storageBucket.key)
             let tokens = try workspace.setting(Setting.storageTokens.key) != "off"
@@ -372,6 +414,10 @@ struct ExportRun {
     private var tree: TreeWriter?
     private var updates: UpdateWriter?
     private var treeFile: OutputFile?
+    /// Every file that goes into place, staged before the records stream so an unwritable
+    /// destination fails before the work and before any file changes.
+    private let outputs = OutputSet()
+    private var rulesFile: OutputFile?
     private let noun: String
 
     init(
@@ -430,7 +476,8 @@ struct ExportRun {
             // Each template reads on its own connection and thread. The connection's
             // snapshot is fixed now, while this transaction holds the write lock, so every
             // template sees exactly the rows this connection sees.
-            let reader = try Database(path: database.path, mode: .readOnly)
+            let reader = try Database(
+                path: database.path, mode: database.mode == .immutable ? .immutable : .readOnly)
             try reader.execute("BEGIN")
             _ = try reader.scalar("SELECT count(*) FROM sqlite_master")
             let stream = try TemplateStream(
@@ -440,63 +487,26 @@ struct ExportRun {
                 noun: noun)
             streams.append(ParallelStream(stream: stream, database: reader))
         }
-        let temporaryOutput =
-            options.output
-            ?? FileManager.default.temporaryDirectory
-            .appendingPathComponent("trove-export-\(UUID().uuidString).json").path
+        if let rules = options.rules { rulesFile = try outputs.stage(rules) }
+        // Output for standard output spills to a nameless file until all is well.
+        let spillFolder = FileManager.default.temporaryDirectory.path
+        let output = options.output
+        let makeFile: (String) throws -> OutputFile = { path in
+            output == nil ? try OutputFile(spillIn: spillFolder) : try OutputFile(path: path)
+        }
         if options.update || options.maxBytes != nil {
-            let maxBytes = options.maxBytes
             let partPath =
-                maxBytes == nil
-                ? { _ in temporaryOutput }
-                : ExportOptions.partPaths(output: temporaryOutput).part
-            updates = UpdateWriter(maxBytes: maxBytes) { try OutputFile(path: partPath($0)) }
+                options.maxBytes == nil || output == nil
+                ? { _ in output ?? "" }
+                : ExportOptions.partPaths(output: output ?? "").part
+            updates = UpdateWriter(maxBytes: options.maxBytes) { try makeFile(partPath($0)) }
         } else {
-            let file = try OutputFile(path: temporaryOutput)
+            let file = try makeFile(output ?? "")
             treeFile = file
             tree = TreeWriter(file: file) { path, message in
                 problems.add("objects Firebase would store as arrays", "\(path): \(message)")
             }
         }
-    }
-
-    /// The state generation of recorded export `id`, which must be of `layout` and kept.
-    ///
-    /// - Throws: `ExportError.unknownBase`, `SQLiteError`.
-    private static func generation(of id: Int64, layout: String, database: Database) throws
-        -> Int64
-    {
-        let rows = try database.query(
-            "SELECT layout, generation FROM export_log WHERE id = ?", [.integer(id)]
-        ) { ($0.text(0) ?? "", $0.int64(1) ?? 0) }
-        guard let (logged, generation) = rows.first else {
-            throw ExportError.unknownBase(
-                "no recorded export \(id); 'trove export log' lists them")
-        }
-        guard logged == layout else {
-            throw ExportError.unknownBase(
-                "export \(id) was of layout \(logged), not \(layout)")
-        }
-        let kept = try database.scalar(
-            "SELECT 1 FROM export_state WHERE layout = ? AND generation = ? LIMIT 1",
-            [.text(layout), .integer(generation)])
-        if kept == nil {
-            let newest =
-                try database.scalar(
-                    "SELECT count(*) FROM export_log WHERE layout = ? AND id > ?",
-                    [.text(layout), .integer(id)])?.int64 ?? 0
-            // An export that wrote nothing has no state to keep, and needs none.
-            let paths =
-                try database.scalar(
-                    "SELECT paths FROM export_log WHERE id = ?", [.integer(id)])?.int64 ?? 0
-            if paths > 0 {
-                throw ExportError.unknownBase(
-                    "the state of export \(id) is no longer kept (\(newest) later exports; "
-                        + "only the last \(ExportOptions.keptStates) per layout are); "
-                        + "run a full export instead")
-            }
-        }
-        return generation
     }
 
     /// Streams every record through the layout.
@@ -603,9 +613,15 @@ struct ExportRun {
     func discard() {
         treeFile?.discard()
         for file in updates?.files ?? [] { file.discard() }
+        outputs.discard()
     }
 
     /// Puts the files in place (or sends the output to `standardOutput`).
+    ///
+    /// `--max-bytes` parts are named with their content's hash and the manifest goes into
+    /// place after them, so a reader that follows the manifest sees the old set or the new
+    /// one, never a mix, whenever the run is killed; parts no manifest lists are removed
+    /// only after the new manifest is in place.
     func commit(_ summary: ExportSummary, standardOutput: (ArraySlice<UInt8>) -> Void) throws
         -> ExportSummary
     {
@@ -619,48 +635,88 @@ struct ExportRun {
         if options.output == nil {
             for file in files { try file.drain(standardOutput) }
         } else {
-            for file in files {
-                if try file.commit() {
-                    summary.written.append(file.path)
-                } else {
-                    summary.unchanged.append(file.path)
-                }
-            }
+            for file in files { outputs.adopt(file) }
         }
+        var manifestParts: [String]?
         if let output = options.output, options.maxBytes != nil {
-            let names = ExportOptions.partPaths(output: output)
-            var manifest = "{\n  \"layout\": \(jsonString(layout.name)),\n  \"parts\": ["
             for (index, file) in files.enumerated() {
-                let name = URL(fileURLWithPath: file.path).lastPathComponent
+                file.path = ExportOptions.partPath(
+                    output: output, index: index + 1, hash: file.contentHash)
+            }
+            let parts = files.map { URL(fileURLWithPath: $0.path).lastPathComponent }
+            var manifest = "{\n  \"layout\": \(jsonString(layout.name)),\n  \"parts\": ["
+            for (index, name) in parts.enumerated() {
                 manifest += (index > 0 ? "," : "") + "\n    " + jsonString(name)
             }
             manifest += files.isEmpty ? "]\n}\n" : "\n  ]\n}\n"
-            if try AtomicFile.write(Data(manifest.utf8), to: names.manifest) {
-                summary.written.append(names.manifest)
-            } else {
-                summary.unchanged.append(names.manifest)
-            }
-            // Parts left from an earlier, longer export would confuse whoever lists them.
-            var stale = files.count + 1
-            while FileManager.default.fileExists(atPath: names.part(stale)) {
-                try? FileManager.default.removeItem(atPath: names.part(stale))
-                stale += 1
-            }
+            let manifestFile = try outputs.stage(ExportOptions.partPaths(output: output).manifest)
+            try manifestFile.write(manifest)
+            manifestParts = parts
         }
-        if let rules = options.rules {
-            let complete = Data(Exporter.rules(for: layout).utf8)
+        if let rulesFile, let rules = options.rules {
+            let complete = Exporter.rules(for: layout)
             let existing = FileManager.default.contents(atPath: rules)
-            if let existing, existing != complete {
+            if let existing, existing != Data(complete.utf8) {
                 // Someone's own rules: left alone, with what to merge where.
                 summary.rulesToMerge = RulesMerge.missing(in: existing, for: layout)
+                outputs.withdraw(rulesFile)
                 summary.unchanged.append(rules)
-            } else if try AtomicFile.write(complete, to: rules) {
-                summary.written.append(rules)
             } else {
-                summary.unchanged.append(rules)
+                try rulesFile.write(complete)
+                // The rules were staged first; the manifest, when there is one, goes last.
+                if let last = outputs.files.last, manifestParts != nil { outputs.moveToEnd(last) }
             }
         }
+        for result in try outputs.commit(beforeRename: options.beforeRename) {
+            if result.changed {
+                summary.written.append(result.path)
+            } else {
+                summary.unchanged.append(result.path)
+            }
+        }
+        if let output = options.output, let parts = manifestParts {
+            ExportOptions.removeStaleParts(output: output, keeping: Set(parts))
+        }
         return summary
+    }
+
+    /// The state generation of recorded export `id`, which must be of `layout` and kept.
+    ///
+    /// - Throws: `ExportError.unknownBase`, `SQLiteError`.
+    private static func generation(of id: Int64, layout: String, database: Database) throws
+        -> Int64
+    {
+        let rows = try database.query(
+            "SELECT layout, generation FROM export_log WHERE id = ?", [.integer(id)]
+        ) { ($0.text(0) ?? "", $0.int64(1) ?? 0) }
+        guard let (logged, generation) = rows.first else {
+            throw ExportError.unknownBase(
+                "no recorded export \(id); 'trove export log' lists them")
+        }
+        guard logged == layout else {
+            throw ExportError.unknownBase(
+                "export \(id) was of layout \(logged), not \(layout)")
+        }
+        let kept = try database.scalar(
+            "SELECT 1 FROM export_state WHERE layout = ? AND generation = ? LIMIT 1",
+            [.text(layout), .integer(generation)])
+        if kept == nil {
+            let newest =
+                try database.scalar(
+                    "SELECT count(*) FROM export_log WHERE layout = ? AND id > ?",
+                    [.text(layout), .integer(id)])?.int64 ?? 0
+            // An export that wrote nothing has no state to keep, and needs none.
+            let paths =
+                try database.scalar(
+                    "SELECT paths FROM export_log WHERE id = ?", [.integer(id)])?.int64 ?? 0
+            if paths > 0 {
+                throw ExportError.unknownBase(
+                    "the state of export \(id) is no longer kept (\(newest) later exports; "
+                        + "only the last \(ExportOptions.keptStates) per layout are); "
+                        + "run a full export instead")
+            }
+        }
+        return generation
     }
 }
 

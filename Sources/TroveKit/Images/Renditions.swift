@@ -238,7 +238,8 @@ public enum Renditions {
             outcome.made = []
             outcome.failure = Failure(
                 kind: job.kind, key: job.key, source: job.source,
-                reason: "cannot write the rendition: \(error.localizedDescription)")
+                reason: error is FileWriteError
+                    ? "\(error)" : "cannot write the rendition: \(error)")
         }
         return outcome
     }

@@ -234,6 +234,20 @@ public final class Workspace {
         }
     }
 
+    /// Runs `body` in one read transaction: one snapshot, no write lock, so it works on a
+    /// read-only workspace. `body` must not write.
+    ///
+    /// - Throws: `WorkspaceError` for workspace problems, or whatever `body` throws.
+    public func read<T>(_ body: () throws -> T) throws -> T {
+        do {
+            try database.execute("BEGIN DEFERRED")
+            defer { if database.isInTransaction { try? database.execute("ROLLBACK") } }
+            return try body()
+        } catch let error as SQLiteError {
+            throw Self.classify(error, path: path, busyTimeout: busyTimeout) ?? error
+        }
+    }
+
     // MARK: - Settings
 
     /// The stored value of a setting, or nil.
