@@ -6,11 +6,11 @@ TROVE  := $(CURDIR)/.build/$(CONFIG)/trove
 
 # Debian packages the build needs; tests and benchmarks add theirs.
 DEPS       := libsqlite3-dev libjpeg-dev libpng-dev
-TEST_DEPS  := sqlite3 chromium man-db groff-base make zsh fish
+TEST_DEPS  := sqlite3 chromium man-db groff-base make zsh fish python3
 BENCH_DEPS := sqlite3 time bc libvips-tools mate-backgrounds python3-venv
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build deps test-deps bench-deps demo test bench fuzz install format lint clean
+.PHONY: all build deps test-deps bench-deps demo test bench fuzz stress install format lint clean
 
 all: build
 
@@ -53,6 +53,11 @@ bench: bench-deps build
 FUZZ_SECONDS ?= 60
 fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) SWIFT=$(SWIFT) Fuzz/run
+
+# Kill tests: every writing command killed at random moments (see README).
+STRESS_TRIALS ?= 20
+stress: test-deps build
+	python3 Stress/kill.py --trove $(TROVE) --trials $(STRESS_TRIALS) $(if $(STRESS_SEED),--seed $(STRESS_SEED))
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
