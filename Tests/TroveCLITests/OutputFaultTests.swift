@@ -15,8 +15,11 @@ import TroveSQLite
         try ExportSupport.makeWorkspace(sandbox)
     }
 
+    /// The files in `folder`, without the Storage plan an export writes beside its output
+    /// (`OUT.storage.json`, `OUT.storage.sh`), which these tests are not about.
     func names(in folder: String) throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: sandbox.path(folder)).sorted()
+        try FileManager.default.contentsOfDirectory(atPath: sandbox.path(folder))
+            .filter { !$0.contains(".storage.") }.sorted()
     }
 
     /// The manifest's parts with their bytes; every listed part must exist.
