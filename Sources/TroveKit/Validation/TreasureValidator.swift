@@ -43,8 +43,9 @@ public struct TreasureValidator {
     public var bounds: GeoBounds?
     /// Geohash precision to judge stored geohashes by; nil skips geohash checks (files).
     public var geohashPrecision: Int?
-    /// Checks one image reference; returns its findings.
-    public var inspectImage: (String, Diagnostic.Location) -> [Diagnostic]
+    /// Checks one image reference; returns its findings. Called from several threads at
+    /// once in `finish()`.
+    public var inspectImage: @Sendable (String, Diagnostic.Location) -> [Diagnostic]
     /// Set when keys cannot repeat (the workspace's primary key), to skip that check.
     public var keysAreUnique = false
 
@@ -58,6 +59,9 @@ public struct TreasureValidator {
     }
 
     private var findings: [Diagnostic] = []
+    /// Images to check in `finish()`, where their findings go in `findings`, and for
+    /// which record.
+    private var pendingImages: [(path: String, location: Diagnostic.Location, at: Int)] = []
     private var entries: [Entry] = []
     private var keys: [String] = []
     private var files: [String] = []
@@ -67,7 +71,8 @@ public struct TreasureValidator {
 
     public init(
         bounds: GeoBounds? = nil, geohashPrecision: Int? = nil,
-        inspectImage: @escaping (String, Diagnostic.Location) -> [Diagnostic] = ImageCheck.inspect
+        inspectImage: @escaping @Sendable (String, Diagnostic.Location) -> [Diagnostic] =
+            ImageCheck.inspect
     ) {
         self.bounds = bounds
         self.geohashPrecision = geohashPrecision
@@ -191,10 +196,10 @@ public struct TreasureValidator {
                     hint: "run 'trove geohash'")
             }
         }
-        if let image = record.image, !image.hasPrefix("http://"), !image.hasPrefix("https://") {
-            found += inspectImage(image, location)
-        }
         findings += found
+        if let image = record.image, !image.hasPrefix("http://"), !image.hasPrefix("https://") {
+            pendingImages.append((image, location, findings.count))
+        }
 
         let file = location.file ?? ""
         let fileNumber =
@@ -228,9 +233,37 @@ public struct TreasureValidator {
 
     /// The findings, in input order, with the checks across records added.
     public mutating func finish() -> [Diagnostic] {
+        checkImages()
         findCloseNeighbours()
         if bounds == nil { findSwappedOutliers() }
         return findings
+    }
+
+    /// Decodes the images on every core (each check is a decode at 1/8 scale, so this is
+    /// most of a validation's time with artwork) and puts each one's findings after its
+    /// record's other findings.
+    private mutating func checkImages() {
+        guard !pendingImages.isEmpty else { return }
+        let pending = pendingImages
+        pendingImages = []
+        let results = ImageCheckResults(count: pending.count)
+        let inspect = inspectImage
+        let workers = min(ProcessInfo.processInfo.activeProcessorCount, pending.count)
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            for index in stride(from: worker, to: pending.count, by: workers) {
+                results.set(index, inspect(pending[index].path, pending[index].location))
+            }
+        }
+        var merged: [Diagnostic] = []
+        merged.reserveCapacity(findings.count)
+        var cursor = 0
+        for (index, image) in pending.enumerated() {
+            merged += findings[cursor..<image.at]
+            merged += results.values[index]
+            cursor = image.at
+        }
+        merged += findings[cursor...]
+        findings = merged
     }
 
     /// Pairs closer than `minimumSpacing`. Records are sorted into grid cells at least
@@ -364,5 +397,20 @@ extension String {
             return false
         }
         return firstScalar.properties.isWhitespace || lastScalar.properties.isWhitespace
+    }
+}
+
+/// The findings of each image check, written by the workers of `checkImages()`, each to
+/// slots of its own.
+private final class ImageCheckResults: @unchecked Sendable {
+    private(set) var values: [[Diagnostic]]
+    private let lock = NSLock()
+
+    init(count: Int) { values = Array(repeating: [], count: count) }
+
+    func set(_ index: Int, _ findings: [Diagnostic]) {
+        lock.lock()
+        values[index] = findings
+        lock.unlock()
     }
 }
