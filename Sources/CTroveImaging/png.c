@@ -80,6 +80,35 @@ static int begin_read(trove_png_context *context, const uint8_t *data, size_t le
         }
         return -1;
     }
+    /*
+     * A chunk that claims more bytes than the file holds can never be read, but libpng
+     * allocates (and clears) the claimed size before it reads: a 55-byte file declaring
+     * a 2 GB text chunk cost 2 GB. The whole file is in memory, so its chunk lengths
+     * are checked against it first.
+     */
+    size_t offset = 8;
+    while (offset <= length && length - offset >= 8) {
+        const uint8_t *chunk = data + offset;
+        size_t declared = ((size_t)chunk[0] << 24) | ((size_t)chunk[1] << 16) |
+                          ((size_t)chunk[2] << 8) | (size_t)chunk[3];
+        size_t left = length - offset - 8;
+        if (declared > left) {
+            if (message != NULL && capacity > 0) {
+                char type[5] = {0};
+                for (int i = 0; i < 4; i++) {
+                    type[i] = (chunk[4 + i] >= 0x20 && chunk[4 + i] < 0x7F) ? (char)chunk[4 + i]
+                                                                             : '?';
+                }
+                snprintf(message, capacity,
+                         "Unexpected end of PNG data: a '%s' chunk claims %zu bytes, %zu are "
+                         "left (the file is truncated)",
+                         type, declared, left);
+            }
+            return -1;
+        }
+        offset += 8 + declared + 4;
+        if (memcmp(chunk + 4, "IEND", 4) == 0) break;
+    }
     return 0;
 }
 

@@ -341,4 +341,40 @@ func crc32(_ bytes: [UInt8]) -> UInt32 {
         #expect(lines[3].hasPrefix("t.csv:5: error[T121]: image "))
         #expect(lines[4].hasPrefix("t.csv:6: error[T120]: image "))
     }
+
+    /// A chunk that claims more than the file holds is refused before anything is
+    /// allocated for it: a 55-byte PNG declaring a 2 GB text chunk (found by the
+    /// png_decode fuzz target) took 2 GB of memory and seconds to refuse.
+    @Test func aChunkLongerThanTheFileCostsNoMemory() throws {
+        try BuiltBinary.require()
+        var png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+        png += Data([0, 0, 0, 13]) + Data("IHDR".utf8)
+        png += Data([0, 0, 0, 24, 0, 0, 0, 20, 8, 2, 0, 0, 0, 0x18, 0xD7, 0x6A, 0xD4])
+        png += Data([0x7F, 0, 0, 0x5E]) + Data("tEXt".utf8) + Data("Raw profile".utf8)
+        try sandbox.write("huge-text.png", png)
+        try sandbox.write("t.csv", "key,name,lat,lon,image\na,A,1,1,huge-text.png\n")
+        var pid: pid_t = 0
+        let arguments = [
+            BuiltBinary.path, "-w", sandbox.workspace, "validate", sandbox.path("t.csv"),
+        ]
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        #expect(posix_spawn(&pid, BuiltBinary.path, &actions, nil, argv, environ) == 0)
+        var status: Int32 = 0
+        var usage = rusage()
+        #expect(wait4(pid, &status, 0, &usage) == pid)
+        #expect((status >> 8) & 0xFF == 1, "validate reports the image as an error")
+        // ru_maxrss is in kilobytes: the process as a whole, far below the claimed 2 GB.
+        #expect(usage.ru_maxrss < 200_000, "peak \(usage.ru_maxrss) KB")
+        let result = sandbox.run("validate", "t.csv")
+        #expect(
+            result.stdout.contains(
+                "cannot be read: corrupt PNG: Unexpected end of PNG data: a 'tEXt' chunk claims "
+                    + "2130706526 bytes, 11 are left (the file is truncated)"), "\(result.stdout)")
+    }
 }
