@@ -257,19 +257,7 @@ public enum Renditions {
         _ jobs: [Job], threads: Int, progress: @escaping @Sendable (Int) -> Void,
         _ body: @escaping @Sendable (Job) -> Outcome
     ) -> [Outcome] {
-        let state = WorkState(count: jobs.count)
-        let group = DispatchGroup()
-        for _ in 0..<max(1, min(threads, jobs.count)) {
-            group.enter()
-            Thread.detachNewThread {
-                while let index = state.take() {
-                    state.finish(index, with: body(jobs[index]), progress: progress)
-                }
-                group.leave()
-            }
-        }
-        group.wait()
-        return state.outcomes
+        parallelMap(count: jobs.count, threads: threads, progress: progress) { body(jobs[$0]) }
     }
 
     /// Keys become folder names: anything that could climb out of the folder is
@@ -346,36 +334,5 @@ public enum Renditions {
             }
             return replaced
         }
-    }
-}
-
-/// Hands out job indexes to worker threads and collects their outcomes.
-private final class WorkState: @unchecked Sendable {
-    private let lock = NSLock()
-    private var next = 0
-    private var done = 0
-    private let count: Int
-    private(set) var outcomes: [Renditions.Outcome]
-
-    init(count: Int) {
-        self.count = count
-        outcomes = Array(repeating: Renditions.Outcome(), count: count)
-    }
-
-    func take() -> Int? {
-        lock.lock()
-        defer { lock.unlock() }
-        guard next < count else { return nil }
-        next += 1
-        return next - 1
-    }
-
-    func finish(_ index: Int, with outcome: Renditions.Outcome, progress: (Int) -> Void) {
-        lock.lock()
-        outcomes[index] = outcome
-        done += 1
-        let finished = done
-        lock.unlock()
-        progress(finished)
     }
 }

@@ -138,7 +138,7 @@ public struct TreasureFileImport {
         for source in sources {
             // One thread reads and prepares rows while this one writes them: the two
             // halves take about as long, and the machine has two cores.
-            let channel = RowChannel()
+            let channel = RowChannel(capacity: 8)
             let encoding = self.encoding
             Thread.detachNewThread {
                 Self.read(source, encoding: encoding, keys: keys, into: channel)
@@ -279,7 +279,7 @@ public struct TreasureFileImport {
                 case .invalid(let diagnostic):
                     batch.invalid.append(diagnostic)
                 }
-                if batch.treasures.count + batch.invalid.count == RowChannel.batchSize {
+                if batch.treasures.count + batch.invalid.count == RowItem.batchSize {
                     guard channel.send(.rows(batch)) else { return }
                     batch = RowBatch(file: source.displayPath, sourcePath: source.identity)
                 }
@@ -320,51 +320,18 @@ struct RowBatch: Sendable {
     }
 }
 
-/// A bounded queue of row batches from the reading thread to the writing one.
-final class RowChannel: @unchecked Sendable {
-    enum Item: Sendable {
-        case rows(RowBatch)
-        case failed(TreasureFileError)
-        case finished
-    }
+/// What the reading thread hands the writing one: batches of rows, then the end or the
+/// reason it stopped.
+enum RowItem: Sendable {
+    case rows(RowBatch)
+    case failed(TreasureFileError)
+    case finished
 
     static let batchSize = 2048
-    /// Batches in flight at most, so memory stays flat whatever the file's size.
-    private static let capacity = 8
-    private let condition = NSCondition()
-    private var items: [Item] = []
-    private var cancelled = false
-
-    /// Queues `item`, waiting while the queue is full; false once the reader should stop.
-    func send(_ item: Item) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        while items.count >= Self.capacity && !cancelled { condition.wait() }
-        if cancelled { return false }
-        items.append(item)
-        condition.broadcast()
-        return true
-    }
-
-    /// The next item, waiting while there is none.
-    func receive() -> Item {
-        condition.lock()
-        defer { condition.unlock() }
-        while items.isEmpty { condition.wait() }
-        let item = items.removeFirst()  // at most `capacity` items: cheap
-        condition.broadcast()
-        return item
-    }
-
-    /// Tells the reader to stop; its pending batches are dropped.
-    func cancel() {
-        condition.lock()
-        cancelled = true
-        items.removeAll()
-        condition.broadcast()
-        condition.unlock()
-    }
 }
+
+/// Row batches in flight, at most eight, so memory stays flat whatever the file's size.
+typealias RowChannel = BoundedChannel<RowItem>
 
 /// Key derivation shared by the reading threads of one import, which run one at a time.
 final class SharedKeyDeriver: @unchecked Sendable {

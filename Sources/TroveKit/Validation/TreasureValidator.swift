@@ -246,20 +246,16 @@ public struct TreasureValidator {
         guard !pendingImages.isEmpty else { return }
         let pending = pendingImages
         pendingImages = []
-        let results = ImageCheckResults(count: pending.count)
         let inspect = inspectImage
-        let workers = min(ProcessInfo.processInfo.activeProcessorCount, pending.count)
-        DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            for index in stride(from: worker, to: pending.count, by: workers) {
-                results.set(index, inspect(pending[index].path, pending[index].location))
-            }
-        }
+        let results = parallelMap(
+            count: pending.count, threads: ProcessInfo.processInfo.activeProcessorCount
+        ) { inspect(pending[$0].path, pending[$0].location) }
         var merged: [Diagnostic] = []
         merged.reserveCapacity(findings.count)
         var cursor = 0
         for (index, image) in pending.enumerated() {
             merged += findings[cursor..<image.at]
-            merged += results.values[index]
+            merged += results[index]
             cursor = image.at
         }
         merged += findings[cursor...]
@@ -397,20 +393,5 @@ extension String {
             return false
         }
         return firstScalar.properties.isWhitespace || lastScalar.properties.isWhitespace
-    }
-}
-
-/// The findings of each image check, written by the workers of `checkImages()`, each to
-/// slots of its own.
-private final class ImageCheckResults: @unchecked Sendable {
-    private(set) var values: [[Diagnostic]]
-    private let lock = NSLock()
-
-    init(count: Int) { values = Array(repeating: [], count: count) }
-
-    func set(_ index: Int, _ findings: [Diagnostic]) {
-        lock.lock()
-        values[index] = findings
-        lock.unlock()
     }
 }
