@@ -100,6 +100,13 @@ public enum TemporaryFiles {
             return []
         }
         var removed: [String] = []
+        // A set a killed run was putting in place is completed first: its journal lists
+        // temporary files that are not stale but the new outputs.
+        for name in names where name.hasPrefix(".") && name.hasSuffix(CommitJournal.suffix) {
+            if CommitJournal.recover((folder as NSString).appendingPathComponent(name)) {
+                removed.append(name)
+            }
+        }
         for name in names where name.hasPrefix(".") && isStale(name, in: folder, now: now) {
             if unlink((folder as NSString).appendingPathComponent(name)) == 0 {
                 removed.append(name)
@@ -111,6 +118,7 @@ public enum TemporaryFiles {
     /// Whether `name` is a temporary file of trove's (or Foundation's atomic write) that
     /// no running process will finish.
     static func isStale(_ name: String, in folder: String, now: Date) -> Bool {
+        if name.hasSuffix(CommitJournal.suffix) { return false }
         if let marker = name.range(of: ".trove-", options: .backwards) {
             let rest = name[marker.upperBound...]
             let parts = rest.split(separator: "-", omittingEmptySubsequences: false)

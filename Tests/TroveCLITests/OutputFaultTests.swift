@@ -68,11 +68,16 @@ import TroveSQLite
                 workspace: Workspace(path: sandbox.workspace), layout: layout, options: options)
         }
         #expect(try partSet("out/parts.manifest.json") == old)
-        // The next run puts the new set in place and removes the old parts.
+        #expect(try names(in: "out").contains(".parts.json.trove-commit"))
+        // The next run (its sweep of the folder, here in this process) completes the set
+        // the killed one was putting in place, then writes the same set again.
+        TemporaryFiles.sweepNow(folder: sandbox.path("out"))
+        let completed = try partSet("out/parts.manifest.json")
+        #expect(completed != old)
+        #expect(completed.values.joined().contains("Hairy Harry II"))
         #expect(sandbox.run(arguments).status == 0)
         let new = try partSet("out/parts.manifest.json")
-        #expect(new != old)
-        #expect(new.values.joined().contains("Hairy Harry II"))
+        #expect(new == completed)
         #expect(try names(in: "out") == (new.keys + ["parts.manifest.json"]).sorted())
     }
 
@@ -114,6 +119,204 @@ import TroveSQLite
         #expect(!left.contains("parts.part-001.json"))
         #expect(!left.contains("parts.part-007.json"))
         #expect(left.contains("parts.part-notes.json"))
+    }
+
+    // MARK: - The Storage plan in the same set
+
+    /// The four files of an export with its rules and Storage plan, and their bytes.
+    func exportSet() throws -> [String: String] {
+        var files: [String: String] = [:]
+        for name in ["firebase.json", "rules.json", "firebase.storage.json", "firebase.storage.sh"]
+        {
+            files[name] = try? ExportSupport.read(sandbox.path("out/" + name))
+        }
+        return files
+    }
+
+    let exportArguments = [
+        "export", "--layout", "flatirongo", "--out", "out/firebase.json", "--rules",
+        "out/rules.json",
+    ]
+
+    /// Changes every treasure's name and the one rendition's object, so the next export
+    /// changes the tree, and its plan uploads one object and deletes another.
+    func changeTreeAndObjects() throws {
+        try renameAllTreasures(" II")
+        try Database(path: sandbox.workspace).execute(
+            "UPDATE renditions SET path = 'treasures/hairy-harry/full-00000002.png'")
+    }
+
+    @Test(arguments: ["firebase.storage.json", "firebase.storage.sh"])
+    func aStoragePlanThatCannotBeWrittenLeavesEveryOutputAsItWas(blocked: String) throws {
+        #expect(sandbox.run(exportArguments).status == 0)
+        let old = try exportSet()
+        #expect(old.values.count == 4)
+        try changeTreeAndObjects()
+        // The plan's file cannot be replaced: a folder stands in its place.
+        try FileManager.default.removeItem(atPath: sandbox.path("out/" + blocked))
+        try FileManager.default.createDirectory(
+            atPath: sandbox.path("out/" + blocked), withIntermediateDirectories: false)
+        let result = sandbox.run(exportArguments)
+        #expect(result.status == 1)
+        #expect(
+            result.stderr
+                == "error: cannot write \(sandbox.path("out/" + blocked)): it is a folder; choose a "
+                + "path whose folders are folders and that is not one itself (nothing was written)\n"
+        )
+        var expected = old
+        expected[blocked] = nil
+        #expect(try exportSet() == expected)
+        let names = try FileManager.default.contentsOfDirectory(atPath: sandbox.path("out"))
+        #expect(names.sorted() == old.keys.sorted())
+        // Nothing was recorded: the plan of the next export compares with the first one.
+        let database = try Database(path: sandbox.workspace)
+        #expect(try database.scalar("SELECT count(*) FROM export_log")?.int64 == 1)
+        #expect(
+            try PlannedObjectReader.all(
+                database: database, output: sandbox.path("out/firebase.json")
+            )
+            .map(\.path) == ["treasures/hairy-harry/full-3fa2c9e1.png"])
+    }
+
+    @Test func aStoragePlanInAFolderThatCannotBeWrittenFailsBeforeAnyWork() throws {
+        try FileManager.default.createDirectory(
+            atPath: sandbox.path("out"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: sandbox.path("out/firebase.storage.json"), withIntermediateDirectories: false)
+        let result = sandbox.run(exportArguments)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("firebase.storage.json: it is a folder"))
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: sandbox.path("out"))
+                == ["firebase.storage.json"])
+        #expect(sandbox.run("status", "--format", "json").stdout.contains("\"last_export\": null"))
+    }
+
+    @Test func plansRecordedRowByRowCarryOverToBlocks() throws {
+        // The workspace as the schema before the blocks left it, with a plan recorded a
+        // row per object: one object still referenced, one gone since.
+        let output = sandbox.path("out/firebase.json")
+        let database = try Database(path: sandbox.workspace)
+        try database.execute(
+            """
+            DROP TABLE storage_plan_blocks;
+            DROP INDEX renditions_path;
+            DELETE FROM schema_migrations WHERE name = '009-storage-plan-blocks-and-rendition-paths';
+            PRAGMA user_version = 8;
+            CREATE TABLE storage_plan (
+                output TEXT NOT NULL, path TEXT NOT NULL, token TEXT,
+                PRIMARY KEY (output, path)
+            ) WITHOUT ROWID;
+            """)
+        _ = try database.execute(
+            """
+            INSERT INTO storage_plan (output, path, token) VALUES
+                (?1, 'treasures/hairy-harry/full-3fa2c9e1.png', NULL),
+                (?1, 'treasures/old/full-00000009.png', NULL),
+                ('elsewhere.json', 'treasures/x/full-1.png', 'tok')
+            """, [.text(output)])
+        let result = sandbox.run(exportArguments)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            result.stderr.contains(
+                "storage: 1 objects referenced, 0 to upload, 1 to delete after the database update")
+        )
+        let manifest = try ExportSupport.read(sandbox.path("out/firebase.storage.json"))
+        #expect(manifest.contains("\"delete\": [\"treasures/old/full-00000009.png\"]"))
+        #expect(manifest.contains("\"state\": \"unchanged\""))
+        #expect(
+            try PlannedObjectReader.all(database: database, output: "elsewhere.json").map {
+                "\($0.path) \($0.token ?? "-")"
+            } == ["treasures/x/full-1.png tok"])
+        #expect(
+            try database.scalar(
+                "SELECT count(*) FROM sqlite_master WHERE name = 'storage_plan'") == .integer(0))
+    }
+
+    @Test func anObjectTwoRenditionsShareIsPlannedOnce() throws {
+        try Database(path: sandbox.workspace).execute(
+            """
+            INSERT INTO treasures (key, name, lat, lon, image) VALUES
+              ('twin', 'Twin', 40.7, -74.0, '/art/harry.png');
+            INSERT INTO renditions VALUES
+              ('treasure', 'twin', 'full', '/art/harry.png', 'h', 's',
+               'treasures/hairy-harry/full-3fa2c9e1.png', 1024, 768, 1000, 'hh', 'x');
+            """)
+        #expect(sandbox.run("geohash").status == 0)
+        let result = sandbox.run(exportArguments)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("storage: 1 objects referenced, 1 to upload"))
+        let script = try ExportSupport.read(sandbox.path("out/firebase.storage.sh"))
+        #expect(script.components(separatedBy: "\n    o new ").count == 2)
+    }
+
+    /// Runs the Storage plan's script with a `gcloud` that does nothing.
+    func runScript(_ step: String) throws -> (status: Int32, stderr: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = [sandbox.path("out/firebase.storage.sh"), step]
+        process.environment = ["PATH": "/usr/bin:/bin", "GCLOUD": "true"]
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        let text = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: text, as: UTF8.self))
+    }
+
+    /// A kill before each of the set's renames in turn (the plan's two files, then the
+    /// export itself, which goes last; the rules are unchanged and stay as they are).
+    @Test(arguments: 1...3)
+    func aRunKilledBetweenItsRenamesLeavesAJournalTheNextRunCompletes(killedAt: Int) throws {
+        #expect(sandbox.run(exportArguments).status == 0)
+        let old = try exportSet()
+        try changeTreeAndObjects()
+        struct Killed: Error {}
+        let renames = LockedValue(0)
+        var options = ExportOptions(
+            output: sandbox.path("out/firebase.json"), rules: sandbox.path("out/rules.json"))
+        options.images = sandbox.path("build/images")
+        options.beforeRename = { _ in
+            if renames.withLock({ count in
+                count += 1
+                return count
+            }) == killedAt {
+                throw Killed()
+            }
+        }
+        let library = try TemplateLibrary(environment: [:])
+        let layout = try Layout(
+            name: "flatirongo", json: #require(library.layout(named: "flatirongo")))
+        #expect(throws: Killed.self) {
+            try Exporter.run(
+                workspace: Workspace(path: sandbox.workspace), layout: layout, options: options)
+        }
+        let now = try exportSet()
+        #expect(now["firebase.json"] == old["firebase.json"], "the export goes in last")
+        if killedAt == 1 { #expect(now == old) }
+        // Whichever script is in place refuses to publish a set that is not whole.
+        #expect(try names(in: "out").contains(".firebase.json.trove-commit"))
+        for step in ["upload", "delete"] {
+            let script = try runScript(step)
+            #expect(script.status == 1)
+            #expect(script.stderr.contains("the export to firebase.json was interrupted"))
+        }
+        // The next run's sweep of the folder (here in this process) completes the set; the
+        // export run again then finds every file as it would write it.
+        TemporaryFiles.sweepNow(folder: sandbox.path("out"))
+        let completed = try exportSet()
+        #expect(completed.values.allSatisfy { !$0.isEmpty })
+        #expect(completed["firebase.json"]?.contains("Hairy Harry II") == true)
+        #expect(completed["firebase.storage.json"]?.contains("full-00000002.png") == true)
+        let again = sandbox.run(exportArguments)
+        #expect(again.status == 0, "\(again.stderr)")
+        for name in old.keys {
+            #expect(again.stderr.contains("\(sandbox.path("out/" + name)) is unchanged"), "\(name)")
+        }
+        #expect(try exportSet() == completed)
+        #expect(try runScript("upload").status == 0)
+        let left = try FileManager.default.contentsOfDirectory(atPath: sandbox.path("out"))
+        #expect(left.sorted() == old.keys.sorted())
     }
 
     // MARK: - Temporary files

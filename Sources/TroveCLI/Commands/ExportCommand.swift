@@ -111,10 +111,9 @@ enum ExportCommand {
         }
         if let plan = summary.storagePlan, let output {
             let script = StoragePlan.paths(output: output).script
-            let new = plan.objects.filter { $0.state != .unchanged }.count
             invocation.note(
-                "storage: \(plan.objects.count) objects referenced, \(new) to upload, "
-                    + "\(plan.deletions.count) to delete after the database update "
+                "storage: \(plan.objects) objects referenced, \(plan.toUpload) to upload, "
+                    + "\(plan.deletions) to delete after the database update "
                     + "(sh \(script) upload; then delete)")
         }
         return .success

@@ -104,8 +104,8 @@ public struct ExportSummary: Equatable, Sendable {
     public var rulesToMerge: [String] = []
     /// Exported records whose image is a remote URL, exported as given for every rendition.
     public var remoteImages = 0
-    /// The Storage plan written beside the export, if any.
-    public var storagePlan: StoragePlan?
+    /// What the Storage plan written beside the export holds, if one was written.
+    public var storagePlan: StoragePlan.Summary?
 }
 
 /// Why an export wrote nothing.
@@ -255,27 +255,21 @@ public enum Exporter {
             let problems = ExportProblems()
             var run = try ExportRun(
                 database: database, layout: layout, options: options, storage: storage,
-                precision: precision, problems: problems)
+                tokens: tokens, precision: precision, problems: problems)
+            // Whatever fails, no temporary file is left (but those a commit journal lists).
+            defer { run.discard() }
             let summary = try run.execute()
             if !problems.isEmpty {
-                run.discard()
                 throw ExportError.refused(problems.groups)
             }
             if options.isRecorded {
                 try record(run, summary, database: database)
+                try run.recordStoragePlan()
             }
             // Files go into place before the commit: should the commit fail, the next
             // --update is relative to the older state, which only repeats some changes.
             var written = try run.commit(summary, standardOutput: standardOutput)
             written.remoteImages = try StoragePlan.remoteImages(database: database, layout: layout)
-            if options.isRecorded, let output = options.output, let images = options.images {
-                let plan = try StoragePlan.make(
-                    database: database, layout: layout, output: output, bucket: storage.bucket,
-                    tokens: tokens)
-                try plan.write(beside: output, images: images, summary: &written)
-                try plan.record(in: database)
-                written.storagePlan = plan
-            }
             return written
         }
     }
@@ -418,11 +412,13 @@ struct ExportRun {
     /// destination fails before the work and before any file changes.
     private let outputs = OutputSet()
     private var rulesFile: OutputFile?
+    /// The Storage plan, written beside a recorded export as the tree streams.
+    private var storagePlan: StoragePlanWriter?
     private let noun: String
 
     init(
         database: Database, layout: Layout, options: ExportOptions, storage: StorageURL,
-        precision: Int, problems: ExportProblems
+        tokens: Bool, precision: Int, problems: ExportProblems
     ) throws {
         self.database = database
         self.layout = layout
@@ -500,6 +496,9 @@ struct ExportRun {
                 ? { _ in output ?? "" }
                 : ExportOptions.partPaths(output: output ?? "").part
             updates = UpdateWriter(maxBytes: options.maxBytes) { try makeFile(partPath($0)) }
+            // Its files open as they fill: that the folder takes one is checked now, so an
+            // unwritable folder is reported by the export's name before any work.
+            if let output, !options.dryRun { try OutputFile(path: output).discard() }
         } else {
             let file = try makeFile(output ?? "")
             treeFile = file
@@ -507,14 +506,25 @@ struct ExportRun {
                 problems.add("objects Firebase would store as arrays", "\(path): \(message)")
             }
         }
+        // Staged after the export itself, so an unwritable folder is reported by its name.
+        if options.isRecorded, let output = options.output, let images = options.images {
+            storagePlan = try StoragePlanWriter(
+                database: database, layout: layout, output: output, bucket: storage.bucket,
+                tokens: tokens, images: images, outputs: outputs)
+        }
     }
 
     /// Streams every record through the layout.
     mutating func execute() throws -> ExportSummary {
         var summary = ExportSummary()
         let streams = self.streams
-        defer { for stream in streams { stream.cancel() } }
+        let storagePlan = self.storagePlan
+        defer {
+            for stream in streams { stream.cancel() }
+            storagePlan?.cancel()
+        }
         for stream in streams { stream.start() }
+        storagePlan?.start()
         let cursors = streams.map(StreamCursor.init)
         for cursor in cursors { try cursor.advance() }
         var previousPath: [UInt8] = []
@@ -563,6 +573,7 @@ struct ExportRun {
         try newState?.finish()
         try tree?.finish()
         try updates?.finish()
+        summary.storagePlan = try storagePlan?.finish()
         summary.records = streams.map(\.recordCount).max() ?? 0
         // The streams' problems first, in template order, so messages read the same on
         // every run whatever the threads' timing.
@@ -609,6 +620,14 @@ struct ExportRun {
         }
     }
 
+    /// Records the Storage plan written as the one the next plan of this output compares
+    /// with.
+    ///
+    /// - Throws: `SQLiteError`.
+    func recordStoragePlan() throws {
+        try storagePlan?.record(in: database)
+    }
+
     /// Removes every temporary file.
     func discard() {
         treeFile?.discard()
@@ -621,7 +640,8 @@ struct ExportRun {
     /// `--max-bytes` parts are named with their content's hash and the manifest goes into
     /// place after them, so a reader that follows the manifest sees the old set or the new
     /// one, never a mix, whenever the run is killed; parts no manifest lists are removed
-    /// only after the new manifest is in place.
+    /// only after the new manifest is in place. The Storage plan and the rules go in before
+    /// the tree (or the manifest): a new tree or manifest in place means the whole set is.
     func commit(_ summary: ExportSummary, standardOutput: (ArraySlice<UInt8>) -> Void) throws
         -> ExportSummary
     {
@@ -638,6 +658,7 @@ struct ExportRun {
             for file in files { outputs.adopt(file) }
         }
         var manifestParts: [String]?
+        var manifestFile: OutputFile?
         if let output = options.output, options.maxBytes != nil {
             for (index, file) in files.enumerated() {
                 file.path = ExportOptions.partPath(
@@ -649,10 +670,12 @@ struct ExportRun {
                 manifest += (index > 0 ? "," : "") + "\n    " + jsonString(name)
             }
             manifest += files.isEmpty ? "]\n}\n" : "\n  ]\n}\n"
-            let manifestFile = try outputs.stage(ExportOptions.partPaths(output: output).manifest)
-            try manifestFile.write(manifest)
+            let file = try outputs.stage(ExportOptions.partPaths(output: output).manifest)
+            try file.write(manifest)
+            manifestFile = file
             manifestParts = parts
         }
+        var rulesOutput: [OutputFile] = []
         if let rulesFile, let rules = options.rules {
             let complete = Exporter.rules(for: layout)
             let existing = FileManager.default.contents(atPath: rules)
@@ -663,11 +686,18 @@ struct ExportRun {
                 summary.unchanged.append(rules)
             } else {
                 try rulesFile.write(complete)
-                // The rules were staged first; the manifest, when there is one, goes last.
-                if let last = outputs.files.last, manifestParts != nil { outputs.moveToEnd(last) }
+                rulesOutput = [rulesFile]
             }
         }
-        for result in try outputs.commit(beforeRename: options.beforeRename) {
+        // Output for standard output was drained above and is not in the set.
+        let written = options.output == nil ? [] : files
+        let plan = storagePlan.map { [$0.manifestFile, $0.scriptFile] } ?? []
+        let order =
+            manifestFile.map { written + plan + rulesOutput + [$0] }
+            ?? plan + rulesOutput + written
+        for file in order { outputs.moveToEnd(file) }
+        let journal = options.output.map(CommitJournal.path(for:))
+        for result in try outputs.commit(journal: journal, beforeRename: options.beforeRename) {
             if result.changed {
                 summary.written.append(result.path)
             } else {

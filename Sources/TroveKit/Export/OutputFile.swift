@@ -109,26 +109,66 @@ final class OutputFile {
 
     private func flush() throws {
         if buffer.isEmpty { return }
-        byteCount += buffer.count
-        let chunkHash = buffer.withUnsafeBufferPointer { valueHash($0) }
+        defer { buffer.removeAll(keepingCapacity: true) }
+        try buffer.withUnsafeBufferPointer { try writeThrough($0) }
+    }
+
+    /// Writes `bytes` to the file now, past the buffer (which must be empty).
+    private func writeThrough(_ bytes: UnsafeBufferPointer<UInt8>) throws {
+        byteCount += bytes.count
+        let chunkHash = valueHash(bytes)
         hashState = (hashState ^ chunkHash) &* 0xBF58_476D_1CE4_E5B9
         hashState ^= hashState >> 31
-        let failed = buffer.withUnsafeBytes { raw -> Bool in
-            var offset = 0
-            while offset < raw.count {
-                let written = Foundation.write(
-                    descriptor, raw.baseAddress! + offset, raw.count - offset)
+        var offset = 0
+        while offset < bytes.count {
+            let written = Foundation.write(
+                descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw FileWriteError(path: path, errno: errno)
+            }
+            offset += written
+        }
+    }
+
+    /// Writes `count` spaces, room for bytes known only later (`patch`); returns where the
+    /// room starts. Patched bytes are not in `contentHash`: use it only in files not named
+    /// by their hash.
+    ///
+    /// - Throws: `FileWriteError`.
+    func reserve(_ count: Int) throws -> Int {
+        let offset = byteCount + buffer.count
+        try write([UInt8](repeating: 0x20, count: count))
+        return offset
+    }
+
+    /// Overwrites bytes written before (room `reserve` kept) from `offset` on, wherever
+    /// they are now: still in the buffer, or in the file.
+    ///
+    /// - Throws: `FileWriteError`.
+    func patch(at offset: Int, _ bytes: [UInt8]) throws {
+        let flushed = byteCount
+        let end = offset + bytes.count
+        precondition(offset >= 0 && end <= flushed + buffer.count, "patch beyond the file")
+        if offset < flushed {
+            let count = min(end, flushed) - offset
+            var done = 0
+            while done < count {
+                let written = bytes.withUnsafeBytes {
+                    pwrite(descriptor, $0.baseAddress! + done, count - done, off_t(offset + done))
+                }
                 if written < 0 {
                     if errno == EINTR { continue }
-                    return true
+                    throw FileWriteError(path: path, errno: errno)
                 }
-                offset += written
+                done += written
             }
-            return false
         }
-        let code = errno
-        buffer.removeAll(keepingCapacity: true)
-        if failed { throw FileWriteError(path: path, errno: code) }
+        if end > flushed {
+            let start = max(offset, flushed)
+            buffer.replaceSubrange(
+                (start - flushed)..<(end - flushed), with: bytes[(start - offset)...])
+        }
     }
 
     /// Finishes writing; the file is not yet in place.
@@ -148,20 +188,45 @@ final class OutputFile {
     /// - Throws: `FileWriteError`.
     @discardableResult
     func commit() throws -> Bool {
+        if try !needsRename() { return false }
+        try rename()
+        return true
+    }
+
+    /// Closes the file and compares it with the destination: false when the destination
+    /// already holds exactly these bytes (the temporary file is then removed).
+    ///
+    /// - Throws: `FileWriteError`.
+    func needsRename() throws -> Bool {
         precondition(!isSpill, "a spill file is drained, not committed")
         try close()
-        finished = true
         if Self.sameContents(temporaryPath, path) {
+            finished = true
             unlink(temporaryPath)
             return false
         }
-        if rename(temporaryPath, path) != 0 {
+        return true
+    }
+
+    /// Renames the closed file into place.
+    ///
+    /// - Throws: `FileWriteError`.
+    func rename() throws {
+        finished = true
+        if Foundation.rename(temporaryPath, path) != 0 {
             let code = errno
             unlink(temporaryPath)
             throw FileWriteError(path: path, errno: code)
         }
-        return true
     }
+
+    /// Leaves the temporary file for a commit journal's recovery.
+    func keepForRecovery() {
+        finished = true
+    }
+
+    /// The temporary file's path, for a commit journal.
+    var stagedPath: String { temporaryPath }
 
     /// Why `commit` would fail, checked before any file of a set is renamed: the
     /// destination must not be a folder.
@@ -179,7 +244,8 @@ final class OutputFile {
             Foundation.close(descriptor)
             descriptor = -1
         }
-        if !isSpill { unlink(temporaryPath) }
+        // A finished file is in place, gone, or kept for a commit journal.
+        if !isSpill && !finished { unlink(temporaryPath) }
         finished = true
     }
 
@@ -247,11 +313,12 @@ final class OutputFile {
 /// changes), then all are renamed into place in the order staged.
 ///
 /// Adding an output to a command is one `stage` call. The renames follow each other in
-/// microseconds after every check passed; the remaining window (a kill between two
-/// renames) leaves each file old or new, never partial. A reader that must see one
-/// consistent set (the `--max-bytes` parts) goes through a manifest written last, whose
-/// parts carry their content's hash in their names, so old and new parts never share a
-/// name.
+/// microseconds after every check passed. For the window that remains (a kill between two
+/// renames) a commit journal is in place first (`CommitJournal`): it lists every rename,
+/// the next run that writes into the folder completes them, and the Storage plan's script
+/// refuses to run while one is there. A reader that must see one consistent set without
+/// trove (the `--max-bytes` parts) goes through a manifest renamed last, whose parts carry
+/// their content's hash in their names, so old and new parts never share a name.
 final class OutputSet {
     /// The staged files, in commit order.
     private(set) var files: [OutputFile] = []
@@ -286,24 +353,142 @@ final class OutputSet {
     ///
     /// - Returns: each destination and whether it changed (false: it already held exactly
     ///   these bytes and was left alone).
-    /// - Throws: `FileWriteError`; then no file changed unless a rename failed midway.
-    /// - Parameter beforeRename: called with each destination before its rename; tests
-    ///   throw from it to stand for a kill between two renames.
-    func commit(beforeRename: ((String) throws -> Void)? = nil) throws -> [(
-        path: String, changed: Bool
-    )] {
+    /// - Throws: `FileWriteError`; then no file changed unless a rename failed midway, in
+    ///   which case the journal stays for the next run to complete the set.
+    /// - Parameters:
+    ///   - journal: where the commit journal goes when more than one file changes; nil
+    ///     for none.
+    ///   - beforeRename: called with each destination before its rename; tests throw from
+    ///     it to stand for a kill between two renames.
+    func commit(journal: String? = nil, beforeRename: ((String) throws -> Void)? = nil) throws
+        -> [(path: String, changed: Bool)]
+    {
         for file in files { try file.close() }
         for file in files { try file.checkDestination() }
-        var results: [(path: String, changed: Bool)] = []
-        for file in files {
-            try beforeRename?(file.path)
-            results.append((file.path, try file.commit()))
+        // Comparisons first (they read whole files), so the renames follow each other.
+        let changed = try files.map { try $0.needsRename() }
+        let renamed = zip(files, changed).filter(\.1).map(\.0)
+        let entry =
+            try journal.flatMap { path in
+                renamed.count > 1
+                    ? try CommitJournal.begin(
+                        path, renames: renamed.map { ($0.stagedPath, $0.path) }) : nil
+            }
+        var done = 0
+        do {
+            for file in renamed {
+                try beforeRename?(file.path)
+                try file.rename()
+                done += 1
+            }
+        } catch {
+            // The journal stays and lists the rest: kept for the next run to put in place.
+            if entry != nil { for file in renamed[done...] { file.keepForRecovery() } }
+            throw error
         }
-        return results
+        entry?.end()
+        return zip(files, changed).map { ($0.path, $1) }
     }
 
     /// Removes every staged temporary file; no destination changes.
     func discard() {
         for file in files { file.discard() }
+    }
+}
+
+// MARK: - Commit journal
+
+/// The renames of one output set, written before the first of them, so a run killed
+/// between two renames leaves a record of the set it was putting in place.
+///
+/// The journal (`.NAME.trove-commit`, beside the export) appears whole by a rename of its
+/// own and is locked (`flock`) by its writer while the renames run; a later run that finds
+/// it unlocked knows its writer is gone and completes the renames whose temporary files
+/// are still there, then removes it (`TemporaryFiles.sweep`). Entries are NUL-separated
+/// pairs of absolute paths: the temporary file and its destination.
+final class CommitJournal {
+    private let path: String
+    private var descriptor: Int32
+
+    private init(path: String, descriptor: Int32) {
+        self.path = path
+        self.descriptor = descriptor
+    }
+
+    /// A journal not ended stays for the next run, unlocked.
+    deinit {
+        if descriptor >= 0 { Foundation.close(descriptor) }
+    }
+
+    /// The journal's name for an export written to `output`.
+    static func path(for output: String) -> String {
+        let url = URL(fileURLWithPath: output)
+        return url.deletingLastPathComponent()
+            .appendingPathComponent(".\(url.lastPathComponent).trove-commit").path
+    }
+
+    static let suffix = ".trove-commit"
+
+    /// Writes and locks the journal at `path`, listing `renames` in order.
+    ///
+    /// - Throws: `FileWriteError`.
+    static func begin(_ path: String, renames: [(from: String, to: String)]) throws
+        -> CommitJournal
+    {
+        var bytes: [UInt8] = []
+        for rename in renames {
+            bytes += Array(absolute(rename.from).utf8) + [0] + Array(absolute(rename.to).utf8) + [0]
+        }
+        var template = Array(TemporaryFiles.template(for: path).utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard descriptor >= 0 else { throw FileWriteError(path: path, errno: errno) }
+        let staged = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        let written = bytes.withUnsafeBytes {
+            Foundation.write(descriptor, $0.baseAddress!, $0.count)
+        }
+        if written != bytes.count || flock(descriptor, LOCK_EX) != 0
+            || Foundation.rename(staged, path) != 0
+        {
+            let code = errno
+            Foundation.close(descriptor)
+            unlink(staged)
+            throw FileWriteError(path: path, errno: code)
+        }
+        return CommitJournal(path: path, descriptor: descriptor)
+    }
+
+    /// Removes the journal: every rename is done.
+    func end() {
+        unlink(path)
+        Foundation.close(descriptor)
+        descriptor = -1
+    }
+
+    private static func absolute(_ path: String) -> String {
+        path.hasPrefix("/")
+            ? path
+            : (FileManager.default.currentDirectoryPath as NSString).appendingPathComponent(path)
+    }
+
+    /// Completes the renames of the journal at `path` if its writer is gone, then removes
+    /// it. Returns whether it did (false: a running trove holds it, or it is unreadable).
+    @discardableResult
+    static func recover(_ path: String) -> Bool {
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { return false }
+        defer { Foundation.close(descriptor) }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { return false }
+        guard let data = FileManager.default.contents(atPath: path) else { return false }
+        let fields = data.split(separator: 0, omittingEmptySubsequences: false).map {
+            String(decoding: $0, as: UTF8.self)
+        }
+        var index = 0
+        while index + 1 < fields.count {
+            let (from, to) = (fields[index], fields[index + 1])
+            if access(from, F_OK) == 0 { _ = Foundation.rename(from, to) }
+            index += 2
+        }
+        unlink(path)
+        return true
     }
 }

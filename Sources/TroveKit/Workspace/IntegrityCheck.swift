@@ -51,8 +51,10 @@ public struct IntegrityCheck {
     {
         let reference = try Database(path: ":memory:")
         try Schema.migrator.migrate(reference)
+        // Tables first: a missing table is the cause of its indexes and triggers missing.
         let sql =
-            "SELECT type, name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name"
+            "SELECT type, name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'"
+            + " ORDER BY type <> 'table', type, name"
         let present = Set(try database.query(sql) { "\($0.text(0) ?? "") \($0.text(1) ?? "")" })
         return try reference.query(sql) { (type: $0.text(0) ?? "", name: $0.text(1) ?? "") }
             .filter { !present.contains("\($0.type) \($0.name)") }

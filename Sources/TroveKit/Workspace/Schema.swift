@@ -12,6 +12,7 @@ enum Schema {
         .init("006-review-sheet-credits", sql: reviewSheetCredits),
         .init("007-storage-tokens-and-plans", sql: storageTokensAndPlans),
         .init("008-storage-token-triggers-under-upsert", sql: storageTokenTriggersUnderUpsert),
+        .init("009-storage-plan-blocks-and-rendition-paths", apply: storagePlanBlocks),
     ])
 
     static let treasures = """
@@ -243,4 +244,47 @@ enum Schema {
                 WHERE NOT EXISTS (SELECT 1 FROM storage_tokens WHERE path = NEW.path);
         END;
         """
+
+    /// The planned objects as front-coded blocks (`PlannedObjectEncoder`) instead of a row
+    /// per object: a plan of a million objects is recorded in a few hundred rows. The
+    /// plans recorded so far are carried over. Renditions get an index in path order, from
+    /// which the next plan reads its objects sorted without sorting them.
+    static let storagePlanBlocks: @Sendable (Database) throws -> Void = { database in
+        try database.execute(
+            """
+            -- The objects the last export to each output file planned for Storage, with the
+            -- token they were planned with, in path order, front-coded in blocks: the next
+            -- plan of that file deletes what is gone and re-tokens what was rotated.
+            CREATE TABLE storage_plan_blocks (
+                output TEXT NOT NULL,     -- the export's --out path
+                seq    INTEGER NOT NULL,  -- block order
+                data   BLOB NOT NULL,
+                PRIMARY KEY (output, seq)
+            ) WITHOUT ROWID;
+            -- Covers what a plan reads of each rendition (the key is in every index entry).
+            CREATE INDEX renditions_path ON renditions (path, name, source);
+            """)
+        let insert = try database.prepare(
+            "INSERT INTO storage_plan_blocks (output, seq, data) VALUES (?, ?, ?)")
+        let outputs = try database.query("SELECT DISTINCT output FROM storage_plan") {
+            $0.text(0) ?? ""
+        }
+        let rows = try database.prepare(
+            "SELECT path, token FROM storage_plan WHERE output = ? ORDER BY path")
+        for output in outputs {
+            var seq: Int64 = 0
+            var encoder = PlannedObjectEncoder { block in
+                try insert.run([.text(output), .integer(seq), .blob(block)])
+                seq += 1
+            }
+            try rows.bind([.text(output)])
+            while let row = try rows.next() {
+                try row.withUTF8(0) { path in
+                    try encoder.append(path: path, token: row.withUTF8(1) { $0 })
+                }
+            }
+            try encoder.finish()
+        }
+        try database.execute("DROP TABLE storage_plan")
+    }
 }

@@ -1,0 +1,240 @@
+import Foundation
+import TroveSQLite
+
+// The objects each output's last Storage plan held, with the token each was planned with,
+// kept compactly for the next plan to compare with: in path order (bytes, as SQLite's
+// BINARY collation sorts), front-coded in blocks of a few thousand objects. A million
+// objects take a few tens of megabytes, written as a few hundred rows and read as a
+// stream, where a row per object cost a second to insert.
+
+/// Reads the planned objects of one output in path order, or of every output but one.
+struct PlannedObjectReader {
+    private let statement: Statement
+    private var block: [UInt8] = []
+    private var offset = 0
+    /// Whether every object has been read.
+    private(set) var isAtEnd = false
+    /// The current object's path; meaningless once `isAtEnd`.
+    private(set) var path: [UInt8] = []
+    /// The current object's token, nil when it was planned without one.
+    private(set) var token: [UInt8]?
+
+    /// Opens the objects planned for `output` (in path order), or with `others`, those
+    /// planned for every other output (in path order per output).
+    ///
+    /// - Throws: `SQLiteError`, `StoragePlanError.damaged`.
+    init(database: Database, output: String, others: Bool = false) throws {
+        statement = try database.prepare(
+            others
+                ? "SELECT data FROM storage_plan_blocks WHERE output <> ? ORDER BY output, seq"
+                : "SELECT data FROM storage_plan_blocks WHERE output = ? ORDER BY seq")
+        try statement.bind([.text(output)])
+        try advance()
+    }
+
+    /// Moves to the next object.
+    ///
+    /// - Throws: `SQLiteError`, `StoragePlanError.damaged`.
+    mutating func advance() throws {
+        guard !isAtEnd else { return }
+        while offset >= block.count {
+            guard let row = try statement.next() else {
+                isAtEnd = true
+                return
+            }
+            block = row.blob(0) ?? []
+            offset = 0
+            path.removeAll(keepingCapacity: true)
+        }
+        let shared = try readVarint()
+        let suffix = try readVarint()
+        guard shared <= path.count, offset + suffix <= block.count else {
+            throw StoragePlanError.damaged
+        }
+        path.removeLast(path.count - shared)
+        path.append(contentsOf: block[offset..<offset + suffix])
+        offset += suffix
+        // The token's length plus one; 0 for none.
+        let tokenLength = try readVarint()
+        if tokenLength == 0 {
+            token = nil
+        } else {
+            guard offset + tokenLength - 1 <= block.count else { throw StoragePlanError.damaged }
+            token = Array(block[offset..<offset + tokenLength - 1])
+            offset += tokenLength - 1
+        }
+    }
+
+    private mutating func readVarint() throws -> Int {
+        var value = 0
+        var shift = 0
+        while true {
+            guard offset < block.count, shift < 63 else { throw StoragePlanError.damaged }
+            let byte = block[offset]
+            offset += 1
+            value |= Int(byte & 0x7F) << shift
+            if byte < 0x80 { return value }
+            shift += 7
+        }
+    }
+
+    /// Every object planned for `output`, for tests and tools.
+    ///
+    /// - Throws: `SQLiteError`, `StoragePlanError.damaged`.
+    static func all(database: Database, output: String) throws -> [(
+        path: String, token: String?
+    )] {
+        var reader = try PlannedObjectReader(database: database, output: output)
+        var objects: [(path: String, token: String?)] = []
+        while !reader.isAtEnd {
+            objects.append(
+                (
+                    String(decoding: reader.path, as: UTF8.self),
+                    reader.token.map { String(decoding: $0, as: UTF8.self) }
+                ))
+            try reader.advance()
+        }
+        return objects
+    }
+}
+
+/// Encodes planned objects, given in path order, into blocks handed to `store`.
+struct PlannedObjectEncoder {
+    private var block: [UInt8] = []
+    private var entriesInBlock = 0
+    private var previous: [UInt8] = []
+    private(set) var blocks = 0
+    private let store: ([UInt8]) throws -> Void
+    private static let entriesPerBlock = 2048
+
+    init(store: @escaping ([UInt8]) throws -> Void) {
+        self.store = store
+    }
+
+    /// Adds one object.
+    ///
+    /// - Throws: whatever `store` throws.
+    mutating func append(path: UnsafeBufferPointer<UInt8>, token: UnsafeBufferPointer<UInt8>?)
+        throws
+    {
+        var shared = 0
+        if entriesInBlock > 0 {
+            let limit = min(previous.count, path.count)
+            while shared < limit && previous[shared] == path[shared] { shared += 1 }
+        }
+        writeVarint(shared)
+        writeVarint(path.count - shared)
+        block.append(contentsOf: UnsafeBufferPointer(rebasing: path[shared...]))
+        if let token {
+            writeVarint(token.count + 1)
+            block.append(contentsOf: token)
+        } else {
+            writeVarint(0)
+        }
+        previous.removeAll(keepingCapacity: true)
+        previous.append(contentsOf: path)
+        entriesInBlock += 1
+        if entriesInBlock == Self.entriesPerBlock { try flush() }
+    }
+
+    /// Hands over the last partial block.
+    ///
+    /// - Throws: whatever `store` throws.
+    mutating func finish() throws {
+        try flush()
+    }
+
+    private mutating func flush() throws {
+        guard entriesInBlock > 0 else { return }
+        try store(block)
+        blocks += 1
+        block.removeAll(keepingCapacity: true)
+        entriesInBlock = 0
+    }
+
+    private mutating func writeVarint(_ value: Int) {
+        var value = value
+        while value >= 0x80 {
+            block.append(UInt8(value & 0x7F) | 0x80)
+            value >>= 7
+        }
+        block.append(UInt8(value))
+    }
+}
+
+/// Why a recorded plan cannot be used.
+enum StoragePlanError: Error, CustomStringConvertible {
+    case damaged
+
+    var description: String {
+        "the recorded Storage plan cannot be read (the workspace is damaged)"
+    }
+}
+
+/// Blocks set aside in an anonymous temporary file until they are recorded, first in
+/// first out.
+final class BlockSpill {
+    private let file: UnsafeMutablePointer<FILE>?
+    private var writeOffset: off_t = 0
+
+    /// Opens a file that disappears when closed (or when the process ends).
+    init() {
+        file = tmpfile()
+    }
+
+    deinit {
+        if let file { fclose(file) }
+    }
+
+    /// Appends `block`.
+    ///
+    /// - Throws: `FileWriteError`.
+    func write(_ block: [UInt8]) throws {
+        guard let file else {
+            throw FileWriteError(path: "a temporary file", errno: ENOSPC)
+        }
+        var length = UInt64(block.count).littleEndian
+        try withUnsafeBytes(of: &length) { try put($0, file) }
+        try block.withUnsafeBytes { try put($0, file) }
+    }
+
+    private func put(_ raw: UnsafeRawBufferPointer, _ file: UnsafeMutablePointer<FILE>) throws {
+        var done = 0
+        while done < raw.count {
+            let moved = pwrite(
+                fileno(file), raw.baseAddress! + done, raw.count - done, writeOffset + off_t(done))
+            if moved < 0 && errno == EINTR { continue }
+            if moved <= 0 { throw FileWriteError(path: "a temporary file", errno: errno) }
+            done += moved
+        }
+        writeOffset += off_t(raw.count)
+    }
+
+    /// Calls `body` with each block, in the order written.
+    ///
+    /// - Throws: `FileWriteError`, or what `body` throws.
+    func forEach(_ body: ([UInt8]) throws -> Void) throws {
+        guard let file else { return }
+        var offset: off_t = 0
+        func get(_ raw: UnsafeMutableRawBufferPointer) throws {
+            var done = 0
+            while done < raw.count {
+                let moved = pread(
+                    fileno(file), raw.baseAddress! + done, raw.count - done, offset + off_t(done))
+                if moved < 0 && errno == EINTR { continue }
+                if moved <= 0 {
+                    throw FileWriteError(path: "a temporary file", reason: "cannot read it back")
+                }
+                done += moved
+            }
+            offset += off_t(raw.count)
+        }
+        while offset < writeOffset {
+            var length: UInt64 = 0
+            try withUnsafeMutableBytes(of: &length) { try get($0) }
+            var block = [UInt8](repeating: 0, count: Int(UInt64(littleEndian: length)))
+            try block.withUnsafeMutableBytes { try get($0) }
+            try body(block)
+        }
+    }
+}
