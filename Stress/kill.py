@@ -7,7 +7,10 @@ as Ctrl-C sends it) at a random moment. Each trial then checks, against the rele
 * the workspace passes SQLite's integrity check and its canonical dump equals the
   before-state or the after-state (never a half-applied change);
 * every output file holds its old bytes or its new bytes, a `--max-bytes` manifest lists
-  parts that exist and together are the old set or the new one;
+  parts that exist and together are the old set or the new one, and an export's files
+  (tree or manifest, rules, Storage plan) are all old or all new, unless a kill fell
+  between their renames: then the commit journal stands beside them and the plan's
+  script refuses to run;
 * the next run of the same command completes, reaches the after-state, and leaves no
   temporary file behind (`.NAME.trove-PID-XXXXXX`, Foundation's `.dat.nosync*`, spill
   files in $TMPDIR).
@@ -99,16 +102,25 @@ def is_temporary(name):
         or name.startswith("trove-export-")
 
 
+# The --max-bytes manifest and the Storage plan beside it: one set.
+PARTS_SET = ("out/parts.manifest.json", "out/parts.storage.json", "out/parts.storage.sh")
+
+
 class Scenario:
     """One writing command, with its before-state folder and its after-state."""
 
-    def __init__(self, name, arguments, setup, outputs=("out",), stdin=None, manifest=None):
+    def __init__(self, name, arguments, setup, outputs=("out",), stdin=None, manifest=None,
+                 output_set=(), journal=None):
         self.name = name
         self.arguments = arguments
         self.setup = setup
         self.outputs = outputs
         self.stdin = stdin
         self.manifest = manifest
+        # Files that must be all old or all new together, unless the commit journal
+        # (`journal`) says their renames were cut short, when the plan's script must refuse.
+        self.output_set = output_set
+        self.journal = journal
 
 
 class Harness:
@@ -120,6 +132,7 @@ class Harness:
         self.root = tempfile.mkdtemp(prefix="trove-stress-")
         self.failures = []
         self.counts = {}
+        self.journals = 0
 
     # MARK: running trove
 
@@ -223,6 +236,35 @@ class Harness:
                 result[part] = hashlib.sha256(handle.read()).hexdigest()
         return result
 
+    def digests(self, folder, names):
+        result = []
+        for name in names:
+            path = os.path.join(folder, name)
+            if os.path.exists(path):
+                with open(path, "rb") as handle:
+                    result.append(hashlib.sha256(handle.read()).hexdigest())
+            else:
+                result.append(None)
+        return result
+
+    def check_set(self, trial, scenario, before, after):
+        """The output set is the old one or the new one, or a journal stands beside it and
+        the Storage plan's script refuses to run. Returns whether a journal was there."""
+        if not scenario.output_set:
+            return False
+        now = self.digests(trial, scenario.output_set)
+        if now in (before, after):
+            return False
+        if not os.path.exists(os.path.join(trial, scenario.journal)):
+            raise AssertionError("the output set is neither the old nor the new one, and no "
+                                 "commit journal says so")
+        script = [n for n in scenario.output_set if n.endswith(".storage.sh")][0]
+        refused = subprocess.run(["/bin/sh", os.path.join(trial, script), "upload"],
+                                 env=dict(os.environ, GCLOUD="true"), capture_output=True)
+        if refused.returncode != 1 or b"was interrupted" not in refused.stderr:
+            raise AssertionError("the Storage plan's script ran beside a set cut short")
+        return True
+
     def check_outputs(self, trial, scenario, before, after):
         now = self.outputs_state(trial, scenario)
         for output, files in now.items():
@@ -237,7 +279,7 @@ class Harness:
 
     def scenario_run(self, scenario, before_folder, after_dump, after_outputs, after_manifest,
                      before_dump, before_outputs, before_manifest, duration, twice_dump,
-                     twice_outputs):
+                     twice_outputs, before_set, after_set):
         # Trials go on until `trials` of them were SIGKILLed mid-run; every fourth sends
         # SIGINT instead, and a run that finished before its moment counts as a trial too.
         # Each finished one narrows the window the moments are drawn from, since the
@@ -278,6 +320,8 @@ class Harness:
                 parts = self.manifest_set(trial, scenario)
                 if scenario.manifest and parts not in (before_manifest, after_manifest):
                     raise AssertionError("the manifest's part set is neither the old nor the new one")
+                if self.check_set(trial, scenario, before_set, after_set):
+                    self.journals += 1
                 # The next run completes the work and cleans up after the killed one.
                 rerun = self.run(trial, scenario.arguments, stdin=scenario.stdin, check=False)
                 if rerun.returncode not in (0, 1):
@@ -333,16 +377,21 @@ class Harness:
             # Renditions are made for approved posts only: after the decisions.
             Scenario("images-posts", ["images", "--posts", "--out", "out/images"], None),
             Scenario("export", ["export", "--layout", "flatirongo", "--out", "out/firebase.json",
-                                "--rules", "out/rules.json"], None),
+                                "--rules", "out/rules.json"], None,
+                     output_set=("out/firebase.json", "out/rules.json", "out/firebase.storage.json",
+                                 "out/firebase.storage.sh"),
+                     journal="out/.firebase.json.trove-commit"),
             Scenario("reimport-changed", ["import", "treasures", "changed.csv"], None),
             Scenario("export-update-stdout", ["export", "--layout", "flatirongo", "--update"], None),
             Scenario("geohash-again", ["geohash"], None),
             Scenario("export-max-bytes", ["export", "--layout", "flatirongo", "--max-bytes", "60000",
                                           "--out", "out/parts.json"], None,
-                     manifest="out/parts.manifest.json"),
+                     manifest="out/parts.manifest.json", output_set=PARTS_SET,
+                     journal="out/.parts.json.trove-commit"),
             Scenario("export-max-bytes-again", ["export", "--layout", "flatirongo", "--update",
                                                 "--max-bytes", "60000", "--out", "out/parts.json"], None,
-                     manifest="out/parts.manifest.json"),
+                     manifest="out/parts.manifest.json", output_set=PARTS_SET,
+                     journal="out/.parts.json.trove-commit"),
             Scenario("config-set", ["config", "set", "geohash.precision", "8"], None),
         ]
         prepare = {
@@ -356,17 +405,19 @@ class Harness:
             before_dump = canonical_dump(os.path.join(before_folder, "trove.sqlite"))
             before_outputs = self.outputs_state(before_folder, scenario)
             before_manifest = self.manifest_set(before_folder, scenario)
+            before_set = self.digests(before_folder, scenario.output_set)
             after_folder, duration = self.measure(scenario, before_folder)
             after_dump = canonical_dump(os.path.join(after_folder, "trove.sqlite"))
             after_outputs = self.outputs_state(after_folder, scenario)
             after_manifest = self.manifest_set(after_folder, scenario)
+            after_set = self.digests(after_folder, scenario.output_set)
             twice_folder, _ = self.measure(scenario, before_folder, "-twice", runs=2)
             twice_dump = canonical_dump(os.path.join(twice_folder, "trove.sqlite"))
             twice_outputs = self.outputs_state(twice_folder, scenario)
             print(f"{scenario.name}: {duration * 1000:.0f} ms a run", flush=True)
             self.scenario_run(scenario, before_folder, after_dump, after_outputs, after_manifest,
                               before_dump, before_outputs, before_manifest, duration, twice_dump,
-                              twice_outputs)
+                              twice_outputs, before_set, after_set)
             state = after_folder
         self.concurrent_writers(state)
         return self.report()
@@ -403,6 +454,8 @@ class Harness:
     def report(self):
         for name, (sigkills, sigints, trials) in self.counts.items():
             print(f"{name}: {trials} trials, {sigkills} SIGKILLs and {sigints} SIGINTs mid-run")
+        print(f"kills between the renames of an output set (journal completed by the next run): "
+              f"{self.journals}")
         if self.failures:
             print(f"{len(self.failures)} FAILURES (trial folders kept in {self.root})")
             return 1
