@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Benchmark: `trove export --layout flatirongo` on 1,000,000 treasures (each with a
-# `full` rendition), against the sqlite3 shell building the same tree with its JSON
-# functions. Prints both times (best of three runs each), the ratio and trove's peak RSS.
+# Benchmark: `trove export --layout flatirongo --out FILE` on 1,000,000 treasures (each
+# with a `full` rendition), the way users publish: the tree, its export state and the
+# Storage plan beside it (FILE.storage.json, FILE.storage.sh), against the sqlite3 shell
+# building the same tree with its JSON functions. Prints both times (best of three runs
+# each), the ratio and trove's peak RSS; the same export to stdout (which records nothing
+# and writes no plan) is measured too, for comparison.
 #
 #   Benchmarks/export/run.sh            # builds release, uses a fresh folder
 #   TROVE=/path/to/trove COUNT=100000 Benchmarks/export/run.sh
@@ -45,8 +48,8 @@ SQL
 
 # Warm the page cache so both contenders read the same way, and let the setup's writes
 # reach the disk first so that neither pays for them. Each contender runs three times and
-# its best time counts (trove's export state and output are cleared between its runs, so
-# every run does a first export's work); all times are printed.
+# its best time counts (trove's export state, recorded Storage plan and output are cleared
+# between its runs, so every run does a first export's work); all times are printed.
 cat "$WS" > /dev/null
 sync
 RUNS=${RUNS:-3}
@@ -54,10 +57,13 @@ TROVE_SECONDS=
 TROVE_RSS_KB=0
 echo "trove export (release), peak RSS via /usr/bin/time -v" >&2
 for run in $(seq "$RUNS"); do
-  sqlite3 "$WS" "DELETE FROM export_state; DELETE FROM exports;"
-  rm -f "$WORK/firebase.json"
+  sqlite3 "$WS" "DELETE FROM export_state; DELETE FROM exports; DELETE FROM storage_plan_blocks;"
+  rm -f "$WORK/firebase.json" "$WORK/firebase.storage.json" "$WORK/firebase.storage.sh"
   /usr/bin/time -v -o "$WORK/time.txt" "$TROVE" -w "$WS" export --layout flatirongo \
-    --out "$WORK/firebase.json" -q
+    --out "$WORK/firebase.json" --images "$WORK/images" -q
+  # The plan must have been written, with every object in it.
+  planned=$(grep -c '"state": "new"' "$WORK/firebase.storage.json")
+  [ "$planned" = "$COUNT" ] || { echo "the Storage plan lists $planned objects, not $COUNT" >&2; exit 1; }
   seconds=$(awk -F': ' '/Elapsed \(wall clock\)/ {split($2, t, ":"); print (length(t) == 3 ? t[1] * 3600 + t[2] * 60 + t[3] : t[1] * 60 + t[2])}' "$WORK/time.txt")
   kb=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$WORK/time.txt")
   echo "  trove run $run: $seconds s, $kb KB" >&2
@@ -66,6 +72,22 @@ for run in $(seq "$RUNS"); do
   fi
   [ "$kb" -gt "$TROVE_RSS_KB" ] && TROVE_RSS_KB=$kb
 done
+
+echo "trove export to stdout (no state recorded, no Storage plan)" >&2
+STDOUT_SECONDS=
+STDOUT_RSS_KB=0
+for run in $(seq "$RUNS"); do
+  /usr/bin/time -v -o "$WORK/time.txt" "$TROVE" -w "$WS" export --layout flatirongo -q \
+    > "$WORK/stdout.json"
+  seconds=$(awk -F': ' '/Elapsed \(wall clock\)/ {split($2, t, ":"); print (length(t) == 3 ? t[1] * 3600 + t[2] * 60 + t[3] : t[1] * 60 + t[2])}' "$WORK/time.txt")
+  kb=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$WORK/time.txt")
+  echo "  stdout run $run: $seconds s, $kb KB" >&2
+  if [ -z "$STDOUT_SECONDS" ] || [ "$(echo "$seconds < $STDOUT_SECONDS" | bc)" = 1 ]; then
+    STDOUT_SECONDS=$seconds
+  fi
+  [ "$kb" -gt "$STDOUT_RSS_KB" ] && STDOUT_RSS_KB=$kb
+done
+cmp -s "$WORK/stdout.json" "$WORK/firebase.json" || { echo "stdout and --out trees differ" >&2; exit 1; }
 
 echo "sqlite3 shell with json_group_object" >&2
 SQLITE_SECONDS=
@@ -97,8 +119,11 @@ done
 
 BYTES=$(stat -c %s "$WORK/firebase.json")
 printf 'treasures:        %d\n' "$COUNT"
-printf 'trove export:     %.2f s (best of %d), peak RSS %.1f MB, %d bytes\n' "$TROVE_SECONDS" "$RUNS" \
-  "$(echo "$TROVE_RSS_KB / 1024" | bc -l)" "$BYTES"
+printf 'trove export:     %.2f s (best of %d), peak RSS %.1f MB, %d bytes + plan %d + %d bytes\n' \
+  "$TROVE_SECONDS" "$RUNS" "$(echo "$TROVE_RSS_KB / 1024" | bc -l)" "$BYTES" \
+  "$(stat -c %s "$WORK/firebase.storage.json")" "$(stat -c %s "$WORK/firebase.storage.sh")"
+printf 'to stdout:        %.2f s (best of %d), peak RSS %.1f MB\n' "$STDOUT_SECONDS" "$RUNS" \
+  "$(echo "$STDOUT_RSS_KB / 1024" | bc -l)"
 printf 'sqlite3 JSON:     %.2f s (best of %d), %d bytes (compact)\n' "$SQLITE_SECONDS" "$RUNS" \
   "$(stat -c %s "$WORK/sqlite.json")"
 printf 'ratio trove/sqlite3: %.2f\n' "$(echo "$TROVE_SECONDS / $SQLITE_SECONDS" | bc -l)"
@@ -125,6 +150,6 @@ PY
 fi
 [ -n "${KEEP:-}" ] || rm -rf "$WORK"
 source Benchmarks/lib.sh
-report_limit "export $COUNT treasures (flatirongo)" "$TROVE_SECONDS" 3.0
-report_memory "export peak memory" "$TROVE_RSS_KB" 150
+report_limit "export --out $COUNT treasures (flatirongo)" "$TROVE_SECONDS" 3.0
+report_memory "export --out peak memory" "$TROVE_RSS_KB" 150
 summary
