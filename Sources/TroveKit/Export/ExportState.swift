@@ -144,11 +144,8 @@ struct ExportStateWriter {
     private let insert: Statement
     private let layout: String
     let generation: Int64
-    private var block: [UInt8] = []
-    private var entriesInBlock = 0
-    private var previous: [UInt8] = []
+    private var block = FrontCodedBlock(entriesPerBlock: 4096)
     private var sequence: Int64 = 0
-    private static let entriesPerBlock = 4096
 
     /// - Throws: `SQLiteError`.
     init(database: Database, layout: String, generation: Int64) throws {
@@ -162,19 +159,9 @@ struct ExportStateWriter {
     ///
     /// - Throws: `SQLiteError`.
     mutating func append(path: UnsafeBufferPointer<UInt8>, hash: UInt64) throws {
-        var shared = 0
-        if entriesInBlock > 0 {
-            let limit = min(previous.count, path.count)
-            while shared < limit && previous[shared] == path[shared] { shared += 1 }
-        }
-        writeVarint(shared)
-        writeVarint(path.count - shared)
-        block.append(contentsOf: UnsafeBufferPointer(rebasing: path[shared...]))
-        withUnsafeBytes(of: hash.littleEndian) { block.append(contentsOf: $0) }
-        previous.removeAll(keepingCapacity: true)
-        previous.append(contentsOf: path)
-        entriesInBlock += 1
-        if entriesInBlock == Self.entriesPerBlock { try flush() }
+        block.begin(path: path)
+        withUnsafeBytes(of: hash.littleEndian) { block.write($0) }
+        if block.isFull { try flush() }
     }
 
     /// Stores the last partial block.
@@ -185,19 +172,11 @@ struct ExportStateWriter {
     }
 
     private mutating func flush() throws {
-        guard entriesInBlock > 0 else { return }
-        try insert.run([.text(layout), .integer(generation), .integer(sequence), .blob(block)])
+        guard block.entries > 0 else { return }
+        try insert.run([
+            .text(layout), .integer(generation), .integer(sequence), .blob(block.bytes),
+        ])
         sequence += 1
-        block.removeAll(keepingCapacity: true)
-        entriesInBlock = 0
-    }
-
-    private mutating func writeVarint(_ value: Int) {
-        var value = value
-        while value >= 0x80 {
-            block.append(UInt8(value & 0x7F) | 0x80)
-            value >>= 7
-        }
-        block.append(UInt8(value))
+        block.reset()
     }
 }

@@ -100,12 +100,9 @@ struct PlannedObjectReader {
 
 /// Encodes planned objects, given in path order, into blocks handed to `store`.
 struct PlannedObjectEncoder {
-    private var block: [UInt8] = []
-    private var entriesInBlock = 0
-    private var previous: [UInt8] = []
+    private var block = FrontCodedBlock(entriesPerBlock: 2048)
     private(set) var blocks = 0
     private let store: ([UInt8]) throws -> Void
-    private static let entriesPerBlock = 2048
 
     init(store: @escaping ([UInt8]) throws -> Void) {
         self.store = store
@@ -117,24 +114,14 @@ struct PlannedObjectEncoder {
     mutating func append(path: UnsafeBufferPointer<UInt8>, token: UnsafeBufferPointer<UInt8>?)
         throws
     {
-        var shared = 0
-        if entriesInBlock > 0 {
-            let limit = min(previous.count, path.count)
-            while shared < limit && previous[shared] == path[shared] { shared += 1 }
-        }
-        writeVarint(shared)
-        writeVarint(path.count - shared)
-        block.append(contentsOf: UnsafeBufferPointer(rebasing: path[shared...]))
+        block.begin(path: path)
         if let token {
-            writeVarint(token.count + 1)
-            block.append(contentsOf: token)
+            block.writeVarint(token.count + 1)
+            block.write(token)
         } else {
-            writeVarint(0)
+            block.writeVarint(0)
         }
-        previous.removeAll(keepingCapacity: true)
-        previous.append(contentsOf: path)
-        entriesInBlock += 1
-        if entriesInBlock == Self.entriesPerBlock { try flush() }
+        if block.isFull { try flush() }
     }
 
     /// Hands over the last partial block.
@@ -145,20 +132,10 @@ struct PlannedObjectEncoder {
     }
 
     private mutating func flush() throws {
-        guard entriesInBlock > 0 else { return }
-        try store(block)
+        guard block.entries > 0 else { return }
+        try store(block.bytes)
         blocks += 1
-        block.removeAll(keepingCapacity: true)
-        entriesInBlock = 0
-    }
-
-    private mutating func writeVarint(_ value: Int) {
-        var value = value
-        while value >= 0x80 {
-            block.append(UInt8(value & 0x7F) | 0x80)
-            value >>= 7
-        }
-        block.append(UInt8(value))
+        block.reset()
     }
 }
 
