@@ -305,17 +305,11 @@ import Testing
             ["import", "posts", "q.csv", "--photos", "photos"], environment: environment,
             directory: sandbox.folder.path)
         let terminal = try PseudoTerminal()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: BuiltBinary.path)
-        process.arguments = ["review", "--as", "pat"]
-        process.environment = environment.merging([
-            "TERM": "xterm-256color", "COLORTERM": "truecolor",
-        ]) { $1 }
-        process.currentDirectoryURL = sandbox.folder
-        process.standardInput = terminal.child
-        process.standardOutput = terminal.child
-        process.standardError = terminal.child
-        try process.run()
+        let process = try terminal.start(
+            ["review", "--as", "pat"],
+            environment: environment.merging([
+                "TERM": "xterm-256color", "COLORTERM": "truecolor",
+            ]) { $1 }, directory: sandbox.folder)
         defer { if process.isRunning { process.terminate() } }
         #expect(terminal.waitFor("(1 of 3)"))
         #expect(terminal.screen.contains("▀"))  // the photo preview, in colour
@@ -351,14 +345,8 @@ import Testing
         var before = termios()
         tcgetattr(descriptor, &before)
         #expect(before.c_lflag & tcflag_t(ICANON) != 0)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: BuiltBinary.path)
-        process.arguments = ["review", "--as", "pat"]
-        process.environment = environment
-        process.standardInput = terminal.child
-        process.standardOutput = terminal.child
-        process.standardError = terminal.child
-        try process.run()
+        let process = try terminal.start(
+            ["review", "--as", "pat"], environment: environment)
         defer { if process.isRunning { process.terminate() } }
         #expect(terminal.waitFor("(1 of 1)"))
         var raw = termios()
@@ -438,6 +426,22 @@ final class PseudoTerminal: @unchecked Sendable {
         _ = text.utf8CString.withUnsafeBufferPointer {
             write(parent, $0.baseAddress, text.utf8.count)
         }
+    }
+
+    /// Starts the built trove with this terminal as its standard input, output and error.
+    func start(_ arguments: [String], environment: [String: String], directory: URL? = nil)
+        throws -> Process
+    {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: BuiltBinary.path)
+        process.arguments = arguments
+        process.environment = environment
+        if let directory { process.currentDirectoryURL = directory }
+        process.standardInput = child
+        process.standardOutput = child
+        process.standardError = child
+        try process.run()
+        return process
     }
 
     /// Waits up to 20 s for `text` to appear.

@@ -249,15 +249,9 @@ extension PseudoTerminal {
             directory: directory)
         func approve(answer: String) throws -> (status: Int32, screen: String) {
             let terminal = try PseudoTerminal()
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: BuiltBinary.path)
-            process.arguments = ["review", "approve", "bad", "p1", "--as", "pat"]
-            process.environment = environment
-            process.currentDirectoryURL = sandbox.folder
-            process.standardInput = terminal.child
-            process.standardOutput = terminal.child
-            process.standardError = terminal.child
-            try process.run()
+            let process = try terminal.start(
+                ["review", "approve", "bad", "p1", "--as", "pat"], environment: environment,
+                directory: sandbox.folder)
             defer { if process.isRunning { process.terminate() } }
             #expect(terminal.waitFor("Approve anyway? [y/N] "))
             terminal.send(answer + "\n")
@@ -297,15 +291,9 @@ extension PseudoTerminal {
         func queue(_ extra: [String: String]) throws -> String {
             let terminal = try PseudoTerminal()
             terminal.resize(columns: 80, rows: 24)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: BuiltBinary.path)
-            process.arguments = ["review", "--as", "pat"]
-            process.environment = environment.merging(extra) { $1 }
-            process.currentDirectoryURL = sandbox.folder
-            process.standardInput = terminal.child
-            process.standardOutput = terminal.child
-            process.standardError = terminal.child
-            try process.run()
+            let process = try terminal.start(
+                ["review", "--as", "pat"], environment: environment.merging(extra) { $1 },
+                directory: sandbox.folder)
             defer { if process.isRunning { process.terminate() } }
             #expect(terminal.waitFor("[q]uit > "))
             terminal.send("o")
@@ -348,15 +336,8 @@ extension PseudoTerminal {
             directory: directory)
         let terminal = try PseudoTerminal()
         terminal.resize(columns: 80, rows: 24)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: BuiltBinary.path)
-        process.arguments = ["review", "--as", "pat"]
-        process.environment = environment
-        process.currentDirectoryURL = sandbox.folder
-        process.standardInput = terminal.child
-        process.standardOutput = terminal.child
-        process.standardError = terminal.child
-        try process.run()
+        let process = try terminal.start(
+            ["review", "--as", "pat"], environment: environment, directory: sandbox.folder)
         defer { if process.isRunning { process.terminate() } }
         #expect(terminal.waitFor("(1 of 4)"))
         #expect(terminal.waitFor("[q]uit > "))
