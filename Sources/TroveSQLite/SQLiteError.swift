@@ -30,6 +30,10 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
     /// True when the database (or its folder) cannot be written.
     public var isReadOnly: Bool { primaryCode == SQLITE_READONLY }
 
+    /// True when SQLite could not open the file (`SQLITE_CANTOPEN`): the file or its folder
+    /// is missing or unreadable, or the folder cannot hold the journal or shared-memory file.
+    public var isCannotOpen: Bool { primaryCode == SQLITE_CANTOPEN }
+
     /// True when the disk (or a quota) is full.
     public var isDiskFull: Bool { primaryCode == SQLITE_FULL }
 

@@ -44,6 +44,16 @@ import Testing
         #expect(error.isDiskFull)
     }
 
+    @Test func aMissingFileOpenedWithoutCreateCannotOpen() {
+        let path = FileManager.default.temporaryDirectory
+            .appendingPathComponent("missing-\(UUID().uuidString)/none.db").path
+        let error = #expect(throws: SQLiteError.self) {
+            _ = try Database(path: path, mode: .readOnly)
+        }
+        #expect(error?.isCannotOpen == true)
+        #expect(error?.isReadOnly == false)
+    }
+
     @Test func immutableURIsEscapeTheirPath() {
         #expect(
             Database.immutableURI("/a b/c?d#e%.db") == "file:/a%20b/c%3Fd%23e%25.db?immutable=1")

@@ -178,7 +178,7 @@ public final class Workspace {
     /// Whether opening failed only because a read-only folder cannot hold the WAL's
     /// shared-memory file, with no write-ahead log left that an immutable open would miss.
     private static func needsImmutableOpen(_ error: SQLiteError, path: String) -> Bool {
-        guard error.primaryCode == 14 || error.isReadOnly else { return false }  // CANTOPEN
+        guard error.isCannotOpen || error.isReadOnly else { return false }
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
         if access(folder, W_OK) == 0 { return false }
         let log = (try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size]
