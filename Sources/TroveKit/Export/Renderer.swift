@@ -95,146 +95,6 @@ struct Renderer {
         }
     }
 
-    // MARK: - Extra columns
-
-    /// An extra column's value: with the type it was read with (text from CSV, the JSON
-    /// type from GeoJSON), or converted to the type the layout asks for. A value that does
-    /// not convert is a problem naming the column and the value; empty text is no value.
-    private mutating func extra(
-        _ name: String, as type: ExtraType?, in record: inout ExportRecord
-    ) -> Scalar? {
-        guard let value = record.extra(name) else { return nil }
-        let text: String
-        switch value {
-        case .null: return nil
-        case .string(let string): text = string.trimmingCharacters(in: .whitespaces)
-        case .number(let number): text = number
-        case .bool(let bool): text = bool ? "true" : "false"
-        case .array(let elements):
-            if elements.isEmpty { return nil }
-            text = value.jsonText
-        case .object(let members):
-            if members.isEmpty { return nil }
-            text = value.jsonText
-        }
-        func refuse(_ expected: String) -> Scalar? {
-            if problem == nil {
-                let shown = value.jsonText
-                let placeholder = "{extra.\(name):\(type?.rawValue ?? "")}"
-                problem =
-                    "extra column '\(name)' holds \(Self.shortened(shown)), not \(expected)"
-                    + " (\(placeholder))"
-            }
-            return nil
-        }
-        switch type {
-        case nil:
-            switch value {
-            case .string(let string): return string.isEmpty ? nil : .string(string)
-            case .number(let number):
-                guard let double = Double(number), double.isFinite else {
-                    return refuse("a number a database can store")
-                }
-                return .number(double)
-            case .bool(let bool): return .bool(bool)
-            default: return .json(value)
-            }
-        case .text?:
-            if case .string(let string) = value { return string.isEmpty ? nil : .string(string) }
-            return .string(text)
-        case .int?:
-            if text.isEmpty { return nil }
-            if let integer = Int64(text) { return .integer(integer) }
-            guard let double = Self.number(text), double.rounded() == double,
-                abs(double) <= 9_007_199_254_740_992
-            else { return refuse("a whole number") }
-            return .integer(Int64(double))
-        case .number?:
-            if text.isEmpty { return nil }
-            guard let double = Self.number(text) else { return refuse("a number") }
-            return .number(double)
-        case .bool?:
-            if text.isEmpty { return nil }
-            switch text.lowercased() {
-            case "true", "yes", "1": return .bool(true)
-            case "false", "no", "0": return .bool(false)
-            default: return refuse("true or false")
-            }
-        }
-    }
-
-    /// A finite number written in decimal (JSON's grammar, a leading `+` allowed), as
-    /// spreadsheets and JSON write them; not Swift's `inf`, `nan` or hexadecimal forms.
-    static func number(_ text: String) -> Double? {
-        guard !text.isEmpty,
-            text.utf8.allSatisfy({
-                ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E
-                    || $0 == 0x65 || $0 == 0x45
-            }),
-            let double = Double(text), double.isFinite
-        else { return nil }
-        return double
-    }
-
-    /// Appends a JSON value read from a GeoJSON property, as the Realtime Database stores
-    /// it: object members sorted, `null` members and empty containers left out. False
-    /// (and nothing appended) when nothing is left.
-    private mutating func appendJSON(_ value: JSONValue, into output: inout [UInt8]) -> Bool {
-        switch value {
-        case .null: return false
-        case .bool(let bool):
-            output.append(contentsOf: (bool ? "true" : "false").utf8)
-            return true
-        case .number(let text):
-            guard let double = Double(text), double.isFinite else {
-                if problem == nil { problem = "number \(Self.shortened(text)) is out of range" }
-                return false
-            }
-            JSONText.appendNumber(double, to: &output)
-            return true
-        case .string(let text): return appendString(text, into: &output)
-        case .array(let elements):
-            let start = output.count
-            output.append(UInt8(ascii: "["))
-            for (index, element) in elements.enumerated() {
-                if index > 0 { output.append(contentsOf: [UInt8(ascii: ","), 0x20]) }
-                // A position carries meaning: a missing element is written as null.
-                if !appendJSON(element, into: &output) {
-                    output.append(contentsOf: "null".utf8)
-                }
-            }
-            guard !elements.isEmpty else {
-                output.removeLast(output.count - start)
-                return false
-            }
-            output.append(UInt8(ascii: "]"))
-            return true
-        case .object(let members):
-            var latest: [String: JSONValue] = [:]
-            for member in members { latest[member.name] = member.value }
-            let start = output.count
-            output.append(UInt8(ascii: "{"))
-            var written = false
-            for name in latest.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
-                let mark = output.count
-                if written { output.append(contentsOf: [UInt8(ascii: ","), 0x20]) }
-                JSONText.appendString(name, to: &output)
-                output.append(contentsOf: [UInt8(ascii: ":"), 0x20])
-                if appendJSON(latest[name]!, into: &output) {
-                    written = true
-                } else {
-                    output.removeLast(output.count - mark)
-                }
-            }
-            guard written else {
-                output.removeLast(output.count - start)
-                return false
-            }
-            output.append(UInt8(ascii: "}"))
-            return true
-        }
-    }
-
     /// Text with its placeholders filled in, or nil when one has no value.
     mutating func text(of template: TextTemplate, in record: inout ExportRecord) -> String? {
         switch template {
@@ -438,12 +298,12 @@ struct Renderer {
         }
     }
 
-    private mutating func appendString(_ text: String?, into output: inout [UInt8]) -> Bool {
+    mutating func appendString(_ text: String?, into output: inout [UInt8]) -> Bool {
         guard let text else { return false }
         return appendString(text, into: &output)
     }
 
-    private mutating func appendString(_ text: String, into output: inout [UInt8]) -> Bool {
+    mutating func appendString(_ text: String, into output: inout [UInt8]) -> Bool {
         if text.isEmpty { return false }
         if text.utf8.count > FirebaseLimits.maximumStringBytes {
             if problem == nil {

@@ -1,0 +1,93 @@
+import Foundation
+
+extension ExportRun {
+    /// Records the Storage plan written as the one the next plan of this output compares
+    /// with.
+    ///
+    /// - Throws: `SQLiteError`.
+    func recordStoragePlan() throws {
+        try storagePlan?.record(in: database)
+    }
+
+    /// Removes every temporary file.
+    func discard() {
+        treeFile?.discard()
+        for file in updates?.files ?? [] { file.discard() }
+        outputs.discard()
+    }
+
+    /// Puts the files in place (or sends the output to `standardOutput`).
+    ///
+    /// `--max-bytes` parts are named with their content's hash and the manifest goes into
+    /// place after them, so a reader that follows the manifest sees the old set or the new
+    /// one, never a mix, whenever the run is killed; parts no manifest lists are removed
+    /// only after the new manifest is in place. The Storage plan and the rules go in before
+    /// the tree (or the manifest): a new tree or manifest in place means the whole set is.
+    func commit(_ summary: ExportSummary, standardOutput: (ArraySlice<UInt8>) -> Void) throws
+        -> ExportSummary
+    {
+        var summary = summary
+        var files = updates?.files ?? []
+        if let treeFile { files.append(treeFile) }
+        if options.dryRun {
+            discard()
+            return summary
+        }
+        if options.output == nil {
+            for file in files { try file.drain(standardOutput) }
+        } else {
+            for file in files { outputs.adopt(file) }
+        }
+        var manifestParts: [String]?
+        var manifestFile: OutputFile?
+        if let output = options.output, options.maxBytes != nil {
+            for (index, file) in files.enumerated() {
+                file.path = ExportOptions.partPath(
+                    output: output, index: index + 1, hash: file.contentHash)
+            }
+            let parts = files.map { URL(fileURLWithPath: $0.path).lastPathComponent }
+            var manifest = "{\n  \"layout\": \(jsonString(layout.name)),\n  \"parts\": ["
+            for (index, name) in parts.enumerated() {
+                manifest += (index > 0 ? "," : "") + "\n    " + jsonString(name)
+            }
+            manifest += files.isEmpty ? "]\n}\n" : "\n  ]\n}\n"
+            let file = try outputs.stage(ExportOptions.partPaths(output: output).manifest)
+            try file.write(manifest)
+            manifestFile = file
+            manifestParts = parts
+        }
+        var rulesOutput: [OutputFile] = []
+        if let rulesFile, let rules = options.rules {
+            let complete = Exporter.rules(for: layout)
+            let existing = FileManager.default.contents(atPath: rules)
+            if let existing, existing != Data(complete.utf8) {
+                // Someone's own rules: left alone, with what to merge where.
+                summary.rulesToMerge = RulesMerge.missing(in: existing, for: layout)
+                outputs.withdraw(rulesFile)
+                summary.unchanged.append(rules)
+            } else {
+                try rulesFile.write(complete)
+                rulesOutput = [rulesFile]
+            }
+        }
+        // Output for standard output was drained above and is not in the set.
+        let written = options.output == nil ? [] : files
+        let plan = storagePlan.map { [$0.manifestFile, $0.scriptFile] } ?? []
+        let order =
+            manifestFile.map { written + plan + rulesOutput + [$0] }
+            ?? plan + rulesOutput + written
+        for file in order { outputs.moveToEnd(file) }
+        let journal = options.output.map(CommitJournal.path(for:))
+        for result in try outputs.commit(journal: journal, beforeRename: options.beforeRename) {
+            if result.changed {
+                summary.written.append(result.path)
+            } else {
+                summary.unchanged.append(result.path)
+            }
+        }
+        if let output = options.output, let parts = manifestParts {
+            ExportOptions.removeStaleParts(output: output, keeping: Set(parts))
+        }
+        return summary
+    }
+}

@@ -1,0 +1,270 @@
+import Foundation
+import TroveSQLite
+
+/// The state of one export while it streams.
+struct ExportRun {
+    let database: Database
+    let layout: Layout
+    let options: ExportOptions
+    let problems: ExportProblems
+    let newGeneration: Int64
+    /// The recorded export (`export log` id) this one is compared with, if logged.
+    let baseExport: Int64?
+    private var streams: [ParallelStream] = []
+    private var oldState: ExportStateReader
+    /// Nil when this export is not recorded.
+    private var newState: ExportStateWriter?
+    private var tree: TreeWriter?
+    private(set) var updates: UpdateWriter?
+    private(set) var treeFile: OutputFile?
+    /// Every file that goes into place, staged before the records stream so an unwritable
+    /// destination fails before the work and before any file changes.
+    let outputs = OutputSet()
+    private(set) var rulesFile: OutputFile?
+    /// The Storage plan, written beside a recorded export as the tree streams.
+    private(set) var storagePlan: StoragePlanWriter?
+    private let noun: String
+
+    init(
+        database: Database, layout: Layout, options: ExportOptions, storage: StorageURL,
+        tokens: Bool, precision: Int, problems: ExportProblems
+    ) throws {
+        self.database = database
+        self.layout = layout
+        self.options = options
+        self.problems = problems
+        noun = layout.records == .treasures ? "treasure" : "post"
+        let latest = try database.scalar(
+            "SELECT max(generation) FROM export_state WHERE layout = ?", [.text(layout.name)])?
+            .int64
+        var previous = latest
+        if let since = options.since {
+            previous = try Self.generation(of: since, layout: layout.name, database: database)
+            baseExport = since
+        } else {
+            baseExport = try latest.flatMap {
+                try database.scalar(
+                    "SELECT max(id) FROM export_log WHERE layout = ? AND generation = ?",
+                    [.text(layout.name), .integer($0)])?.int64
+            }
+        }
+        newGeneration = (latest ?? 0) + 1
+        oldState = try ExportStateReader(
+            database: database, layout: layout.name, generation: previous)
+        if options.isRecorded {
+            newState = try ExportStateWriter(
+                database: database, layout: layout.name, generation: newGeneration)
+        }
+        // Records are checked once: positions by a stream that reads them anyway, renditions
+        // by the stream that joins them anyway, so no stream reads columns it does not
+        // write and the two checks run on different threads.
+        func count(_ index: Int, _ include: (Field) -> Bool) -> Int {
+            layout.paths[index].fields.filter(include).count
+        }
+        let renditionChecks =
+            layout.paths.indices.max {
+                count($0, { $0.renditionName != nil }) < count($1, { $0.renditionName != nil })
+            } ?? 0
+        let positionChecks =
+            layout.paths.indices.first { count($0, { $0 == .geohash }) > 0 }
+            ?? layout.paths.indices.first { count($0, { $0 == .lat || $0 == .lon }) > 0 }
+            ?? renditionChecks
+        for (index, template) in layout.paths.enumerated() {
+            let checker = RecordChecker(
+                precision: precision, renditionNames: layout.renditionNames, noun: noun,
+                positions: index == positionChecks, renditions: index == renditionChecks)
+            var query = RecordQuery(
+                records: layout.records, renditionNames: layout.renditionNames,
+                needed: template.fields, checksPositions: checker.positions,
+                checksRenditions: checker.renditions)
+            query.readsTokens = storage.usesTokens
+            // Each template reads on its own connection and thread. The connection's
+            // snapshot is fixed now, while this transaction holds the write lock, so every
+            // template sees exactly the rows this connection sees.
+            let reader = try Database(
+                path: database.path, mode: database.mode == .immutable ? .immutable : .readOnly)
+            try reader.execute("BEGIN")
+            _ = try reader.scalar("SELECT count(*) FROM sqlite_master")
+            let stream = try TemplateStream(
+                template: template, database: reader, query: query,
+                renderer: Renderer(storage: storage, renditionNames: layout.renditionNames),
+                checker: checker, problems: ExportProblems(),
+                noun: noun)
+            streams.append(ParallelStream(stream: stream, database: reader))
+        }
+        if let rules = options.rules { rulesFile = try outputs.stage(rules) }
+        // Output for standard output spills to a nameless file until all is well.
+        let spillFolder = FileManager.default.temporaryDirectory.path
+        let output = options.output
+        let makeFile: (String) throws -> OutputFile = { path in
+            output == nil ? try OutputFile(spillIn: spillFolder) : try OutputFile(path: path)
+        }
+        if options.update || options.maxBytes != nil {
+            let partPath =
+                options.maxBytes == nil || output == nil
+                ? { _ in output ?? "" }
+                : ExportOptions.partPaths(output: output ?? "").part
+            updates = UpdateWriter(maxBytes: options.maxBytes) { try makeFile(partPath($0)) }
+            // Its files open as they fill: that the folder takes one is checked now, so an
+            // unwritable folder is reported by the export's name before any work.
+            if let output, !options.dryRun { try OutputFile(path: output).discard() }
+        } else {
+            let file = try makeFile(output ?? "")
+            treeFile = file
+            tree = TreeWriter(file: file) { path, message in
+                problems.add("objects Firebase would store as arrays", "\(path): \(message)")
+            }
+        }
+        // Staged after the export itself, so an unwritable folder is reported by its name.
+        if options.isRecorded, let output = options.output, let images = options.images {
+            storagePlan = try StoragePlanWriter(
+                database: database, layout: layout, output: output, bucket: storage.bucket,
+                tokens: tokens, images: images, outputs: outputs)
+        }
+    }
+
+    /// Streams every record through the layout.
+    mutating func execute() throws -> ExportSummary {
+        var summary = ExportSummary()
+        let streams = self.streams
+        let storagePlan = self.storagePlan
+        defer {
+            for stream in streams { stream.cancel() }
+            storagePlan?.cancel()
+        }
+        for stream in streams { stream.start() }
+        storagePlan?.start()
+        let cursors = streams.map(StreamCursor.init)
+        for cursor in cursors { try cursor.advance() }
+        var previousPath: [UInt8] = []
+        var previousRecord: [UInt8] = []
+        var hasPrevious = false
+        while true {
+            // The stream whose current path comes first; templates are few.
+            var best: StreamCursor?
+            for cursor in cursors where !cursor.isDone {
+                if let chosen = best, comparePaths(cursor.path, chosen.path) >= 0 { continue }
+                best = cursor
+            }
+            guard let cursor = best else { break }
+            let (order, overlaps) =
+                hasPrevious ? pathOrder(previousPath, cursor.path) : (-1, false)
+            if order > 0 {
+                // Each stream is ordered by construction; this guards the JSON's validity
+                // should that ever fail, rather than writing a broken tree.
+                problems.add(
+                    "paths out of database order (a defect in trove; please report it)",
+                    String(decoding: cursor.path, as: UTF8.self))
+            } else if overlaps {
+                problems.add(
+                    "paths written twice (a layout's paths overlap for these records)",
+                    "\(noun)s \(String(decoding: previousRecord, as: UTF8.self)) and "
+                        + "\(cursor.recordKey) both write "
+                        + String(decoding: cursor.path, as: UTF8.self))
+            } else {
+                try cursor.withEntry { path, value, hash in
+                    try write(path: path, value: value, hash: hash, &summary) {
+                        cursor.recordKey
+                    }
+                }
+            }
+            // The cursor's path becomes the previous one; its old buffer is reused.
+            cursor.exchangePath(with: &previousPath)
+            cursor.copyRecordKey(into: &previousRecord)
+            hasPrevious = true
+            try cursor.advance()
+        }
+        // Whatever the last export had beyond the last current path is gone now.
+        while !oldState.isAtEnd {
+            try removed(oldState.path, &summary)
+            try oldState.advance()
+        }
+        try newState?.finish()
+        try tree?.finish()
+        try updates?.finish()
+        summary.storagePlan = try storagePlan?.finish()
+        summary.records = streams.map(\.recordCount).max() ?? 0
+        // The streams' problems first, in template order, so messages read the same on
+        // every run whatever the threads' timing.
+        let merged = ExportProblems()
+        for stream in streams { merged.absorb(stream.problems) }
+        merged.absorb(problems)
+        problems.replace(with: merged)
+        return summary
+    }
+
+    private mutating func write(
+        path: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, hash: UInt64,
+        _ summary: inout ExportSummary, record: () -> String
+    ) throws {
+        summary.paths += 1
+        try newState?.append(path: path, hash: hash)
+        var changed = true
+        while !oldState.isAtEnd {
+            let order = oldState.path.withUnsafeBufferPointer { comparePaths($0, path) }
+            if order > 0 { break }
+            if order == 0 {
+                changed = oldState.hash != hash
+                try oldState.advance()
+                break
+            }
+            try removed(oldState.path, &summary)
+            try oldState.advance()
+        }
+        if changed { summary.changed += 1 }
+        try tree?.add(path: path, value: value)
+        if let updates, changed || !options.update {
+            if !(try updates.add(path: path, value: value)) {
+                problems.add(
+                    "records larger than --max-bytes \(options.maxBytes ?? 0)",
+                    "\(noun) \(record()): \(String(decoding: path, as: UTF8.self)) does not fit")
+            }
+        }
+    }
+
+    private func removed(_ path: [UInt8], _ summary: inout ExportSummary) throws {
+        summary.removed += 1
+        if options.update, let updates {
+            _ = try path.withUnsafeBufferPointer { try updates.add(path: $0, value: nil) }
+        }
+    }
+
+    /// The state generation of recorded export `id`, which must be of `layout` and kept.
+    ///
+    /// - Throws: `ExportError.unknownBase`, `SQLiteError`.
+    private static func generation(of id: Int64, layout: String, database: Database) throws
+        -> Int64
+    {
+        let rows = try database.query(
+            "SELECT layout, generation FROM export_log WHERE id = ?", [.integer(id)]
+        ) { ($0.text(0) ?? "", $0.int64(1) ?? 0) }
+        guard let (logged, generation) = rows.first else {
+            throw ExportError.unknownBase(
+                "no recorded export \(id); 'trove export log' lists them")
+        }
+        guard logged == layout else {
+            throw ExportError.unknownBase(
+                "export \(id) was of layout \(logged), not \(layout)")
+        }
+        let kept = try database.scalar(
+            "SELECT 1 FROM export_state WHERE layout = ? AND generation = ? LIMIT 1",
+            [.text(layout), .integer(generation)])
+        if kept == nil {
+            let newest =
+                try database.scalar(
+                    "SELECT count(*) FROM export_log WHERE layout = ? AND id > ?",
+                    [.text(layout), .integer(id)])?.int64 ?? 0
+            // An export that wrote nothing has no state to keep, and needs none.
+            let paths =
+                try database.scalar(
+                    "SELECT paths FROM export_log WHERE id = ?", [.integer(id)])?.int64 ?? 0
+            if paths > 0 {
+                throw ExportError.unknownBase(
+                    "the state of export \(id) is no longer kept (\(newest) later exports; "
+                        + "only the last \(ExportOptions.keptStates) per layout are); "
+                        + "run a full export instead")
+            }
+        }
+        return generation
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import TroveSQLite
+
+/// The entries of one path template, in database order.
+struct TemplateStream {
+    let template: PathTemplate
+    private var cursor: RecordCursor
+    private var renderer: Renderer
+    private let checker: RecordChecker?
+    let problems: ExportProblems
+    private let noun: String
+    private var record = ExportRecord()
+    private let compiledPath: CompiledPath
+    private let compiledValue: CompiledValue
+    /// The columns SQL orders by, or nil when the paths are sorted in memory.
+    private let orderColumns: [String]?
+    /// Entries sorted in memory, for templates SQL cannot order.
+    private var sorted: [(path: [UInt8], value: [UInt8], record: String)]?
+    private var sortedIndex = 0
+
+    private(set) var isDone = false
+    private(set) var path: [UInt8] = []
+    private(set) var value: [UInt8] = []
+    private(set) var recordKey = ""
+    private(set) var recordCount = 0
+
+    init(
+        template: PathTemplate, database: Database, query: RecordQuery, renderer: Renderer,
+        checker: RecordChecker?, problems: ExportProblems, noun: String
+    ) throws {
+        self.template = template
+        self.renderer = renderer
+        self.checker = checker
+        self.problems = problems
+        self.noun = noun
+        orderColumns = template.orderColumns
+        compiledPath = CompiledPath(template.segments)
+        compiledValue = CompiledValue(template.value, renditionNames: renderer.renditionNames)
+        cursor = try query.open(on: database, orderColumns: orderColumns ?? [])
+    }
+
+    /// Moves to the next entry, or sets `isDone`.
+    mutating func advance() throws {
+        if orderColumns == nil && sorted == nil {
+            var entries: [(path: [UInt8], value: [UInt8], record: String)] = []
+            while try step() { entries.append((path, value, recordKey)) }
+            entries.sort { comparePaths($0.path, $1.path) < 0 }
+            sorted = entries
+        }
+        if let sorted {
+            guard sortedIndex < sorted.count else {
+                isDone = true
+                return
+            }
+            (path, value, recordKey) = sorted[sortedIndex]
+            sortedIndex += 1
+            return
+        }
+        if !(try step()) { isDone = true }
+    }
+
+    /// Reads records until one writes this template's path; false at the end.
+    private mutating func step() throws -> Bool {
+        while try cursor.next(into: &record) {
+            recordCount += 1
+            checker?.check(record, problems: problems)
+            path.removeAll(keepingCapacity: true)
+            switch renderer.renderPath(compiledPath, record: &record, into: &path) {
+            case .absent: continue
+            case .illegal(let reason):
+                problems.add(
+                    "keys the Realtime Database does not allow",
+                    "\(noun) \(record.key): \(reason) (in \(template.text))")
+                continue
+            case .written: break
+            }
+            value.removeAll(keepingCapacity: true)
+            renderer.problem = nil
+            let written = renderer.render(compiledValue, record: &record, into: &value)
+            if let problem = renderer.problem {
+                problems.add("values that cannot be exported", "\(noun) \(record.key): \(problem)")
+                continue
+            }
+            if !written { continue }
+            recordKey = record.key
+            return true
+        }
+        return false
+    }
+}
