@@ -1,3 +1,8 @@
+// One file past ~400 lines on purpose: `Storage` below is one class whose buffer and
+// parser state are `private`, so the compiler sees every use of them in the parse loop.
+// Its reading, UTF-16 and parsing parts all work on that state; in separate files it
+// would have to become `internal`. The records and errors are in CSVRecord.swift.
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -5,86 +10,6 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
-
-// MARK: - Records and errors
-
-/// One CSV record: its fields, and the 1-based physical line it starts on.
-public struct CSVRecord: Equatable, Sendable {
-    /// The fields in file order, quotes removed, as text.
-    public var fields: [String]
-    /// The line of the record's first byte; a record with quoted line breaks spans more.
-    public var line: Int
-
-    /// A record with its fields and starting line.
-    public init(fields: [String], line: Int) {
-        self.fields = fields
-        self.line = line
-    }
-}
-
-/// A CSV file that cannot be read on: unreadable, a quote that never ends, or bytes that
-/// are not text in the expected encoding.
-public struct CSVError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// What went wrong.
-    public enum Reason: Equatable, Sendable {
-        /// The file could not be opened or read; the system's message.
-        case unreadable(String)
-        /// A quoted field that is still open at the end of the file.
-        case unterminatedQuote
-        /// Bytes that are not UTF-8.
-        case invalidEncoding
-    }
-
-    /// What went wrong.
-    public var reason: Reason
-    /// The file as the user named it.
-    public var file: String
-    /// The 1-based line: where the open quote is, or where the bad bytes are.
-    public var line: Int?
-
-    /// An error about a file, at a line when known.
-    public init(_ reason: Reason, file: String, line: Int? = nil) {
-        self.reason = reason
-        self.file = file
-        self.line = line
-    }
-
-    /// The stable diagnostic code, when the problem is in the data.
-    public var code: String? {
-        switch reason {
-        case .unreadable: nil
-        case .unterminatedQuote: DiagnosticCode.unterminatedQuote
-        case .invalidEncoding: DiagnosticCode.invalidEncoding
-        }
-    }
-
-    /// The problem in words, without the location.
-    public var message: String {
-        switch reason {
-        case .unreadable(let system): "cannot read the file: \(system)"
-        case .unterminatedQuote: "the quoted field that starts on this line never ends"
-        case .invalidEncoding: "the text is not UTF-8"
-        }
-    }
-
-    /// What to do about it.
-    public var hint: String? {
-        switch reason {
-        case .unreadable: nil
-        case .unterminatedQuote: "a field that contains a quote must double it: \"\""
-        case .invalidEncoding:
-            "if the file was saved by a spreadsheet on Windows, pass --encoding cp1252 (or latin1)"
-        }
-    }
-
-    /// `treasures.csv:14: the text is not UTF-8 (hint)`
-    public var description: String {
-        let place = line.map { "\(file):\($0)" } ?? file
-        var text = "\(place): \(message)"
-        if let hint { text += " (\(hint))" }
-        return text
-    }
-}
 
 // MARK: - Reader
 
