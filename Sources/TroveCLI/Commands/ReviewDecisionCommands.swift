@@ -1,0 +1,145 @@
+import Foundation
+import TroveKit
+
+/// `trove review approve|reject|flag|reopen`: one decision on each post named.
+extension ReviewCommand {
+    static let approve = Command(
+        "approve", abstract: "Approve posts.", arguments: [idsArgument],
+        options: [asOption, forceOption]
+    ) { invocation in
+        try decide(invocation, .approve, note: nil)
+    }
+
+    static let reject = Command(
+        "reject", abstract: "Reject posts with a reason.",
+        discussion: "Reasons: " + RejectionReason.allCases.map(\.rawValue).joined(separator: ", ")
+            + ".",
+        arguments: [idsArgument],
+        options: [
+            Option("reason", value: "reason", help: "Why (required): spam, not-litter, …"),
+            Option("note", value: "text", help: "A note for the audit trail."),
+            asOption, forceOption,
+        ]
+    ) { invocation in
+        guard let text = invocation.option("reason") else {
+            throw invocation.usageError(
+                "missing --reason (one of: "
+                    + RejectionReason.allCases.map(\.rawValue).joined(separator: ", ") + ")")
+        }
+        guard let reason = RejectionReason(rawValue: text) else {
+            let names = RejectionReason.allCases.map(\.rawValue)
+            throw invocation.usageError(
+                "unknown reason '\(text)' (use \(names.joined(separator: ", ")))"
+                    + suggestion(for: text, among: names))
+        }
+        return try decide(invocation, .reject(reason), note: invocation.option("note"))
+    }
+
+    static let flag = Command(
+        "flag", abstract: "Flag posts for a second look, with a note.",
+        arguments: [idsArgument],
+        options: [
+            Option("note", value: "text", help: "Why (required)."), asOption, forceOption,
+        ]
+    ) { invocation in
+        guard let note = invocation.option("note"), !note.isEmpty else {
+            throw invocation.usageError("missing --note: say why the post needs a second look")
+        }
+        return try decide(invocation, .flag, note: note)
+    }
+
+    static let reopen = Command(
+        "reopen", abstract: "Put decided posts back to pending.", arguments: [idsArgument],
+        options: [
+            Option("note", value: "text", help: "A note for the audit trail."), asOption,
+            forceOption,
+        ]
+    ) { invocation in
+        try decide(invocation, .reopen, note: invocation.option("note"))
+    }
+
+    /// Records one action on every id. The state each post is in when the command starts
+    /// is the state the moderator saw; it is checked again inside the write transaction.
+    static func decide(_ invocation: Invocation, _ action: ReviewAction, note: String?)
+        throws -> ExitStatus
+    {
+        let moderator = try moderator(invocation)
+        let ids = try ids(invocation)
+        let moderation = Moderation(workspace: try invocation.openWorkspace())
+        let seen = try moderation.statuses(ids)
+        let requests = ids.map {
+            DecisionRequest(id: $0, expected: seen[$0], action: action, note: note)
+        }
+        var outcomes = try moderation.decide(
+            requests, moderator: moderator, force: invocation.flag("force"))
+        var declined: Set<String> = []
+        if invocation.context.standardInputIsTerminal {
+            declined = try confirmUnreadable(&outcomes, requests, moderation, moderator, invocation)
+        }
+        return report(outcomes, declined: declined, invocation)
+    }
+
+    /// On a terminal, approving a post whose photo could not be read asks first, post by
+    /// post; what the moderator confirms is approved, what not is left as it was.
+    ///
+    /// - Returns: the ids the moderator did not confirm.
+    private static func confirmUnreadable(
+        _ outcomes: inout [DecisionOutcome], _ requests: [DecisionRequest],
+        _ moderation: Moderation, _ moderator: String, _ invocation: Invocation
+    ) throws -> Set<String> {
+        var declined: Set<String> = []
+        for index in outcomes.indices {
+            guard case .needsConfirmation(let id, let detail) = outcomes[index],
+                var request = requests.first(where: { $0.id == id })
+            else { continue }
+            invocation.context.standardError.write(
+                ReviewFormat.unreadable(id, detail) + ". Approve anyway? [y/N] ")
+            invocation.context.standardError.flush()
+            let answer = invocation.context.readLine()?.trimmingCharacters(in: .whitespaces)
+            guard answer?.lowercased() == "y" || answer?.lowercased() == "yes" else {
+                declined.insert(id)
+                continue
+            }
+            request.confirmed = true
+            outcomes[index] =
+                try moderation.decide([request], moderator: moderator, force: false).first
+                ?? outcomes[index]
+        }
+        return declined
+    }
+
+    /// Prints what happened to each request; exit 1 when any was refused or, asked on a
+    /// terminal, not confirmed (`declined`).
+    static func report(
+        _ outcomes: [DecisionOutcome], declined: Set<String> = [], _ invocation: Invocation
+    ) -> ExitStatus {
+        var status = ExitStatus.success
+        for outcome in outcomes {
+            switch outcome {
+            case .recorded(let decision):
+                invocation.note(
+                    "\(decision.postID): \(decision.from.rawValue) → \(decision.to.rawValue)")
+            case .unchanged(let id, let current):
+                invocation.note("\(id): already \(current.rawValue)")
+            case .unknown(let id):
+                invocation.warn("error: no post '\(id)'")
+                status = .problems
+            case .conflict(let id, let expected, let current, let last):
+                invocation.warn("error: " + ReviewFormat.conflict(id, expected, current, last))
+                status = .problems
+            case .needsConfirmation(let id, _) where declined.contains(id):
+                invocation.warn("\(ReviewFormat.safe(id)): not approved, still as it was")
+                status = .problems
+            case .needsConfirmation(let id, let detail):
+                invocation.warn(
+                    "error: " + ReviewFormat.unreadable(id, detail)
+                        + "; look at it with 'trove review show \(ReviewFormat.safe(id))', "
+                        + "then approve with --force")
+                status = .problems
+            case .alreadyApplied:
+                break
+            }
+        }
+        return status
+    }
+}
