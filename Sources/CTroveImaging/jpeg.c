@@ -1,4 +1,11 @@
-/* JPEG through libjpeg-turbo: header, scaled decode, encode. */
+/*
+ * JPEG through libjpeg-turbo: header, scaled decode, encode.
+ *
+ * One file on purpose (past ~400 lines): every entry point runs under the same setjmp
+ * error manager below (with its promotion of damaging warnings to errors), and the
+ * one-shot decode and the row stream share the same output set-up and CMYK conversion.
+ * Split, those static helpers would have to become extern symbols of the library.
+ */
 #include "ctrove_imaging.h"
 
 #include <setjmp.h>
@@ -175,6 +182,37 @@ static void cmyk_to_rgb(const uint8_t *cmyk, uint8_t *rgb, int width, int invert
  * but the AC scans are still entropy-decoded, so damage anywhere in the file is found
  * whatever the scale (skipping those scans would accept files a full decode refuses).
  */
+/*
+ * The decode's output set-up, the same for the one-shot decode and the row stream: the
+ * colour space the caller gets (CMYK is converted to RGB row by row; the return value
+ * says so), the DCT scale, and no block smoothing.
+ */
+static int set_up_output(j_decompress_ptr cinfo, int scale_eighths, int want_grey) {
+    int cmyk = 0;
+    switch (cinfo->jpeg_color_space) {
+    case JCS_GRAYSCALE:
+        cinfo->out_color_space = JCS_GRAYSCALE;
+        break;
+    case JCS_CMYK:
+    case JCS_YCCK:
+        cinfo->out_color_space = JCS_CMYK;
+        cmyk = 1;
+        break;
+    case JCS_YCbCr:
+        cinfo->out_color_space = want_grey ? JCS_GRAYSCALE : JCS_RGB;
+        break;
+    default:
+        cinfo->out_color_space = JCS_RGB;
+        break;
+    }
+    cinfo->scale_num = (unsigned int)scale_eighths;
+    cinfo->scale_denom = 8;
+    cinfo->dct_method = JDCT_ISLOW;
+    /* Smoothing guesses AC terms of unfinished progressive files; trove wants the data. */
+    cinfo->do_block_smoothing = FALSE;
+    return cmyk;
+}
+
 static int decode(const uint8_t *data, size_t length, int scale_eighths, int want_grey,
                   uint8_t *buffer, size_t buffer_size, ctrove_pixels *pixels, char *message,
                   size_t capacity) {
@@ -200,28 +238,7 @@ static int decode(const uint8_t *data, size_t length, int scale_eighths, int wan
     jpeg_create_decompress(&cinfo);
     jpeg_mem_src(&cinfo, data, (unsigned long)length);
     jpeg_read_header(&cinfo, TRUE);
-    int cmyk = 0;
-    switch (cinfo.jpeg_color_space) {
-    case JCS_GRAYSCALE:
-        cinfo.out_color_space = JCS_GRAYSCALE;
-        break;
-    case JCS_CMYK:
-    case JCS_YCCK:
-        cinfo.out_color_space = JCS_CMYK;
-        cmyk = 1;
-        break;
-    case JCS_YCbCr:
-        cinfo.out_color_space = want_grey ? JCS_GRAYSCALE : JCS_RGB;
-        break;
-    default:
-        cinfo.out_color_space = JCS_RGB;
-        break;
-    }
-    cinfo.scale_num = (unsigned int)scale_eighths;
-    cinfo.scale_denom = 8;
-    cinfo.dct_method = JDCT_ISLOW;
-    /* Smoothing guesses AC terms of unfinished progressive files; trove wants the data. */
-    cinfo.do_block_smoothing = FALSE;
+    int cmyk = set_up_output(&cinfo, scale_eighths, want_grey);
     jpeg_start_decompress(&cinfo);
     int width = (int)cinfo.output_width, height = (int)cinfo.output_height;
     int channels = cmyk ? 3 : cinfo.output_components;
@@ -372,20 +389,7 @@ ctrove_jpeg_stream *ctrove_jpeg_stream_open(const uint8_t *data, size_t length,
     j_decompress_ptr cinfo = &stream->cinfo;
     jpeg_mem_src(cinfo, data, (unsigned long)length);
     jpeg_read_header(cinfo, TRUE);
-    switch (cinfo->jpeg_color_space) {
-    case JCS_GRAYSCALE: cinfo->out_color_space = JCS_GRAYSCALE; break;
-    case JCS_CMYK:
-    case JCS_YCCK:
-        cinfo->out_color_space = JCS_CMYK;
-        stream->cmyk = 1;
-        break;
-    case JCS_YCbCr: cinfo->out_color_space = want_grey ? JCS_GRAYSCALE : JCS_RGB; break;
-    default: cinfo->out_color_space = JCS_RGB; break;
-    }
-    cinfo->scale_num = (unsigned int)scale_eighths;
-    cinfo->scale_denom = 8;
-    cinfo->dct_method = JDCT_ISLOW;
-    cinfo->do_block_smoothing = FALSE;
+    stream->cmyk = set_up_output(cinfo, scale_eighths, want_grey);
     jpeg_start_decompress(cinfo);
     stream->width = (int)cinfo->output_width;
     stream->channels = stream->cmyk ? 3 : cinfo->output_components;

@@ -1,4 +1,11 @@
-/* PNG through libpng: header, decode to 8-bit, encode. */
+/*
+ * PNG through libpng: header, decode to 8-bit, encode.
+ *
+ * One file on purpose (past ~400 lines): every entry point runs under the same setjmp
+ * error handler and memory I/O context below, and the one-shot decode and the row stream
+ * share the same read set-up (prepare_read, fill_info, collect_metadata). Split, those
+ * static helpers would have to become extern symbols of the library.
+ */
 #include "ctrove_imaging.h"
 
 #include <setjmp.h>
