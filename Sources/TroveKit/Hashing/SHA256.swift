@@ -1,6 +1,6 @@
 /// SHA-256 (FIPS 180-4), where a digest must be collision-resistant: a post's content
 /// identity, the digest that stands in for a user's e-mail address, and the review
-/// sheet's Content-Security-Policy hash. Foundation on Linux has no digest API and the
+/// sheet's id and Content-Security-Policy hashes. Foundation on Linux has no digest API and the
 /// build machines cannot fetch one. Image bytes use the faster `ContentHash`.
 ///
 /// Written over unsafe buffers with no allocation per block.
