@@ -58,6 +58,16 @@ import Testing
         #expect(table.contains("text-link"))
     }
 
+    @Test func everyListingPrintsACoordinateTheSameWay() {
+        // p2's longitude is -74.0000: JavaScript's -74, not Swift's -74.0, in every format.
+        let list = sandbox.run("review", "list", "--format", "json").stdout
+        #expect(list.contains("{\"id\": \"p2\", \"user\": \"bob\", \"lat\": 40.73, \"lon\": -74, "))
+        let show = sandbox.run("review", "show", "p2", "--format", "json").stdout
+        #expect(show.contains("\"lat\": 40.73, \"lon\": -74, "))
+        let csv = sandbox.run("review", "list", "--format", "csv").stdout
+        #expect(csv.contains("\r\np2,bob,40.73,-74,2022-01-25,"))
+    }
+
     @Test func showPrintsFieldsSignalsAndHistory() {
         sandbox.run("review", "flag", "p2", "--note", "looks like an ad", "--as", "ann")
         let show = sandbox.run("review", "show", "p2")

@@ -21,25 +21,10 @@ enum ReviewFormat {
         return line + (post.signalNames.isEmpty ? "-" : post.signalNames) + "\n"
     }
 
-    static func json(_ post: PostSummary) -> String {
-        var text = "{\"id\": " + jsonString(post.id)
-        text += ", \"user\": " + (post.user.map(jsonString) ?? "null")
-        text += ", \"lat\": " + (post.latitude.map { "\($0)" } ?? "null")
-        text += ", \"lon\": " + (post.longitude.map { "\($0)" } ?? "null")
-        text += ", \"date\": " + (post.date.map(jsonString) ?? "null")
-        text += ", \"description\": " + (post.description.map(jsonString) ?? "null")
-        text += ", \"status\": " + jsonString(post.status)
-        text += ", \"signals\": ["
-        if !post.signalNames.isEmpty {
-            text += "\"" + post.signalNames.replacingOccurrences(of: ",", with: "\", \"") + "\""
-        }
-        return text + "]}"
-    }
-
     static func csv(_ post: PostSummary) -> String {
         let fields = [
-            post.id, post.user ?? "", post.latitude.map { "\($0)" } ?? "",
-            post.longitude.map { "\($0)" } ?? "", post.date ?? "", post.description ?? "",
+            post.id, post.user ?? "", post.latitude.map(jsonNumber) ?? "",
+            post.longitude.map(jsonNumber) ?? "", post.date ?? "", post.description ?? "",
             post.status, post.signalNames.replacingOccurrences(of: ",", with: ";"),
         ]
         return fields.map(csvField).joined(separator: ",") + "\r\n"
@@ -231,7 +216,7 @@ enum ReviewFormat {
     static func detailsJSON(_ post: PostRecord, history: [Decision]) -> String {
         let summary = post.summary
         func string(_ value: String?) -> String { value.map(jsonString) ?? "null" }
-        func number(_ value: Double?) -> String { value.map { "\($0)" } ?? "null" }
+        func number(_ value: Double?) -> String { value.map(jsonNumber) ?? "null" }
         func integer(_ value: Int?) -> String { value.map { "\($0)" } ?? "null" }
         var text = "{\"id\": \(jsonString(summary.id)), \"user\": \(string(summary.user)), "
         text += "\"lat\": \(number(summary.latitude)), \"lon\": \(number(summary.longitude)), "
