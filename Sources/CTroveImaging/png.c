@@ -3,7 +3,7 @@
  *
  * One file on purpose (past ~400 lines): every entry point runs under the same setjmp
  * error handler and memory I/O context below, and the one-shot decode and the row stream
- * share the same read set-up (prepare_read, fill_info, collect_metadata). Split, those
+ * share the same read set-up (prepare_read, read_layout, collect_metadata). Split, those
  * static helpers would have to become extern symbols of the library.
  */
 #include "ctrove_imaging.h"
@@ -195,6 +195,36 @@ static void fill_info(png_structp png, png_infop info, ctrove_image_info *result
 
 // MARK: - Read
 
+/*
+ * Reads the header and sets up the output both decodes give: 8 bits a channel, palette
+ * to RGB, tRNS to an alpha channel, grey with alpha as RGBA. With interlace_handling,
+ * libpng assembles Adam7 passes itself (the one-shot decode); without, rows come pass by
+ * pass (the stream). Returns the channels; a layout trove cannot take is a png_error.
+ */
+static int read_layout(png_structp png, png_infop info, int interlace_handling,
+                       png_uint_32 *width, png_uint_32 *height, int *interlace,
+                       size_t *stride) {
+    png_read_info(png, info);
+    int depth = 0, color = 0;
+    png_get_IHDR(png, info, width, height, &depth, &color, interlace, NULL, NULL);
+    int transparent = png_get_valid(png, info, PNG_INFO_tRNS) != 0;
+    png_set_expand(png);
+    if (depth == 16) png_set_scale_16(png);
+    if ((color & PNG_COLOR_MASK_COLOR) == 0 &&
+        ((color & PNG_COLOR_MASK_ALPHA) != 0 || transparent)) {
+        png_set_gray_to_rgb(png);
+    }
+    if (interlace_handling) png_set_interlace_handling(png);
+    png_read_update_info(png, info);
+    int channels = png_get_channels(png, info);
+    *stride = (size_t)*width * (size_t)channels;
+    if (png_get_rowbytes(png, info) != *stride || (channels != 1 && channels != 3 &&
+                                                   channels != 4)) {
+        png_error(png, "Unsupported PNG pixel layout");
+    }
+    return channels;
+}
+
 int ctrove_png_read_header(const uint8_t *data, size_t length, ctrove_image_info *result,
                            ctrove_metadata *metadata, char *message, size_t capacity) {
     trove_png_context context;
@@ -239,26 +269,10 @@ int ctrove_png_decode(const uint8_t *data, size_t length, uint8_t *buffer, size_
     }
     prepare_read(png);
     png_set_read_fn(png, &context, read_from_memory);
-    png_read_info(png, info);
     png_uint_32 width = 0, height = 0;
-    int depth = 0, color = 0, interlace = 0;
-    png_get_IHDR(png, info, &width, &height, &depth, &color, &interlace, NULL, NULL);
-    int transparent = png_get_valid(png, info, PNG_INFO_tRNS) != 0;
-    /* Palette to RGB, low-bit grey to 8 bits, tRNS to an alpha channel. */
-    png_set_expand(png);
-    if (depth == 16) png_set_scale_16(png);
-    if ((color & PNG_COLOR_MASK_COLOR) == 0 &&
-        ((color & PNG_COLOR_MASK_ALPHA) != 0 || transparent)) {
-        png_set_gray_to_rgb(png);
-    }
-    png_set_interlace_handling(png);
-    png_read_update_info(png, info);
-    int channels = png_get_channels(png, info);
-    size_t stride = (size_t)width * (size_t)channels;
-    if (png_get_rowbytes(png, info) != stride || (channels != 1 && channels != 3 &&
-                                                  channels != 4)) {
-        png_error(png, "Unsupported PNG pixel layout");
-    }
+    int interlace = 0;
+    size_t stride = 0;
+    int channels = read_layout(png, info, 1, &width, &height, &interlace, &stride);
     if (buffer == NULL || stride * (size_t)height != buffer_size) {
         png_error(png, "Decoded layout differs from the header");
     }
@@ -422,24 +436,9 @@ ctrove_png_stream *ctrove_png_stream_open(const uint8_t *data, size_t length,
     png_infop info = stream->info;
     prepare_read(png);
     png_set_read_fn(png, &stream->context, read_from_memory);
-    png_read_info(png, info);
     png_uint_32 width = 0, height = 0;
-    int depth = 0, color = 0, interlace = 0;
-    png_get_IHDR(png, info, &width, &height, &depth, &color, &interlace, NULL, NULL);
-    int transparent = png_get_valid(png, info, PNG_INFO_tRNS) != 0;
-    png_set_expand(png);
-    if (depth == 16) png_set_scale_16(png);
-    if ((color & PNG_COLOR_MASK_COLOR) == 0 &&
-        ((color & PNG_COLOR_MASK_ALPHA) != 0 || transparent)) {
-        png_set_gray_to_rgb(png);
-    }
-    png_read_update_info(png, info);
-    int channels = png_get_channels(png, info);
-    stream->stride = (size_t)width * (size_t)channels;
-    if (png_get_rowbytes(png, info) != stream->stride ||
-        (channels != 1 && channels != 3 && channels != 4)) {
-        png_error(png, "Unsupported PNG pixel layout");
-    }
+    int interlace = 0;
+    int channels = read_layout(png, info, 0, &width, &height, &interlace, &stream->stride);
     stream->height = (int)height;
     if (interlace != PNG_INTERLACE_NONE) {
         /* libpng skips the passes that hold no pixel (narrow or short images). */
