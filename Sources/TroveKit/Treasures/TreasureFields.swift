@@ -77,28 +77,46 @@ enum TreasureCheck {
     static func plainDecimal(_ bytes: UnsafeBufferPointer<UInt8>, decimalComma: Bool) -> Double? {
         let count = bytes.count
         guard count > 0, count <= 32 else { return nil }
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { copy in
-            var index = 0
-            var digits = 0
-            var points = 0
-            for byte in bytes {
-                switch byte {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"): digits += 1
-                case UInt8(ascii: "-"), UInt8(ascii: "+"):
-                    if index != 0 { return nil }
-                case UInt8(ascii: "."): points += 1
-                case UInt8(ascii: ","):
-                    if !decimalComma { return nil }
-                    points += 1
-                default: return nil
-                }
-                copy[index] = byte == UInt8(ascii: ",") ? UInt8(ascii: ".") : byte
-                index += 1
+        var mantissa: UInt64 = 0
+        var digits = 0
+        var fractionDigits = 0
+        var points = 0
+        var negative = false
+        for (index, byte) in bytes.enumerated() {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                digits += 1
+                if points > 0 { fractionDigits += 1 }
+                if digits <= 19 { mantissa = mantissa &* 10 &+ UInt64(byte &- 0x30) }
+            case UInt8(ascii: "-"), UInt8(ascii: "+"):
+                if index != 0 { return nil }
+                negative = byte == UInt8(ascii: "-")
+            case UInt8(ascii: "."): points += 1
+            case UInt8(ascii: ","):
+                if !decimalComma { return nil }
+                points += 1
+            default: return nil
             }
-            guard digits > 0, points <= 1 else { return nil }
+        }
+        guard digits > 0, points <= 1 else { return nil }
+        // Both the digits and the power of ten are exact doubles, so one IEEE division
+        // rounds correctly, as strtod would (Clinger's fast path).
+        if digits <= 19, mantissa <= 1 << 53, fractionDigits < exactPowersOfTen.count {
+            let value = Double(mantissa) / exactPowersOfTen[fractionDigits]
+            return negative ? -value : value
+        }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { copy in
+            for (index, byte) in bytes.enumerated() {
+                copy[index] = byte == UInt8(ascii: ",") ? UInt8(ascii: ".") : byte
+            }
             let value = Double(String(decoding: UnsafeBufferPointer(copy), as: UTF8.self))
             return value.flatMap { $0.isFinite ? $0 : nil }
         }
+    }
+
+    /// 10^0 … 10^22, every one exact in a double.
+    private static let exactPowersOfTen: [Double] = (0...22).map { exponent in
+        (0..<exponent).reduce(1.0) { value, _ in value * 10 }
     }
 
     /// The careful path of ``coordinate(_:axis:decimalComma:)``: surrounding spaces,
