@@ -130,7 +130,7 @@ public struct TreasureFileImport {
                 """)
         }
         let importer = try TreasureImporter(workspace: workspace)
-        let keys = SharedKeyDeriver()
+        let keys = SharedKeyDeriver(expectedKeys: Self.expectedRows(in: sources))
         var results: [FileResult] = []
         var before = ImportSummary()
         var skipped = 0
@@ -221,7 +221,7 @@ public struct TreasureFileImport {
         }
         guard !entries.isEmpty else { return }
         var matched = Set<Int>()
-        try database.query(
+        _ = try database.query(
             """
             SELECT t.key, t.source, t.lat, t.lon, t.image, t.source_line
             FROM temp.import_new_keys AS n JOIN treasures AS t ON t.key = n.key ORDER BY t.key
@@ -259,6 +259,19 @@ public struct TreasureFileImport {
         }
     }
 
+    /// About how many rows the files hold, from their sizes (a treasure row is rarely
+    /// under 40 bytes); standard input counts as none.
+    static func expectedRows(in sources: [Source]) -> Int {
+        let bytes = sources.reduce(0) { total, source in
+            var info = stat()
+            guard source.displayPath != "<stdin>", stat(source.path, &info) == 0 else {
+                return total
+            }
+            return total + Int(info.st_size)
+        }
+        return min(bytes / 40, 50_000_000)
+    }
+
     /// The reading half: parses `source`, derives keys and resolves images, and sends
     /// the rows in batches until the end, an unreadable file, or cancellation.
     private static func read(
@@ -273,9 +286,10 @@ public struct TreasureFileImport {
                 switch row {
                 case .treasure(let input):
                     if input.key == nil { batch.derivedKeys = true }
-                    let key = keys.key(explicit: input.key, name: input.name)
+                    let (key, first) = keys.keyAndFirstUse(explicit: input.key, name: input.name)
                     batch.treasures.append(
-                        key: key, input: input, image: resolveImage(input.image, in: source))
+                        key: key, input: input, image: resolveImage(input.image, in: source),
+                        firstUse: first)
                 case .invalid(let diagnostic):
                     batch.invalid.append(diagnostic)
                 }
@@ -338,10 +352,14 @@ final class SharedKeyDeriver: @unchecked Sendable {
     private var deriver = KeyDeriver()
     private let lock = NSLock()
 
-    func key(explicit: String?, name: String) -> String {
+    init(expectedKeys: Int = 0) {
+        deriver.reserve(expectedKeys)
+    }
+
+    func keyAndFirstUse(explicit: String?, name: String) -> (key: String, first: Bool) {
         lock.lock()
         defer { lock.unlock() }
-        return deriver.key(explicit: explicit, name: name)
+        return deriver.keyAndFirstUse(explicit: explicit, name: name)
     }
 
     /// Whether this import has stored a treasure under the key in `utf8`.

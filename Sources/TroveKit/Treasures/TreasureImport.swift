@@ -28,11 +28,20 @@ public struct ImportSummary: Equatable, Sendable {
 public final class TreasureImporter {
     private let workspace: Workspace
     private let upsert: Statement
+    private let insert: Statement
+    /// `insert` of `Self.chunk` rows at once: a statement's run has a fixed cost (its
+    /// cursor, the VM's start and end) that one row a run paid every time.
+    private let insertChunk: Statement
+    private static let chunk = 32
     private let relocate: Statement
     private let countRows: Statement
     private let rowsBefore: Int
     private var processed = 0
     private var changed = 0
+    /// Rows stored by `insert`: new for certain.
+    private var inserted = 0
+    /// Whether `upsert` changed a row, which may have been a new one or an update.
+    private var upsertChanged = false
     private var currentSource: Int64?
     private var currentPath: String?
 
@@ -61,6 +70,25 @@ public final class TreasureImporter {
                    treasures.image, treasures.extra)
                IS NOT (excluded.name, excluded.lat, excluded.lon, excluded.description,
                        excluded.image, excluded.extra)
+            """)
+        // Into a table that was empty, a key's first use in this import is new for
+        // certain: a plain insert skips the conflict handling of the upsert above.
+        insert = try database.prepare(
+            """
+            INSERT INTO treasures
+                (key, name, lat, lon, description, image, extra, source, source_line)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+            """)
+        let rows = (0..<Self.chunk).map { row in
+            let base = 1 + row * 8
+            let fields = (1...7).map { "?\(base + $0)" }.joined(separator: ", ")
+            return "(\(fields), ?1, ?\(base + 8))"
+        }
+        insertChunk = try database.prepare(
+            """
+            INSERT INTO treasures
+                (key, name, lat, lon, description, image, extra, source, source_line)
+            VALUES \(rows.joined(separator: ", "))
             """)
         // An unchanged row may still sit on another line or in another file now: that is
         // not an update of the treasure, but its location must stay true.
@@ -108,14 +136,14 @@ public final class TreasureImporter {
         currentPath = path
         guard let path else {
             currentSource = nil
-            try upsert.bindNull(at: 8)
-            try relocate.bindNull(at: 8)
+            for statement in [upsert, insert, relocate] { try statement.bindNull(at: 8) }
+            try insertChunk.bindNull(at: 1)
             return
         }
         let id = try Self.source(path: path, name: name ?? path, in: workspace.database).id
         currentSource = id
-        try upsert.bind(int: id, at: 8)
-        try relocate.bind(int: id, at: 8)
+        for statement in [upsert, insert, relocate] { try statement.bind(int: id, at: 8) }
+        try insertChunk.bind(int: id, at: 1)
     }
 
     /// Upserts a batch of packed treasures; SQLite reads their text in place.
@@ -125,9 +153,8 @@ public final class TreasureImporter {
         try setSource(path: batch.sourcePath ?? batch.file, name: batch.file)
         try batch.bytes.withUnsafeBytes { bytes in
             func bind(
-                _ slice: PackedTreasures.Slice, at index: Int32, in statement: Statement? = nil
+                _ slice: PackedTreasures.Slice, at index: Int32, in statement: Statement
             ) throws {
-                let statement = statement ?? upsert
                 if slice.count < 0 {
                     try statement.bindNull(at: index)
                 } else if slice.count == 0 {
@@ -138,17 +165,52 @@ public final class TreasureImporter {
                         at: index)
                 }
             }
+            /// Binds a row's fields to the parameters after `base`, in the order of
+            /// `insertChunk` (`upsert` and `insert` take the source at 8, the line at 9).
+            func bind(_ row: PackedTreasures.Row, after base: Int32, in statement: Statement)
+                throws
+            {
+                try bind(row.key, at: base + 1, in: statement)
+                try bind(row.name, at: base + 2, in: statement)
+                try statement.bind(double: row.latitude, at: base + 3)
+                try statement.bind(double: row.longitude, at: base + 4)
+                try bind(row.description, at: base + 5, in: statement)
+                try bind(row.image, at: base + 6, in: statement)
+                try bind(row.extra, at: base + 7, in: statement)
+                try statement.bind(int: row.line, at: statement === insertChunk ? base + 8 : 9)
+            }
+            // Rows that need no conflict handling wait here, to go in chunks; any other row
+            // goes after them, so a repeated key finds its first row stored.
+            var pending: [PackedTreasures.Row] = []
+            func flush() throws {
+                var start = 0
+                while pending.count - start >= Self.chunk {
+                    for offset in 0..<Self.chunk {
+                        try bind(
+                            pending[start + offset], after: Int32(1 + offset * 8), in: insertChunk)
+                    }
+                    try insertChunk.step()
+                    start += Self.chunk
+                }
+                for row in pending[start...] {
+                    try bind(row, after: 0, in: insert)
+                    try insert.step()
+                }
+                inserted += pending.count
+                changed += pending.count
+                pending.removeAll(keepingCapacity: true)
+            }
+            let tableWasEmpty = rowsBefore == 0
             for row in batch.rows {
-                try bind(row.key, at: 1)
-                try bind(row.name, at: 2)
-                try upsert.bind(double: row.latitude, at: 3)
-                try upsert.bind(double: row.longitude, at: 4)
-                try bind(row.description, at: 5)
-                try bind(row.image, at: 6)
-                try bind(row.extra, at: 7)
-                try upsert.bind(int: row.line, at: 9)
+                if tableWasEmpty && row.firstUse {
+                    pending.append(row)
+                    continue
+                }
+                try flush()
+                try bind(row, after: 0, in: upsert)
                 try upsert.step()
                 if workspace.database.changes > 0 {
+                    upsertChanged = true
                     changed += 1
                 } else {
                     try bind(row.key, at: 1, in: relocate)
@@ -156,6 +218,7 @@ public final class TreasureImporter {
                     try relocate.step()
                 }
             }
+            try flush()
             processed += batch.rows.count
         }
     }
@@ -164,9 +227,12 @@ public final class TreasureImporter {
     ///
     /// - Throws: `SQLiteError`.
     public func summary(skipped: Int) throws -> ImportSummary {
-        let rowsAfter = Int(try countRows.next()?.int64(0) ?? 0)
-        countRows.reset()
-        let new = rowsAfter - rowsBefore
+        // Counting is a scan of the whole table: only when an upsert left it unclear.
+        var new = inserted
+        if upsertChanged {
+            new = Int(try countRows.next()?.int64(0) ?? 0) - rowsBefore
+            countRows.reset()
+        }
         return ImportSummary(
             new: new, updated: changed - new, unchanged: processed - changed, skipped: skipped)
     }
@@ -193,6 +259,8 @@ public struct PackedTreasures: Sendable {
         var latitude: Double
         var longitude: Double
         var line: Int64?
+        /// The key's first use in this import, so no earlier row of it can conflict.
+        var firstUse: Bool
     }
 
     /// The file every row came from, as messages name it.
@@ -210,13 +278,16 @@ public struct PackedTreasures: Sendable {
     public var isEmpty: Bool { rows.isEmpty }
     public var count: Int { rows.count }
 
-    /// Adds one treasure under `key`, storing `image` as its image reference.
-    public mutating func append(key: String, input: TreasureInput, image: String?) {
+    /// Adds one treasure under `key`, storing `image` as its image reference;
+    /// `firstUse` says that no earlier row of this import had the key.
+    public mutating func append(
+        key: String, input: TreasureInput, image: String?, firstUse: Bool = false
+    ) {
         let row = Row(
             key: add(key), name: add(input.name), description: add(input.description),
             image: add(image), extra: addExtra(input.extra), latitude: input.latitude,
             longitude: input.longitude,
-            line: SourceLine.stored(input.location))
+            line: SourceLine.stored(input.location), firstUse: firstUse)
         rows.append(row)
     }
 
@@ -259,13 +330,22 @@ public struct PackedTreasures: Sendable {
 struct KeyDeriver {
     private var used: Set<String> = []
 
+    /// Room for about `count` keys, so that a big file does not grow the set again and
+    /// again (each growth rehashes every key).
+    mutating func reserve(_ count: Int) { used.reserveCapacity(count) }
+
     /// Whether `key` was handed out (explicit or derived).
     func contains(_ key: String) -> Bool { used.contains(key) }
 
     mutating func key(explicit: String?, name: String) -> String {
+        keyAndFirstUse(explicit: explicit, name: name).key
+    }
+
+    /// The key, and whether this is its first use in the import: an explicit key may
+    /// repeat, a derived one never does.
+    mutating func keyAndFirstUse(explicit: String?, name: String) -> (key: String, first: Bool) {
         if let explicit {
-            used.insert(explicit)
-            return explicit
+            return (explicit, used.insert(explicit).inserted)
         }
         let base = slug(name)
         var candidate = base
@@ -275,7 +355,7 @@ struct KeyDeriver {
             candidate = "\(base)-\(counter)"
         }
         used.insert(candidate)
-        return candidate
+        return (candidate, true)
     }
 }
 
