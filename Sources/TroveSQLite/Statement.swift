@@ -26,7 +26,18 @@ public enum SQLiteValue: Equatable, Sendable {
         case nil: sqlite3_result_null(context)
         case .integer(let int): sqlite3_result_int64(context, int)
         case .real(let double): sqlite3_result_double(context, double)
-        case .text(let string): sqlite3_result_text(context, string, -1, SQLITE_TRANSIENT)
+        case .text(var string):
+            // In place, without the C-string copy an implicit conversion makes; an empty
+            // buffer may have no address, which SQLite would take for NULL.
+            string.withUTF8 { utf8 in
+                if let base = utf8.baseAddress {
+                    base.withMemoryRebound(to: CChar.self, capacity: utf8.count) {
+                        sqlite3_result_text(context, $0, Int32(utf8.count), SQLITE_TRANSIENT)
+                    }
+                } else {
+                    sqlite3_result_text(context, "", 0, SQLITE_TRANSIENT)
+                }
+            }
         case .blob(let bytes):
             bytes.withUnsafeBytes {
                 sqlite3_result_blob(context, $0.baseAddress, Int32($0.count), SQLITE_TRANSIENT)
