@@ -3,6 +3,9 @@ PREFIX ?= /usr/local
 SWIFT  ?= swift
 CONFIG ?= release
 TROVE  := $(CURDIR)/.build/$(CONFIG)/trove
+# The Swift runtime and Foundation linked in: the binary runs without the toolchain's
+# libraries and starts in about half the time (a `near` query is mostly start-up).
+BUILD_FLAGS ?= --static-swift-stdlib
 
 # Debian packages the build needs; tests and benchmarks add theirs.
 DEPS       := libsqlite3-dev libjpeg-dev libpng-dev
@@ -35,7 +38,7 @@ bench-deps: deps
 	$(call install_missing,$(BENCH_DEPS))
 
 build: deps
-	$(SWIFT) build -c $(CONFIG)
+	$(SWIFT) build -c $(CONFIG) $(BUILD_FLAGS)
 
 demo: build
 	$(MAKE) -C examples clean
