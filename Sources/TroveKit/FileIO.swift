@@ -48,4 +48,43 @@ public enum FileIO {
         }
         return true
     }
+
+    /// Writes all of `bytes` at `offset` (`pwrite(2)`: the file position stays); false on
+    /// failure.
+    public static func writeAll(
+        _ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, at offset: off_t
+    )
+        -> Bool
+    {
+        var done = 0
+        while done < bytes.count {
+            let written = pwrite(
+                descriptor, bytes.baseAddress! + done, bytes.count - done, offset + off_t(done))
+            if written < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            done += written
+        }
+        return true
+    }
+
+    /// Fills all of `target` from `offset` (`pread(2)`: the file position stays); false on
+    /// failure or when the file ends first.
+    public static func readAll(
+        _ descriptor: Int32, into target: UnsafeMutableRawBufferPointer, at offset: off_t
+    ) -> Bool {
+        var done = 0
+        while done < target.count {
+            let got = pread(
+                descriptor, target.baseAddress! + done, target.count - done, offset + off_t(done))
+            if got < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            if got == 0 { return false }
+            done += got
+        }
+        return true
+    }
 }

@@ -162,17 +162,17 @@ import Testing
     }
 
     @Test func aProducerWorksAheadOfAnIdleConsumerAndOrderIsKept() throws {
-        let channel = EntryChannel()
-        // Far more than the queue keeps in memory; a bounded queue would block here.
-        for index in 0..<100 { #expect(channel.push(batch(index))) }
+        let channel = BoundedChannel<EntryBatch>(capacity: 8, overflow: EntrySpill())
+        // Far more than the queue keeps in memory; without the spill it would block here.
+        for index in 0..<100 { #expect(channel.send(batch(index))) }
         var seen: [Int] = []
         for index in 100..<120 {
             // Taking some, then pushing more, keeps the order across memory and the spill.
-            if let next = try channel.pop() { seen.append(Int(next.hashes[0])) }
-            #expect(channel.push(batch(index)))
+            if let next = try channel.next() { seen.append(Int(next.hashes[0])) }
+            #expect(channel.send(batch(index)))
         }
-        channel.finish(recordCount: 120, failure: nil)
-        while let next = try channel.pop() {
+        channel.close()
+        while let next = try channel.next() {
             #expect(
                 String(decoding: next.bytes, as: UTF8.self)
                     == String(repeating: "\(next.hashes[0])", count: 3))

@@ -4,14 +4,25 @@ import Foundation
 /// `capacity` items, so memory stays flat whatever the input's size: the producer waits
 /// while it is full, the consumer while it is empty. The consumer can cancel; the
 /// producer then stops at its next `send`.
+///
+/// With an `overflow`, a full queue sets further items aside there instead of making the
+/// producer wait (the producer waits only when the overflow has no room either), and
+/// the consumer takes them back in order: a producer can then work ahead while the
+/// consumer is busy elsewhere, without holding its items in memory.
 final class BoundedChannel<Item: Sendable>: @unchecked Sendable {
     private let capacity: Int
     private let condition = NSCondition()
     private var items: [Item] = []
     private var cancelled = false
+    private var closed = false
+    private let overflow: (any ChannelOverflow<Item>)?
+    /// Items in the overflow not yet taken; while there are any, new items go there too,
+    /// to keep their order.
+    private var overflowed = 0
 
-    init(capacity: Int) {
+    init(capacity: Int, overflow: (any ChannelOverflow<Item>)? = nil) {
         self.capacity = max(1, capacity)
+        self.overflow = overflow
     }
 
     /// Queues `item`, waiting while the queue is full; false once the consumer has
@@ -19,9 +30,18 @@ final class BoundedChannel<Item: Sendable>: @unchecked Sendable {
     func send(_ item: Item) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        while items.count >= capacity && !cancelled { condition.wait() }
-        if cancelled { return false }
-        items.append(item)
+        while true {
+            if cancelled { return false }
+            if overflowed == 0 && items.count < capacity {
+                items.append(item)
+                break
+            }
+            if let overflow, overflow.push(item) {
+                overflowed += 1
+                break
+            }
+            condition.wait()
+        }
         condition.broadcast()
         return true
     }
@@ -36,6 +56,35 @@ final class BoundedChannel<Item: Sendable>: @unchecked Sendable {
         return item
     }
 
+    /// The next item, waiting while there is none; nil once the producer has closed the
+    /// channel and every item has been taken.
+    ///
+    /// - Throws: what the overflow throws when an item set aside cannot be read back.
+    func next() throws -> Item? {
+        condition.lock()
+        defer { condition.unlock() }
+        while items.isEmpty && overflowed == 0 && !closed { condition.wait() }
+        if !items.isEmpty {
+            condition.broadcast()
+            return items.removeFirst()
+        }
+        if let overflow, overflowed > 0 {
+            let item = try overflow.pop()
+            overflowed -= 1
+            condition.broadcast()
+            return item
+        }
+        return nil
+    }
+
+    /// Tells the consumer that no more items come (`next` returns nil after the last).
+    func close() {
+        condition.lock()
+        closed = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
     /// Tells the producer to stop; the items it queued are dropped.
     func cancel() {
         condition.lock()
@@ -44,4 +93,16 @@ final class BoundedChannel<Item: Sendable>: @unchecked Sendable {
         condition.broadcast()
         condition.unlock()
     }
+}
+
+/// Where a `BoundedChannel` sets items aside when it is full, first in first out. Called
+/// under the channel's lock, from one thread at a time.
+protocol ChannelOverflow<Item>: AnyObject {
+    associatedtype Item
+    /// Sets `item` aside; false when there is no room (the producer then waits).
+    func push(_ item: Item) -> Bool
+    /// The oldest item set aside.
+    ///
+    /// - Throws: when it cannot be read back.
+    func pop() throws -> Item
 }

@@ -45,10 +45,8 @@ final class CommitJournal {
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard descriptor >= 0 else { throw FileWriteError(path: path, errno: errno) }
         let staged = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        let written = bytes.withUnsafeBytes {
-            Foundation.write(descriptor, $0.baseAddress!, $0.count)
-        }
-        if written != bytes.count || flock(descriptor, LOCK_EX) != 0
+        let written = bytes.withUnsafeBytes { FileIO.writeAll(descriptor, $0) }
+        if !written || flock(descriptor, LOCK_EX) != 0
             || Foundation.rename(staged, path) != 0
         {
             let code = errno

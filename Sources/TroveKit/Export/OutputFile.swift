@@ -119,15 +119,8 @@ final class OutputFile {
         let chunkHash = valueHash(bytes)
         hashState = (hashState ^ chunkHash) &* 0xBF58_476D_1CE4_E5B9
         hashState ^= hashState >> 31
-        var offset = 0
-        while offset < bytes.count {
-            let written = Foundation.write(
-                descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw FileWriteError(path: path, errno: errno)
-            }
-            offset += written
+        guard FileIO.writeAll(descriptor, UnsafeRawBufferPointer(bytes)) else {
+            throw FileWriteError(path: path, errno: errno)
         }
     }
 
@@ -152,17 +145,11 @@ final class OutputFile {
         precondition(offset >= 0 && end <= flushed + buffer.count, "patch beyond the file")
         if offset < flushed {
             let count = min(end, flushed) - offset
-            var done = 0
-            while done < count {
-                let written = bytes.withUnsafeBytes {
-                    pwrite(descriptor, $0.baseAddress! + done, count - done, off_t(offset + done))
-                }
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    throw FileWriteError(path: path, errno: errno)
-                }
-                done += written
+            let written = bytes.withUnsafeBytes {
+                FileIO.writeAll(
+                    descriptor, UnsafeRawBufferPointer(rebasing: $0[..<count]), at: off_t(offset))
             }
+            guard written else { throw FileWriteError(path: path, errno: errno) }
         }
         if end > flushed {
             let start = max(offset, flushed)
@@ -268,12 +255,9 @@ final class OutputFile {
         var chunk = [UInt8](repeating: 0, count: Self.bufferSize)
         while true {
             let count = chunk.withUnsafeMutableBytes {
-                Foundation.read(descriptor, $0.baseAddress!, $0.count)
+                FileIO.read(descriptor, into: $0.baseAddress!, count: $0.count)
             }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw FileWriteError(path: path, errno: errno)
-            }
+            if count < 0 { throw FileWriteError(path: path, errno: errno) }
             if count == 0 { break }
             pending.append(contentsOf: chunk[..<count])
             if let lastBreak = pending.lastIndex(of: 0x0A) {

@@ -151,67 +151,33 @@ enum StoragePlanError: Error, CustomStringConvertible {
 /// Blocks set aside in an anonymous temporary file until they are recorded, first in
 /// first out.
 final class BlockSpill {
-    private let file: UnsafeMutablePointer<FILE>?
-    private var writeOffset: off_t = 0
-
-    /// Opens a file that disappears when closed (or when the process ends).
-    init() {
-        file = tmpfile()
-    }
-
-    deinit {
-        if let file { fclose(file) }
-    }
+    private let file = SpillFile()
 
     /// Appends `block`.
     ///
     /// - Throws: `FileWriteError`.
     func write(_ block: [UInt8]) throws {
-        guard let file else {
-            throw FileWriteError(path: "a temporary file", errno: ENOSPC)
-        }
         var length = UInt64(block.count).littleEndian
-        try withUnsafeBytes(of: &length) { try put($0, file) }
-        try block.withUnsafeBytes { try put($0, file) }
-    }
-
-    private func put(_ raw: UnsafeRawBufferPointer, _ file: UnsafeMutablePointer<FILE>) throws {
-        var done = 0
-        while done < raw.count {
-            let moved = pwrite(
-                fileno(file), raw.baseAddress! + done, raw.count - done, writeOffset + off_t(done))
-            if moved < 0 && errno == EINTR { continue }
-            if moved <= 0 { throw FileWriteError(path: "a temporary file", errno: errno) }
-            done += moved
+        let written = withUnsafeBytes(of: &length) { length in
+            block.withUnsafeBytes { file.append([length, $0]) }
         }
-        writeOffset += off_t(raw.count)
+        if !written { throw FileWriteError(path: "a temporary file", errno: errno) }
     }
 
-    /// Calls `body` with each block, in the order written.
+    /// Calls `body` with each block, in the order written; each is read back once.
     ///
     /// - Throws: `FileWriteError`, or what `body` throws.
     func forEach(_ body: ([UInt8]) throws -> Void) throws {
-        guard let file else { return }
-        var offset: off_t = 0
-        func get(_ raw: UnsafeMutableRawBufferPointer) throws {
-            var done = 0
-            while done < raw.count {
-                let moved = pread(
-                    fileno(file), raw.baseAddress! + done, raw.count - done, offset + off_t(done))
-                if moved < 0 && errno == EINTR { continue }
-                if moved <= 0 {
-                    throw FileWriteError(path: "a temporary file", reason: "cannot read it back")
-                }
-                done += moved
-            }
-            offset += off_t(raw.count)
-        }
-        while offset < writeOffset {
+        while file.hasUnread {
             var length: UInt64 = 0
-            try withUnsafeMutableBytes(of: &length) { try get($0) }
-            var block = [UInt8](repeating: 0, count: Int(UInt64(littleEndian: length)))
-            try block.withUnsafeMutableBytes { try get($0) }
+            var block: [UInt8] = []
+            guard withUnsafeMutableBytes(of: &length, file.read) else { throw Self.unreadable }
+            block = [UInt8](repeating: 0, count: Int(UInt64(littleEndian: length)))
+            guard block.withUnsafeMutableBytes(file.read) else { throw Self.unreadable }
             try body(block)
         }
     }
+
+    private static let unreadable = FileWriteError(
+        path: "a temporary file", reason: "cannot read it back")
 }

@@ -34,9 +34,7 @@ final class StoragePlanWriter: @unchecked Sendable {
     private var gone: [String] = []
     private var summary = StoragePlan.Summary()
 
-    private let done = DispatchSemaphore(value: 0)
-    private var started = false
-    private var failure: Error?
+    private var worker: Worker<Void>?
     private let cancelled = LockedValue(false)
 
     /// Stages the two files beside `output` in `outputs` and fixes the reading snapshot.
@@ -63,37 +61,28 @@ final class StoragePlanWriter: @unchecked Sendable {
 
     /// Starts writing on a thread of its own.
     func start() {
-        started = true
-        let thread = Thread { [self] in
-            do {
-                try write()
-            } catch {
-                failure = error
-            }
-            try? reader.execute("COMMIT")
-            done.signal()
+        worker = Worker { [self] in
+            defer { try? reader.execute("COMMIT") }
+            try write()
         }
-        thread.stackSize = 1 << 22
-        thread.start()
     }
 
     /// Waits for the files to be written (not yet in place) and returns what they hold.
     ///
     /// - Throws: `FileWriteError`, `SQLiteError`, `StoragePlanError`.
     func finish() throws -> StoragePlan.Summary {
-        if !started { start() }
-        done.wait()
-        started = false
-        if let failure { throw failure }
+        if worker == nil { start() }
+        defer { worker = nil }
+        try worker?.wait()
         return summary
     }
 
     /// Stops the writer early and waits for it, so its connection is free to close.
     func cancel() {
-        guard started else { return }
+        guard let worker else { return }
         cancelled.withLock { $0 = true }
-        done.wait()
-        started = false
+        _ = try? worker.wait()
+        self.worker = nil
     }
 
     private struct Cancelled: Error {}

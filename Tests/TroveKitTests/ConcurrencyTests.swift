@@ -1,0 +1,60 @@
+import Foundation
+import Testing
+
+@testable import TroveKit
+
+@Suite struct ConcurrencyTests {
+    private struct Failure: Error, Equatable {}
+
+    @Test func aClosedChannelHandsOutWhatItHoldsThenEnds() throws {
+        let channel = BoundedChannel<Int>(capacity: 4)
+        let producer = Worker {
+            for item in 0..<50 { _ = channel.send(item) }
+            channel.close()
+        }
+        var seen: [Int] = []
+        while let item = try channel.next() { seen.append(item) }
+        try producer.wait()
+        #expect(seen == Array(0..<50))
+    }
+
+    @Test func aCancelledChannelStopsItsProducer() throws {
+        let channel = BoundedChannel<Int>(capacity: 2)
+        let producer = Worker { () -> Int in
+            var sent = 0
+            while channel.send(sent) { sent += 1 }
+            return sent
+        }
+        #expect(try channel.next() == 0)
+        channel.cancel()
+        // The producer returns instead of waiting for room forever.
+        #expect(try producer.wait() >= 2)
+    }
+
+    @Test func aWorkerGivesBackWhatItsBodyThrewOnEveryWait() {
+        let worker = Worker { () throws -> Int in throw Failure() }
+        #expect(throws: Failure.self) { try worker.wait() }
+        #expect(throws: Failure.self) { try worker.wait() }
+    }
+
+    @Test func aSpillFileReadsBackInOrderAndNoFurther() {
+        let spill = SpillFile()
+        let first: [UInt8] = [1, 2, 3]
+        let second: [UInt8] = [4, 5]
+        #expect(first.withUnsafeBytes { a in second.withUnsafeBytes { spill.append([a, $0]) } })
+        var read = [UInt8](repeating: 0, count: 4)
+        let readFour = read.withUnsafeMutableBytes(spill.read)
+        #expect(readFour)
+        #expect(read == [1, 2, 3, 4])
+        #expect(spill.hasUnread)
+        // Two bytes asked, one left: nothing is read.
+        var two = [UInt8](repeating: 0, count: 2)
+        let readTwo = two.withUnsafeMutableBytes(spill.read)
+        #expect(!readTwo)
+        var one: [UInt8] = [0]
+        let readOne = one.withUnsafeMutableBytes(spill.read)
+        #expect(readOne)
+        #expect(one == [5])
+        #expect(!spill.hasUnread)
+    }
+}
