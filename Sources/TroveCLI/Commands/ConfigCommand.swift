@@ -41,8 +41,9 @@ enum ConfigCommand {
     ) { invocation in
         let settings = try invocation.openWorkspace().settings()
         if invocation.format == .json {
-            let members = settings.map { "\(jsonString($0.key)): \(jsonString($0.value))" }
-            invocation.print("{" + members.joined(separator: ", ") + "}")
+            var object = JSONObject()
+            for setting in settings { object.add(setting.key, setting.value) }
+            invocation.print(object.jsonText)
         } else {
             for setting in settings { invocation.print("\(setting.key)=\(setting.value)") }
         }

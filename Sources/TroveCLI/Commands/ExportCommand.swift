@@ -139,12 +139,12 @@ enum ExportCommand {
         let entries = try ExportLog.entries(in: workspace, layout: layout)
         if invocation.format == .json {
             let items = entries.map { entry in
-                "{\"id\": \(entry.id), \"at\": \(jsonString(entry.at)), "
-                    + "\"layout\": \(jsonString(entry.layout)), \"kind\": \(jsonString(entry.kind)), "
-                    + "\"base\": \(entry.base.map(String.init) ?? "null"), "
-                    + "\"records\": \(entry.records), \"paths\": \(entry.paths), "
-                    + "\"changed\": \(entry.changed), \"removed\": \(entry.removed), "
-                    + "\"out\": \(jsonString(entry.out)), \"kept\": \(entry.isKept)}"
+                JSONObject([
+                    "id": entry.id, "at": entry.at, "layout": entry.layout, "kind": entry.kind,
+                    "base": entry.base, "records": entry.records, "paths": entry.paths,
+                    "changed": entry.changed, "removed": entry.removed, "out": entry.out,
+                    "kept": entry.isKept,
+                ]).jsonText
             }
             invocation.print(
                 items.isEmpty ? "[]" : "[\n  " + items.joined(separator: ",\n  ") + "\n]")

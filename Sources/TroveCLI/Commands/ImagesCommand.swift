@@ -88,13 +88,16 @@ enum ImagesCommand {
         }
         if invocation.format == .json {
             let failures = summary.failures.map {
-                "{\"kind\": \(jsonString($0.kind.rawValue)), \"key\": \(jsonString($0.key)), "
-                    + "\"source\": \(jsonString($0.source)), \"reason\": \(jsonString($0.reason))}"
+                JSONObject([
+                    "kind": $0.kind.rawValue, "key": $0.key, "source": $0.source,
+                    "reason": $0.reason,
+                ])
             }
             invocation.print(
-                "{\"images\": \(summary.images), \"made\": \(summary.made), "
-                    + "\"unchanged\": \(summary.unchanged), \"failed\": ["
-                    + failures.joined(separator: ", ") + "]}")
+                JSONObject([
+                    "images": summary.images, "made": summary.made,
+                    "unchanged": summary.unchanged, "failed": failures,
+                ]).jsonText)
         }
         var line =
             "made \(summary.made) renditions of \(summary.images) images "

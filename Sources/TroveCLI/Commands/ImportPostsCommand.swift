@@ -47,15 +47,17 @@ enum ImportPostsCommand {
         }
         if invocation.format == .json {
             let refused = summary.refusedPhotos.map {
-                "{\"id\": \(jsonString($0.id)), \"reason\": \(jsonString($0.reason))}"
+                JSONObject(["id": $0.id, "reason": $0.reason])
             }
+            let dropped = JSONObject([
+                "passwords": summary.droppedPasswords, "emails": summary.droppedEmails,
+            ])
             invocation.print(
-                "{\"new\": \(summary.new), \"updated\": \(summary.updated), "
-                    + "\"unchanged\": \(summary.unchanged), "
-                    + "\"reopened\": [\(summary.reopened.map(jsonString).joined(separator: ", "))], "
-                    + "\"refused_photos\": [\(refused.joined(separator: ", "))], "
-                    + "\"dropped\": {\"passwords\": \(summary.droppedPasswords), "
-                    + "\"emails\": \(summary.droppedEmails)}}")
+                JSONObject([
+                    "new": summary.new, "updated": summary.updated,
+                    "unchanged": summary.unchanged, "reopened": summary.reopened,
+                    "refused_photos": refused, "dropped": dropped,
+                ]).jsonText)
             return
         }
         invocation.note(

@@ -50,11 +50,12 @@ enum NearCommand {
         switch invocation.format {
         case .json:
             let items = found.map {
-                "{\"key\": \(jsonString($0.key)), \"name\": \(jsonString($0.name)), "
-                    + "\"lat\": \(jsonNumber($0.latitude)), \"lon\": \(jsonNumber($0.longitude)), "
-                    + "\"distance_m\": \(jsonNumber(($0.distance * 10).rounded() / 10))}"
+                JSONObject([
+                    "key": $0.key, "name": $0.name, "lat": $0.latitude, "lon": $0.longitude,
+                    "distance_m": ($0.distance * 10).rounded() / 10,
+                ])
             }
-            invocation.print("[" + items.joined(separator: ", ") + "]")
+            invocation.print(items.jsonText)
         case .csv:
             invocation.print("key,name,lat,lon,distance_m")
             for record in found {

@@ -215,30 +215,21 @@ enum ReviewFormat {
     /// `review show --format json`: every field, the signals with details, the history.
     static func detailsJSON(_ post: PostRecord, history: [Decision]) -> String {
         let summary = post.summary
-        func string(_ value: String?) -> String { value.map(jsonString) ?? "null" }
-        func number(_ value: Double?) -> String { value.map(jsonNumber) ?? "null" }
-        func integer(_ value: Int?) -> String { value.map { "\($0)" } ?? "null" }
-        var text = "{\"id\": \(jsonString(summary.id)), \"user\": \(string(summary.user)), "
-        text += "\"lat\": \(number(summary.latitude)), \"lon\": \(number(summary.longitude)), "
-        text += "\"date\": \(string(summary.date)), "
-        text += "\"description\": \(string(summary.description)), "
-        text += "\"status\": \(jsonString(summary.status)), "
-        text += "\"status_note\": \(string(post.statusNote)), "
-        text += "\"photo\": \(string(post.photo)), \"photo_ref\": \(string(post.photoReference)), "
-        text += "\"photo_width\": \(integer(post.photoWidth)), "
-        text += "\"photo_height\": \(integer(post.photoHeight)), "
-        text += "\"photo_hash\": \(string(post.photoHash)), "
-        text += "\"exif_lat\": \(number(post.exifLatitude)), "
-        text += "\"exif_lon\": \(number(post.exifLongitude)), "
-        text += "\"exif_time\": \(string(post.exifTime)), \"geohash\": \(string(post.geohash)), "
-        text +=
-            "\"source\": \(string(post.source)), \"imported_at\": \(jsonString(post.importedAt)), "
-        text += "\"updated_at\": \(jsonString(post.updatedAt)), \"signals\": ["
-        text += post.signals.map {
-            "{\"name\": \(jsonString($0.name.rawValue)), \"detail\": \(jsonString($0.detail))}"
-        }.joined(separator: ", ")
-        text += "], \"history\": " + AuditTrail.json(history) + "}"
-        return text
+        var object = JSONObject([
+            "id": summary.id, "user": summary.user, "lat": summary.latitude,
+            "lon": summary.longitude, "date": summary.date, "description": summary.description,
+            "status": summary.status, "status_note": post.statusNote, "photo": post.photo,
+            "photo_ref": post.photoReference, "photo_width": post.photoWidth,
+            "photo_height": post.photoHeight, "photo_hash": post.photoHash,
+            "exif_lat": post.exifLatitude, "exif_lon": post.exifLongitude,
+            "exif_time": post.exifTime, "geohash": post.geohash, "source": post.source,
+            "imported_at": post.importedAt, "updated_at": post.updatedAt,
+            "signals": post.signals.map {
+                JSONObject(["name": $0.name.rawValue, "detail": $0.detail])
+            },
+        ])
+        object.add("history", json: AuditTrail.json(history))
+        return object.jsonText
     }
 
     // MARK: - Decisions

@@ -8,15 +8,18 @@ enum StatusCommand {
         let workspace = try invocation.openWorkspace()
         let status = try WorkspaceStatus(workspace: workspace)
         if invocation.format == .json {
-            let posts = ["pending", "approved", "rejected", "flagged"].map {
-                "\"\($0)\": \(status.posts[$0, default: 0])"
-            }.joined(separator: ", ")
-            let lastExport = status.lastExport.map(jsonString) ?? "null"
+            var posts = JSONObject()
+            for name in ["pending", "approved", "rejected", "flagged"] {
+                posts.add(name, status.posts[name, default: 0])
+            }
+            let images = JSONObject([
+                "current": status.imagesCurrent, "stale": status.imagesStale,
+            ])
             invocation.print(
-                "{\"treasures\": \(status.treasures), \"posts\": {\(posts)}, "
-                    + "\"images\": {\"current\": \(status.imagesCurrent), "
-                    + "\"stale\": \(status.imagesStale)}, "
-                    + "\"geohash_stale\": \(status.geohashStale), \"last_export\": \(lastExport)}")
+                JSONObject([
+                    "treasures": status.treasures, "posts": posts, "images": images,
+                    "geohash_stale": status.geohashStale, "last_export": status.lastExport,
+                ]).jsonText)
             return .success
         }
         if let missing = try MissingBucket.find(in: workspace) {
@@ -51,8 +54,8 @@ enum CheckCommand {
     ) { invocation in
         let check = try IntegrityCheck(workspace: invocation.openWorkspace())
         if invocation.format == .json {
-            let problems = check.problems.map(jsonString).joined(separator: ", ")
-            invocation.print("{\"healthy\": \(check.isHealthy), \"problems\": [\(problems)]}")
+            invocation.print(
+                JSONObject(["healthy": check.isHealthy, "problems": check.problems]).jsonText)
         } else if check.isHealthy {
             invocation.print("ok")
         } else {

@@ -83,12 +83,16 @@ enum TreasuresCommand {
         let renditions = try listing.renditions(of: key)
         if invocation.format == .json {
             var text = String(TreasureListing.json(treasure).dropLast())
-            text += ", \"renditions\": {"
-            text += renditions.map {
-                "\(jsonString($0.name)): {\"path\": \(jsonString($0.path)), "
-                    + "\"width\": \($0.width), \"height\": \($0.height)}"
-            }.joined(separator: ", ")
-            invocation.print(text + "}}")
+            var made = JSONObject()
+            for rendition in renditions {
+                made.add(
+                    rendition.name,
+                    JSONObject([
+                        "path": rendition.path, "width": rendition.width,
+                        "height": rendition.height,
+                    ]))
+            }
+            invocation.print(text + ", \"renditions\": " + made.jsonText + "}")
             return .success
         }
         invocation.context.standardOutput.write(details(treasure, renditions: renditions))

@@ -57,19 +57,17 @@ enum ValidateCommand {
     static func json(_ report: Validation.Report) -> String {
         let findings = report.findings.map { finding in
             let location = finding.location
-            var fields = [
-                "\"code\": \(jsonString(finding.code))",
-                "\"severity\": \(jsonString(finding.severity.rawValue))",
-                "\"message\": \(jsonString(finding.message))",
-                "\"file\": \(location.file.map(jsonString) ?? "null")",
-                "\"line\": \(location.line.map(String.init) ?? "null")",
-                "\"key\": \(location.key.map(jsonString) ?? "null")",
-            ]
-            if let feature = location.feature { fields.append("\"feature\": \(feature)") }
-            if let hint = finding.hint { fields.append("\"hint\": \(jsonString(hint))") }
-            return "{" + fields.joined(separator: ", ") + "}"
+            var object = JSONObject([
+                "code": finding.code, "severity": finding.severity.rawValue,
+                "message": finding.message, "file": location.file, "line": location.line,
+                "key": location.key,
+            ])
+            if let feature = location.feature { object.add("feature", feature) }
+            if let hint = finding.hint { object.add("hint", hint) }
+            return object
         }
-        return "{\"findings\": [" + findings.joined(separator: ", ") + "], "
-            + "\"errors\": \(report.errors), \"warnings\": \(report.warnings)}"
+        return JSONObject([
+            "findings": findings, "errors": report.errors, "warnings": report.warnings,
+        ]).jsonText
     }
 }

@@ -33,7 +33,7 @@ public struct Signal: Equatable, Sendable {
     static func json(_ signals: [Signal]) -> String {
         "["
             + signals.map {
-                "{\"name\":\(jsonString($0.name.rawValue)),\"detail\":\(jsonString($0.detail))}"
+                JSONObject(["name": $0.name.rawValue, "detail": $0.detail]).compactJSONText
             }
             .joined(separator: ",") + "]"
     }

@@ -360,13 +360,11 @@ public struct AuditTrail {
     /// by someone else (`applied_by`) or made in a sheet (`decided_at`).
     public static func json(_ entries: [Decision]) -> String {
         let items = entries.map { entry in
-            "{\"id\": \(jsonString(entry.postID)), \"at\": \(jsonString(entry.at)), "
-                + "\"moderator\": \(jsonString(entry.moderator)), "
-                + "\"from\": \(jsonString(entry.from.rawValue)), \"to\": \(jsonString(entry.to.rawValue)), "
-                + "\"reason\": \(entry.reason.map(jsonString) ?? "null"), "
-                + "\"note\": \(entry.note.map(jsonString) ?? "null"), "
-                + "\"applied_by\": \(entry.appliedBy.map(jsonString) ?? "null"), "
-                + "\"decided_at\": \(entry.decidedAt.map(jsonString) ?? "null")}"
+            JSONObject([
+                "id": entry.postID, "at": entry.at, "moderator": entry.moderator,
+                "from": entry.from.rawValue, "to": entry.to.rawValue, "reason": entry.reason,
+                "note": entry.note, "applied_by": entry.appliedBy, "decided_at": entry.decidedAt,
+            ]).jsonText
         }
         return "[" + items.joined(separator: ",\n ") + "]"
     }
