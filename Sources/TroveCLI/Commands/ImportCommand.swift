@@ -129,9 +129,10 @@ enum ImportCommand {
         }
         if invocation.format == .json {
             invocation.print(
-                "{\"new\": \(total.new), \"updated\": \(total.updated), "
-                    + "\"unchanged\": \(total.unchanged), \"skipped\": \(total.skipped), "
-                    + "\"removed\": \(removed), \"no_longer_in_file\": \(missing)}")
+                JSONObject([
+                    "new": total.new, "updated": total.updated, "unchanged": total.unchanged,
+                    "skipped": total.skipped, "removed": removed, "no_longer_in_file": missing,
+                ]).jsonText)
         }
         return total.skipped > 0 ? .problems : .success
     }

@@ -10,7 +10,7 @@ extension ReviewCommand {
         let workspace = try invocation.openWorkspace()
         let changed = try workspace.write { try SignalScanner(workspace: workspace).scan() }
         if invocation.format == .json {
-            invocation.print("{\"changed\": \(changed)}")
+            invocation.print(JSONObject(["changed": changed]).jsonText)
         } else {
             invocation.note("signals changed on \(changed) posts")
         }
