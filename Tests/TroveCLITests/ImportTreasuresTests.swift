@@ -255,6 +255,19 @@ import TroveSQLite
         #expect(result.status == 0)
         #expect(result.stderr.hasSuffix("from <stdin>\n"))
         #expect(try snapshot().count == 1)
+        // Standard input is one source, whatever the run: the same rows again change nothing.
+        let again = sandbox.run(
+            "import", "treasures", "-", "--from", "csv", "--format", "json",
+            stdin: "name,lat,lon\nA,1,2\n")
+        #expect(again.stdout.hasPrefix("{\"new\": 0, \"updated\": 0, \"unchanged\": 1,"))
+        let geojson = sandbox.run(
+            "import", "treasures", "-", "--from", "geojson",
+            stdin: #"{"type":"Feature","geometry":{"type":"Point","coordinates":[3,4]},"#
+                + #""properties":{"name":"B","image":"art/b.png"}}"#)
+        #expect(geojson.status == 0)
+        #expect(
+            try snapshot().last
+                == "b|B|4.0|3.0|NULL|\(sandbox.path("art/b.png"))|NULL|NULL")
     }
 
     @Test func semicolonFilesWithDecimalCommas() throws {

@@ -55,17 +55,11 @@ enum ImportCommand {
         }
         let workspace = try invocation.openWorkspace()
 
-        var temporary: URL?
-        defer { temporary.map { try? FileManager.default.removeItem(at: $0) } }
         let sources = try files.map { file -> TreasureFileImport.Source in
-            if file == "-" {
-                let url = FileManager.default.temporaryDirectory.appendingPathComponent(
-                    "trove-stdin-\(UUID().uuidString)")
-                try invocation.context.readStandardInput().write(to: url)
-                temporary = url
-                return .init(
-                    path: url.path, displayPath: "<stdin>",
-                    baseFolder: invocation.context.currentDirectory, format: format)
+            if file == "-", let format {
+                return .standardInput(
+                    Array(invocation.context.readStandardInput()), format: format,
+                    baseFolder: invocation.context.currentDirectory)
             }
             let path = invocation.resolve(file)
             return .init(

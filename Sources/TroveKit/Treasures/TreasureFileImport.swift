@@ -15,6 +15,9 @@ public struct TreasureFileImport {
         /// The folder relative image paths are resolved against.
         public var baseFolder: String
         public var format: TreasureFormat?
+        /// The whole input, when it was read before the import (standard input): then
+        /// `path` is not read.
+        public var contents: [UInt8]?
 
         public init(path: String, displayPath: String, baseFolder: String, format: TreasureFormat?)
         {
@@ -22,6 +25,16 @@ public struct TreasureFileImport {
             self.displayPath = displayPath
             self.baseFolder = baseFolder
             self.format = format
+        }
+
+        /// Standard input, already read: it needs its format named.
+        public static func standardInput(
+            _ contents: [UInt8], format: TreasureFormat, baseFolder: String
+        ) -> Source {
+            var source = Source(
+                path: "<stdin>", displayPath: "<stdin>", baseFolder: baseFolder, format: format)
+            source.contents = contents
+            return source
         }
 
         /// How the workspace knows the file: its absolute path, so that importing it from
@@ -260,13 +273,12 @@ public struct TreasureFileImport {
     }
 
     /// About how many rows the files hold, from their sizes (a treasure row is rarely
-    /// under 40 bytes); standard input counts as none.
+    /// under 40 bytes).
     static func expectedRows(in sources: [Source]) -> Int {
         let bytes = sources.reduce(0) { total, source in
+            if let contents = source.contents { return total + contents.count }
             var info = stat()
-            guard source.displayPath != "<stdin>", stat(source.path, &info) == 0 else {
-                return total
-            }
+            guard stat(source.path, &info) == 0 else { return total }
             return total + Int(info.st_size)
         }
         return min(bytes / 40, 50_000_000)
@@ -278,9 +290,16 @@ public struct TreasureFileImport {
         _ source: Source, encoding: TextEncoding, keys: SharedKeyDeriver, into channel: RowChannel
     ) {
         do {
-            var reader = try TreasureReader(
-                path: source.path, displayPath: source.displayPath, format: source.format,
-                encoding: encoding)
+            var reader =
+                if let contents = source.contents, let format = source.format {
+                    try TreasureReader(
+                        bytes: contents, format: format, displayPath: source.displayPath,
+                        encoding: encoding)
+                } else {
+                    try TreasureReader(
+                        path: source.path, displayPath: source.displayPath, format: source.format,
+                        encoding: encoding)
+                }
             var batch = RowBatch(file: source.displayPath, sourcePath: source.identity)
             while let row = try reader.next() {
                 switch row {

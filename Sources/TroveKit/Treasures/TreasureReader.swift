@@ -193,6 +193,26 @@ public struct TreasureReader {
         self.displayPath = displayPath
     }
 
+    /// Reads treasures from bytes already in memory, such as standard input read whole
+    /// by the caller.
+    /// - Throws: ``TreasureFileError`` when the header or JSON structure is unusable.
+    public init(
+        bytes: [UInt8], format: TreasureFormat, displayPath: String,
+        encoding: TextEncoding = .utf8
+    ) throws(TreasureFileError) {
+        switch format {
+        case .csv:
+            let csv = CSVReader(bytes: bytes, displayPath: displayPath, encoding: encoding)
+            source = .csv(try CSVTreasureSource(csv))
+        case .geojson:
+            source = .geojson(
+                try GeoJSONTreasureSource(
+                    bytes: bytes, displayPath: displayPath, encoding: encoding))
+        }
+        self.format = format
+        self.displayPath = displayPath
+    }
+
     /// Reads a CSV reader's records as treasures, e.g. one made with a small chunk size.
     /// - Throws: ``TreasureFileError`` when the header is unusable.
     init(csv: CSVReader) throws(TreasureFileError) {
