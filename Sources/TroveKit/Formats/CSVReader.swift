@@ -51,17 +51,6 @@ public struct CSVReader {
             encoding: encoding, delimiter: delimiter ?? (isTSV ? UInt8(ascii: "\t") : nil))
     }
 
-    /// Reads standard input, sniffing the delimiter unless given.
-    /// - Throws: ``CSVError`` when standard input cannot be read.
-    public init(
-        standardInputAs displayPath: String = "<stdin>", encoding: TextEncoding = .utf8,
-        delimiter: UInt8? = nil
-    ) throws(CSVError) {
-        try self.init(
-            fileDescriptor: 0, closesDescriptor: false, displayPath: displayPath,
-            encoding: encoding, delimiter: delimiter)
-    }
-
     /// Reads text already in memory (a file read whole for another reason), sniffing the
     /// delimiter unless given.
     public init(

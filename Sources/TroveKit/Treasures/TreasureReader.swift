@@ -156,16 +156,6 @@ public struct TreasureReader {
         self.displayPath = shown
     }
 
-    /// Reads standard input in the given format (`trove import treasures - --from csv`).
-    /// - Throws: ``TreasureFileError`` as ``init(path:displayPath:format:encoding:)``.
-    public init(
-        standardInputAs format: TreasureFormat, displayPath: String = "<stdin>",
-        encoding: TextEncoding = .utf8
-    ) throws(TreasureFileError) {
-        try self.init(
-            fileDescriptor: 0, format: format, displayPath: displayPath, encoding: encoding)
-    }
-
     /// Reads an open descriptor without closing it; tests use pipes.
     init(
         fileDescriptor: Int32, format: TreasureFormat, displayPath: String,
