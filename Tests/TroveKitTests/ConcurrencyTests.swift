@@ -27,8 +27,9 @@ import Testing
         }
         #expect(try channel.next() == 0)
         channel.cancel()
-        // The producer returns instead of waiting for room forever.
-        #expect(try producer.wait() >= 2)
+        // The producer returns instead of waiting for room forever. It got item 0 out and
+        // at most two more into the buffer; how many depends on when it was cancelled.
+        #expect((1...3).contains(try producer.wait()))
     }
 
     @Test func aWorkerGivesBackWhatItsBodyThrewOnEveryWait() {
