@@ -72,25 +72,28 @@ func valueHash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
 
 /// Streams the recorded (path, hash) pairs of one export in database order.
 struct ExportStateReader {
-    private let statement: Statement?
-    private var block: [UInt8] = []
-    private var offset = 0
-    /// Whether every pair has been read.
-    private(set) var isAtEnd = false
-    /// The current path; meaningless once `isAtEnd`.
-    private(set) var path: [UInt8] = []
+    private var entries: FrontCodedReader
+    /// The current path's value hash.
     private(set) var hash: UInt64 = 0
+
+    /// Whether every pair has been read.
+    var isAtEnd: Bool { entries.isAtEnd }
+    /// The current path; meaningless once `isAtEnd`.
+    var path: [UInt8] { entries.path }
 
     /// Opens the last recorded state of `layout`; empty when it was never exported.
     ///
     /// - Throws: `SQLiteError`.
     init(database: Database, layout: String, generation: Int64?) throws {
+        var statement: Statement?
         if let generation {
             statement = try database.prepare(
                 "SELECT entries FROM export_state WHERE layout = ? AND generation = ? ORDER BY seq")
             try statement?.bind([.text(layout), .integer(generation)])
-        } else {
-            statement = nil
+        }
+        entries = FrontCodedReader(damaged: ExportError.damagedState) { [statement] in
+            guard let row = try statement?.next() else { return nil }
+            return row.blob(0) ?? []
         }
         try advance()
     }
@@ -99,41 +102,8 @@ struct ExportStateReader {
     ///
     /// - Throws: `SQLiteError`, `ExportError.damagedState`.
     mutating func advance() throws {
-        guard !isAtEnd else { return }
-        while offset >= block.count {
-            guard let statement, let row = try statement.next() else {
-                isAtEnd = true
-                return
-            }
-            block = row.blob(0) ?? []
-            offset = 0
-            path.removeAll(keepingCapacity: true)
-        }
-        let shared = try readVarint()
-        let suffix = try readVarint()
-        guard shared <= path.count, offset + suffix + 8 <= block.count else {
-            throw ExportError.damagedState
-        }
-        path.removeLast(path.count - shared)
-        path.append(contentsOf: block[offset..<offset + suffix])
-        offset += suffix
-        var value: UInt64 = 0
-        for index in 0..<8 { value |= UInt64(block[offset + index]) << (8 * UInt64(index)) }
-        offset += 8
-        hash = value
-    }
-
-    private mutating func readVarint() throws -> Int {
-        var value = 0
-        var shift = 0
-        while true {
-            guard offset < block.count, shift < 63 else { throw ExportError.damagedState }
-            let byte = block[offset]
-            offset += 1
-            value |= Int(byte & 0x7F) << shift
-            if byte < 0x80 { return value }
-            shift += 7
-        }
+        try entries.advance()
+        if !entries.isAtEnd { hash = try entries.readUInt64() }
     }
 }
 

@@ -49,3 +49,83 @@ struct FrontCodedBlock {
         entries = 0
     }
 }
+
+/// Reads back, in order, the entries `FrontCodedBlock` packed: each entry's path, then
+/// its own bytes through `readVarint`, `readBytes` and `readUInt64`. Blocks come from
+/// `nextBlock` as the one before is used up; the export's recorded state and the Storage
+/// plan read theirs from SQLite rows.
+struct FrontCodedReader {
+    private let nextBlock: () throws -> [UInt8]?
+    /// Thrown when a block does not decode.
+    private let damaged: any Error
+    private var block: [UInt8] = []
+    private var offset = 0
+    /// Whether every entry has been read.
+    private(set) var isAtEnd = false
+    /// The current entry's path; meaningless once `isAtEnd`.
+    private(set) var path: [UInt8] = []
+
+    /// - Parameters:
+    ///   - damaged: what to throw when a block does not decode.
+    ///   - nextBlock: the next block, nil after the last.
+    init(damaged: any Error, nextBlock: @escaping () throws -> [UInt8]?) {
+        self.damaged = damaged
+        self.nextBlock = nextBlock
+    }
+
+    /// Moves to the next entry and reads its path, or sets `isAtEnd`.
+    ///
+    /// - Throws: `damaged`, or what `nextBlock` throws.
+    mutating func advance() throws {
+        guard !isAtEnd else { return }
+        while offset >= block.count {
+            guard let next = try nextBlock() else {
+                isAtEnd = true
+                return
+            }
+            block = next
+            offset = 0
+            path.removeAll(keepingCapacity: true)
+        }
+        let shared = try readVarint()
+        let suffix = try readVarint()
+        guard shared <= path.count, offset + suffix <= block.count else { throw damaged }
+        path.removeLast(path.count - shared)
+        path.append(contentsOf: block[offset..<offset + suffix])
+        offset += suffix
+    }
+
+    /// - Throws: `damaged`.
+    mutating func readVarint() throws -> Int {
+        var value = 0
+        var shift = 0
+        while true {
+            guard offset < block.count, shift < 63 else { throw damaged }
+            let byte = block[offset]
+            offset += 1
+            value |= Int(byte & 0x7F) << shift
+            if byte < 0x80 { return value }
+            shift += 7
+        }
+    }
+
+    /// The next `count` bytes of the current entry.
+    ///
+    /// - Throws: `damaged`.
+    mutating func readBytes(_ count: Int) throws -> ArraySlice<UInt8> {
+        guard count >= 0, offset + count <= block.count else { throw damaged }
+        defer { offset += count }
+        return block[offset..<offset + count]
+    }
+
+    /// The next 8 bytes of the current entry, little-endian.
+    ///
+    /// - Throws: `damaged`.
+    mutating func readUInt64() throws -> UInt64 {
+        guard offset + 8 <= block.count else { throw damaged }
+        var value: UInt64 = 0
+        for index in 0..<8 { value |= UInt64(block[offset + index]) << (8 * UInt64(index)) }
+        offset += 8
+        return value
+    }
+}

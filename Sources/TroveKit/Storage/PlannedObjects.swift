@@ -9,26 +9,29 @@ import TroveSQLite
 
 /// Reads the planned objects of one output in path order, or of every output but one.
 struct PlannedObjectReader {
-    private let statement: Statement
-    private var block: [UInt8] = []
-    private var offset = 0
-    /// Whether every object has been read.
-    private(set) var isAtEnd = false
-    /// The current object's path; meaningless once `isAtEnd`.
-    private(set) var path: [UInt8] = []
+    private var entries: FrontCodedReader
     /// The current object's token, nil when it was planned without one.
     private(set) var token: [UInt8]?
+
+    /// Whether every object has been read.
+    var isAtEnd: Bool { entries.isAtEnd }
+    /// The current object's path; meaningless once `isAtEnd`.
+    var path: [UInt8] { entries.path }
 
     /// Opens the objects planned for `output` (in path order), or with `others`, those
     /// planned for every other output (in path order per output).
     ///
     /// - Throws: `SQLiteError`, `StoragePlanError.damaged`.
     init(database: Database, output: String, others: Bool = false) throws {
-        statement = try database.prepare(
+        let statement = try database.prepare(
             others
                 ? "SELECT data FROM storage_plan_blocks WHERE output <> ? ORDER BY output, seq"
                 : "SELECT data FROM storage_plan_blocks WHERE output = ? ORDER BY seq")
         try statement.bind([.text(output)])
+        entries = FrontCodedReader(damaged: StoragePlanError.damaged) {
+            guard let row = try statement.next() else { return nil }
+            return row.blob(0) ?? []
+        }
         try advance()
     }
 
@@ -36,46 +39,11 @@ struct PlannedObjectReader {
     ///
     /// - Throws: `SQLiteError`, `StoragePlanError.damaged`.
     mutating func advance() throws {
-        guard !isAtEnd else { return }
-        while offset >= block.count {
-            guard let row = try statement.next() else {
-                isAtEnd = true
-                return
-            }
-            block = row.blob(0) ?? []
-            offset = 0
-            path.removeAll(keepingCapacity: true)
-        }
-        let shared = try readVarint()
-        let suffix = try readVarint()
-        guard shared <= path.count, offset + suffix <= block.count else {
-            throw StoragePlanError.damaged
-        }
-        path.removeLast(path.count - shared)
-        path.append(contentsOf: block[offset..<offset + suffix])
-        offset += suffix
+        try entries.advance()
+        guard !entries.isAtEnd else { return }
         // The token's length plus one; 0 for none.
-        let tokenLength = try readVarint()
-        if tokenLength == 0 {
-            token = nil
-        } else {
-            guard offset + tokenLength - 1 <= block.count else { throw StoragePlanError.damaged }
-            token = Array(block[offset..<offset + tokenLength - 1])
-            offset += tokenLength - 1
-        }
-    }
-
-    private mutating func readVarint() throws -> Int {
-        var value = 0
-        var shift = 0
-        while true {
-            guard offset < block.count, shift < 63 else { throw StoragePlanError.damaged }
-            let byte = block[offset]
-            offset += 1
-            value |= Int(byte & 0x7F) << shift
-            if byte < 0x80 { return value }
-            shift += 7
-        }
+        let tokenLength = try entries.readVarint()
+        token = tokenLength == 0 ? nil : Array(try entries.readBytes(tokenLength - 1))
     }
 
     /// Every object planned for `output`, for tests and tools.
