@@ -48,6 +48,12 @@ import Testing
 }
 
 @Suite struct ExportLayoutTests {
+    @Test func aLayoutSavedWithAByteOrderMarkReads() throws {
+        let json = #"{"records": "posts", "paths": {"a/{key}": {"n": 1.5, "t": true}}}"#
+        let layout = try Layout(name: "t", json: [0xEF, 0xBB, 0xBF] + Array(json.utf8))
+        #expect(layout.paths.map(\.text) == ["a/{key}"])
+    }
+
     @Test func aPlaceholderThatIsTheWholeStringKeepsItsType() throws {
         let layout = try Layout(
             name: "t",
@@ -72,6 +78,22 @@ import Testing
         (#"{"records": "posts", "paths": {"a.b/{key}": 1}}"#, "contains '.'"),
         (#"{"records": "posts", "paths": {"a/{key}": {"0": 1, "1": 2}}}"#, "array indices"),
         (#"{"records": "posts"}"#, "\"paths\" must be an object"),
+        (
+            #"{"records": "posts", "paths": {"a": 1, "a": 2}}"#,
+            "invalid JSON: the key 'a' appears twice"
+        ),
+        (
+            #"{"records": "posts", "paths": {"a": 1e999}}"#,
+            "invalid JSON: number 1e999 is out of range"
+        ),
+        (
+            "{\"records\": \"posts\", \"paths\": {\"a\": 1}}\n{}",
+            "line 2, column 0: unexpected data"
+        ),
+        (
+            #"{"records": "posts", "paths": {"a": 1}, "extra": 1, "more": 2}"#,
+            "unknown member \"extra\""
+        ),
     ])
     func brokenLayoutsAreRefusedWithTheReason(json: String, message: String) {
         #expect {

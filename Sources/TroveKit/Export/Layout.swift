@@ -33,38 +33,38 @@ public struct Layout: Sendable {
     /// - Throws: `LayoutError`.
     public init(name: String, json: some Collection<UInt8>) throws(LayoutError) {
         self.name = name
-        let document: ExportJSON
+        let document: JSONValue
         do {
-            document = try ExportJSON(parsing: json)
+            document = try JSONValue(parsingStrictly: json)
         } catch {
             throw LayoutError(layout: name, problem: .unreadable(error.description))
         }
-        guard let members = document.objectValue else {
+        guard case .object(let members) = document else {
             throw LayoutError(layout: name, problem: .shape("a layout is a JSON object"))
         }
-        for key in members.keys where key != "records" && key != "paths" {
+        for member in members where member.name != "records" && member.name != "paths" {
             throw LayoutError(
-                layout: name, problem: .shape("unknown member \"\(key)\" (expected records, paths)")
-            )
+                layout: name,
+                problem: .shape("unknown member \"\(member.name)\" (expected records, paths)"))
         }
-        guard case .string(let recordsText) = members["records"] ?? .null,
+        guard case .string(let recordsText) = document["records"] ?? .null,
             let records = Records(rawValue: recordsText)
         else {
             throw LayoutError(
                 layout: name, problem: .shape("\"records\" must be \"treasures\" or \"posts\""))
         }
         self.records = records
-        guard let pathMembers = members["paths"]?.objectValue, !pathMembers.isEmpty else {
+        guard case .object(let pathMembers)? = document["paths"], !pathMembers.isEmpty else {
             throw LayoutError(
                 layout: name, problem: .shape("\"paths\" must be an object with at least one path"))
         }
         var compiled: [PathTemplate] = []
         var fields: [Field] = []
-        for (pathText, valueJSON) in pathMembers.sorted(by: {
-            $0.key.utf8.lexicographicallyPrecedes($1.key.utf8)
+        for member in pathMembers.sorted(by: {
+            $0.name.utf8.lexicographicallyPrecedes($1.name.utf8)
         }) {
             let template = try PathTemplate(
-                path: pathText, value: valueJSON, records: records, layout: name)
+                path: member.name, value: member.value, records: records, layout: name)
             compiled.append(template)
             fields += template.fields
         }

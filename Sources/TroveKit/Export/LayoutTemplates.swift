@@ -29,15 +29,16 @@ indirect enum ValueTemplate: Sendable {
         }
     }
 
-    init(_ json: ExportJSON, records: Layout.Records, layout: String, path: String)
+    init(_ json: JSONValue, records: Layout.Records, layout: String, path: String)
         throws(LayoutError)
     {
         switch json {
         case .null: self = .absent
         case .bool(let value): self = .literal(Array((value ? "true" : "false").utf8))
-        case .number(let value):
+        case .number(let text):
+            // Strict reading checked that it reads as a finite double.
             var bytes: [UInt8] = []
-            JSONText.appendNumber(value, to: &bytes)
+            JSONText.appendNumber(Double(text) ?? 0, to: &bytes)
             self = .literal(bytes)
         case .string(let text):
             let template = try TextTemplate(text, records: records, layout: layout, path: path)
@@ -65,8 +66,8 @@ indirect enum ValueTemplate: Sendable {
                 return
             }
             var compiled: [(key: [UInt8], value: ValueTemplate)] = []
-            for (key, value) in members.sorted(by: {
-                $0.key.utf8.lexicographicallyPrecedes($1.key.utf8)
+            for (key, value) in members.map({ ($0.name, $0.value) }).sorted(by: {
+                $0.0.utf8.lexicographicallyPrecedes($1.0.utf8)
             }) {
                 if key != ".priority" && key != ".value",
                     let reason = FirebaseLimits.keyProblem(key)
@@ -82,7 +83,7 @@ indirect enum ValueTemplate: Sendable {
                         try ValueTemplate(value, records: records, layout: layout, path: path)
                     ))
             }
-            let keys = members.keys.filter { $0 != ".priority" && $0 != ".value" }
+            let keys = members.map(\.name).filter { $0 != ".priority" && $0 != ".value" }
             if FirebaseLimits.looksLikeArray(keys) {
                 throw LayoutError(
                     layout: layout,
@@ -128,7 +129,7 @@ struct PathTemplate: Sendable {
         return keys.contains("\"g\"") && keys.contains("\"l\"")
     }
 
-    init(path: String, value json: ExportJSON, records: Layout.Records, layout: String)
+    init(path: String, value json: JSONValue, records: Layout.Records, layout: String)
         throws(LayoutError)
     {
         text = path

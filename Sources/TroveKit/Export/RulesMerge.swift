@@ -6,7 +6,7 @@ enum RulesMerge {
     /// (`"rules" > "treasureLocations": add ".indexOn": ["g"]`). A file that is not plain
     /// JSON (rules files may hold comments) gets every node listed.
     static func missing(in existing: Data, for layout: Layout) -> [String] {
-        let document = try? ExportJSON(parsing: Array(existing))
+        let document = try? JSONValue(parsingStrictly: Array(existing))
         var lines: [String] = []
         for template in layout.paths where template.isGeoFireNode {
             var names = ["rules"]
@@ -19,14 +19,14 @@ enum RulesMerge {
             var node = document
             for name in names {
                 // A wildcard matches whatever `$` name the file uses at that level.
-                if name.hasPrefix("$"), let members = node?.objectValue {
-                    node = members.first { $0.key.hasPrefix("$") }?.value
+                if name.hasPrefix("$"), case .object(let members)? = node {
+                    node = members.first { $0.name.hasPrefix("$") }?.value
                 } else {
-                    node = node?.objectValue?[name]
+                    node = node?[name]
                 }
             }
             let indexed: Bool
-            switch node?.objectValue?[".indexOn"] {
+            switch node?[".indexOn"] {
             case .string(let field)?: indexed = field == "g"
             case .array(let fields)?: indexed = fields.contains(.string("g"))
             default: indexed = false
