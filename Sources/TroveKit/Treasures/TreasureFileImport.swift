@@ -153,10 +153,14 @@ public struct TreasureFileImport {
             // halves take about as long, and the machine has two cores.
             let channel = RowChannel(capacity: 8)
             let encoding = self.encoding
-            Thread.detachNewThread {
+            let reader = Worker {
                 Self.read(source, encoding: encoding, keys: keys, into: channel)
             }
-            defer { channel.cancel() }
+            // Stopped and joined on every way out, so no reading outlives the import.
+            defer {
+                channel.cancel()
+                try? reader.wait()
+            }
             var derivedKeys = false
             while true {
                 switch channel.receive() {
