@@ -21,7 +21,8 @@ enum GeohashCommand {
         let result = try GeohashAssignment.run(
             on: invocation.openWorkspace(), precision: precision)
         if invocation.format == .json {
-            invocation.print("{\"treasures\": \(result.treasures), \"posts\": \(result.posts)}")
+            invocation.print(
+                JSONObject(["treasures": result.treasures, "posts": result.posts]).jsonText)
         } else {
             invocation.note(
                 "geohashed \(result.treasures) treasures and \(result.posts) posts")

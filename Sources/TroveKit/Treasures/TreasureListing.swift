@@ -190,18 +190,18 @@ public struct TreasureListing {
         try forEach { treasure in
             chunk += first ? "\n" : ",\n"
             first = false
-            chunk += "{\"type\": \"Feature\", \"id\": \(jsonString(treasure.key)), "
-            chunk += "\"geometry\": {\"type\": \"Point\", \"coordinates\": ["
-            chunk += "\(jsonNumber(treasure.longitude)), \(jsonNumber(treasure.latitude))]}, "
-            chunk += "\"properties\": {\"name\": \(jsonString(treasure.name))"
-            if let description = treasure.description {
-                chunk += ", \"description\": \(jsonString(description))"
-            }
-            if let image = treasure.image { chunk += ", \"image\": \(jsonString(image))" }
-            for extra in treasure.extras {
-                chunk += ", \(jsonString(extra.name)): \(extra.json)"
-            }
-            chunk += "}}"
+            var properties = JSONObject(["name": treasure.name])
+            if let description = treasure.description { properties.add("description", description) }
+            if let image = treasure.image { properties.add("image", image) }
+            for extra in treasure.extras { properties.add(extra.name, json: extra.json) }
+            let point = JSONObject([
+                "type": "Point", "coordinates": [treasure.longitude, treasure.latitude],
+            ])
+            chunk +=
+                JSONObject([
+                    "type": "Feature", "id": treasure.key, "geometry": point,
+                    "properties": properties,
+                ]).jsonText
             if chunk.utf8.count > 1 << 16 {
                 try write(chunk)
                 chunk = ""
@@ -232,19 +232,14 @@ public struct TreasureListing {
 
     /// One treasure as a JSON object on one line.
     public static func json(_ treasure: TreasureDetails) -> String {
-        func optional(_ text: String?) -> String { text.map(jsonString) ?? "null" }
-        var text = "{\"key\": \(jsonString(treasure.key)), \"name\": \(jsonString(treasure.name))"
-        text += ", \"lat\": \(jsonNumber(treasure.latitude))"
-        text += ", \"lon\": \(jsonNumber(treasure.longitude))"
-        text += ", \"description\": \(optional(treasure.description))"
-        text += ", \"image\": \(optional(treasure.image)), \"extra\": {"
-        text += treasure.extras.map { "\(jsonString($0.name)): \($0.json)" }.joined(
-            separator: ", ")
-        text += "}, \"geohash\": \(optional(treasure.geohash))"
-        text += ", \"file\": \(optional(treasure.file))"
-        text += ", \"line\": \(treasure.line.map(String.init) ?? "null")"
-        text += ", \"feature\": \(treasure.feature.map(String.init) ?? "null")}"
-        return text
+        var extra = JSONObject()
+        for field in treasure.extras { extra.add(field.name, json: field.json) }
+        return JSONObject([
+            "key": treasure.key, "name": treasure.name, "lat": treasure.latitude,
+            "lon": treasure.longitude, "description": treasure.description,
+            "image": treasure.image, "extra": extra, "geohash": treasure.geohash,
+            "file": treasure.file, "line": treasure.line, "feature": treasure.feature,
+        ]).jsonText
     }
 
     /// A CSV field, quoted when it holds a delimiter, quote, line break or surrounding
