@@ -74,4 +74,44 @@ import Testing
             #expect(found.count == expected.count)
         }
     }
+
+    /// The first assignment fills the table from a second connection, many rows a
+    /// statement; every stored geohash must be GeoFire's for its row, a position out of
+    /// range gets none, and the second run finds nothing to do.
+    @Test func aFirstAssignmentStoresEveryRowsGeohashAndASecondChangesNothing() throws {
+        let path = FileManager.default.temporaryDirectory
+            .appendingPathComponent("trove-refill-\(UUID().uuidString).sqlite").path
+        defer {
+            for suffix in ["", "-wal", "-shm"] {
+                try? FileManager.default.removeItem(atPath: path + suffix)
+            }
+        }
+        let workspace = try Workspace(path: path, create: true)
+        var generator = SeededGenerator(state: 11)
+        var expected: [String: String] = [:]
+        try workspace.write {
+            // More than a batch of the reading thread, so batches and chunks both split.
+            for index in 0..<9_000 {
+                let latitude = Double.random(in: -90...90, using: &generator)
+                let longitude = Double.random(in: -180...180, using: &generator)
+                let key = "t\(index)"
+                try workspace.database.execute(
+                    "INSERT INTO treasures (key, name, lat, lon) VALUES (?, ?, ?, ?)",
+                    [.text(key), .text("T"), .real(latitude), .real(longitude)])
+                expected[key] = Geohash.encode(latitude: latitude, longitude: longitude)
+            }
+            try workspace.database.execute(
+                "INSERT INTO treasures (key, name, lat, lon) VALUES ('off', 'T', 95, 0)")
+        }
+        let first = try GeohashAssignment.run(on: workspace)
+        #expect(first.treasures == 9_000)
+        let stored = try workspace.database.query(
+            "SELECT key, geohash FROM treasure_geohashes", []
+        ) { ($0.text(0) ?? "", $0.text(1) ?? "") }
+        #expect(Dictionary(uniqueKeysWithValues: stored) == expected)
+        #expect(try GeohashAssignment.run(on: workspace).treasures == 0)
+        let index = try workspace.database.scalar(
+            "SELECT count(*) FROM sqlite_master WHERE name = 'treasure_geohashes_geohash'")
+        #expect(index?.int64 == 1)
+    }
 }

@@ -62,13 +62,108 @@ public enum GeohashAssignment {
             .string
         if definition != nil { try database.execute("DROP INDEX \(index)") }
         try database.execute("DELETE FROM treasure_geohashes")
-        let written = try database.execute(
-            """
-            INSERT OR IGNORE INTO treasure_geohashes (key, geohash)
-            SELECT t.key, \(fresh) FROM treasures AS t ORDER BY t.key
-            """, [length])
-        if let definition { try database.execute(definition) }
+        let written = try refill(precision: precision, in: database)
+        if let definition { try rebuildIndex(definition, in: database) }
         return written
+    }
+
+    /// Fills the empty table in key order. Another connection reads the positions and
+    /// computes the geohashes on a thread of its own while this one writes, so the scan
+    /// of the wide treasures table costs the writer no time. It sees the treasures as they
+    /// were when this transaction began, which holds the write lock and changes none.
+    private static func refill(precision: Int, in database: Database) throws -> Int {
+        let channel = BoundedChannel<KeyedGeohashes>(capacity: 8)
+        let path = database.path
+        let worker = Worker { () throws -> Void in
+            defer { channel.close() }
+            // Opened here, before this transaction can commit: this thread closes the
+            // channel only after its last row, and the writer waits for that.
+            let reader = try Database(path: path, mode: .readOnly)
+            let rows = try reader.prepare("SELECT key, lat, lon FROM treasures ORDER BY key")
+            var batch = KeyedGeohashes()
+            while let row = try rows.next() {
+                // As trove_geohash: no geohash, and no row, for a position out of range.
+                guard let latitude = number(row[1]), let longitude = number(row[2]),
+                    (-90...90).contains(latitude), (-180...180).contains(longitude)
+                else { continue }
+                row.withUTF8(0) { batch.bytes.append(contentsOf: $0) }
+                batch.ends.append(batch.bytes.count)
+                let geohash = Geohash.encode(
+                    latitude: latitude, longitude: longitude, precision: precision)
+                batch.bytes.append(contentsOf: geohash.utf8)
+                batch.ends.append(batch.bytes.count)
+                if batch.count == KeyedGeohashes.capacity {
+                    guard channel.send(batch) else { return }
+                    batch = KeyedGeohashes()
+                }
+            }
+            if batch.count > 0 { _ = channel.send(batch) }
+        }
+        defer {
+            channel.cancel()
+            try? worker.wait()
+        }
+        let chunk = 64
+        let insertChunk = try database.prepare(
+            "INSERT INTO treasure_geohashes (key, geohash) VALUES "
+                + Array(repeating: "(?, ?)", count: chunk).joined(separator: ", "))
+        let insert = try database.prepare(
+            "INSERT INTO treasure_geohashes (key, geohash) VALUES (?, ?)")
+        var written = 0
+        while let batch = try channel.next() {
+            try batch.bytes.withUnsafeBytes { bytes in
+                func bind(_ row: Int, at index: Int32, in statement: Statement) throws {
+                    let keyStart = row == 0 ? 0 : batch.ends[2 * row - 1]
+                    let keyEnd = batch.ends[2 * row]
+                    let geohashEnd = batch.ends[2 * row + 1]
+                    try statement.bindText(
+                        borrowing: bytes.baseAddress! + keyStart, count: keyEnd - keyStart,
+                        at: index)
+                    try statement.bindText(
+                        borrowing: bytes.baseAddress! + keyEnd, count: geohashEnd - keyEnd,
+                        at: index + 1)
+                }
+                var row = 0
+                while batch.count - row >= chunk {
+                    for offset in 0..<chunk {
+                        try bind(row + offset, at: Int32(1 + 2 * offset), in: insertChunk)
+                    }
+                    try insertChunk.step()
+                    row += chunk
+                }
+                while row < batch.count {
+                    try bind(row, at: 1, in: insert)
+                    try insert.step()
+                    row += 1
+                }
+            }
+            written += batch.count
+        }
+        try worker.wait()
+        return written
+    }
+
+    /// Creates an index again. Its sort sets runs aside in temporary files: the
+    /// workspace keeps temporary data in memory, where SQLite's sort of a million keys
+    /// takes a third longer and 30 MB more, so files are used here when they can be.
+    private static func rebuildIndex(_ definition: String, in database: Database) throws {
+        try database.execute("PRAGMA temp_store = FILE")
+        defer { try? database.execute("PRAGMA temp_store = MEMORY") }
+        do {
+            try database.execute(definition)
+        } catch {
+            // No writable temporary folder: sort in memory after all.
+            try database.execute("PRAGMA temp_store = MEMORY")
+            try database.execute(definition)
+        }
+    }
+
+    private static func number(_ value: SQLiteValue?) -> Double? {
+        switch value {
+        case .real(let double): double
+        case .integer(let integer): Double(integer)
+        default: nil
+        }
     }
 
     /// Recomputes one table's geohashes in a single pass and writes only those that
@@ -91,7 +186,16 @@ public enum GeohashAssignment {
         if rebuild, definition != nil { try database.execute("DROP INDEX \(index)") }
         let changed = try database.execute(
             "UPDATE \(table) SET geohash = trove_geohash(lat, lon, ?1) WHERE \(stale)", [length])
-        if rebuild, let definition { try database.execute(definition) }
+        if rebuild, let definition { try rebuildIndex(definition, in: database) }
         return changed
     }
+}
+
+/// Keys and their geohashes on their way from the reading connection to the writing one.
+private struct KeyedGeohashes: Sendable {
+    var bytes: [UInt8] = []
+    /// Where each key ends in `bytes`, then where its geohash ends.
+    var ends: [Int] = []
+    var count: Int { ends.count / 2 }
+    static let capacity = 4096
 }
