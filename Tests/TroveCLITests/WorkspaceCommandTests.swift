@@ -25,23 +25,6 @@ import TroveSQLite
         #expect(sandbox.run("status").status == 0)
     }
 
-    @Test func aNewWorkspaceHasBigPagesAndAnOlderOneKeepsItsOwn() throws {
-        #expect(sandbox.run("init").status == 0)
-        let fresh = try Database(path: sandbox.workspace)
-        #expect(try fresh.scalar("PRAGMA page_size")?.int64 == 16384)
-        // A workspace made before the change has 4 KiB pages: it opens, imports and stays so.
-        let old = sandbox.path("old.sqlite")
-        let database = try Database(path: old, mode: .readWriteCreate)
-        try database.execute("PRAGMA page_size = 4096")
-        try database.execute("PRAGMA journal_mode = WAL")
-        #expect(sandbox.run("-w", "old.sqlite", "init").status == 0)
-        try sandbox.write("a.csv", "key,name,lat,lon\nk,A,1,1\n")
-        #expect(sandbox.run("-w", "old.sqlite", "import", "treasures", "a.csv").status == 0)
-        #expect(try database.scalar("PRAGMA page_size")?.int64 == 4096)
-        #expect(try database.scalar("SELECT count(*) FROM treasures")?.int64 == 1)
-        #expect(sandbox.run("-w", "old.sqlite", "status").status == 0)
-    }
-
     @Test func workspaceComesFromFlagThenEnvironment() {
         #expect(sandbox.run("init", environment: ["TROVE_WORKSPACE": "env.sqlite"]).status == 0)
         #expect(FileManager.default.fileExists(atPath: sandbox.path("env.sqlite")))

@@ -109,12 +109,7 @@ public final class Workspace {
                 try Self.checkIdentity(database, path: path, create: false)
             }
             let readOnly = database.isReadOnly
-            if !readOnly {
-                // Set before a new file's first write, ignored for an existing one: 16 KiB
-                // pages halve the system time of a big import and cut its CPU by a tenth.
-                try database.execute("PRAGMA page_size = 16384")
-                try database.execute("PRAGMA journal_mode = WAL")
-            }
+            if !readOnly { try database.execute("PRAGMA journal_mode = WAL") }
             try database.execute(
                 """
                 PRAGMA synchronous = NORMAL;
