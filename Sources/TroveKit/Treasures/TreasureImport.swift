@@ -179,34 +179,33 @@ public final class TreasureImporter {
                 try bind(row.extra, at: base + 7, in: statement)
                 try statement.bind(int: row.line, at: statement === insertChunk ? base + 8 : 9)
             }
-            // Rows that need no conflict handling wait here, to go in chunks; any other row
-            // goes after them, so a repeated key finds its first row stored.
-            var pending: [PackedTreasures.Row] = []
-            func flush() throws {
-                var start = 0
-                while pending.count - start >= Self.chunk {
+            // Rows that need no conflict handling wait, as the run of rows from `pending`
+            // on, to go in chunks; any other row goes after them, so a repeated key finds
+            // its first row stored.
+            let rows = batch.rows
+            var pending = 0
+            func flush(upTo end: Int) throws {
+                var start = pending
+                while end - start >= Self.chunk {
                     for offset in 0..<Self.chunk {
                         try bind(
-                            pending[start + offset], after: Int32(1 + offset * 8), in: insertChunk)
+                            rows[start + offset], after: Int32(1 + offset * 8), in: insertChunk)
                     }
                     try insertChunk.step()
                     start += Self.chunk
                 }
-                for row in pending[start...] {
+                for row in rows[start..<end] {
                     try bind(row, after: 0, in: insert)
                     try insert.step()
                 }
-                inserted += pending.count
-                changed += pending.count
-                pending.removeAll(keepingCapacity: true)
+                inserted += end - pending
+                changed += end - pending
+                pending = end
             }
             let tableWasEmpty = rowsBefore == 0
-            for row in batch.rows {
-                if tableWasEmpty && row.firstUse {
-                    pending.append(row)
-                    continue
-                }
-                try flush()
+            for (index, row) in rows.enumerated() where !(tableWasEmpty && row.firstUse) {
+                try flush(upTo: index)
+                pending = index + 1
                 try bind(row, after: 0, in: upsert)
                 try upsert.step()
                 if workspace.database.changes > 0 {
@@ -218,7 +217,7 @@ public final class TreasureImporter {
                     try relocate.step()
                 }
             }
-            try flush()
+            try flush(upTo: rows.count)
             processed += batch.rows.count
         }
     }
