@@ -103,11 +103,25 @@ public final class Statement {
 
     // MARK: - Binding
 
-    /// Resets the statement and binds `values` to its parameters, in order.
+    /// The number of parameters the SQL declares (the largest `?NNN` index).
+    public var parameterCount: Int { Int(sqlite3_bind_parameter_count(handle)) }
+
+    /// Resets the statement, clears every earlier binding and binds `values` to its
+    /// parameters, in order.
+    ///
+    /// A count that differs from the statement's parameters is a programmer error that
+    /// SQLite would not report (a missing value binds NULL, an extra one is ignored), so
+    /// it throws `SQLITE_RANGE` naming both counts.
     ///
     /// - Throws: `SQLiteError`.
     public func bind(_ values: [SQLiteValue?]) throws(SQLiteError) {
         reset()
+        sqlite3_clear_bindings(handle)
+        guard values.count == parameterCount else {
+            throw SQLiteError(
+                code: SQLITE_RANGE,
+                message: "\(values.count) values bound to \(parameterCount) parameters", sql: sql)
+        }
         for (offset, value) in values.enumerated() {
             try bind(value, at: Int32(offset + 1))
         }

@@ -31,6 +31,32 @@ import Testing
         #expect(scores == [1.5, nil, 0])
     }
 
+    @Test func bindingTheWrongNumberOfValuesThrowsNamingBothCounts() throws {
+        let statement = try database.prepare("SELECT name FROM t WHERE id = ? AND score > ?")
+        #expect(statement.parameterCount == 2)
+        for values: [SQLiteValue?] in [[.integer(1)], [.integer(1), .real(0), .integer(3)]] {
+            let error = try #require(throws: SQLiteError.self) { try statement.bind(values) }
+            #expect(error.message == "\(values.count) values bound to 2 parameters")
+            #expect(error.sql == statement.sql)
+        }
+        #expect(throws: SQLiteError.self) {
+            try database.execute("UPDATE t SET name = ? WHERE id = ?", [.text("x")])
+        }
+        #expect(
+            try database.query("SELECT name FROM t WHERE id = 1", []) { $0.text(0) } == [
+                "Hairy Harry"
+            ])
+    }
+
+    @Test func rebindingClearsValuesBoundOneByOne() throws {
+        let statement = try database.prepare("SELECT ?1 IS NULL, ?2 IS NULL")
+        try statement.bind(.integer(7), at: 2)
+        try statement.bind([.integer(1), nil])
+        let row = try #require(try statement.next())
+        #expect(row.int64(0) == 0)
+        #expect(row.int64(1) == 1)
+    }
+
     @Test func aStatementRunsAgainWithNewBindings() throws {
         let statement = try database.prepare("SELECT name FROM t WHERE id = ?")
         try statement.bind([.integer(1)])
