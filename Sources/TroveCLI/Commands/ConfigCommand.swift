@@ -20,6 +20,12 @@ enum ConfigCommand {
         let stored = setting.normalized(value)
         try invocation.openWorkspace().setSetting(setting.key, stored)
         if stored != value { invocation.note("stored \(setting.key) as \(stored)") }
+        if setting.key == Setting.storageBucket.key, StorageBucket.isCustom(stored) {
+            // A project id is a valid bucket name too; its default bucket is not this one.
+            invocation.note(
+                "note: \(stored) is used as a custom bucket; a Firebase project's default "
+                    + "bucket is \(stored).appspot.com or \(stored).firebasestorage.app")
+        }
         return .success
     }
 
