@@ -68,4 +68,19 @@ import Testing
         #expect(try make().status == 0)
         #expect(try make("-q").status == 0)
     }
+
+    @Test func aFailedValidateShowsItsFindings() throws {
+        try FileManager.default.removeItem(atPath: examples + "/artwork/battery-bella.png")
+        for _ in 0..<2 {
+            let failed = try make()
+            #expect(failed.status != 0)
+            let findings = failed.output.split(separator: "\n").filter {
+                $0.contains("error[") && $0.contains("battery-bella.png")
+            }
+            #expect(findings.count == 1, "\(failed.output)")
+            #expect(failed.output.contains("1 error"))
+            #expect(!FileManager.default.fileExists(atPath: examples + "/build/validate.txt"))
+            #expect(!FileManager.default.fileExists(atPath: examples + "/build/validate.txt.tmp"))
+        }
+    }
 }

@@ -67,10 +67,90 @@ import TroveSQLite
         #expect(result.stderr.contains(#""rules" > "treasureLocations": add ".indexOn": ["g"]"#))
         try sandbox.write(
             "database.rules.json",
-            #"{"rules": {"treasureLocations": {".indexOn": ["g", "name"]}}}"#)
+            #"{"rules": {".read": "auth != null", "treasureLocations": {".indexOn": ["g", "name"]}}}"#)
         let merged = sandbox.run(
             "export", "--layout", "flatirongo", "--rules", "database.rules.json")
         #expect(!merged.stderr.contains("merge into it"))
+        #expect(merged.stderr.contains("database.rules.json is unchanged"))
+    }
+
+    /// flatirongo with a `byCategory` node of its own.
+    private func writeLayoutThatAddsANode() throws {
+        try sandbox.write(
+            "cat.json",
+            """
+            {"records": "treasures", "paths": {
+              "treasureLocations/{key}": {"g": "{geohash}", "l": ["{lat}", "{lon}"]},
+              "treasureProfiles/{key}": {"name": "{name}"},
+              "byCategory/{key}": {"name": "{name}"}}}
+            """)
+    }
+
+    @Test func rulesAnExportWroteGainTheNodesALaterLayoutAdds() throws {
+        #expect(sandbox.run("export", "--layout", "flatirongo", "--rules", "r.json").status == 0)
+        let first = try ExportSupport.read(sandbox.path("r.json"))
+        #expect(!first.contains("byCategory"))
+        try writeLayoutThatAddsANode()
+        let updated = sandbox.run("export", "--layout", "./cat.json", "--rules", "r.json")
+        #expect(updated.status == 0, "\(updated.stderr)")
+        #expect(updated.stderr.contains("wrote \(sandbox.path("r.json"))"))
+        #expect(!updated.stderr.contains("is your own"))
+        let rules = try ExportSupport.read(sandbox.path("r.json"))
+        #expect(rules.contains("\"byCategory\": {\n      \".read\": true\n    }"))
+        // What the first layout needed stays.
+        #expect(rules.contains("\"treasureLocations\": {\n      \".indexOn\": [\"g\"],"))
+        // Run twice: the second run has nothing to add and says so once.
+        let again = sandbox.run("export", "--layout", "./cat.json", "--rules", "r.json")
+        #expect(try ExportSupport.read(sandbox.path("r.json")) == rules)
+        #expect(again.stderr.components(separatedBy: "r.json").count == 2, "\(again.stderr)")
+        #expect(again.stderr.contains("r.json is unchanged"))
+    }
+
+    @Test func ownRulesThatReadNothingAreToldEveryReadTheLayoutNeedsOnce() throws {
+        let own = #"{"rules": {".read": false, "treasureLocations": {".indexOn": "g"}}}"#
+        try sandbox.write("own.json", own)
+        try writeLayoutThatAddsANode()
+        for _ in 0..<2 {
+            let result = sandbox.run("export", "--layout", "./cat.json", "--rules", "own.json")
+            #expect(result.status == 0)
+            #expect(try ExportSupport.read(sandbox.path("own.json")) == own)
+            let lines = result.stderr.split(separator: "\n").map(String.init)
+            let told = lines.filter { $0.contains("own.json") }
+            #expect(told == ["\(sandbox.path("own.json")) is your own and was left alone; merge into it:"])
+            #expect(lines.contains(#"  "rules" > "byCategory": add ".read": true"#))
+            #expect(lines.contains(#"  "rules" > "treasureLocations": add ".read": true"#))
+            #expect(lines.contains(#"  "rules" > "treasureProfiles": add ".read": true"#))
+            #expect(!result.stderr.contains(".indexOn"))
+        }
+    }
+
+    @Test func exportPrintsAJSONSummaryWithFormatJSON() throws {
+        for run in 0..<2 {
+            let result = sandbox.run(
+                "export", "--layout", "flatirongo", "--out", "out.json", "--rules", "r.json",
+                "--format", "json")
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.isEmpty)
+            let summary = try #require(
+                JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+            #expect(summary["layout"] as? String == "flatirongo")
+            #expect(summary["records"] as? Int == 3)
+            #expect(summary["recorded"] as? Bool == true)
+            #expect(summary["changed"] as? Int == (run == 0 ? summary["paths"] as? Int : 0))
+            let written = summary["written"] as? [String] ?? []
+            let unchanged = summary["unchanged"] as? [String] ?? []
+            let out = sandbox.path("out.json")
+            #expect((run == 0 ? written : unchanged).contains(out))
+            #expect((run == 0 ? written : unchanged).contains(sandbox.path("r.json")))
+            #expect((summary["storage"] as? [String: Any])?["objects"] is Int)
+        }
+        let dry = sandbox.run("export", "--layout", "flatirongo", "--dry-run", "--format", "json")
+        #expect(dry.status == 0)
+        #expect(dry.stdout.hasPrefix("{\"layout\": \"flatirongo\", \"dryRun\": true"))
+        let toStdout = sandbox.run("export", "--layout", "flatirongo", "--format", "json")
+        #expect(toStdout.status == 2)
+        #expect(toStdout.stdout.isEmpty)
+        #expect(toStdout.stderr.contains("--format json needs --out FILE or --dry-run"))
     }
 
     // MARK: - GeoFire

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import TroveCLI
+@testable import TroveKit
 
 /// What `make install` installs beside the binary, generated from the declarations:
 /// completions and the man page; and the overview and version a user sees first.
@@ -54,6 +55,32 @@ import Testing
         #expect(try complete(["trove", "review", "list", "--format", "c"]) == ["csv"])
         // Hidden utility commands are not offered.
         #expect(!(try complete(["trove", ""])).contains("completions"))
+    }
+
+    /// Setting names for `config set`, files for a layout given as a path, nothing literal
+    /// for a value to type.
+    @Test func bashCompletesSettingsLayoutFilesAndNothingForValuesToType() throws {
+        try sandbox.write("my-layout.json", "{}")
+        try sandbox.write("maps/m2.json", "{}")
+        let keys = Setting.all.map(\.key)
+        #expect(try complete(["trove", "config", "set", ""]) == keys)
+        #expect(try complete(["trove", "config", "get", "storage.b"]) == ["storage.bucket"])
+        #expect(try complete(["trove", "-q", "config", "unset", "geo"]) == ["geohash.precision"])
+        // The value after the key is typed, not a file.
+        #expect(try complete(["trove", "config", "set", "storage.bucket", ""]) == [])
+        #expect(try complete(["trove", "export", "--layout", "./m"]) == ["./maps", "./my-layout.json"])
+        #expect(try complete(["trove", "export", "--layout", "my"]) == ["my-layout.json"])
+        #expect(try complete(["trove", "export", "--layout", "maps/"]) == ["maps/m2.json"])
+        #expect(try complete(["trove", "export", "--layout", "f"]) == ["flatirongo"])
+        for words in [
+            ["trove", "images", "--rendition", ""], ["trove", "images", "--rendition", "th"],
+            ["trove", "near", "40.7", ""], ["trove", "near", "40.7", "-74", "--radius", ""],
+        ] {
+            #expect(try complete(words) == [], "\(words)")
+        }
+        // Files where files are meant, still.
+        #expect(try complete(["trove", "import", "treasures", "my"]) == ["my-layout.json"])
+        #expect(try complete(["trove", "export", "-o", "my"]) == ["my-layout.json"])
     }
 
     @Test func zshAndFishScriptsNameEveryCommandAndFlag() {
@@ -117,6 +144,10 @@ import Testing
         #expect(
             try complete("trove -w x.sqlite export --update --layout ")
                 == ["flatirongo", "trashmapper"])
+        try sandbox.write("my-layout.json", "{}")
+        #expect(try complete("trove export --layout ./m") == ["./my-layout.json"])
+        #expect(try complete("trove config set storage.b") == ["storage.bucket"])
+        #expect(try complete("trove images --rendition ") == [])
     }
 
     /// zsh's completion system is driven with its helpers replaced by ones that print
@@ -145,6 +176,11 @@ import Testing
             try candidates("-w", "x.sqlite", "export", "--layout", "") == [
                 "flatirongo", "trashmapper",
             ])
+        #expect(try candidates("export", "--layout", "./m") == ["<files>"])
+        #expect(try candidates("config", "set", "") == Setting.all.map(\.key))
+        #expect(try candidates("config", "set", "storage.bucket", "") == [])
+        #expect(try candidates("images", "--rendition", "") == [])
+        #expect(try candidates("import", "treasures", "") == ["<files>"])
     }
 
     @Test func theManPageRendersWithManAndNamesEveryCommand() throws {

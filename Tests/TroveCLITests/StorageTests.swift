@@ -125,11 +125,30 @@ import TroveSQLite
         #expect(StorageBucket.normalize("gs://custom-bucket") == "custom-bucket")
     }
 
+    /// A custom bucket named bare is the bucket `gs://NAME` names, with the same URLs.
+    @Test(arguments: ["my-bucket", "gs://my-bucket", "My-Bucket", " my_bucket.example.com "])
+    func aBareCustomBucketIsAcceptedLikeItsGSForm(form: String) throws {
+        try makeWorkspace()
+        let set = sandbox.run("config", "set", "storage.bucket", form)
+        #expect(set.status == 0, "\(set.stderr)")
+        let stored = form.trimmingCharacters(in: .whitespaces).lowercased()
+            .replacingOccurrences(of: "gs://", with: "")
+        #expect(sandbox.run("config", "get", "storage.bucket").stdout == stored + "\n")
+        #expect(set.stderr.contains("is used as a custom bucket; a Firebase project's default bucket is \(stored).appspot.com"))
+        #expect(sandbox.run("config", "set", "storage.tokens", "off").status == 0)
+        let exported = sandbox.run("export", "--layout", "flatirongo")
+        #expect(exported.status == 0, "\(exported.stderr)")
+        #expect(exported.stdout.contains("https://firebasestorage.googleapis.com/v0/b/\(stored)/o/treasures%2Fa%2F"))
+    }
+
     @Test(arguments: [
-        "my-game", "gs://", "gs://my-game.appspot.com/folder", "https://example.com/x",
-        "my game.appspot.com", "gs://-bad.appspot.com", "",
+        "gs://", "gs://my-game.appspot.com/folder", "https://example.com/x",
+        "my game.appspot.com", "gs://-bad.appspot.com", "", "my-bucket/folder", "ab",
+        "my-google-bucket", "goog-bucket", "192.168.5.4", String(repeating: "a", count: 64),
+        "gs://-my-bucket", "my-bucket-", "My_Bucket!",
     ])
     func otherBucketsAreRefusedWithTheAcceptedForms(form: String) {
+        #expect(StorageBucket.normalize(form) == nil)
         sandbox.run("config", "set", "storage.bucket", "kept.appspot.com")
         let result = sandbox.run("config", "set", "storage.bucket", form)
         #expect(result.status == 2)

@@ -66,7 +66,8 @@ import TroveSQLite
         sandbox.run("config", "set", "game.bounds", "40.5,-74.3,41.0,-73.7")
         let before = sandbox.run("validate")
         #expect(
-            before.stdout.contains("t.csv:2: warning[T130]: no geohash yet (run 'trove geohash')"))
+            before.stdout.contains(
+                "workspace: warning[T130]: 3 treasures have no geohash yet (run 'trove geohash')"))
         #expect(
             before.stdout.contains(
                 "t.csv:3: warning[T204]: position (10.0, 10.0) is outside game.bounds"))

@@ -6,11 +6,13 @@ enum ConfigCommand {
         discussion: "Keys: " + Setting.all.map(\.key).joined(separator: ", ") + ".",
         subcommands: [set, get, list, unset])
 
-    static let keyArgument = Argument("key", help: "A setting, e.g. storage.bucket.")
+    static let keyArgument = Argument(
+        "key", help: "A setting, e.g. storage.bucket.",
+        completion: .words(Setting.all.map(\.key)))
 
     static let set = Command(
         "set", abstract: "Store a setting.",
-        arguments: [keyArgument, Argument("value", help: "The new value.")]
+        arguments: [keyArgument, Argument("value", help: "The new value.", completion: .nothing)]
     ) { invocation in
         let setting = try known(invocation.argument("key")!, invocation)
         let value = invocation.argument("value")!
@@ -20,6 +22,12 @@ enum ConfigCommand {
         let stored = setting.normalized(value)
         try invocation.openWorkspace().setSetting(setting.key, stored)
         if stored != value { invocation.note("stored \(setting.key) as \(stored)") }
+        if setting.key == Setting.storageBucket.key, StorageBucket.isCustom(stored) {
+            // A project id is a valid bucket name too; its default bucket is not this one.
+            invocation.note(
+                "note: \(stored) is used as a custom bucket; a Firebase project's default "
+                    + "bucket is \(stored).appspot.com or \(stored).firebasestorage.app")
+        }
         return .success
     }
 

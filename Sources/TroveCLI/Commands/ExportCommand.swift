@@ -14,7 +14,9 @@ enum ExportCommand {
             all of it. With --out, the Storage plan is written beside: OUT.storage.json
             and OUT.storage.sh, whose 'upload' step runs before the database update and
             'delete' step after it. --rules FILE writes a complete database.rules.json
-            when FILE does not exist, and otherwise says what to merge where. Only an
+            when FILE does not exist, adds what the layout needs to one an earlier export
+            wrote, and otherwise says what to merge where. --format json prints the
+            summary on stdout (with --out or --dry-run). Only an
             export written with --out is recorded (full or --update): a preview on stdout
             or a --dry-run changes nothing, so it never hides a change from the next
             --update. 'trove export log' lists the recorded exports; --update --since ID
@@ -49,6 +51,7 @@ enum ExportCommand {
                 "images", value: "dir",
                 help: "Where 'trove images' wrote the renditions (default: build/images)."),
         ],
+        formats: [.text, .json],
         subcommands: [log]
     ) { invocation in
         guard let layoutName = invocation.option("layout") else {
@@ -66,6 +69,10 @@ enum ExportCommand {
         }
         if since != nil && !invocation.flag("update") {
             throw invocation.usageError("--since needs --update")
+        }
+        if invocation.format == .json && output == nil && !invocation.flag("dry-run") {
+            throw invocation.usageError(
+                "--format json needs --out FILE or --dry-run: without them the tree goes to stdout")
         }
         let layout = try loadLayout(layoutName, invocation)
         var options = ExportOptions(
@@ -88,6 +95,10 @@ enum ExportCommand {
             throw CommandFailure(reason, status: .usage)
         } catch ExportError.storageSetting(let problem) {
             throw CommandFailure("cannot build image URLs: \(problem)", status: .usage)
+        }
+        if invocation.format == .json {
+            invocation.print(jsonSummary(summary, options, layout: layoutName, since: since))
+            return .success
         }
         let noun = layout.records == .treasures ? "treasures" : "approved posts"
         var message =
@@ -117,6 +128,26 @@ enum ExportCommand {
                     + "(sh \(script) upload; then delete)")
         }
         return .success
+    }
+
+    /// The summary `--format json` prints: the counts, the files, what an existing rules
+    /// file lacks and the Storage plan's counts (null when none was written).
+    private static func jsonSummary(
+        _ summary: ExportSummary, _ options: ExportOptions, layout: String, since: Int64?
+    ) -> String {
+        let storage = summary.storagePlan.map {
+            JSONObject([
+                "objects": $0.objects, "toUpload": $0.toUpload, "deletions": $0.deletions,
+            ])
+        }
+        return JSONObject([
+            "layout": layout, "dryRun": options.dryRun, "update": options.update,
+            "since": since, "recorded": options.isRecorded, "records": summary.records,
+            "paths": summary.paths, "changed": summary.changed, "removed": summary.removed,
+            "written": summary.written, "unchanged": summary.unchanged,
+            "rulesToMerge": summary.rulesToMerge, "remoteImages": summary.remoteImages,
+            "storage": storage,
+        ]).jsonText
     }
 
     // MARK: - log

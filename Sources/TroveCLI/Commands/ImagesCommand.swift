@@ -10,7 +10,8 @@ enum ImagesCommand {
             renditions.treasures / renditions.posts, or for one run with --rendition.
             Outputs are upright, keep PNG alpha, and carry no metadata but the ICC profile.
             Unchanged sources with unchanged settings are skipped. Only approved posts are
-            published: the renditions of a post no longer approved leave the output folder.
+            published: the renditions of a post no longer approved leave the output folder,
+            as do those of treasures removed from the workspace.
             """,
         options: [
             Option("treasures", help: "Only treasure images."),
@@ -96,12 +97,18 @@ enum ImagesCommand {
             invocation.print(
                 JSONObject([
                     "images": summary.images, "made": summary.made,
-                    "unchanged": summary.unchanged, "failed": failures,
+                    "unchanged": summary.unchanged, "removed": summary.removed,
+                    "failed": failures,
                 ]).jsonText)
         }
         var line =
             "made \(summary.made) renditions of \(summary.images) images "
             + "(\(summary.unchanged) already current) in \(options.outputFolder)"
+        if summary.removed > 0 {
+            line +=
+                "; removed \(summary.removed) rendition\(summary.removed == 1 ? "" : "s")"
+                + " of treasures or posts no longer published"
+        }
         if !summary.failures.isEmpty {
             line +=
                 "; \(summary.failures.count) image\(summary.failures.count == 1 ? "" : "s") failed"

@@ -180,7 +180,7 @@ enum ImportCommand {
     }
 
     /// `word` as one shell word, quoted only when it needs it.
-    private static func shellWord(_ word: String) -> String {
+    static func shellWord(_ word: String) -> String {
         let plain = word.allSatisfy { $0.isLetter || $0.isNumber || "-_./+,:@".contains($0) }
         return plain && !word.isEmpty
             ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"

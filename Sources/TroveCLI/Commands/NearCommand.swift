@@ -10,8 +10,8 @@ enum NearCommand {
             geohash are not found: run 'trove geohash' first.
             """,
         arguments: [
-            Argument("lat", help: "Latitude of the centre, in degrees."),
-            Argument("lon", help: "Longitude of the centre, in degrees."),
+            Argument("lat", help: "Latitude of the centre, in degrees.", completion: .nothing),
+            Argument("lon", help: "Longitude of the centre, in degrees.", completion: .nothing),
         ],
         options: [
             Option("radius", value: "distance", help: "How far to look: 500m, 2km (default 1km)."),

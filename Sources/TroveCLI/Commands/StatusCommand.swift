@@ -18,6 +18,9 @@ enum StatusCommand {
             invocation.print(
                 JSONObject([
                     "treasures": status.treasures, "posts": posts, "images": images,
+                    "photos": JSONObject([
+                        "to_publish": status.photosToPublish, "total": status.photos,
+                    ]),
                     "geohash_stale": status.geohashStale, "last_export": status.lastExport,
                 ]).jsonText)
             return .success
@@ -35,15 +38,39 @@ enum StatusCommand {
         invocation.print("posts:     \(posts.joined(separator: ", "))")
         invocation.print(
             "images:    \(status.imagesCurrent) current, \(status.imagesStale) need renditions")
+        if status.photos > 0 {
+            invocation.print(
+                "photos:    \(status.photosToPublish) to publish (of approved posts; "
+                    + "\(status.photos) \(status.photos == 1 ? "post has" : "posts have") a photo)")
+        }
         invocation.print("geohashes: \(status.geohashStale) missing or stale")
         invocation.print("exported:  \(status.lastExport ?? "never")")
         invocation.print("")
         if let next = status.nextStep {
             invocation.print("next: \(next)")
         } else {
-            invocation.print("up to date; after changes: trove export --update")
+            invocation.print("up to date; after changes: \(updateCommand(status, invocation))")
         }
         return .success
+    }
+
+    /// The `export --update` that follows the last recorded one, complete so that it runs
+    /// as printed: its layout and output file, relative to here when they are below it.
+    private static func updateCommand(_ status: WorkspaceStatus, _ invocation: Invocation)
+        -> String
+    {
+        guard let last = status.lastRecordedExport else {
+            return "trove export --layout flatirongo --update --out build/firebase.update.json"
+        }
+        func relative(_ path: String) -> String {
+            let here = invocation.resolve(".") + "/"
+            return path.hasPrefix(here) ? String(path.dropFirst(here.count)) : path
+        }
+        var layout = relative(last.layout)
+        // A layout file named without a slash would be read as a built-in name.
+        if last.layout.hasPrefix("/") && !layout.contains("/") { layout = "./" + layout }
+        let words = ["--layout", layout, "--update", "--out", relative(last.out)]
+        return "trove export " + words.map(ImportCommand.shellWord).joined(separator: " ")
     }
 }
 

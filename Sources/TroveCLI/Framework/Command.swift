@@ -61,14 +61,28 @@ public struct Argument: Sendable {
     /// that is no declared option but is a post id, or has a push id's shape, is taken as
     /// this argument wherever it stands on the line.
     public let takesPostIDs: Bool
+    /// What the shells complete for it: files unless said otherwise.
+    public let completion: Completion
+
+    /// What a shell offers for a value.
+    public enum Completion: Sendable, Equatable {
+        /// File names.
+        case files
+        /// Exactly these words (setting names).
+        case words([String])
+        /// Nothing: a value to type (a number, a name), never a file.
+        case nothing
+    }
 
     public init(
-        _ name: String, help: String, arity: Arity = .required, takesPostIDs: Bool = false
+        _ name: String, help: String, arity: Arity = .required, takesPostIDs: Bool = false,
+        completion: Completion? = nil
     ) {
         self.name = name
         self.help = help
         self.arity = arity
         self.takesPostIDs = takesPostIDs
+        self.completion = completion ?? (takesPostIDs ? .nothing : .files)
     }
 
     var usage: String {

@@ -25,18 +25,71 @@ enum Completions {
         return result
     }
 
-    /// The words an option's value completes to (`--format` → its formats, `--layout` →
-    /// the built-in layouts, `a|b|c` value names → the alternatives); empty for files.
-    static func values(of option: Option, in entry: Entry, layouts: [String]) -> [String] {
+    /// What a shell offers for one value: the mode the scripts switch on and its words.
+    enum ValueKind: Equatable {
+        /// Only these words (`--format` → its formats).
+        case words([String])
+        /// These words, and files when the word typed looks like a path (`./m`) or is
+        /// none of them (`--layout` → the built-in layouts or a layout file).
+        case wordsOrFiles([String])
+        case files
+        case directories
+        /// Nothing: a value to type (a number, `name=WxH`), never a file.
+        case nothing
+
+        /// The scripts' name for it.
+        var mode: String {
+            switch self {
+            case .words: "words"
+            case .wordsOrFiles: "wordsfiles"
+            case .files: "files"
+            case .directories: "dirs"
+            case .nothing: "none"
+            }
+        }
+
+        var words: [String] {
+            switch self {
+            case .words(let words), .wordsOrFiles(let words): words
+            default: []
+            }
+        }
+    }
+
+    /// What an option's value completes to, from its declaration: `--format` its formats,
+    /// `--layout` the built-in layouts or a file, `a|b|c` the alternatives, `file` and
+    /// `path` files, `dir` folders, anything else (a number, a name, `name=WxH[:fit|cover]`)
+    /// nothing.
+    static func valueKind(of option: Option, in entry: Entry, layouts: [String]) -> ValueKind {
         if option.long == "format" {
             let formats =
                 entry.command.formats.count > 1 ? entry.command.formats : [.text, .json, .csv]
-            return formats.map(\.rawValue)
+            return .words(formats.map(\.rawValue))
         }
-        if option.long == "layout" { return layouts }
-        guard let name = option.valueName, name.contains("|") else { return [] }
-        return name.split(separator: "|").map(String.init).filter {
-            !$0.contains(".") && $0 != "path"
+        if option.long == "layout" { return .wordsOrFiles(layouts) }
+        let name = option.valueName ?? ""
+        if name.contains("|") {
+            let alternatives = name.split(separator: "|").map(String.init)
+            let isPlain = alternatives.allSatisfy {
+                !$0.isEmpty && $0.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" }
+            }
+            guard isPlain else { return .nothing }
+            let words = alternatives.filter { $0 != "path" && $0 != "file" }
+            return words.count < alternatives.count ? .wordsOrFiles(words) : .words(words)
+        }
+        switch name {
+        case "file", "path": return .files
+        case "dir": return .directories
+        default: return .nothing
+        }
+    }
+
+    /// What a positional argument completes to.
+    static func valueKind(of argument: Argument) -> ValueKind {
+        switch argument.completion {
+        case .files: .files
+        case .words(let words): .words(words)
+        case .nothing: .nothing
         }
     }
 
@@ -67,21 +120,25 @@ enum Completions {
         let valued: [String]
     }
 
-    /// What `_trove_values PATH OPTION` answers for one spelling of a value-taking option.
+    /// What `_trove_values PATH OPTION` answers for one spelling of a value-taking option,
+    /// or `_trove_arg PATH INDEX` for one positional argument.
     struct OptionValues {
-        /// The command path and the option's spelling, one space between.
+        /// The command path and the option's spelling (or the argument's index), one space
+        /// between.
         let key: String
-        let values: [String]
+        let kind: ValueKind
+        var values: [String] { kind.words }
     }
 
     /// The one walk of the tree behind the scripts' lookup tables (bash's and zsh's
     /// `_trove_data` and `_trove_values`, fish's `__trove_subs` and `__trove_valued`), in
     /// the order the scripts list them.
     static func lookups(_ root: Command, layouts: [String]) -> (
-        commands: [CommandWords], values: [OptionValues]
+        commands: [CommandWords], values: [OptionValues], arguments: [OptionValues]
     ) {
         var commands: [CommandWords] = []
         var values: [OptionValues] = []
+        var arguments: [OptionValues] = []
         for entry in entries(root) {
             commands.append(
                 CommandWords(
@@ -94,21 +151,29 @@ enum Completions {
                     },
                     valued: entry.options.filter { !$0.isFlag }.flatMap(optionWords)))
             for option in entry.options where !option.isFlag {
-                let words = Self.values(of: option, in: entry, layouts: layouts)
-                guard !words.isEmpty else { continue }
+                let kind = valueKind(of: option, in: entry, layouts: layouts)
+                guard kind != .files else { continue }
                 for spelling in optionWords(option) {
-                    values.append(
-                        OptionValues(key: entry.pathText + " " + spelling, values: words))
+                    values.append(OptionValues(key: entry.pathText + " " + spelling, kind: kind))
+                }
+            }
+            // Positional arguments by index; a variadic last one (`*`) takes the rest.
+            for (index, argument) in entry.command.arguments.enumerated() {
+                let kind = valueKind(of: argument)
+                if case .variadic = argument.arity {
+                    arguments.append(OptionValues(key: entry.pathText + " *", kind: kind))
+                } else if kind != .files {
+                    arguments.append(OptionValues(key: entry.pathText + " \(index)", kind: kind))
                 }
             }
         }
-        return (commands, values)
+        return (commands, values, arguments)
     }
 
     // MARK: - bash
 
     static func bash(_ root: Command, layouts: [String]) -> String {
-        let (commands, values) = lookups(root, layouts: layouts)
+        let (commands, values, arguments) = lookups(root, layouts: layouts)
         var lines = [
             "# bash completion for trove; generated by 'trove completions bash'.",
             "",
@@ -124,28 +189,61 @@ enum Completions {
             lines.append(
                 "        subs=\(quoted(subs)) opts=\(quoted(options)) valued=\(quoted(valued)) ;;")
         }
+        func cases(_ entries: [OptionValues], pattern: (String) -> String) -> [String] {
+            entries.map { entry in
+                let words = entry.values.joined(separator: " ")
+                return "    \(pattern(entry.key))) mode=\(entry.kind.mode) values=\(quoted(words)) ;;"
+            }
+        }
         lines += [
             "    *) subs='' opts='' valued='' ;;",
             "    esac",
             "}",
             "",
-            "# _trove_values PATH OPTION: the words an option's value may be (none: files).",
+            "# _trove_values PATH OPTION: how an option's value completes (mode: words, wordsfiles,",
+            "# files, dirs or none) and its words.",
             "_trove_values() {",
             "    case \"$1 $2\" in",
         ]
-        for option in values {
-            lines.append(
-                "    \(quoted(option.key))) values=\(quoted(option.values.joined(separator: " "))) ;;"
-            )
-        }
+        lines += cases(values) { quoted($0) }
         lines += [
-            "    *) values='' ;;",
+            "    *) mode=files values='' ;;",
+            "    esac",
+            "}",
+            "",
+            "# _trove_arg PATH INDEX: the same for the command's positional argument INDEX (0-based).",
+            "_trove_arg() {",
+            "    case \"$1 $2\" in",
+        ]
+        // Exact indexes first, then a variadic argument's `PATH *`.
+        let exact = arguments.filter { !$0.key.hasSuffix(" *") }
+        let rest = arguments.filter { $0.key.hasSuffix(" *") }
+        lines += cases(exact) { quoted($0) }
+        lines += cases(rest) { quoted(String($0.dropLast())) + "*" }
+        lines += [
+            "    *) mode=files values='' ;;",
+            "    esac",
+            "}",
+            "",
+            "# _trove_reply: COMPREPLY for $cur from $mode and $values.",
+            "_trove_reply() {",
+            "    case \"$mode\" in",
+            "    words) COMPREPLY=($(compgen -W \"$values\" -- \"$cur\")) ;;",
+            "    wordsfiles)",
+            "        COMPREPLY=($(compgen -W \"$values\" -- \"$cur\"))",
+            "        case \"$cur\" in",
+            "        */* | .* | \"~\"*) COMPREPLY=($(compgen -f -- \"$cur\")) ;;",
+            "        *) [ ${#COMPREPLY[@]} -eq 0 ] && COMPREPLY=($(compgen -f -- \"$cur\")) ;;",
+            "        esac ;;",
+            "    dirs) COMPREPLY=($(compgen -d -- \"$cur\")) ;;",
+            "    none) COMPREPLY=() ;;",
+            "    *) COMPREPLY=($(compgen -f -- \"$cur\")) ;;",
             "    esac",
             "}",
             "",
             "_trove() {",
-            "    local cur=\"${COMP_WORDS[COMP_CWORD]}\" prev=\"\" cmdpath=\"\" word i skip=0",
-            "    local subs opts valued values",
+            "    local cur=\"${COMP_WORDS[COMP_CWORD]}\" prev=\"\" cmdpath=\"\" word i skip=0 argn=0",
+            "    local subs opts valued values mode",
             "    [ \"$COMP_CWORD\" -gt 0 ] && prev=\"${COMP_WORDS[COMP_CWORD-1]}\"",
             "    for ((i = 1; i < COMP_CWORD; i++)); do",
             "        word=\"${COMP_WORDS[i]}\"",
@@ -154,17 +252,17 @@ enum Completions {
             "        case \"$word\" in",
             "        --*=*) ;;",
             "        -*) case \" $valued \" in *\" $word \"*) skip=1 ;; esac ;;",
-            "        *) case \" $subs \" in *\" $word \"*) cmdpath=\"${cmdpath:+$cmdpath }$word\" ;; esac ;;",
+            "        *)",
+            "            case \" $subs \" in",
+            "            *\" $word \"*) cmdpath=\"${cmdpath:+$cmdpath }$word\" argn=0 ;;",
+            "            *) argn=$((argn + 1)) ;;",
+            "            esac ;;",
             "        esac",
             "    done",
             "    _trove_data \"$cmdpath\"",
             "    if [ \"$skip\" = 1 ]; then",
             "        _trove_values \"$cmdpath\" \"$prev\"",
-            "        if [ -n \"$values\" ]; then",
-            "            COMPREPLY=($(compgen -W \"$values\" -- \"$cur\"))",
-            "        else",
-            "            COMPREPLY=($(compgen -f -- \"$cur\"))",
-            "        fi",
+            "        _trove_reply",
             "        return 0",
             "    fi",
             "    if [[ \"$cur\" == -* ]]; then",
@@ -172,7 +270,8 @@ enum Completions {
             "    elif [ -n \"$subs\" ]; then",
             "        COMPREPLY=($(compgen -W \"$subs\" -- \"$cur\"))",
             "    else",
-            "        COMPREPLY=($(compgen -f -- \"$cur\"))",
+            "        _trove_arg \"$cmdpath\" \"$argn\"",
+            "        _trove_reply",
             "    fi",
             "    return 0",
             "}",
@@ -184,7 +283,7 @@ enum Completions {
     // MARK: - zsh
 
     static func zsh(_ root: Command, layouts: [String]) -> String {
-        let (commands, values) = lookups(root, layouts: layouts)
+        let (commands, values, arguments) = lookups(root, layouts: layouts)
         func described(_ word: Described) -> String {
             quoted(word.word.replacingOccurrences(of: ":", with: "\\:") + ":" + word.help)
         }
@@ -210,18 +309,51 @@ enum Completions {
             "_trove_values() {",
             "    case \"$1 $2\" in",
         ]
-        for option in values {
-            lines.append(
-                "    \(quoted(option.key))) values=(\(option.values.map(quoted).joined(separator: " "))) ;;"
-            )
+        func cases(_ entries: [OptionValues], pattern: (String) -> String) -> [String] {
+            entries.map { entry in
+                let words = entry.values.map(quoted).joined(separator: " ")
+                return "    \(pattern(entry.key))) mode=\(entry.kind.mode) values=(\(words)) ;;"
+            }
+        }
+        lines += cases(values) { quoted($0) }
+        lines += [
+            "    *) mode=files values=() ;;",
+            "    esac",
+            "}",
+            "",
+            "_trove_arg() {",
+            "    case \"$1 $2\" in",
+        ]
+        lines += cases(arguments.filter { !$0.key.hasSuffix(" *") }) { quoted($0) }
+        lines += cases(arguments.filter { $0.key.hasSuffix(" *") }) {
+            quoted(String($0.dropLast())) + "*"
         }
         lines += [
-            "    *) values=() ;;",
+            "    *) mode=files values=() ;;",
+            "    esac",
+            "}",
+            "",
+            "# Offers what $mode says: words, files when the word typed looks like a path or",
+            "# is none of the words (wordsfiles), folders, or nothing to insert.",
+            "_trove_reply() {",
+            "    local -a matching",
+            "    case $mode in",
+            "    words) compadd -a values ;;",
+            "    wordsfiles)",
+            "        matching=(${(M)values:#${PREFIX}*})",
+            "        if [[ $PREFIX == */* || $PREFIX == .* || $PREFIX == \\~* ]] || (( ! $#matching )); then",
+            "            _files",
+            "        else",
+            "            compadd -a values",
+            "        fi ;;",
+            "    dirs) _files -/ ;;",
+            "    none) return 1 ;;",
+            "    *) _files ;;",
             "    esac",
             "}",
             "",
             "_trove() {",
-            "    local cmdpath=\"\" word i skip=0 prev=\"${words[CURRENT-1]}\"",
+            "    local cmdpath=\"\" word i skip=0 argn=0 prev=\"${words[CURRENT-1]}\" mode",
             "    local -a subs opts valued values names",
             "    for ((i = 2; i < CURRENT; i++)); do",
             "        word=\"${words[i]}\"",
@@ -233,13 +365,17 @@ enum Completions {
             "        *)",
             "            # A nested expansion inside (( )) does not take subscript flags.",
             "            names=(${subs%%:*})",
-            "            (( ${names[(Ie)$word]} )) && cmdpath=\"${cmdpath:+$cmdpath }$word\" ;;",
+            "            if (( ${names[(Ie)$word]} )); then",
+            "                cmdpath=\"${cmdpath:+$cmdpath }$word\" argn=0",
+            "            else",
+            "                (( argn++ ))",
+            "            fi ;;",
             "        esac",
             "    done",
             "    _trove_data \"$cmdpath\"",
             "    if [[ $skip == 1 ]]; then",
             "        _trove_values \"$cmdpath\" \"$prev\"",
-            "        if (( $#values )); then compadd -a values; else _files; fi",
+            "        _trove_reply",
             "        return",
             "    fi",
             "    if [[ $PREFIX == -* ]]; then",
@@ -247,7 +383,8 @@ enum Completions {
             "    elif (( $#subs )); then",
             "        _describe -t commands 'command' subs",
             "    else",
-            "        _files",
+            "        _trove_arg \"$cmdpath\" \"$argn\"",
+            "        _trove_reply",
             "    fi",
             "}",
             "",
@@ -322,6 +459,22 @@ enum Completions {
             "    test \"$cmdpath\" = \"$argv\"",
             "end",
             "",
+            "# The words given that start with the word typed, and files when it looks like a",
+            "# path or none of the words do: a built-in layout or a layout file.",
+            "function __trove_words_or_files",
+            "    set -l token (commandline -ct)",
+            "    set -l matching",
+            "    for word in $argv",
+            "        if string match -q -- \"$token*\" $word",
+            "            set -a matching $word",
+            "        end",
+            "    end",
+            "    printf '%s\\n' $matching",
+            "    if test (count $matching) -eq 0; or string match -q -r -- '^[.~]|/' $token",
+            "        __fish_complete_path $token",
+            "    end",
+            "end",
+            "",
             "complete -c trove -f",
         ]
         for entry in entries {
@@ -338,15 +491,29 @@ enum Completions {
                 var line = "complete -c trove \(condition) -l \(fishQuoted(option.long))"
                 if let short = option.short { line += " -s \(fishQuoted(String(short)))" }
                 if !option.isFlag {
-                    let values = values(of: option, in: entry, layouts: layouts)
-                    line +=
-                        values.isEmpty
-                        ? " -r -F" : " -x -a \(fishQuoted(values.joined(separator: " ")))"
+                    let kind = valueKind(of: option, in: entry, layouts: layouts)
+                    let words = kind.words.joined(separator: " ")
+                    switch kind {
+                    case .words: line += " -x -a \(fishQuoted(words))"
+                    case .wordsOrFiles:
+                        line += " -x -a \(fishQuoted("(__trove_words_or_files " + words + ")"))"
+                    case .files: line += " -r -F"
+                    case .directories:
+                        line += " -x -a \(fishQuoted("(__fish_complete_directories (commandline -ct))"))"
+                    case .nothing: line += " -x"
+                    }
                 }
                 lines.append(line + " -d \(fishQuoted(option.help))")
             }
-            if entry.subcommands.isEmpty && !entry.command.arguments.isEmpty {
-                lines.append("complete -c trove \(condition) -F")
+            // fish has no argument index here: the first argument decides.
+            if entry.subcommands.isEmpty, let first = entry.command.arguments.first {
+                switch valueKind(of: first) {
+                case .words(let words):
+                    lines.append(
+                        "complete -c trove \(condition) -a \(fishQuoted(words.joined(separator: " ")))")
+                case .nothing: break
+                default: lines.append("complete -c trove \(condition) -F")
+                }
             }
         }
         return lines.joined(separator: "\n") + "\n"

@@ -58,16 +58,20 @@ extension ExportRun {
         }
         var rulesOutput: [OutputFile] = []
         if let rulesFile, let rules = options.rules {
-            let complete = Exporter.rules(for: layout)
             let existing = FileManager.default.contents(atPath: rules)
-            if let existing, existing != Data(complete.utf8) {
-                // Someone's own rules: left alone, with what to merge where.
-                summary.rulesToMerge = RulesMerge.missing(in: existing, for: layout)
-                outputs.withdraw(rulesFile)
-                summary.unchanged.append(rules)
-            } else {
+            // A file an earlier export wrote gains what this layout adds.
+            let complete =
+                existing.map { Exporter.rules(updating: $0, for: layout) }
+                ?? Exporter.rules(for: layout)
+            if let complete {
                 try rulesFile.write(complete)
                 rulesOutput = [rulesFile]
+            } else if let existing {
+                // Someone's own rules: left alone, with what to merge where (or, when they
+                // have it all, said to be unchanged).
+                summary.rulesToMerge = RulesMerge.missing(in: existing, for: layout)
+                outputs.withdraw(rulesFile)
+                if summary.rulesToMerge.isEmpty { summary.unchanged.append(rules) }
             }
         }
         // Output for standard output was drained above and is not in the set.

@@ -1,13 +1,30 @@
 import Foundation
 
-/// What an existing `database.rules.json` lacks for a layout's GeoFire queries.
+/// What an existing `database.rules.json` of someone's own lacks for a layout.
 enum RulesMerge {
-    /// One line per GeoFire node whose `.indexOn` lacks `g`, naming where to add it
-    /// (`"rules" > "treasureLocations": add ".indexOn": ["g"]`). A file that is not plain
-    /// JSON (rules files may hold comments) gets every node listed.
+    /// One line per missing rule, naming where to add it: each top-level node the layout
+    /// writes that the apps cannot read (`"rules" > "byCategory": add ".read": true`), then
+    /// each GeoFire node whose `.indexOn` lacks `g` (`"rules" > "treasureLocations": add
+    /// ".indexOn": ["g"]`). A file that is not plain JSON (rules files may hold comments)
+    /// gets every node listed.
     static func missing(in existing: Data, for layout: Layout) -> [String] {
         let document = try? JSONValue(parsingStrictly: Array(existing))
         var lines: [String] = []
+        // A node is readable when its own `.read` or the root's is anything but false:
+        // a condition such as "auth != null" is the designer's choice.
+        func readable(_ node: JSONValue?) -> Bool {
+            guard let read = node?[".read"] else { return false }
+            return read != .bool(false)
+        }
+        let rootReadable = readable(document?["rules"])
+        var seen: Set<String> = []
+        for template in layout.paths {
+            guard case .literal(let name) = template.segments.first, seen.insert(name).inserted
+            else { continue }
+            if !rootReadable && !readable(document?["rules"]?[name]) {
+                lines.append("\"rules\" > \(JSONValue.quoted(name)): add \".read\": true")
+            }
+        }
         for template in layout.paths where template.isGeoFireNode {
             var names = ["rules"]
             for segment in template.segments.dropLast() {

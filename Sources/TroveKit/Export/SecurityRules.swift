@@ -6,43 +6,100 @@ extension Exporter {
     /// client writes (publishing goes through the Firebase CLI, which the rules do not
     /// bind).
     public static func rules(for layout: Layout) -> String {
-        // Nested dictionary of rule paths; placeholders become `$name` wildcards.
-        final class Node {
-            var children: [String: Node] = [:]
-            var indexed = false
-            var rules: [(String, String)] = []
-        }
-        let root = Node()
+        let root = RulesNode()
         root.rules = [(".read", "false"), (".write", "false")]
-        for template in layout.paths {
-            guard case .literal(let name) = template.segments.first else { continue }
-            if root.children[name] == nil { root.children[name] = Node() }
-            root.children[name]!.rules = [(".read", "true")]
-        }
-        for template in layout.paths where template.isGeoFireNode {
-            var node = root
-            for segment in template.segments.dropLast() {
-                let name: String
-                switch segment {
-                case .literal(let text): name = text
-                case .whole(let field): name = "$" + wildcardName(field)
-                case .interpolated: name = "$segment"
+        root.add(layout)
+        return root.document
+    }
+
+    /// The rules file an earlier export wrote (byte for byte as this function renders it),
+    /// with what `layout` adds: its top-level nodes readable and its GeoFire nodes indexed.
+    /// Nothing is taken away, and a `.read` already there keeps its value. Nil when
+    /// `existing` is not such a file: someone's own rules, which are left alone.
+    static func rules(updating existing: Data, for layout: Layout) -> String? {
+        guard let document = try? JSONValue(parsingStrictly: Array(existing)),
+            case .object(let members) = document, members.count == 1,
+            let rules = document["rules"], let root = RulesNode(rules),
+            Data(root.document.utf8) == existing
+        else { return nil }
+        root.add(layout)
+        return root.document
+    }
+
+    /// One level of a rules file trove writes: `.read`/`.write` booleans, an index on `g`,
+    /// and child nodes.
+    private final class RulesNode {
+        var children: [String: RulesNode] = [:]
+        var indexed = false
+        var rules: [(String, String)] = []
+
+        init() {}
+
+        /// The node `value` holds, or nil when it holds anything trove does not write.
+        init?(_ value: JSONValue) {
+            guard case .object(let members) = value else { return nil }
+            for member in members {
+                switch (member.name, member.value) {
+                case (".read", .bool(let flag)), (".write", .bool(let flag)):
+                    rules.append((member.name, flag ? "true" : "false"))
+                case (".indexOn", .array([.string("g")])):
+                    indexed = true
+                default:
+                    guard !member.name.hasPrefix("."), let child = RulesNode(member.value)
+                    else { return nil }
+                    children[member.name] = child
                 }
-                if node.children[name] == nil { node.children[name] = Node() }
-                node = node.children[name]!
             }
-            node.indexed = true
         }
-        func render(_ node: Node, level: Int, into output: inout [UInt8]) {
+
+        func child(_ name: String) -> RulesNode {
+            if let node = children[name] { return node }
+            let node = RulesNode()
+            children[name] = node
+            return node
+        }
+
+        /// Makes `layout`'s top-level nodes readable (where they say nothing of `.read`)
+        /// and indexes its GeoFire nodes on `g`.
+        func add(_ layout: Layout) {
+            for template in layout.paths {
+                guard case .literal(let name) = template.segments.first else { continue }
+                let node = child(name)
+                if !node.rules.contains(where: { $0.0 == ".read" }) {
+                    node.rules.append((".read", "true"))
+                }
+            }
+            for template in layout.paths where template.isGeoFireNode {
+                var node = self
+                for segment in template.segments.dropLast() {
+                    switch segment {
+                    case .literal(let text): node = node.child(text)
+                    case .whole(let field): node = node.child("$" + Exporter.wildcardName(field))
+                    case .interpolated: node = node.child("$segment")
+                    }
+                }
+                node.indexed = true
+            }
+        }
+
+        /// The whole file, `{"rules": ...}`, keys sorted, two-space indented.
+        var document: String {
+            var output = Array("{\n  \"rules\": ".utf8)
+            render(level: 1, into: &output)
+            output.append(contentsOf: "\n}\n".utf8)
+            return String(decoding: output, as: UTF8.self)
+        }
+
+        private func render(level: Int, into output: inout [UInt8]) {
             var members: [([UInt8], (inout [UInt8]) -> Void)] = []
-            if node.indexed {
+            if indexed {
                 members.append((Array(".indexOn".utf8), { $0.append(contentsOf: "[\"g\"]".utf8) }))
             }
-            for (key, value) in node.rules {
+            for (key, value) in rules {
                 members.append((Array(key.utf8), { $0.append(contentsOf: value.utf8) }))
             }
-            for (key, child) in node.children {
-                members.append((Array(key.utf8), { render(child, level: level + 1, into: &$0) }))
+            for (key, child) in children {
+                members.append((Array(key.utf8), { child.render(level: level + 1, into: &$0) }))
             }
             members.sort { $0.0.lexicographicallyPrecedes($1.0) }
             output.append(UInt8(ascii: "{"))
@@ -60,13 +117,9 @@ extension Exporter {
             }
             output.append(UInt8(ascii: "}"))
         }
-        var output = Array("{\n  \"rules\": ".utf8)
-        render(root, level: 1, into: &output)
-        output.append(contentsOf: "\n}\n".utf8)
-        return String(decoding: output, as: UTF8.self)
     }
 
-    private static func wildcardName(_ field: Field) -> String {
+    fileprivate static func wildcardName(_ field: Field) -> String {
         switch field {
         case .key: return "key"
         case .name: return "name"

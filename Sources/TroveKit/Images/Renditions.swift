@@ -52,6 +52,8 @@ public enum Renditions {
         /// Renditions already current.
         public var unchanged = 0
         public var failures: [Failure] = []
+        /// Renditions removed from the output folder: their treasures or posts are gone.
+        public var removed = 0
     }
 
     /// One source image and the renditions it needs.
@@ -119,7 +121,66 @@ public enum Renditions {
             try? FileManager.default.removeItem(
                 atPath: (options.outputFolder as NSString).appendingPathComponent(path))
         }
+        var kinds: [OwnerKind] = []
+        if options.includeTreasures { kinds.append(.treasure) }
+        if options.includePosts { kinds.append(.post) }
+        summary.removed = try removeOrphans(of: kinds, in: workspace, folder: options.outputFolder)
         return summary
+    }
+
+    /// Removes the renditions in `folder` that no rendition row points at any more: those
+    /// of treasures removed from the workspace (`treasures rm`, `import --sync`) or of posts
+    /// gone, which a sync of the folder to a bucket would otherwise upload. Only files named
+    /// as renditions are (`NAME-HASH.EXT` in a key's folder under `treasures/` or `posts/`),
+    /// never through a symbolic link; emptied key folders go too.
+    ///
+    /// - Returns: how many files were removed.
+    static func removeOrphans(of kinds: [OwnerKind], in workspace: Workspace, folder: String)
+        throws -> Int
+    {
+        let manager = FileManager.default
+        let known = Set(
+            try workspace.database.query("SELECT path FROM renditions") { $0.text(0) ?? "" })
+        func isDirectory(_ path: String) -> Bool {
+            (try? manager.attributesOfItem(atPath: path)[.type] as? FileAttributeType)
+                == .typeDirectory
+        }
+        var removed = 0
+        for kind in kinds {
+            let top = (folder as NSString).appendingPathComponent(kind.folder)
+            guard isDirectory(top) else { continue }
+            for owner in (try? manager.contentsOfDirectory(atPath: top)) ?? [] {
+                let ownerPath = (top as NSString).appendingPathComponent(owner)
+                guard isDirectory(ownerPath) else { continue }
+                let files = (try? manager.contentsOfDirectory(atPath: ownerPath)) ?? []
+                var left = files.count
+                for file in files where isRenditionName(file) {
+                    let relative = "\(kind.folder)/\(owner)/\(file)"
+                    let path = (ownerPath as NSString).appendingPathComponent(file)
+                    let type = try? manager.attributesOfItem(atPath: path)[.type]
+                    guard !known.contains(relative), type as? FileAttributeType == .typeRegular
+                    else { continue }
+                    if (try? manager.removeItem(atPath: path)) != nil {
+                        removed += 1
+                        left -= 1
+                    }
+                }
+                if left == 0 { try? manager.removeItem(atPath: ownerPath) }
+            }
+        }
+        return removed
+    }
+
+    /// Whether `file` is named as `images` names renditions: `NAME-HASH.EXT`, the hash
+    /// eight lowercase hexadecimal digits.
+    static func isRenditionName(_ file: String) -> Bool {
+        let parts = file.split(separator: ".")
+        guard parts.count == 2, ["png", "jpg"].contains(parts[1]),
+            let dash = parts[0].lastIndex(of: "-")
+        else { return false }
+        let hash = parts[0][parts[0].index(after: dash)...]
+        return dash != parts[0].startIndex && hash.count == 8
+            && hash.allSatisfy { $0.isHexDigit && !$0.isUppercase }
     }
 
     // MARK: - Planning

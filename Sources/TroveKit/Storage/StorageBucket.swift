@@ -1,11 +1,12 @@
 import Foundation
 
-/// A Firebase Storage bucket name, read from the forms people paste: `gs://NAME`,
-/// `NAME.appspot.com`, `NAME.firebasestorage.app`, or a Firebase or Cloud console URL.
+/// A Firebase Storage bucket name, read from the forms people paste: a bare custom
+/// bucket `NAME`, `gs://NAME`, `NAME.appspot.com`, `NAME.firebasestorage.app`, or a
+/// Firebase or Cloud console URL.
 public enum StorageBucket {
     /// The forms `storage.bucket` accepts, for error messages.
     public static let acceptedForms =
-        "NAME.appspot.com, NAME.firebasestorage.app, gs://NAME, or the Storage page's URL "
+        "NAME.appspot.com, NAME.firebasestorage.app, gs://NAME, a bucket NAME, or the Storage page's URL "
         + "(https://console.firebase.google.com/project/PROJECT/storage/NAME/files)"
 
     /// The bare bucket name `text` refers to, lower-cased, or nil when `text` is none of
@@ -22,10 +23,15 @@ public enum StorageBucket {
         if lower.hasPrefix("https://") || lower.hasPrefix("http://") {
             return fromURL(text)
         }
-        guard lower.hasSuffix(".appspot.com") || lower.hasSuffix(".firebasestorage.app"),
-            isValidName(lower)
-        else { return nil }
-        return lower
+        // A bare custom bucket, as `gs://NAME` names it; the Firebase default buckets are
+        // names of this form too.
+        return isValidName(lower) ? lower : nil
+    }
+
+    /// Whether `name` is a bucket with no Firebase domain: a custom bucket, or perhaps a
+    /// project id given where its default bucket was meant.
+    public static func isCustom(_ name: String) -> Bool {
+        !name.hasSuffix(".appspot.com") && !name.hasSuffix(".firebasestorage.app")
     }
 
     /// The bucket in a console or download URL.
@@ -61,20 +67,25 @@ public enum StorageBucket {
         return name
     }
 
-    /// Cloud Storage's naming rules: 3–222 characters of `a-z 0-9 - _ .`, dot-separated
-    /// parts of at most 63, starting and ending with a letter or digit.
+    /// Cloud Storage's naming rules: 3–63 characters of `a-z 0-9 - _`, or up to 222 with
+    /// dots between parts of at most 63; starting and ending with a letter or digit; not
+    /// an IP address, not starting with `goog`, not holding `google`.
     static func isValidName(_ name: String) -> Bool {
         let bytes = Array(name.utf8)
-        guard (3...222).contains(bytes.count) else { return false }
+        guard (3...(name.contains(".") ? 222 : 63)).contains(bytes.count),
+            !name.hasPrefix("goog"), !name.contains("google")
+        else { return false }
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        if parts.count == 4, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy { ("0"..."9").contains($0) } }) {
+            return false
+        }
         func alphanumeric(_ byte: UInt8) -> Bool {
             (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte)
         }
         guard bytes.allSatisfy({ alphanumeric($0) || $0 == 0x2D || $0 == 0x5F || $0 == 0x2E }),
             alphanumeric(bytes[0]), alphanumeric(bytes[bytes.count - 1])
         else { return false }
-        return name.split(separator: ".", omittingEmptySubsequences: false).allSatisfy {
-            (1...63).contains($0.utf8.count)
-        }
+        return parts.allSatisfy { (1...63).contains($0.utf8.count) }
     }
 }
 

@@ -45,6 +45,14 @@ public enum Validation {
                 ))
         }
         var findings = inFileOrder(validator.finish())
+        if validator.missingGeohashes > 0 {
+            let count = validator.missingGeohashes
+            findings.insert(
+                Diagnostic(
+                    .warning, DiagnosticCode.geohashMissing,
+                    "\(count) treasure\(count == 1 ? " has" : "s have") no geohash yet",
+                    at: .init(), hint: "run 'trove geohash'"), at: 0)
+        }
         // Said first: until it is set, no export with image URLs can succeed.
         if let missing = try MissingBucket.find(in: workspace) {
             findings.insert(

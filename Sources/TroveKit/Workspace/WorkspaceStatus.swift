@@ -8,6 +8,19 @@ public struct WorkspaceStatus: Equatable, Sendable {
     public var imagesStale = 0
     public var geohashStale = 0
     public var lastExport: String?
+    /// The layout (built-in name or file path) and output file of the last export written
+    /// with `--out`, for the `export --update` to run next.
+    public var lastRecordedExport: RecordedExport?
+    /// Approved posts with a photo: the photos a publish puts in the bucket.
+    public var photosToPublish = 0
+    /// Posts of any status with a photo.
+    public var photos = 0
+
+    /// A layout and the file its last export was written to.
+    public struct RecordedExport: Equatable, Sendable {
+        public var layout: String
+        public var out: String
+    }
 
     /// Reads the counts from `workspace`.
     ///
@@ -43,6 +56,16 @@ public struct WorkspaceStatus: Equatable, Sendable {
         imagesCurrent = images.current
         imagesStale = images.stale
         lastExport = try database.scalar("SELECT max(at) FROM exports")?.string
+        lastRecordedExport = try database.query(
+            "SELECT layout, out FROM exports WHERE out IS NOT NULL ORDER BY at DESC LIMIT 1", []
+        ) { row in RecordedExport(layout: row.text(0) ?? "", out: row.text(1) ?? "") }.first
+        (photosToPublish, photos) =
+            try database.query(
+                """
+                SELECT count(*) FILTER (WHERE status = 'approved'), count(*) FROM posts
+                WHERE photo IS NOT NULL
+                """, []
+            ) { row in (Int(row.int64(0) ?? 0), Int(row.int64(1) ?? 0)) }.first ?? (0, 0)
     }
 
     /// What to run next, like `git status` suggests.
