@@ -25,7 +25,7 @@ enum ImportCommand {
         arguments: [
             Argument(
                 "file", help: "CSV or GeoJSON files; - reads standard input (with --from).",
-                arity: .variadic(minimum: 1))
+                arity: .variadic(minimum: 1), role: .input)
         ],
         options: [
             Option(
@@ -36,7 +36,9 @@ enum ImportCommand {
             Option(
                 "rejects", value: "file",
                 help:
-                    "With --skip-invalid: write the skipped rows here (CSV: where, why, the row)."),
+                    "With --skip-invalid: write the skipped rows here (CSV: where, why, the row).",
+                role: .output(.rejects)),
+            Option("force", help: "Replace an existing --rejects file that trove did not write."),
             Option(
                 "sync",
                 help: "Remove the treasures of these files that are no longer in them."),
