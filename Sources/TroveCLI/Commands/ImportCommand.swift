@@ -168,7 +168,7 @@ enum ImportCommand {
             let command =
                 file == "<stdin>"
                 ? "the same import with --sync"
-                : "'trove import treasures \(shellWord(file)) --sync'"
+                : "'trove import treasures \(ShellQuoting.word(file)) --sync'"
             invocation.note(
                 "\(count) \(noun) of \(file) \(count == 1 ? "is" : "are") no longer in it "
                     + "(\(abbreviated(keys))); run \(command) to remove them")
@@ -179,13 +179,6 @@ enum ImportCommand {
     private static func abbreviated(_ keys: [String]) -> String {
         let shown = keys.prefix(5).joined(separator: ", ")
         return keys.count > 5 ? shown + " and \(keys.count - 5) more" : shown
-    }
-
-    /// `word` as one shell word, quoted only when it needs it.
-    private static func shellWord(_ word: String) -> String {
-        let plain = word.allSatisfy { $0.isLetter || $0.isNumber || "-_./+,:@".contains($0) }
-        return plain && !word.isEmpty
-            ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
     /// `--from` and `--encoding`, shared by the commands that read treasure files.

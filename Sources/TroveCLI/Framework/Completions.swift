@@ -1,3 +1,5 @@
+import TroveKit
+
 /// Shell completion scripts for bash, zsh and fish, generated from the command tree, so
 /// they list exactly the commands and flags the parser accepts.
 enum Completions {
@@ -42,11 +44,6 @@ enum Completions {
 
     static func optionWords(_ option: Option) -> [String] {
         ["--" + option.long] + (option.short.map { ["-\($0)"] } ?? [])
-    }
-
-    /// Single-quoted for sh, bash and zsh.
-    static func quoted(_ text: String) -> String {
-        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
     // MARK: - Lookup tables
@@ -120,9 +117,10 @@ enum Completions {
             let subs = command.subcommands.map(\.word).joined(separator: " ")
             let options = command.options.map(\.word).joined(separator: " ")
             let valued = command.valued.joined(separator: " ")
-            lines.append("    \(quoted(command.path)))")
+            lines.append("    \(ShellQuoting.quoted(command.path)))")
             lines.append(
-                "        subs=\(quoted(subs)) opts=\(quoted(options)) valued=\(quoted(valued)) ;;")
+                "        subs=\(ShellQuoting.quoted(subs)) opts=\(ShellQuoting.quoted(options)) valued=\(ShellQuoting.quoted(valued)) ;;"
+            )
         }
         lines += [
             "    *) subs='' opts='' valued='' ;;",
@@ -135,7 +133,7 @@ enum Completions {
         ]
         for option in values {
             lines.append(
-                "    \(quoted(option.key))) values=\(quoted(option.values.joined(separator: " "))) ;;"
+                "    \(ShellQuoting.quoted(option.key))) values=\(ShellQuoting.quoted(option.values.joined(separator: " "))) ;;"
             )
         }
         lines += [
@@ -186,7 +184,8 @@ enum Completions {
     static func zsh(_ root: Command, layouts: [String]) -> String {
         let (commands, values) = lookups(root, layouts: layouts)
         func described(_ word: Described) -> String {
-            quoted(word.word.replacingOccurrences(of: ":", with: "\\:") + ":" + word.help)
+            ShellQuoting.quoted(
+                word.word.replacingOccurrences(of: ":", with: "\\:") + ":" + word.help)
         }
         var lines = [
             "#compdef trove",
@@ -196,11 +195,13 @@ enum Completions {
             "    case \"$1\" in",
         ]
         for command in commands {
-            lines.append("    \(quoted(command.path)))")
+            lines.append("    \(ShellQuoting.quoted(command.path)))")
             lines.append(
                 "        subs=(\(command.subcommands.map(described).joined(separator: " ")))")
             lines.append("        opts=(\(command.options.map(described).joined(separator: " ")))")
-            lines.append("        valued=(\(command.valued.map(quoted).joined(separator: " "))) ;;")
+            lines.append(
+                "        valued=(\(command.valued.map(ShellQuoting.quoted).joined(separator: " "))) ;;"
+            )
         }
         lines += [
             "    *) subs=() opts=() valued=() ;;",
@@ -212,7 +213,7 @@ enum Completions {
         ]
         for option in values {
             lines.append(
-                "    \(quoted(option.key))) values=(\(option.values.map(quoted).joined(separator: " "))) ;;"
+                "    \(ShellQuoting.quoted(option.key))) values=(\(option.values.map(ShellQuoting.quoted).joined(separator: " "))) ;;"
             )
         }
         lines += [
