@@ -90,6 +90,7 @@ public enum TroveCLI {
         }
         let invocation = Invocation(parsed: parsed, context: context)
         do {
+            try invocation.checkOutputPaths()
             return try action(invocation).rawValue
         } catch let error as UsageError {
             context.standardError.write("error: \(error.message)\n\(error.usage)\n")

@@ -82,11 +82,12 @@ enum BuiltBinary {
     }
 
     /// Runs the binary to completion; the pipes are read before waiting.
-    static func run(_ arguments: [String], environment: [String: String], directory: String)
-        throws -> RunResult
-    {
+    static func run(
+        _ arguments: [String], environment: [String: String], directory: String,
+        executable: String = path
+    ) throws -> RunResult {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
+        process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.environment = environment
         process.currentDirectoryURL = URL(fileURLWithPath: directory)

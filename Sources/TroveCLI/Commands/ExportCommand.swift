@@ -34,8 +34,11 @@ enum ExportCommand {
         options: [
             Option(
                 "layout", value: "name|path",
-                help: "A built-in layout (flatirongo, trashmapper) or a layout file."),
-            Option("out", short: "o", value: "file", help: "Write here instead of stdout."),
+                help: "A built-in layout (flatirongo, trashmapper) or a layout file.",
+                role: .input),
+            Option(
+                "out", short: "o", value: "file", help: "Write here instead of stdout.",
+                role: .output(.json, beside: besideOut)),
             Option("update", help: "Write only what changed since the last recorded export."),
             Option(
                 "since", value: "id",
@@ -46,10 +49,13 @@ enum ExportCommand {
                 help: "Split into multi-path update parts smaller than N bytes (needs --out)."),
             Option(
                 "rules", value: "file",
-                help: "Write database.rules.json here (or say what an existing one lacks)."),
+                help: "Write database.rules.json here (or say what an existing one lacks).",
+                role: .output(.writtenIfMissing)),
             Option(
                 "images", value: "dir",
-                help: "Where 'trove images' wrote the renditions (default: build/images)."),
+                help: "Where 'trove images' wrote the renditions (default: build/images).",
+                role: .input),
+            Option("force", help: "Replace an existing --out file that trove did not write."),
         ],
         formats: [.text, .json],
         subcommands: [log]
@@ -148,6 +154,17 @@ enum ExportCommand {
             "rulesToMerge": summary.rulesToMerge, "remoteImages": summary.remoteImages,
             "storage": storage,
         ]).jsonText
+    }
+
+    /// The files an export to `out` writes beside it: the Storage plan, and with
+    /// `--max-bytes` the parts' manifest.
+    static func besideOut(_ out: String, _ parsed: ParsedCommandLine) -> [(String, OutputKind)] {
+        let plan = StoragePlan.paths(output: out)
+        var files: [(String, OutputKind)] = [(plan.manifest, .json), (plan.script, .storageScript)]
+        if parsed.values["max-bytes"] != nil {
+            files.append((ExportOptions.partPaths(output: out).manifest, .json))
+        }
+        return files
     }
 
     // MARK: - log

@@ -16,7 +16,9 @@ enum ImagesCommand {
         options: [
             Option("treasures", help: "Only treasure images."),
             Option("posts", help: "Only post photos."),
-            Option("out", value: "dir", help: "Output folder (default: build/images)."),
+            Option(
+                "out", value: "dir", help: "Output folder (default: build/images).",
+                role: .output(.folder)),
             Option("jobs", value: "n", help: "Worker threads (default: all cores)."),
             Option("quality", value: "q", help: "JPEG quality, 1-100 (default 80)."),
             Option(

@@ -25,7 +25,7 @@ enum ImportCommand {
         arguments: [
             Argument(
                 "file", help: "CSV or GeoJSON files; - reads standard input (with --from).",
-                arity: .variadic(minimum: 1))
+                arity: .variadic(minimum: 1), role: .input)
         ],
         options: [
             Option(
@@ -36,7 +36,9 @@ enum ImportCommand {
             Option(
                 "rejects", value: "file",
                 help:
-                    "With --skip-invalid: write the skipped rows here (CSV: where, why, the row)."),
+                    "With --skip-invalid: write the skipped rows here (CSV: where, why, the row).",
+                role: .output(.rejects)),
+            Option("force", help: "Replace an existing --rejects file that trove did not write."),
             Option(
                 "sync",
                 help: "Remove the treasures of these files that are no longer in them."),
@@ -166,7 +168,7 @@ enum ImportCommand {
             let command =
                 file == "<stdin>"
                 ? "the same import with --sync"
-                : "'trove import treasures \(shellWord(file)) --sync'"
+                : "'trove import treasures \(ShellQuoting.word(file)) --sync'"
             invocation.note(
                 "\(count) \(noun) of \(file) \(count == 1 ? "is" : "are") no longer in it "
                     + "(\(abbreviated(keys))); run \(command) to remove them")
@@ -177,13 +179,6 @@ enum ImportCommand {
     private static func abbreviated(_ keys: [String]) -> String {
         let shown = keys.prefix(5).joined(separator: ", ")
         return keys.count > 5 ? shown + " and \(keys.count - 5) more" : shown
-    }
-
-    /// `word` as one shell word, quoted only when it needs it.
-    static func shellWord(_ word: String) -> String {
-        let plain = word.allSatisfy { $0.isLetter || $0.isNumber || "-_./+,:@".contains($0) }
-        return plain && !word.isEmpty
-            ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
     /// `--from` and `--encoding`, shared by the commands that read treasure files.

@@ -14,9 +14,10 @@ enum ImportPostsCommand {
             content changed goes back to pending. Exit 1 when a photo reference was
             refused for leading outside the photos folder.
             """,
-        arguments: [Argument("file", help: "The export, CSV or NDJSON file.")],
+        arguments: [Argument("file", help: "The export, CSV or NDJSON file.", role: .input)],
         options: [
-            Option("photos", value: "dir", help: "The folder holding the photos.")
+            Option(
+                "photos", value: "dir", help: "The folder holding the photos.", role: .input)
         ],
         formats: [.text, .json]
     ) { invocation in

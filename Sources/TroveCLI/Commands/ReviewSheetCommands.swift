@@ -28,7 +28,10 @@ extension ReviewCommand {
             --tiles names a basemap, whose host alone the page's policy then allows.
             """,
         options: [
-            Option("out", value: "file", help: "The HTML file to write (required)."),
+            Option(
+                "out", value: "file", help: "The HTML file to write (required).",
+                role: .output(.reviewSheet)),
+            Option("force", help: "Replace an existing --out file that trove did not write."),
             statusOption,
             Option(
                 "tiles", value: "url-template",
@@ -77,7 +80,7 @@ extension ReviewCommand {
             A file from another workspace is refused. Applying the same file again does
             nothing. A post someone else decided in the meantime is refused, naming who.
             """,
-        arguments: [Argument("file", help: "The decisions JSON file.")],
+        arguments: [Argument("file", help: "The decisions JSON file.", role: .input)],
         options: [asOption, forceOption]
     ) { invocation in
         let file = invocation.argument("file")!

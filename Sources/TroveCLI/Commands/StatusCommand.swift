@@ -70,7 +70,7 @@ enum StatusCommand {
         // A layout file named without a slash would be read as a built-in name.
         if last.layout.hasPrefix("/") && !layout.contains("/") { layout = "./" + layout }
         let words = ["--layout", layout, "--update", "--out", relative(last.out)]
-        return "trove export " + words.map(ImportCommand.shellWord).joined(separator: " ")
+        return "trove export " + words.map(ShellQuoting.word).joined(separator: " ")
     }
 }
 

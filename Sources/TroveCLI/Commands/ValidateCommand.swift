@@ -11,7 +11,7 @@ enum ValidateCommand {
         arguments: [
             Argument(
                 "file", help: "Files to check instead of the workspace.",
-                arity: .variadic(minimum: 0))
+                arity: .variadic(minimum: 0), role: .input)
         ],
         options: [
             Option("strict", help: "Treat warnings as errors for the exit status."),

@@ -1,3 +1,5 @@
+import TroveKit
+
 /// A command as declared once: its help, usage line, parsing and suggestions all come
 /// from this declaration.
 public struct Command: Sendable {
@@ -45,6 +47,20 @@ public struct Command: Sendable {
     }
 }
 
+/// What a path on the command line is to the command: declared once, so that every
+/// command's outputs are checked against its inputs and the workspace before it runs
+/// (`OutputPaths`).
+public enum PathRole: Sendable {
+    case none
+    /// A file or folder the command reads.
+    case input
+    /// A file the command writes, of this kind; `beside` names the files written next to
+    /// it (the Storage plan beside an export), given the parsed command line.
+    case output(
+        OutputKind,
+        beside: @Sendable (String, ParsedCommandLine) -> [(String, OutputKind)] = { _, _ in [] })
+}
+
 /// A positional argument.
 public struct Argument: Sendable {
     public enum Arity: Sendable {
@@ -61,6 +77,8 @@ public struct Argument: Sendable {
     /// that is no declared option but is a post id, or has a push id's shape, is taken as
     /// this argument wherever it stands on the line.
     public let takesPostIDs: Bool
+    /// Whether values are files the command reads or writes (`-` is standard input).
+    public let role: PathRole
     /// What the shells complete for it: files unless said otherwise.
     public let completion: Completion
 
@@ -76,13 +94,14 @@ public struct Argument: Sendable {
 
     public init(
         _ name: String, help: String, arity: Arity = .required, takesPostIDs: Bool = false,
-        completion: Completion? = nil
+        completion: Completion? = nil, role: PathRole = .none
     ) {
         self.name = name
         self.help = help
         self.arity = arity
         self.takesPostIDs = takesPostIDs
         self.completion = completion ?? (takesPostIDs ? .nothing : .files)
+        self.role = role
     }
 
     var usage: String {
@@ -103,16 +122,19 @@ public struct Option: Sendable {
     public let help: String
     /// Whether it may be given more than once.
     public let repeatable: Bool
+    /// Whether values are files the command reads or writes.
+    public let role: PathRole
 
     public init(
         _ long: String, short: Character? = nil, value valueName: String? = nil, help: String,
-        repeatable: Bool = false
+        repeatable: Bool = false, role: PathRole = .none
     ) {
         self.long = long
         self.short = short
         self.valueName = valueName
         self.help = help
         self.repeatable = repeatable
+        self.role = role
     }
 
     var isFlag: Bool { valueName == nil }

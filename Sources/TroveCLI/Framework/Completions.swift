@@ -1,3 +1,5 @@
+import TroveKit
+
 /// Shell completion scripts for bash, zsh and fish, generated from the command tree, so
 /// they list exactly the commands and flags the parser accepts.
 enum Completions {
@@ -97,11 +99,6 @@ enum Completions {
         ["--" + option.long] + (option.short.map { ["-\($0)"] } ?? [])
     }
 
-    /// Single-quoted for sh, bash and zsh.
-    static func quoted(_ text: String) -> String {
-        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
-    }
-
     // MARK: - Lookup tables
 
     /// A word the shell may offer, with the help zsh shows beside it.
@@ -185,14 +182,16 @@ enum Completions {
             let subs = command.subcommands.map(\.word).joined(separator: " ")
             let options = command.options.map(\.word).joined(separator: " ")
             let valued = command.valued.joined(separator: " ")
-            lines.append("    \(quoted(command.path)))")
+            lines.append("    \(ShellQuoting.quoted(command.path)))")
             lines.append(
-                "        subs=\(quoted(subs)) opts=\(quoted(options)) valued=\(quoted(valued)) ;;")
+                "        subs=\(ShellQuoting.quoted(subs)) opts=\(ShellQuoting.quoted(options)) valued=\(ShellQuoting.quoted(valued)) ;;"
+            )
         }
         func cases(_ entries: [OptionValues], pattern: (String) -> String) -> [String] {
             entries.map { entry in
                 let words = entry.values.joined(separator: " ")
-                return "    \(pattern(entry.key))) mode=\(entry.kind.mode) values=\(quoted(words)) ;;"
+                return
+                    "    \(pattern(entry.key))) mode=\(entry.kind.mode) values=\(ShellQuoting.quoted(words)) ;;"
             }
         }
         lines += [
@@ -205,7 +204,7 @@ enum Completions {
             "_trove_values() {",
             "    case \"$1 $2\" in",
         ]
-        lines += cases(values) { quoted($0) }
+        lines += cases(values) { ShellQuoting.quoted($0) }
         lines += [
             "    *) mode=files values='' ;;",
             "    esac",
@@ -218,8 +217,8 @@ enum Completions {
         // Exact indexes first, then a variadic argument's `PATH *`.
         let exact = arguments.filter { !$0.key.hasSuffix(" *") }
         let rest = arguments.filter { $0.key.hasSuffix(" *") }
-        lines += cases(exact) { quoted($0) }
-        lines += cases(rest) { quoted(String($0.dropLast())) + "*" }
+        lines += cases(exact) { ShellQuoting.quoted($0) }
+        lines += cases(rest) { ShellQuoting.quoted(String($0.dropLast())) + "*" }
         lines += [
             "    *) mode=files values='' ;;",
             "    esac",
@@ -285,7 +284,8 @@ enum Completions {
     static func zsh(_ root: Command, layouts: [String]) -> String {
         let (commands, values, arguments) = lookups(root, layouts: layouts)
         func described(_ word: Described) -> String {
-            quoted(word.word.replacingOccurrences(of: ":", with: "\\:") + ":" + word.help)
+            ShellQuoting.quoted(
+                word.word.replacingOccurrences(of: ":", with: "\\:") + ":" + word.help)
         }
         var lines = [
             "#compdef trove",
@@ -295,11 +295,13 @@ enum Completions {
             "    case \"$1\" in",
         ]
         for command in commands {
-            lines.append("    \(quoted(command.path)))")
+            lines.append("    \(ShellQuoting.quoted(command.path)))")
             lines.append(
                 "        subs=(\(command.subcommands.map(described).joined(separator: " ")))")
             lines.append("        opts=(\(command.options.map(described).joined(separator: " ")))")
-            lines.append("        valued=(\(command.valued.map(quoted).joined(separator: " "))) ;;")
+            lines.append(
+                "        valued=(\(command.valued.map(ShellQuoting.quoted).joined(separator: " "))) ;;"
+            )
         }
         lines += [
             "    *) subs=() opts=() valued=() ;;",
@@ -311,11 +313,11 @@ enum Completions {
         ]
         func cases(_ entries: [OptionValues], pattern: (String) -> String) -> [String] {
             entries.map { entry in
-                let words = entry.values.map(quoted).joined(separator: " ")
+                let words = entry.values.map(ShellQuoting.quoted).joined(separator: " ")
                 return "    \(pattern(entry.key))) mode=\(entry.kind.mode) values=(\(words)) ;;"
             }
         }
-        lines += cases(values) { quoted($0) }
+        lines += cases(values) { ShellQuoting.quoted($0) }
         lines += [
             "    *) mode=files values=() ;;",
             "    esac",
@@ -324,9 +326,9 @@ enum Completions {
             "_trove_arg() {",
             "    case \"$1 $2\" in",
         ]
-        lines += cases(arguments.filter { !$0.key.hasSuffix(" *") }) { quoted($0) }
+        lines += cases(arguments.filter { !$0.key.hasSuffix(" *") }) { ShellQuoting.quoted($0) }
         lines += cases(arguments.filter { $0.key.hasSuffix(" *") }) {
-            quoted(String($0.dropLast())) + "*"
+            ShellQuoting.quoted(String($0.dropLast())) + "*"
         }
         lines += [
             "    *) mode=files values=() ;;",
@@ -499,7 +501,8 @@ enum Completions {
                         line += " -x -a \(fishQuoted("(__trove_words_or_files " + words + ")"))"
                     case .files: line += " -r -F"
                     case .directories:
-                        line += " -x -a \(fishQuoted("(__fish_complete_directories (commandline -ct))"))"
+                        line +=
+                            " -x -a \(fishQuoted("(__fish_complete_directories (commandline -ct))"))"
                     case .nothing: line += " -x"
                     }
                 }
@@ -510,7 +513,8 @@ enum Completions {
                 switch valueKind(of: first) {
                 case .words(let words):
                     lines.append(
-                        "complete -c trove \(condition) -a \(fishQuoted(words.joined(separator: " ")))")
+                        "complete -c trove \(condition) -a \(fishQuoted(words.joined(separator: " ")))"
+                    )
                 case .nothing: break
                 default: lines.append("complete -c trove \(condition) -F")
                 }

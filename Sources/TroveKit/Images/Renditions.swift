@@ -247,11 +247,14 @@ public enum Renditions {
     /// Reads, hashes and renders one source image.
     static func process(_ job: Job, options: Options, existing: [String: Record]) -> Outcome {
         var outcome = Outcome()
-        guard let bytes = readFile(job.source) else {
-            let exists = FileManager.default.fileExists(atPath: job.source)
+        let bytes: [UInt8]
+        do {
+            bytes = try ImageFile.read(job.source, maxPixels: options.maxPixels)
+        } catch {
             outcome.failure = Failure(
                 kind: job.kind, key: job.key, source: job.source,
-                reason: exists ? "cannot read the file" : "no such file")
+                reason: error.kind == .missing
+                    ? "no such file" : "cannot read the file: \(error)")
             return outcome
         }
         let sourceHash = ContentHash.hex(bytes)
@@ -303,14 +306,6 @@ public enum Renditions {
                     ? "\(error)" : "cannot write the rendition: \(error)")
         }
         return outcome
-    }
-
-    /// The whole file, read straight into one array (no second copy of a 12 MP photo).
-    static func readFile(_ path: String) -> [UInt8]? {
-        let descriptor = open(path, O_RDONLY)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        return FileIO.readAll(descriptor)
     }
 
     /// Runs `body` for every job on `threads` worker threads; results keep job order.

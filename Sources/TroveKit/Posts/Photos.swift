@@ -153,6 +153,12 @@ public struct PhotoResolver: Sendable {
         return .file(real)
     }
 
+    /// Reads a resolved photo the bounded way every image is read (`ImageFile`): a user's
+    /// photo may be a FIFO, a device or a sparse 20 GB file.
+    static func read(_ path: String) -> Result<[UInt8], ImageFile.Failure> {
+        Result { () throws(ImageFile.Failure) in try ImageFile.read(path) }
+    }
+
     /// The object path of a Storage download URL, percent-decoded.
     static func objectPath(_ url: String) -> String? {
         var rest = Substring(url)

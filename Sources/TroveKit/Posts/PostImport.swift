@@ -110,12 +110,13 @@ public struct PostImporter {
             case .missing(let why): prepared.problem = why
             case .file(let path):
                 prepared.photoPath = path
-                if let data = FileManager.default.contents(atPath: path) {
-                    let facts = inspector.inspect(Array(data))
+                switch PhotoResolver.read(path) {
+                case .success(let bytes):
+                    let facts = inspector.inspect(bytes)
                     prepared.facts = facts
                     prepared.problem = facts.problem
-                } else {
-                    prepared.problem = "cannot read \(path)"
+                case .failure(let failure):
+                    prepared.problem = "cannot read \(path): \(failure)"
                 }
             }
             prepared.contentHash = Self.contentHash(post, photoHash: prepared.facts?.fingerprint)

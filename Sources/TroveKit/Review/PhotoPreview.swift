@@ -18,9 +18,9 @@ public enum PhotoPreview {
     public static func lines(
         path: String, columns: Int, rows: Int, palette: Palette = .trueColor
     ) -> [String]? {
-        guard columns > 0, rows > 0, let data = FileManager.default.contents(atPath: path),
+        guard columns > 0, rows > 0, let data = try? ImageFile.read(path),
             let image = try? Thumbnailer.decodeForAnalysis(
-                Array(data), minimumSide: max(columns, rows * 2))
+                data, minimumSide: max(columns, rows * 2))
         else { return nil }
         return lines(bitmap: image.bitmap, columns: columns, rows: rows, palette: palette)
     }
@@ -81,8 +81,8 @@ extension PhotoPreview {
     /// The preview without colour (for `NO_COLOR`): one character per cell from a
     /// brightness ramp.
     public static func greyLines(path: String, columns: Int, rows: Int) -> [String]? {
-        guard columns > 0, rows > 0, let data = FileManager.default.contents(atPath: path),
-            let image = try? Thumbnailer.decodeForAnalysis(Array(data), minimumSide: columns)
+        guard columns > 0, rows > 0, let data = try? ImageFile.read(path),
+            let image = try? Thumbnailer.decodeForAnalysis(data, minimumSide: columns)
         else { return nil }
         let bitmap = image.bitmap
         guard bitmap.width > 0, bitmap.height > 0 else { return nil }

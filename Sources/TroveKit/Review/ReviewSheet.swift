@@ -249,12 +249,12 @@ public struct ReviewSheet {
             let why = post.photoReference == nil ? "no photo" : "photo not available"
             return "<p class=\"nophoto\">\(why)</p>"
         }
-        guard let data = FileManager.default.contents(atPath: path) else {
+        guard let data = try? ImageFile.read(path) else {
             return "<p class=\"nophoto\">photo not readable</p>"
         }
         do {
             let image = try Thumbnailer.render(
-                source: Array(data), box: (thumbnailSize, thumbnailSize), mode: .fit,
+                source: data, box: (thumbnailSize, thumbnailSize), mode: .fit,
                 quality: 70)
             let mime = image.format == .png ? "image/png" : "image/jpeg"
             let base64 = Data(image.bytes).base64EncodedString()

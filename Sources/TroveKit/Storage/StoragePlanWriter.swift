@@ -198,12 +198,12 @@ final class StoragePlanWriter: @unchecked Sendable {
         scriptLine.append(contentsOf: "    o ".utf8)
         scriptLine.append(contentsOf: Self.stateNames[state.index])
         scriptLine.append(UInt8(ascii: " "))
-        Self.appendQuoted(path, to: &scriptLine)
+        ShellQuoting.append(path, to: &scriptLine)
         scriptLine.append(UInt8(ascii: " "))
         scriptLine.append(contentsOf: contentType)
         if let token {
             scriptLine.append(UInt8(ascii: " "))
-            Self.appendQuoted(token, to: &scriptLine)
+            ShellQuoting.append(token, to: &scriptLine)
         }
         scriptLine.append(UInt8(ascii: "\n"))
         try scriptFile.write(scriptLine)
@@ -212,29 +212,6 @@ final class StoragePlanWriter: @unchecked Sendable {
     private static let tokenMember = Array("{\"\(StoragePlan.tokenMetadataKey)\": ".utf8)
     private static let stateNames = [StoragePlan.State.new, .rotated, .unchanged].map {
         Array($0.rawValue.utf8)
-    }
-
-    /// Appends `text` in single quotes for the shell.
-    private static func appendQuoted(_ text: UnsafeBufferPointer<UInt8>, to line: inout [UInt8]) {
-        line.append(UInt8(ascii: "'"))
-        // Object paths and tokens hold no quote: copied whole.
-        if text.isEmpty || memchr(text.baseAddress!, Int32(UInt8(ascii: "'")), text.count) == nil {
-            line.append(contentsOf: text)
-            line.append(UInt8(ascii: "'"))
-            return
-        }
-        for byte in text {
-            if byte == UInt8(ascii: "'") {
-                line.append(contentsOf: "'\\''".utf8)
-            } else {
-                line.append(byte)
-            }
-        }
-        line.append(UInt8(ascii: "'"))
-    }
-
-    private static func quoted(_ text: String) -> String {
-        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
     private static func string(_ text: String) -> String {
@@ -269,31 +246,38 @@ final class StoragePlanWriter: @unchecked Sendable {
 
     /// The `gcloud storage` script up to its objects; returns where the counts go.
     private func writeScriptHeader() throws -> Int {
-        let quoted = Self.quoted
+        let quoted = ShellQuoting.quoted
         let export = (output as NSString).lastPathComponent
         // A commit journal beside the export means its files are not all in place yet.
         let journal = (CommitJournal.path(for: output) as NSString).lastPathComponent
+        // Names come from the command line and the layout: they appear only single-quoted
+        // in assignments, never in a comment (a line break would end it) or in double
+        // quotes (where `$(…)` and backticks run).
+        let script = ((export as NSString).deletingPathExtension) + ".storage.sh"
+        let usage = ShellQuoting.word(script)
         try scriptFile.write(
             [
                 "#!/bin/sh",
-                "# Firebase Storage plan for \(export) (layout \(layout.name)), written by trove"
-                    + " export.",
+                "# Firebase Storage plan for the export EXPORT names (with layout LAYOUT), written"
+                    + " by trove export.",
                 "#",
-                "#   sh \((export as NSString).deletingPathExtension).storage.sh upload",
+                "#   sh " + (usage.contains(where: \.isNewline) ? "THIS-FILE" : usage) + " upload",
                 "",
             ].joined(separator: "\n"))
         let countsAt = try scriptFile.reserve(Self.countsRoom)
         let lines = [
             "# GCLOUD names the gcloud command; IMAGES the images folder (relative to this file).",
             "set -eu",
+            "EXPORT=" + quoted(export),
+            "LAYOUT=" + quoted(layout.name),
             "cd \"$(dirname \"$0\")\"",
             "if [ -e \(quoted(journal)) ]; then",
-            "    echo \"$0: the export to \(export) was interrupted while its files went into"
+            "    echo \"$0: the export to $EXPORT was interrupted while its files went into"
                 + " place; run it again\" >&2",
             "    exit 1",
             "fi",
             "GCLOUD=\"${GCLOUD:-gcloud}\"",
-            "IMAGES=\"${IMAGES:-\(images.replacingOccurrences(of: "\"", with: "\\\""))}\"",
+            "if [ -z \"${IMAGES:-}\" ]; then IMAGES=" + quoted(images) + "; fi",
             "BUCKET=" + quoted("gs://" + (bucket ?? "")),
             "CACHE=" + quoted(StoragePlan.cacheControl),
             "",
@@ -322,7 +306,7 @@ final class StoragePlanWriter: @unchecked Sendable {
     }
 
     private func writeScriptEnd(deletions: [String], countsAt: Int) throws {
-        let quoted = Self.quoted
+        let quoted = ShellQuoting.quoted
         try scriptFile.write(
             "    :\n}\n# The objects the previous plan held that nothing references now.\n")
         try scriptFile.write("delete_old() {\n")

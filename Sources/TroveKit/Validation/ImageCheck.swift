@@ -17,13 +17,23 @@ public enum ImageCheck {
         {
             [Diagnostic(severity, code, message, at: location)]
         }
-        guard FileManager.default.fileExists(atPath: path) else {
-            return finding(.error, DiagnosticCode.imageMissing, "image \(path) does not exist")
+        let bytes: [UInt8]
+        do {
+            bytes = try ImageFile.read(path)
+        } catch {
+            switch error.kind {
+            case .missing:
+                return finding(.error, DiagnosticCode.imageMissing, "image \(path) does not exist")
+            case .notAnImage:
+                return finding(
+                    .error, DiagnosticCode.imageNotJPEGOrPNG,
+                    "image \(path) is neither JPEG nor PNG")
+            case .unreadable, .notRegular, .tooLarge:
+                return finding(
+                    .error, DiagnosticCode.imageUnreadable,
+                    "image \(path) cannot be read: \(error)")
+            }
         }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            return finding(.error, DiagnosticCode.imageUnreadable, "image \(path) cannot be read")
-        }
-        let bytes = [UInt8](data)
         let header: ImageHeader
         do {
             header = try ImageHeader.read(from: bytes)

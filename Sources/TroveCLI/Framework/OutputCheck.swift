@@ -1,0 +1,48 @@
+import Foundation
+import TroveKit
+
+extension Invocation {
+    /// Refuses a command line whose outputs would replace the workspace, an input, each
+    /// other, or a file trove did not write (without `--force`): run before every command,
+    /// from the paths its declaration marks (`PathRole`), so nothing is written first.
+    ///
+    /// - Throws: `CommandFailure` with exit status 2, naming both paths.
+    func checkOutputPaths() throws {
+        let command = parsed.command
+        var inputs: [NamedPath] = []
+        var outputs: [(NamedPath, OutputKind)] = []
+        func add(_ role: PathRole, label: String, values: [String]) {
+            for value in values where value != "-" && !value.isEmpty {
+                let path = resolve(value)
+                switch role {
+                case .none: break
+                case .input: inputs.append(NamedPath(label, path))
+                case .output(let kind, let beside):
+                    outputs.append((NamedPath(label, path), kind))
+                    for (extra, kind) in beside(path, parsed) {
+                        outputs.append((NamedPath("\(label)'s companion", extra), kind))
+                    }
+                }
+            }
+        }
+        for argument in command.arguments {
+            add(
+                argument.role, label: "<\(argument.name)>",
+                values: parsed.arguments[argument.name] ?? [])
+        }
+        for option in command.options {
+            add(option.role, label: "--\(option.long)", values: parsed.values[option.long] ?? [])
+        }
+        if outputs.isEmpty { return }
+        let force =
+            command.options.contains { $0.long == "force" && $0.isFlag }
+            && parsed.flags.contains("force")
+        do {
+            try OutputPaths.check(
+                outputs: outputs, inputs: inputs,
+                workspace: command.usesWorkspace ? workspacePath : nil, force: force)
+        } catch {
+            throw CommandFailure(error.message, status: .usage)
+        }
+    }
+}

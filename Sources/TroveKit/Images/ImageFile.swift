@@ -1,0 +1,141 @@
+import Foundation
+import TroveImaging
+
+/// Reads an image or photo file the one bounded way `validate`, `images`, `import posts`
+/// and review share, so that a hostile file costs a few reads, not the machine.
+///
+/// The file is opened non-blocking (a FIFO does not wait for a writer) and must be a
+/// regular file (never `/dev/zero`, a FIFO or a socket). Its first bytes must be a JPEG or
+/// PNG signature before anything else is read. Its size, known before reading, must fit
+/// what an image of its declared dimensions can hold (`maximumBytes`): a sparse 20 GB file
+/// behind a valid header is refused from its size alone. Only then is it read whole.
+public enum ImageFile {
+    /// Why a file was not read.
+    public struct Failure: Error, Equatable, Sendable, CustomStringConvertible {
+        public enum Kind: Equatable, Sendable {
+            case missing
+            case unreadable
+            /// A FIFO, a device, a folder, a socket.
+            case notRegular
+            case notAnImage
+            case tooLarge
+        }
+
+        public let kind: Kind
+        /// The reason in words that read well after "cannot be read: ".
+        public let reason: String
+        public var description: String { reason }
+    }
+
+    /// Bytes per pixel the largest image trove reads could take, compressed: 16-bit RGBA
+    /// PNG stored uncompressed is 8, and no JPEG comes near it.
+    static let bytesPerPixel = 8
+    /// Room for what a file holds besides pixels: EXIF, ICC profiles, XMP, text chunks.
+    static let metadataRoom = 16 << 20
+    /// How much of the file is read to learn its dimensions before the size check.
+    static let headerRead = 1 << 20
+
+    /// The most bytes an image of `pixels` pixels may take.
+    static func maximumBytes(pixels: Int) -> Int {
+        pixels.multipliedReportingOverflow(by: bytesPerPixel).partialValue + metadataRoom
+    }
+
+    /// The whole file at `path`, once it is known to be a JPEG or PNG of a size its
+    /// dimensions (or `maxPixels`) allow.
+    ///
+    /// - Throws: `ImageFile.Failure`.
+    public static func read(_ path: String, maxPixels: Int = Thumbnailer.defaultMaxPixels)
+        throws(Failure) -> [UInt8]
+    {
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            let code = errno
+            if code == ENOENT || code == ENOTDIR {
+                throw Failure(kind: .missing, reason: "no such file")
+            }
+            throw Failure(kind: .unreadable, reason: String(cString: strerror(code)))
+        }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            throw Failure(kind: .unreadable, reason: String(cString: strerror(errno)))
+        }
+        let type = status.st_mode & S_IFMT
+        guard type == S_IFREG else {
+            let what =
+                switch type {
+                case S_IFDIR: "a folder"
+                case S_IFIFO: "a FIFO"
+                case S_IFCHR, S_IFBLK: "a device"
+                case S_IFSOCK: "a socket"
+                default: "not a regular file"
+                }
+            throw Failure(kind: .notRegular, reason: "it is \(what), not an image file")
+        }
+        let size = Int(status.st_size)
+        // The signature first: 16 bytes decide whether anything more is read.
+        var head = try readUpTo(min(size, 16), from: descriptor)
+        guard !head.isEmpty else {
+            throw Failure(kind: .notAnImage, reason: "empty image file (0 bytes)")
+        }
+        guard ImageFormat(sniffing: head) != nil else {
+            let start = head.prefix(4).map { String(format: "%02X", $0) }.joined(separator: " ")
+            throw Failure(
+                kind: .notAnImage, reason: "not a JPEG or PNG image: starts with bytes \(start)")
+        }
+        head += try readUpTo(min(size, headerRead) - head.count, from: descriptor)
+        let got = head.count
+        // The header's dimensions, when the first MB holds them, bound the size closer.
+        var pixels = maxPixels
+        if let header = try? ImageHeader.read(from: head), header.pixelCount <= maxPixels {
+            pixels = max(header.pixelCount, 1)
+        }
+        let limit = maximumBytes(pixels: pixels)
+        if size > limit {
+            throw Failure(
+                kind: .tooLarge,
+                reason:
+                    "the file is \(size) bytes, more than an image of \(pixels) pixels can hold"
+                    + " (\(limit) bytes)")
+        }
+        if got == size { return head }
+        var bytes = head
+        bytes.reserveCapacity(size + 1)
+        bytes.append(contentsOf: [UInt8](repeating: 0, count: size - got + 1))
+        var count = got
+        // The file may grow while read: never past the limit.
+        while count < bytes.count {
+            let read = bytes.withUnsafeMutableBytes {
+                FileIO.read(descriptor, into: $0.baseAddress! + count, count: $0.count - count)
+            }
+            if read < 0 {
+                throw Failure(kind: .unreadable, reason: String(cString: strerror(errno)))
+            }
+            if read == 0 { break }
+            count += read
+        }
+        if count > size {
+            throw Failure(kind: .unreadable, reason: "the file grew while it was read")
+        }
+        bytes.removeSubrange(count...)
+        return bytes
+    }
+
+    /// Up to `count` bytes from the descriptor's position (fewer at the end).
+    private static func readUpTo(_ count: Int, from descriptor: Int32) throws(Failure) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: max(count, 0))
+        var done = 0
+        while done < bytes.count {
+            let got = bytes.withUnsafeMutableBytes {
+                FileIO.read(descriptor, into: $0.baseAddress! + done, count: $0.count - done)
+            }
+            if got < 0 {
+                throw Failure(kind: .unreadable, reason: String(cString: strerror(errno)))
+            }
+            if got == 0 { break }
+            done += got
+        }
+        bytes.removeSubrange(done...)
+        return bytes
+    }
+}
