@@ -90,6 +90,7 @@ import Testing
         #expect(
             Set(log[1].keys) == [
                 "id", "at", "moderator", "from", "to", "reason", "note", "applied_by", "decided_at",
+                "version",
             ])
         #expect(log[1]["reason"] as? String == "spam")
         #expect(log[1]["note"] as? String == "ad")
