@@ -54,14 +54,22 @@ enum ReviewCommand {
         for case let name? in candidates {
             let trimmed = name.trimmingCharacters(in: .whitespaces)
             if trimmed.isEmpty { continue }
-            if let problem = ModeratorName.problem(trimmed) {
-                throw invocation.usageError(
-                    "moderator name '\(ReviewFormat.line(trimmed))' refused: \(problem) "
-                        + "(a name is one line of printable text)")
-            }
-            return trimmed
+            return try checkedModerator(trimmed, invocation)
         }
         throw invocation.usageError("who is deciding? pass --as NAME or set TROVE_MODERATOR")
+    }
+
+    /// `name`, trimmed, when it is one line of printable text (`ModeratorName`).
+    static func checkedModerator(_ name: String, _ invocation: Invocation) throws(UsageError)
+        -> String
+    {
+        let trimmed = name.trimmingCharacters(in: .whitespaces)
+        if let problem = ModeratorName.problem(trimmed) {
+            throw invocation.usageError(
+                "moderator name '\(ReviewFormat.line(trimmed))' refused: \(problem) "
+                    + "(a name is one line of printable text)")
+        }
+        return trimmed
     }
 
     /// The ids on the command line, with `-` replaced by the ids read from stdin.
