@@ -168,9 +168,10 @@ import Testing
         #expect(made.last?["reason"] as? String == "privacy")
         // Each decision names the version the sheet showed, and the page signed it all.
         let sheet = try SheetPage(path: sandbox.path("sheet.html"))
-        #expect(made.map { $0["version"] as? String } == [
-            sheet.posts["-Mq1a"]?.version, sheet.posts["-Mq2b"]?.version,
-        ])
+        #expect(
+            made.map { $0["version"] as? String } == [
+                sheet.posts["-Mq1a"]?.version, sheet.posts["-Mq2b"]?.version,
+            ])
         #expect((file["signature"] as? String)?.count == 64)
 
         // Downloaded: leaving no longer warns.

@@ -14,7 +14,8 @@ struct SheetPage {
     /// Reads the data block of the sheet at `path`.
     init(path: String) throws {
         let page = try String(contentsOfFile: path, encoding: .utf8)
-        let start = try #require(page.range(of: "<script type=\"application/json\" id=\"sheet-data\">"))
+        let start = try #require(
+            page.range(of: "<script type=\"application/json\" id=\"sheet-data\">"))
         let end = try #require(page.range(of: "</script>", range: start.upperBound..<page.endIndex))
         let data = Data(page[start.upperBound..<end.lowerBound].utf8)
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
@@ -58,7 +59,8 @@ struct SheetPage {
                 switch made.action {
                 case "approve": action = .approve
                 case "flag": action = .flag
-                default: action = .reject(try #require(RejectionReason(rawValue: made.reason ?? "")))
+                default:
+                    action = .reject(try #require(RejectionReason(rawValue: made.reason ?? "")))
                 }
                 return SheetDecision(
                     id: made.id, version: made.version ?? shown?.version,

@@ -78,7 +78,8 @@ enum ImportPostsCommand {
         for (id, from) in summary.withdrawn {
             invocation.note(
                 "note: post \(ReviewFormat.line(id)) is no longer in \(file): withdrawn"
-                    + (from == .approved ? " (it was approved: the next export leaves it out)" : ""))
+                    + (from == .approved ? " (it was approved: the next export leaves it out)" : "")
+            )
         }
         for id in summary.returned {
             invocation.note("note: withdrawn post \(ReviewFormat.line(id)) is back: pending again")

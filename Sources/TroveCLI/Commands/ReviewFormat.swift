@@ -168,8 +168,10 @@ enum ReviewFormat {
         }
         let pairs: [(String, String?, String?)] = [
             ("user", earlier.user, summary.user),
-            ("position", position(earlier.latitude, earlier.longitude),
-             position(summary.latitude, summary.longitude)),
+            (
+                "position", position(earlier.latitude, earlier.longitude),
+                position(summary.latitude, summary.longitude)
+            ),
             ("date", earlier.date, summary.date),
             ("description", earlier.description, summary.description),
             ("photo", earlier.photoReference, post.photoReference),

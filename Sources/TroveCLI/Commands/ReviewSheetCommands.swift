@@ -43,9 +43,9 @@ extension ReviewCommand {
             throw invocation.usageError("missing --out FILE")
         }
         let status = try status(invocation)
-        let moderator = try invocation.option("for").map { name throws(UsageError) in
-            try checkedModerator(name, invocation)
-        } ?? moderator(invocation)
+        let moderator =
+            try invocation.option("for").map { try checkedModerator($0, invocation) }
+            ?? ReviewCommand.moderator(invocation)
         let workspace = try invocation.openWorkspace()
         let library = try TemplateLibrary(environment: invocation.context.environment)
         guard let data = library.contents(of: "review-sheet.html"),

@@ -181,8 +181,9 @@ public struct Parser {
     /// An `@VERSION` after the id (`-Mq2river@1a2b3c4d5e6f`) is allowed.
     static func hasPushIDShape(_ word: String) -> Bool {
         var characters = Array(word.utf8)
+        let hex = { (byte: UInt8) in (48...57).contains(byte) || (97...102).contains(byte) }
         if let at = characters.lastIndex(of: UInt8(ascii: "@")), characters.count - at == 13,
-            characters[(at + 1)...].allSatisfy({ (48...57).contains($0) || (97...102).contains($0) })
+            characters[(at + 1)...].allSatisfy(hex)
         {
             characters.removeSubrange(at...)
         }

@@ -280,7 +280,9 @@ public struct PostImporter {
     }
 
     /// Withdraws the posts last imported from `origin` that are not in `present`.
-    private func withdraw(origin: String, keeping present: Set<String>, summary: inout PostImportSummary)
+    private func withdraw(
+        origin: String, keeping present: Set<String>, summary: inout PostImportSummary
+    )
         throws
     {
         let database = workspace.database
@@ -294,7 +296,8 @@ public struct PostImporter {
         }.filter { !present.contains($0.0) }
         guard !gone.isEmpty else { return }
         let update = try database.prepare(
-            "UPDATE posts SET status = 'withdrawn', status_note = ?2, updated_at = ?3 WHERE id = ?1")
+            "UPDATE posts SET status = 'withdrawn', status_note = ?2, updated_at = ?3 WHERE id = ?1"
+        )
         let trail = try AuditTrail.Appender(database)
         let at = timestamp(now)
         let name = (origin as NSString).lastPathComponent

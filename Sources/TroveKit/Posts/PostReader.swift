@@ -97,7 +97,8 @@ public enum PostReader {
         }
         let ext = (path as NSString).pathExtension.lowercased()
         switch ext {
-        case "csv", "tsv", "txt": return try readCSV(Array(data), name: name, skipInvalid: skipInvalid)
+        case "csv", "tsv", "txt":
+            return try readCSV(Array(data), name: name, skipInvalid: skipInvalid)
         case "ndjson", "jsonl":
             return try readLines(Array(data), name: name, skipInvalid: skipInvalid)
         default: return try readJSON(data, name: name, skipInvalid: skipInvalid)

@@ -45,7 +45,8 @@ public enum ModeratorName {
                 .privateUse:
                 return "it holds the control or unprintable character U+"
                     + String(scalar.value, radix: 16, uppercase: true)
-            case .format where (0x202A...0x202E).contains(scalar.value)
+            case .format
+            where (0x202A...0x202E).contains(scalar.value)
                 || (0x2066...0x2069).contains(scalar.value):
                 return "it holds the text-direction override U+"
                     + String(scalar.value, radix: 16, uppercase: true)
@@ -216,8 +217,7 @@ public struct Moderation {
     /// moderator deciding now sees.
     ///
     /// - Throws: `SQLiteError`.
-    public func current(_ ids: [String]) throws -> [String: (status: PostStatus, version: String)]
-    {
+    public func current(_ ids: [String]) throws -> [String: (status: PostStatus, version: String)] {
         let statement = try workspace.database.prepare(
             "SELECT status, \(PostVersion.sql) FROM posts WHERE id = ?")
         var result: [String: (status: PostStatus, version: String)] = [:]
