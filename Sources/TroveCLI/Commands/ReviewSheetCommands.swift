@@ -71,8 +71,9 @@ extension ReviewCommand {
         let title = "trove review: " + (status?.rawValue ?? "all") + " posts"
         sheet.credentials = SheetCredentials.fresh(for: moderator)
         let page = sheet.render(posts: posts, title: title, neighbours: neighbours)
-        try AtomicFile.write(Data(page.utf8), to: invocation.resolve(out))
+        // Recorded first: no page exists whose sheet the workspace does not know.
         try ReviewSheets(workspace: workspace).record(sheet.credentials, posts: posts)
+        try AtomicFile.write(Data(page.utf8), to: invocation.resolve(out))
         invocation.note(
             "wrote \(out) with \(posts.count) posts: sheet \(sheet.credentials.id) for "
                 + ReviewFormat.line(moderator))
