@@ -543,7 +543,8 @@ import TroveKit
             #expect(entries.count == 3)
             #expect(entries.suffix(2).allSatisfy { $0["to"] as? String == "withdrawn" })
         }
-        #expect(sandbox.run("review", "list", "--status", "withdrawn").stdout.contains("p3"))
+        let listed = sandbox.run("review", "list", "--status", "withdrawn").stdout
+        #expect(listed.contains("p3              withdrawn "), "\(listed)")
         // Back in the export: pending again.
         let back = try importExport(Self.original)
         #expect(back.stderr.contains("withdrawn post p3 is back: pending again"))

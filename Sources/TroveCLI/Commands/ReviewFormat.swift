@@ -10,11 +10,11 @@ enum ReviewFormat {
     // MARK: - list
 
     static let tableHeader =
-        pad("ID", 16) + pad("STATUS", 9) + pad("DATE", 21) + pad("USER", 16)
+        pad("ID", 16) + pad("STATUS", 10) + pad("DATE", 21) + pad("USER", 16)
         + pad("DESCRIPTION", 42) + "SIGNALS\n"
 
     static func tableRow(_ post: PostSummary) -> String {
-        var line = pad(safe(post.id), 16) + pad(post.status, 9) + pad(safe(post.date ?? "-"), 21)
+        var line = pad(safe(post.id), 16) + pad(post.status, 10) + pad(safe(post.date ?? "-"), 21)
         line += pad(safe(post.user ?? "-"), 16)
         let description = safe(post.description ?? "").replacingOccurrences(of: "\n", with: " ")
         line += pad(description.isEmpty ? "-" : description, 42)
