@@ -23,6 +23,7 @@ Usage: Stress/kill.py --trove .build/release/trove [--trials 20] [--seed N] [--r
 
 import argparse
 import hashlib
+import hmac
 import json
 import os
 import random
@@ -188,13 +189,35 @@ class Harness:
         self.write(folder, "changed.csv", self.treasures_csv(self.rows, 2))
         self.write(folder, "more.csv", self.treasures_csv(self.rows // 2, 3).replace("\nt", "\nm"))
         self.write(folder, "posts.ndjson", self.posts_ndjson(60))
-        self.write(folder, "decisions.json", json.dumps({
-            "format": "trove-review-decisions", "decisions": [
-                {"id": f"p{i}", "expected": "pending", "action": "approve" if i % 3 else "reject",
-                 "reason": "spam", "note": f"note {i}"} for i in range(20, 40)]}))
         self.run(folder, ["init"])
         self.run(folder, ["config", "set", "storage.bucket", "stress.appspot.com"])
         return folder
+
+    def signed_decisions(self, folder):
+        """decisions.json as the page of sheet.html downloads it, signed with its secret."""
+        with open(os.path.join(folder, "sheet.html"), encoding="utf-8") as handle:
+            page = handle.read()
+        start = page.index('id="sheet-data">') + len('id="sheet-data">')
+        data = json.loads(page[start:page.index("</script>", start)])
+        versions = {post["id"]: post["version"] for post in data["posts"]}
+        decisions = []
+        for i in range(20, 40):
+            decision = {"id": f"p{i}", "version": versions[f"p{i}"], "seen": "pending",
+                        "action": "approve" if i % 3 else "reject", "note": f"note {i}",
+                        "at": "2026-01-01T10:00:00.000Z"}
+            if i % 3 == 0:
+                decision["reason"] = "spam"
+            decisions.append(decision)
+        signed = json.dumps(
+            ["trove-review-decisions/2", data["sheet"], data["workspace"], data["moderator"],
+             [[d["id"], d["version"], d["seen"], d["action"], d.get("reason"), d.get("note"),
+               d["at"], False] for d in decisions]], separators=(",", ":"), ensure_ascii=False)
+        signature = hmac.new(bytes.fromhex(data["secret"]), signed.encode("utf-8"),
+                             hashlib.sha256).hexdigest()
+        self.write(folder, "decisions.json", json.dumps({
+            "format": "trove-review-decisions", "sheet": data["sheet"],
+            "workspace": data["workspace"], "moderator": data["moderator"],
+            "decisions": decisions, "signature": signature}))
 
     def snapshot(self, source, name):
         target = os.path.join(self.root, name)
@@ -395,12 +418,18 @@ class Harness:
             Scenario("config-set", ["config", "set", "geohash.precision", "8"], None),
         ]
         prepare = {
+            # The decisions come from a sheet of this workspace, signed as its page signs.
+            "review-apply": [["review", "sheet", "--out", "sheet.html", "--for", "stress"],
+                             self.signed_decisions],
             # Before the second --max-bytes run the treasures change, so its set differs.
             "export-max-bytes-again": [["import", "treasures", "more.csv"], ["geohash"]],
         }
         for scenario in scenarios:
             for arguments in prepare.get(scenario.name, []):
-                self.run(state, arguments)
+                if callable(arguments):
+                    arguments(state)
+                else:
+                    self.run(state, arguments)
             before_folder = self.snapshot(state, scenario.name + "-before")
             before_dump = canonical_dump(os.path.join(before_folder, "trove.sqlite"))
             before_outputs = self.outputs_state(before_folder, scenario)

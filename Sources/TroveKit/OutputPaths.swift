@@ -48,7 +48,10 @@ public enum OutputKind: Sendable, Equatable {
             return first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
         case .storageScript: return startsWith("#!/bin/sh\n# Firebase Storage plan")
         case .reviewSheet: return startsWith("<!DOCTYPE html", ignoringCase: true)
-        case .rejects: return startsWith("file,line,feature,code,reason")
+        // Treasures' rejects, then posts'.
+        case .rejects:
+            return startsWith("file,line,feature,code,reason")
+                || startsWith("file,line,record,reason")
         case .writtenIfMissing, .folder: return true
         }
     }

@@ -90,6 +90,7 @@ import Testing
         #expect(
             Set(log[1].keys) == [
                 "id", "at", "moderator", "from", "to", "reason", "note", "applied_by", "decided_at",
+                "version",
             ])
         #expect(log[1]["reason"] as? String == "spam")
         #expect(log[1]["note"] as? String == "ad")
@@ -139,12 +140,12 @@ import Testing
     }
 
     @Test func theSheetsDecisionsApplyWithTheSameConflictRule() throws {
-        let decisions = """
-            {"format": "trove-review-decisions", "decisions": [
-              {"id": "p1", "expected": "pending", "action": "approve"},
-              {"id": "p2", "expected": "pending", "action": "reject", "reason": "spam"},
-              {"id": "p3", "expected": "pending", "action": "flag", "note": "check"}]}
-            """
+        #expect(sandbox.run("review", "sheet", "--out", "sheet.html", "--for", "ann").status == 0)
+        let decisions = try SheetPage(path: sandbox.path("sheet.html")).file([
+            .init(id: "p1", action: "approve"),
+            .init(id: "p2", action: "reject", reason: "spam"),
+            .init(id: "p3", action: "flag", note: "check"),
+        ])
         try sandbox.write("decisions.json", decisions)
         // Someone decides p2 between the sheet's generation and its application.
         sandbox.run("review", "approve", "p2", "--as", "bob")

@@ -25,7 +25,7 @@ import Testing
             """
         try sandbox.write("posts.csv", csv)
         sandbox.run("import", "posts", "posts.csv", "--photos", "photos")
-        #expect(sandbox.run("review", "sheet", "--out", "sheet.html").status == 0)
+        #expect(sandbox.run("review", "sheet", "--out", "sheet.html", "--for", "kim").status == 0)
     }
 
     var page: String {
@@ -67,17 +67,14 @@ import Testing
     }
 
     @Test func applyCreditsTheFilesModeratorRefusesOtherWorkspacesAndRepeatsAsANoOp() throws {
-        let sheetID = try #require(
-            page.components(separatedBy: "\"sheet\":\"").dropFirst().first?.prefix(16))
-        let workspace = try #require(
-            page.components(separatedBy: "\"workspace\":\"").dropFirst().first?.prefix(32))
-        let file = """
-            {"format": "trove-review-decisions", "sheet": "\(sheetID)", "workspace": "\(workspace)",
-             "moderator": "kim", "decisions": [
-              {"id": "-Mq1a", "seen": "pending", "action": "approve", "at": "2026-12-01T10:00:00.000Z"},
-              {"id": "far", "seen": "pending", "action": "reject", "reason": "wrong-location",
-               "note": "EXIF 1 km off", "at": "2026-12-01T10:01:00.000Z"}]}
-            """
+        let sheet = try SheetPage(path: sandbox.path("sheet.html"))
+        #expect(sheet.moderator == "kim")
+        let file = try sheet.file([
+            .init(id: "-Mq1a", action: "approve"),
+            .init(
+                id: "far", action: "reject", reason: "wrong-location", note: "EXIF 1 km off",
+                at: "2026-12-01T10:01:00.000Z"),
+        ])
         try sandbox.write("decisions.json", file)
         let first = sandbox.run("review", "apply", "decisions.json", environment: ["USER": "lee"])
         #expect(first.status == 0, "\(first.stderr)")
@@ -99,7 +96,10 @@ import Testing
         sandbox.run("review", "approve", "-Mq2b", "--as", "bob")
         try sandbox.write(
             "later.json",
-            file.replacingOccurrences(of: "\"far\"", with: "\"-Mq2b\""))
+            try sheet.file([
+                .init(id: "-Mq1a", action: "approve"),
+                .init(id: "-Mq2b", action: "reject", reason: "wrong-location"),
+            ]))
         let conflict = sandbox.run("review", "apply", "later.json")
         #expect(conflict.status == 1)
         #expect(
@@ -126,12 +126,11 @@ import Testing
         #expect(
             try browser.evaluate("document.getElementById('decided').textContent") as? String
                 == "0 of 4 decided")
-        // The first decision asks for the moderator's name, once.
-        browser.promptAnswers = ["kim"]
+        // The sheet was made for kim: nobody is asked for a name.
         try browser.press("a")
         try browser.press("r")
         try browser.press("7")
-        #expect(browser.dialogs.filter { $0.type == "prompt" }.count == 1, "\(browser.dialogs)")
+        #expect(browser.dialogs.filter { $0.type == "prompt" }.isEmpty, "\(browser.dialogs)")
         func decisions() throws -> [String] {
             try browser.evaluate(
                 "Array.from(document.querySelectorAll('article.card')).map(c => "
@@ -167,6 +166,13 @@ import Testing
         #expect(made.allSatisfy { ($0["at"] as? String)?.hasSuffix("Z") == true })
         #expect(made.allSatisfy { $0["seen"] as? String == "pending" })
         #expect(made.last?["reason"] as? String == "privacy")
+        // Each decision names the version the sheet showed, and the page signed it all.
+        let sheet = try SheetPage(path: sandbox.path("sheet.html"))
+        #expect(
+            made.map { $0["version"] as? String } == [
+                sheet.posts["-Mq1a"]?.version, sheet.posts["-Mq2b"]?.version,
+            ])
+        #expect((file["signature"] as? String)?.count == 64)
 
         // Downloaded: leaving no longer warns.
         let warnings = browser.dialogs.filter { $0.type == "beforeunload" }.count

@@ -64,7 +64,7 @@ import Testing
         _ = try run("export", "--layout", "flatirongo", "--out", "build/firebase.json")
         let tree = try String(contentsOfFile: work + "/build/firebase.json", encoding: .utf8)
         #expect(tree.contains("/v0/b/my-game.firebasestorage.app/o/treasures%2Fharry%2Ffull-"))
-        _ = try run("review", "sheet", "--out", "review.html")
+        _ = try run("review", "sheet", "--out", "review.html", "--for", "ann")
         let page = try String(contentsOfFile: work + "/review.html", encoding: .utf8)
         #expect(page.contains("Cans"))
         let listed = try run("template", "list")

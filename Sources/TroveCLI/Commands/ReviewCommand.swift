@@ -53,9 +53,23 @@ enum ReviewCommand {
         ]
         for case let name? in candidates {
             let trimmed = name.trimmingCharacters(in: .whitespaces)
-            if !trimmed.isEmpty { return trimmed }
+            if trimmed.isEmpty { continue }
+            return try checkedModerator(trimmed, invocation)
         }
         throw invocation.usageError("who is deciding? pass --as NAME or set TROVE_MODERATOR")
+    }
+
+    /// `name`, trimmed, when it is one line of printable text (`ModeratorName`).
+    static func checkedModerator(_ name: String, _ invocation: Invocation) throws(UsageError)
+        -> String
+    {
+        let trimmed = name.trimmingCharacters(in: .whitespaces)
+        if let problem = ModeratorName.problem(trimmed) {
+            throw invocation.usageError(
+                "moderator name '\(ReviewFormat.line(trimmed))' refused: \(problem) "
+                    + "(a name is one line of printable text)")
+        }
+        return trimmed
     }
 
     /// The ids on the command line, with `-` replaced by the ids read from stdin.
@@ -137,28 +151,42 @@ enum ReviewCommand {
         "show", abstract: "Show one post: every field, its signals and decision history.",
         discussion: """
             On a terminal the photo is previewed as large as the window allows with the
-            whole post in view (colour unless NO_COLOR or TERM=dumb).
+            whole post in view (colour unless NO_COLOR or TERM=dumb). The version printed
+            is what a decision names (trove review approve ID@VERSION). A post that
+            changed shows its previous version's fields beside the current ones; ID@VERSION
+            compares with that version instead.
             """,
-        arguments: [Argument("id", help: "The post id.", takesPostIDs: true)],
+        arguments: [Argument("id", help: "The post id, or ID@VERSION.", takesPostIDs: true)],
         formats: [.text, .json]
     ) { invocation in
         let workspace = try invocation.openWorkspace()
-        let id = invocation.argument("id")!
-        guard let post = try PostQuery(workspace: workspace).post(id) else {
-            throw CommandFailure("no post '\(id)'")
+        let (id, asked) = splitVersion(invocation.argument("id")!)
+        let query = PostQuery(workspace: workspace)
+        guard let post = try query.post(id) else {
+            throw CommandFailure("no post '\(ReviewFormat.line(id))'")
+        }
+        let versions = try query.versions(id)
+        var earlier = versions.last { $0.version != post.version }
+        if let asked, asked != post.version {
+            guard let found = versions.first(where: { $0.version == asked }) else {
+                throw CommandFailure(
+                    "post '\(ReviewFormat.line(id))' never had version \(asked) (versions: "
+                        + versions.map(\.version).joined(separator: ", ") + ")")
+            }
+            earlier = found
         }
         let history = try AuditTrail(workspace: workspace).entries(for: id)
         let out = invocation.context.standardOutput
         if invocation.format == .json {
-            invocation.print(ReviewFormat.detailsJSON(post, history: history))
+            invocation.print(ReviewFormat.detailsJSON(post, history: history, earlier: earlier))
         } else if out.isTerminal {
             // One row stays free for the shell's prompt after.
             out.write(
                 ReviewFormat.screen(
                     post, history: history, style: ReviewFormat.previewStyle(invocation.context),
-                    reservedRows: 1))
+                    reservedRows: 1, earlier: earlier))
         } else {
-            out.write(ReviewFormat.details(post, history: history))
+            out.write(ReviewFormat.details(post, history: history, earlier: earlier))
         }
         return .success
     }

@@ -4,8 +4,8 @@ import TroveKit
 /// `trove review approve|reject|flag|reopen`: one decision on each post named.
 extension ReviewCommand {
     static let approve = Command(
-        "approve", abstract: "Approve posts.", arguments: [idsArgument],
-        options: [asOption, forceOption]
+        "approve", abstract: "Approve posts.", discussion: versionDiscussion,
+        arguments: [idsArgument], options: [asOption, versionOption, forceOption]
     ) { invocation in
         try decide(invocation, .approve, note: nil)
     }
@@ -13,12 +13,12 @@ extension ReviewCommand {
     static let reject = Command(
         "reject", abstract: "Reject posts with a reason.",
         discussion: "Reasons: " + RejectionReason.allCases.map(\.rawValue).joined(separator: ", ")
-            + ".",
+            + ". " + versionDiscussion,
         arguments: [idsArgument],
         options: [
             Option("reason", value: "reason", help: "Why (required): spam, not-litter, …"),
             Option("note", value: "text", help: "A note for the audit trail."),
-            asOption, forceOption,
+            asOption, versionOption, forceOption,
         ]
     ) { invocation in
         guard let text = invocation.option("reason") else {
@@ -37,9 +37,10 @@ extension ReviewCommand {
 
     static let flag = Command(
         "flag", abstract: "Flag posts for a second look, with a note.",
-        arguments: [idsArgument],
+        discussion: versionDiscussion, arguments: [idsArgument],
         options: [
-            Option("note", value: "text", help: "Why (required)."), asOption, forceOption,
+            Option("note", value: "text", help: "Why (required)."), asOption, versionOption,
+            forceOption,
         ]
     ) { invocation in
         guard let note = invocation.option("note"), !note.isEmpty else {
@@ -58,17 +59,49 @@ extension ReviewCommand {
         try decide(invocation, .reopen, note: invocation.option("note"))
     }
 
-    /// Records one action on every id. The state each post is in when the command starts
-    /// is the state the moderator saw; it is checked again inside the write transaction.
+    static let versionOption = Option(
+        "version", value: "version",
+        help: "The version 'review show' printed (one id): refused if the post changed since.")
+
+    static let versionDiscussion = """
+        A decision is made on a version of the post: the one 'trove review show' printed,
+        given as ID@VERSION or --version VERSION, else the one current when the command
+        starts. A post that changed since (a re-import) is refused with "changed since you
+        saw it", even with --force, and stays as it is.
+        """
+
+    /// Records one action on every id. The state and version each post is in when the
+    /// command starts is what the moderator saw, unless `ID@VERSION` or `--version` names
+    /// the version they looked at; both are checked again inside the write transaction.
     static func decide(_ invocation: Invocation, _ action: ReviewAction, note: String?)
         throws -> ExitStatus
     {
         let moderator = try moderator(invocation)
-        let ids = try ids(invocation)
+        var ids: [String] = []
+        var versions: [String: String] = [:]
+        for word in try self.ids(invocation) {
+            let (id, version) = splitVersion(word)
+            ids.append(id)
+            if let version { versions[id] = version }
+        }
+        if let version = action == .reopen ? nil : invocation.option("version") {
+            guard ids.count == 1, versions.isEmpty else {
+                throw invocation.usageError(
+                    "--version names the version of one post; for several, write ID@VERSION")
+            }
+            guard PostVersion.isVersion(version[...]) else {
+                throw invocation.usageError(
+                    "--version '\(ReviewFormat.line(version))' is not a version "
+                        + "(\(PostVersion.length) hex digits, as 'trove review show' prints)")
+            }
+            versions[ids[0]] = version
+        }
         let moderation = Moderation(workspace: try invocation.openWorkspace())
-        let seen = try moderation.statuses(ids)
+        let seen = try moderation.current(ids)
         let requests = ids.map {
-            DecisionRequest(id: $0, expected: seen[$0], action: action, note: note)
+            DecisionRequest(
+                id: $0, expected: seen[$0]?.status, action: action, note: note,
+                version: versions[$0] ?? seen[$0]?.version)
         }
         var outcomes = try moderation.decide(
             requests, moderator: moderator, force: invocation.flag("force"))
@@ -108,6 +141,15 @@ extension ReviewCommand {
         return declined
     }
 
+    /// `ID@VERSION` as the id and the version; a word whose part after its last `@` is not
+    /// a version is an id as it stands (Firebase keys may hold `@`).
+    static func splitVersion(_ word: String) -> (id: String, version: String?) {
+        guard let at = word.lastIndex(of: "@"), at != word.startIndex else { return (word, nil) }
+        let version = word[word.index(after: at)...]
+        guard PostVersion.isVersion(version) else { return (word, nil) }
+        return (String(word[..<at]), String(version))
+    }
+
     /// Prints what happened to each request; exit 1 when any was refused or, asked on a
     /// terminal, not confirmed (`declined`).
     static func report(
@@ -120,7 +162,17 @@ extension ReviewCommand {
                 invocation.note(
                     "\(decision.postID): \(decision.from.rawValue) → \(decision.to.rawValue)")
             case .unchanged(let id, let current):
-                invocation.note("\(id): already \(current.rawValue)")
+                invocation.note("\(ReviewFormat.line(id)): already \(current.rawValue)")
+            case .alreadyDecided(let id, let current, let last):
+                invocation.note(ReviewFormat.alreadyDecided(id, current, last))
+            case .superseded(let id, let seen, let last):
+                invocation.note(ReviewFormat.superseded(id, seen, last))
+            case .stale(let id, let seen, let current):
+                invocation.warn("error: " + ReviewFormat.stale(id, seen: seen, current: current))
+                status = .problems
+            case .withdrawn(let id, let note):
+                invocation.warn("error: " + ReviewFormat.withdrawn(id, note))
+                status = .problems
             case .unknown(let id):
                 invocation.warn("error: no post '\(id)'")
                 status = .problems

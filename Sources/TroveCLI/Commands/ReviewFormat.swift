@@ -10,11 +10,11 @@ enum ReviewFormat {
     // MARK: - list
 
     static let tableHeader =
-        pad("ID", 16) + pad("STATUS", 9) + pad("DATE", 21) + pad("USER", 16)
+        pad("ID", 16) + pad("STATUS", 10) + pad("DATE", 21) + pad("USER", 16)
         + pad("DESCRIPTION", 42) + "SIGNALS\n"
 
     static func tableRow(_ post: PostSummary) -> String {
-        var line = pad(safe(post.id), 16) + pad(post.status, 9) + pad(safe(post.date ?? "-"), 21)
+        var line = pad(safe(post.id), 16) + pad(post.status, 10) + pad(safe(post.date ?? "-"), 21)
         line += pad(safe(post.user ?? "-"), 16)
         let description = safe(post.description ?? "").replacingOccurrences(of: "\n", with: " ")
         line += pad(description.isEmpty ? "-" : description, 42)
@@ -90,9 +90,9 @@ enum ReviewFormat {
     /// the whole post still in view. `reservedRows` are lines the caller prints after.
     static func screen(
         _ post: PostRecord, history: [Decision], style: PreviewStyle, reservedRows: Int,
-        photoFirst: Bool = false
+        photoFirst: Bool = false, earlier: PostVersionRecord? = nil
     ) -> String {
-        var head = fieldLines(post)
+        var head = fieldLines(post) + (earlier.map { changeLines(post, earlier: $0) } ?? [])
         var trail = historyLines(history)
         // Lines wider than the window wrap and take more rows.
         func height(_ lines: [String]) -> Int {
@@ -145,8 +145,50 @@ enum ReviewFormat {
     }
 
     /// Every field and signal of a post, for people (no preview).
-    static func details(_ post: PostRecord, history: [Decision]) -> String {
-        (fieldLines(post) + historyLines(history)).map { $0 + "\n" }.joined()
+    static func details(
+        _ post: PostRecord, history: [Decision], earlier: PostVersionRecord? = nil
+    ) -> String {
+        let changes = earlier.map { changeLines(post, earlier: $0) } ?? []
+        return (fieldLines(post) + changes + historyLines(history)).map { $0 + "\n" }.joined()
+    }
+
+    /// The fields that differ between an earlier version and the current one, the earlier
+    /// value above the current one so they read side by side.
+    static func changeLines(_ post: PostRecord, earlier: PostVersionRecord) -> [String] {
+        let summary = post.summary
+        func position(_ lat: Double?, _ lon: Double?) -> String? {
+            guard let lat, let lon else { return nil }
+            return String(format: "%.6f, %.6f", lat, lon)
+        }
+        var moved = ""
+        if let lat = summary.latitude, let lon = summary.longitude, let oldLat = earlier.latitude,
+            let oldLon = earlier.longitude
+        {
+            moved = " (moved \(PostDistance.text(PostDistance.meters(oldLat, oldLon, lat, lon))))"
+        }
+        let pairs: [(String, String?, String?)] = [
+            ("user", earlier.user, summary.user),
+            (
+                "position", position(earlier.latitude, earlier.longitude),
+                position(summary.latitude, summary.longitude)
+            ),
+            ("date", earlier.date, summary.date),
+            ("description", earlier.description, summary.description),
+            ("photo", earlier.photoReference, post.photoReference),
+            ("fingerprint", earlier.photoHash, post.photoHash),
+        ]
+        var lines = [
+            "changed:     version \(line(earlier.version)) (\(line(earlier.seenAt))) → "
+                + "\(post.version) (now)"
+        ]
+        for (name, then, now) in pairs where then != now {
+            lines.append("  " + pad(name, 13) + "then: " + line(then ?? "-"))
+            lines.append(
+                "  " + String(repeating: " ", count: 13) + "now:  " + line(now ?? "-")
+                    + (name == "position" ? moved : ""))
+        }
+        if lines.count == 1 { lines.append("  (the same fields; the photo reference moved)") }
+        return lines
     }
 
     /// The fields, one a line; `compact` leaves out the map links, the fingerprint, the
@@ -165,6 +207,8 @@ enum ReviewFormat {
             }
         }
         field("post", summary.id)
+        // The queue decides on the version it drew, and needs the row for the photo.
+        if !compact { field("version", post.version) }
         field("status", summary.status + (post.statusNote.map { " (\($0))" } ?? ""))
         field("user", summary.user)
         field("date", summary.date)
@@ -213,10 +257,13 @@ enum ReviewFormat {
     }
 
     /// `review show --format json`: every field, the signals with details, the history.
-    static func detailsJSON(_ post: PostRecord, history: [Decision]) -> String {
+    static func detailsJSON(
+        _ post: PostRecord, history: [Decision], earlier: PostVersionRecord? = nil
+    ) -> String {
         let summary = post.summary
         var object = JSONObject([
-            "id": summary.id, "user": summary.user, "lat": summary.latitude,
+            "id": summary.id, "version": post.version, "user": summary.user,
+            "lat": summary.latitude,
             "lon": summary.longitude, "date": summary.date, "description": summary.description,
             "status": summary.status, "status_note": post.statusNote, "photo": post.photo,
             "photo_ref": post.photoReference, "photo_width": post.photoWidth,
@@ -229,18 +276,66 @@ enum ReviewFormat {
             },
         ])
         object.add("history", json: AuditTrail.json(history))
+        if let earlier {
+            object.add(
+                "earlier_version",
+                json: JSONObject([
+                    "version": earlier.version, "seen_at": earlier.seenAt, "user": earlier.user,
+                    "lat": earlier.latitude, "lon": earlier.longitude, "date": earlier.date,
+                    "description": earlier.description, "photo_ref": earlier.photoReference,
+                    "photo_hash": earlier.photoHash,
+                ]).jsonText)
+        }
         return object.jsonText
     }
 
     // MARK: - Decisions
 
+    /// One line of the audit trail. Every text in it is kept to one line (`line`), so no
+    /// name or note an older workspace holds can print a line of its own.
     static func logLine(_ entry: Decision) -> String {
-        var line = "\(entry.at)  \(safe(entry.postID))  \(safe(entry.moderator))  "
-        line += "\(entry.from.rawValue) → \(entry.to.rawValue)"
-        if let reason = entry.reason { line += "  (\(reason))" }
-        if let note = entry.note { line += "  " + safe(note) }
-        if let appliedBy = entry.appliedBy { line += "  (applied by \(safe(appliedBy)))" }
-        return line
+        var text = "\(line(entry.at))  \(line(entry.postID))  \(line(entry.moderator))  "
+        text += "\(entry.from.rawValue) → \(entry.to.rawValue)"
+        if let reason = entry.reason { text += "  (\(line(reason)))" }
+        if let note = entry.note { text += "  " + line(note) }
+        if let appliedBy = entry.appliedBy { text += "  (applied by \(line(appliedBy)))" }
+        return text
+    }
+
+    /// User text kept to one harmless line: line breaks and tabs shown as `\n`, `\t`,
+    /// other control characters and text-direction overrides as `�`.
+    static func line(_ text: String) -> String {
+        var result = ""
+        for scalar in safe(text).unicodeScalars {
+            switch scalar {
+            case "\n": result += "\\n"
+            case "\t": result += "\\t"
+            case "\u{2028}", "\u{2029}", "\u{202A}"..."\u{202E}", "\u{2066}"..."\u{2069}":
+                result += "\u{FFFD}"
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+
+    static func alreadyDecided(_ id: String, _ status: PostStatus, _ last: Decision) -> String {
+        "\(line(id)): already \(status.rawValue) by \(line(last.moderator))"
+    }
+
+    static func stale(_ id: String, seen: String, current: String) -> String {
+        "\(line(id)) changed since you saw it (version \(line(seen)), now \(current)): "
+            + "not decided; see what changed with 'trove review show \(line(id))', "
+            + "then decide on version \(current)"
+    }
+
+    static func superseded(_ id: String, _ seen: String, _ last: Decision) -> String {
+        "\(line(id)) changed since you saw it (version \(line(seen))) and was "
+            + "\(last.to.rawValue) by \(line(last.moderator)) since: nothing to do"
+    }
+
+    static func withdrawn(_ id: String, _ note: String?) -> String {
+        "\(line(id)) was withdrawn by its user"
+            + (note.map { " (\(line($0)))" } ?? "") + ": it takes no decision"
     }
 
     static func unreadable(_ id: String, _ detail: String) -> String {

@@ -159,20 +159,20 @@ final class ReviewSession {
                         message = "approval cancelled"
                         continue
                     }
-                    try decide(id, .approve, note: nil, confirmed: true)
+                    try decide(id, .approve, note: nil, confirmed: true, version: post.version)
                 } else {
-                    try decide(id, .approve, note: nil)
+                    try decide(id, .approve, note: nil, version: post.version)
                 }
             case UInt8(ascii: "r"):
                 if let reason = readReason() {
-                    try decide(id, .reject(reason), note: nil)
+                    try decide(id, .reject(reason), note: nil, version: post.version)
                 } else {
                     message = "reject cancelled"
                 }
             case UInt8(ascii: "f"):
                 output.write("\nnote (Enter to flag, Esc to cancel): ")
                 if let note = readLine(), !note.isEmpty {
-                    try decide(id, .flag, note: note)
+                    try decide(id, .flag, note: note, version: post.version)
                 } else {
                     message = "flag cancelled: a flag needs a note"
                 }
@@ -237,15 +237,19 @@ final class ReviewSession {
         output.write(screen + body)
     }
 
+    /// Decides on the post as drawn: its status and the version on screen, so a re-import
+    /// that lands while it is shown is refused ("changed since you saw it").
     private func decide(
-        _ id: String, _ action: ReviewAction, note: String?, confirmed: Bool = false
+        _ id: String, _ action: ReviewAction, note: String?, confirmed: Bool = false,
+        version: String
     )
         throws
     {
         let outcome = try Moderation(workspace: workspace).decide(
             [
                 DecisionRequest(
-                    id: id, expected: status, action: action, note: note, confirmed: confirmed)
+                    id: id, expected: status, action: action, note: note, confirmed: confirmed,
+                    version: version)
             ],
             moderator: moderator, force: false)
         switch outcome.first {
@@ -261,6 +265,14 @@ final class ReviewSession {
             message = "\(ReviewFormat.safe(id)) no longer exists"
         case .needsConfirmation(let id, let detail):
             message = ReviewFormat.unreadable(id, detail)
+        case .stale(let id, let seen, let current):
+            message = ReviewFormat.stale(id, seen: seen, current: current)
+        case .withdrawn(let id, let note):
+            message = ReviewFormat.withdrawn(id, note)
+        case .alreadyDecided(let id, let status, let last):
+            message = ReviewFormat.alreadyDecided(id, status, last)
+        case .superseded(let id, let seen, let last):
+            message = ReviewFormat.superseded(id, seen, last)
         case .unchanged, .alreadyApplied, nil:
             break
         }

@@ -21,8 +21,11 @@ extension ReviewCommand {
         "sheet", abstract: "Write a self-contained HTML page for reviewing in a browser.",
         discussion: """
             Decisions made in the page are kept in the browser (they survive a reload or a
-            closed tab) until downloaded as a JSON file naming the moderator and the time
-            of each decision; record them with 'trove review apply FILE'. Each card maps
+            closed tab) until downloaded as a JSON file naming the moderator, the time of
+            each decision and the version of the post it was made on, signed with the
+            sheet's own secret; record them with 'trove review apply FILE'. Each run makes
+            a new sheet (a fresh id and secret, kept in the workspace) for one moderator:
+            --for NAME, else the one deciding (--as, $TROVE_MODERATOR, $USER). Each card maps
             where the post claims to be, where its photo says it was taken and the posts
             near it, drawn from coordinates: the page loads nothing from the network unless
             --tiles names a basemap, whose host alone the page's policy then allows.
@@ -32,7 +35,8 @@ extension ReviewCommand {
                 "out", value: "file", help: "The HTML file to write (required).",
                 role: .output(.reviewSheet)),
             Option("force", help: "Replace an existing --out file that trove did not write."),
-            statusOption,
+            Option("for", value: "name", help: "The moderator who decides in this sheet."),
+            asOption, statusOption,
             Option(
                 "tiles", value: "url-template",
                 help: "A basemap, e.g. https://tile.openstreetmap.org/{z}/{x}/{y}.png."),
@@ -42,6 +46,9 @@ extension ReviewCommand {
             throw invocation.usageError("missing --out FILE")
         }
         let status = try status(invocation)
+        let moderator =
+            try invocation.option("for").map { try checkedModerator($0, invocation) }
+            ?? ReviewCommand.moderator(invocation)
         let workspace = try invocation.openWorkspace()
         let library = try TemplateLibrary(environment: invocation.context.environment)
         guard let data = library.contents(of: "review-sheet.html"),
@@ -65,20 +72,30 @@ extension ReviewCommand {
             neighbours[post.summary.id] = try query.neighbours(of: post)
         }
         let title = "trove review: " + (status?.rawValue ?? "all") + " posts"
+        sheet.credentials = SheetCredentials.fresh(for: moderator)
         let page = sheet.render(posts: posts, title: title, neighbours: neighbours)
-        let written = try AtomicFile.write(Data(page.utf8), to: invocation.resolve(out))
+        // Recorded first: no page exists whose sheet the workspace does not know.
+        try ReviewSheets(workspace: workspace).record(sheet.credentials, posts: posts)
+        try AtomicFile.write(Data(page.utf8), to: invocation.resolve(out))
         invocation.note(
-            (written ? "wrote" : "unchanged:") + " \(out) with \(posts.count) posts")
+            "wrote \(out) with \(posts.count) posts: sheet \(sheet.credentials.id) for "
+                + ReviewFormat.line(moderator))
         return .success
     }
 
     static let apply = Command(
         "apply", abstract: "Record the decisions downloaded from a review sheet.",
         discussion: """
-            The moderator named in the file is recorded as the one who decided; whoever
-            applies it (--as, $TROVE_MODERATOR, $USER) is recorded beside when different.
-            A file from another workspace is refused. Applying the same file again does
-            nothing. A post someone else decided in the meantime is refused, naming who.
+            The file must carry its sheet's signature: a file that is not signed, was
+            changed after signing, names a sheet not made here or another moderator than
+            the sheet's, or decides posts or versions the sheet did not show is refused
+            whole (exit 3, nothing recorded). The sheet's moderator is recorded as the one
+            who decided; whoever applies it (--as, $TROVE_MODERATOR, $USER) is recorded
+            beside when different. A post that changed since the sheet showed it is
+            refused ("changed since you saw it") and stays as it is. A decision equal to
+            the one recorded does nothing ("already approved by alex"); a different one
+            made meanwhile is listed and left for --force or the queue. Applying the same
+            file again does nothing, and exits 0 once nothing is left to do.
             """,
         arguments: [Argument("file", help: "The decisions JSON file.", role: .input)],
         options: [asOption, forceOption]
@@ -88,24 +105,19 @@ extension ReviewCommand {
             throw InputError(file, "cannot read the file")
         }
         let sheet = try SheetDecisions.parse(data, name: file)
-        let applier = try? moderator(invocation)
-        guard let decider = sheet.moderator ?? applier else {
-            throw invocation.usageError(
-                "who is deciding? the file names no moderator: pass --as NAME")
-        }
+        let named = [
+            invocation.option("as"), invocation.context.environment["TROVE_MODERATOR"],
+            invocation.context.environment["USER"],
+        ].contains { !($0 ?? "").trimmingCharacters(in: .whitespaces).isEmpty }
+        let applier = named ? try moderator(invocation) : nil
         let workspace = try invocation.openWorkspace()
-        if let origin = sheet.workspace, origin != (try workspace.identifier()) {
-            throw InputError(
-                file, "its sheet was made from another workspace (\(origin))",
-                hint: "apply it to the workspace the sheet came from (-w PATH)")
+        let outcomes: [DecisionOutcome]
+        do {
+            outcomes = try ReviewSheets(workspace: workspace).apply(
+                sheet, appliedBy: applier, force: invocation.flag("force"))
+        } catch let refusal as ReviewSheets.Refusal {
+            throw InputError(file, refusal.message, hint: refusal.hint)
         }
-        let requests = sheet.decisions.map {
-            DecisionRequest(
-                id: $0.id, expected: $0.expected, action: $0.action, note: $0.note,
-                confirmed: $0.confirmed, sheet: sheet.sheet, decidedAt: $0.decidedAt)
-        }
-        let outcomes = try Moderation(workspace: workspace).decide(
-            requests, moderator: decider, appliedBy: applier, force: invocation.flag("force"))
         let status = report(outcomes, invocation)
         let repeated = outcomes.filter {
             if case .alreadyApplied = $0 { return true }

@@ -178,8 +178,15 @@ public struct Parser {
     /// upper-case letter or digit (the high digits of the push id's timestamp), then at
     /// least two more characters of the push id alphabet. No declared short option is an
     /// upper-case letter, so such a word cannot be mistaken for one.
+    /// An `@VERSION` after the id (`-Mq2river@1a2b3c4d5e6f`) is allowed.
     static func hasPushIDShape(_ word: String) -> Bool {
-        let characters = Array(word.utf8)
+        var characters = Array(word.utf8)
+        let hex = { (byte: UInt8) in (48...57).contains(byte) || (97...102).contains(byte) }
+        if let at = characters.lastIndex(of: UInt8(ascii: "@")), characters.count - at == 13,
+            characters[(at + 1)...].allSatisfy(hex)
+        {
+            characters.removeSubrange(at...)
+        }
         guard characters.count >= 4, characters[0] == UInt8(ascii: "-") else { return false }
         let second = characters[1]
         guard (65...90).contains(second) || (48...57).contains(second) else { return false }

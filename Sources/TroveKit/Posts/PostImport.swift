@@ -20,6 +20,15 @@ public struct PostImportSummary: Equatable, Sendable {
     public var droppedPasswords = 0
     /// E-mail addresses seen in the input and not stored.
     public var droppedEmails = 0
+    /// Display names seen in the input and not stored.
+    public var droppedNames = 0
+    /// Posts an earlier import of the same file held and this one does not: withdrawn by
+    /// their users, with the status each had.
+    public var withdrawn: [(id: String, from: PostStatus)] = []
+    /// Withdrawn posts that are back in the file, pending again.
+    public var returned: [String] = []
+    /// Records that could not become posts (`--skip-invalid`).
+    public var skipped = 0
 
     /// Every post in the file.
     public var imported: Int { new + updated + unchanged }
@@ -30,7 +39,9 @@ public struct PostImportSummary: Equatable, Sendable {
             && lhs.reopened == rhs.reopened
             && lhs.refusedPhotos.map(\.id) == rhs.refusedPhotos.map(\.id)
             && lhs.droppedPasswords == rhs.droppedPasswords
-            && lhs.droppedEmails == rhs.droppedEmails
+            && lhs.droppedEmails == rhs.droppedEmails && lhs.droppedNames == rhs.droppedNames
+            && lhs.withdrawn.map(\.id) == rhs.withdrawn.map(\.id) && lhs.returned == rhs.returned
+            && lhs.skipped == rhs.skipped
     }
 }
 
@@ -71,12 +82,17 @@ public struct PostImporter {
 
     /// Imports `file`. Nothing is written unless everything is.
     ///
+    /// - Parameter origin: the file's absolute path, when the posts come from a file: the
+    ///   posts an earlier import of it held and this one does not are withdrawn (those of
+    ///   its records set aside as invalid are not).
     /// - Throws: `InputError` for two posts with one id, `WorkspaceError` or
     ///   `SQLiteError` from the workspace.
-    public func run(_ file: PostFile) throws -> PostImportSummary {
+    public func run(_ file: PostFile, origin: String? = nil) throws -> PostImportSummary {
         var summary = PostImportSummary()
         summary.droppedPasswords = file.droppedPasswords
         summary.droppedEmails = file.droppedEmails
+        summary.droppedNames = file.droppedNames
+        summary.skipped = file.rejects.count
         var seen: [String: String] = [:]
         for post in file.posts {
             if let first = seen[post.id] {
@@ -87,7 +103,12 @@ public struct PostImporter {
         let prepared = prepare(file.posts, summary: &summary)
         let precision = try workspace.geohashPrecision()
         try workspace.write {
-            try store(prepared, precision: precision, summary: &summary)
+            try store(prepared, origin: origin, precision: precision, summary: &summary)
+            if let origin {
+                var present = Set(file.posts.map(\.id))
+                for reject in file.rejects { if let id = reject.id { present.insert(id) } }
+                try withdraw(origin: origin, keeping: present, summary: &summary)
+            }
             try SignalScanner(workspace: workspace, now: now).scan()
         }
         return summary
@@ -145,9 +166,9 @@ public struct PostImporter {
 
     // MARK: - Storing
 
-    private func store(_ posts: [Prepared], precision: Int, summary: inout PostImportSummary)
-        throws
-    {
+    private func store(
+        _ posts: [Prepared], origin: String?, precision: Int, summary: inout PostImportSummary
+    ) throws {
         let database = workspace.database
         let select = try database.prepare(
             """
@@ -158,9 +179,10 @@ public struct PostImporter {
             """
             INSERT INTO posts (id, user, lat, lon, description, date, photo, photo_hash,
                 photo_phash, photo_width, photo_height, exif_lat, exif_lon, exif_time,
-                content_hash, geohash, imported_at, updated_at, photo_ref, photo_problem, source)
+                content_hash, geohash, imported_at, updated_at, photo_ref, photo_problem, source,
+                origin)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
-                ?17, ?17, ?18, ?19, ?20)
+                ?17, ?17, ?18, ?19, ?20, ?21)
             ON CONFLICT (id) DO UPDATE SET
                 user = excluded.user, lat = excluded.lat, lon = excluded.lon,
                 description = excluded.description, date = excluded.date,
@@ -170,10 +192,20 @@ public struct PostImporter {
                 exif_lon = excluded.exif_lon, exif_time = excluded.exif_time,
                 content_hash = excluded.content_hash, geohash = excluded.geohash,
                 updated_at = excluded.updated_at, photo_ref = excluded.photo_ref,
-                photo_problem = excluded.photo_problem, source = excluded.source
+                photo_problem = excluded.photo_problem, source = excluded.source,
+                origin = coalesce(excluded.origin, origin)
             """)
         let reopen = try database.prepare(
             "UPDATE posts SET status = 'pending', status_note = ?2 WHERE id = ?1")
+        let adopt = try database.prepare(
+            "UPDATE posts SET origin = ?2 WHERE id = ?1 AND origin IS NOT ?2")
+        let version = try database.prepare(
+            """
+            INSERT INTO post_versions (post_id, version, user, lat, lon, description, date,
+                                       photo_ref, photo_hash, seen_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (post_id, version) DO NOTHING
+            """)
         let trail = try AuditTrail.Appender(database)
         let at = timestamp(now)
         for post in posts {
@@ -187,8 +219,21 @@ public struct PostImporter {
                 )
             }
             select.reset()
+            let newVersion = PostVersion.of(contentHash: post.contentHash)
+            if let previous, previous.status == PostStatus.withdrawn.rawValue {
+                // Back in the export after it was gone: the user restored it.
+                let note = "back in \(input.source) after it was withdrawn"
+                try reopen.run([.text(input.id), .text(note)])
+                try trail.append(
+                    Decision(
+                        postID: input.id, at: at, moderator: Self.systemModerator,
+                        from: .withdrawn, to: .pending, reason: nil, note: note,
+                        version: newVersion))
+                summary.returned.append(input.id)
+            }
             if let previous, previous.hash == post.contentHash {
                 summary.unchanged += 1
+                if let origin { try adopt.run([.text(input.id), .text(origin)]) }
                 continue
             }
             let facts = post.facts
@@ -205,15 +250,22 @@ public struct PostImporter {
                     Geohash.encode(
                         latitude: input.latitude, longitude: input.longitude, precision: precision)),
                 .text(at), input.photo.map { .text($0) }, post.problem.map { .text($0) },
-                .text(input.source),
+                .text(input.source), origin.map { .text($0) },
             ]
             try upsert.run(values)
+            try version.run([
+                .text(input.id), .text(newVersion), input.user.map { .text($0) },
+                .real(input.latitude), .real(input.longitude), input.description.map { .text($0) },
+                input.date.map { .text($0) }, input.photo.map { .text($0) },
+                facts.map { .text($0.fingerprint) }, .text(at),
+            ])
             guard let previous else {
                 summary.new += 1
                 continue
             }
             summary.updated += 1
-            guard previous.status != "pending" else { continue }
+            guard previous.status != "pending", previous.status != PostStatus.withdrawn.rawValue
+            else { continue }
             let changed = Self.changedFields(previous.fields, post)
             let note =
                 "content changed after it was \(previous.status) (\(changed)); "
@@ -223,9 +275,41 @@ public struct PostImporter {
                 Decision(
                     postID: input.id, at: at, moderator: Self.systemModerator,
                     from: PostStatus(rawValue: previous.status) ?? .pending, to: .pending,
-                    reason: nil,
-                    note: note))
+                    reason: nil, note: note, version: newVersion))
             summary.reopened.append(input.id)
+        }
+    }
+
+    /// Withdraws the posts last imported from `origin` that are not in `present`.
+    private func withdraw(
+        origin: String, keeping present: Set<String>, summary: inout PostImportSummary
+    )
+        throws
+    {
+        let database = workspace.database
+        let gone = try database.query(
+            """
+            SELECT id, status, \(PostVersion.sql) FROM posts
+            WHERE origin = ? AND status <> 'withdrawn' ORDER BY id
+            """, [.text(origin)]
+        ) { row in
+            (row.text(0) ?? "", PostStatus(rawValue: row.text(1) ?? "") ?? .pending, row.text(2))
+        }.filter { !present.contains($0.0) }
+        guard !gone.isEmpty else { return }
+        let update = try database.prepare(
+            "UPDATE posts SET status = 'withdrawn', status_note = ?2, updated_at = ?3 WHERE id = ?1"
+        )
+        let trail = try AuditTrail.Appender(database)
+        let at = timestamp(now)
+        let name = (origin as NSString).lastPathComponent
+        for (id, status, version) in gone {
+            let note = "no longer in \(name)"
+            try update.run([.text(id), .text(note), .text(at)])
+            try trail.append(
+                Decision(
+                    postID: id, at: at, moderator: Self.systemModerator, from: status,
+                    to: .withdrawn, reason: nil, note: note, version: version))
+            summary.withdrawn.append((id, status))
         }
     }
 

@@ -191,6 +191,19 @@ enum Privacy {
                 .contains(key)
     }
 
+    /// Whether a field of this name holds a person's name rather than an id: never a user
+    /// key, never stored.
+    static func isDisplayNameField(_ name: String) -> Bool {
+        let key = normalizedFieldName(name)
+        return displayNameFields.contains(key)
+    }
+
+    private static let displayNameFields: Set<String> = [
+        "username", "displayname", "userdisplayname", "name", "fullname", "nickname", "nick",
+        "screenname", "realname", "firstname", "lastname", "givenname", "familyname", "surname",
+        "author", "authorname", "ownername", "creatorname", "publicname", "profilename",
+    ]
+
     /// Whether a field of this name holds an e-mail address.
     static func isEmailField(_ name: String) -> Bool {
         let key = normalizedFieldName(name)

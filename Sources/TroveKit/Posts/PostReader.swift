@@ -8,6 +8,33 @@ public struct PostFile: Sendable {
     public var droppedPasswords = 0
     /// E-mail addresses seen and not stored (fields, user references, inside text).
     public var droppedEmails = 0
+    /// Display names (`userName`, `displayName`, `name`…) seen and not stored.
+    public var droppedNames = 0
+    /// Records that could not become posts, read with `skipInvalid`.
+    public var rejects: [PostReject] = []
+}
+
+/// A record of a posts file that could not become a post, and why.
+public struct PostReject: Equatable, Sendable {
+    /// The file, as messages name it.
+    public var file: String
+    /// The line, for CSV and newline-delimited JSON.
+    public var line: Int?
+    /// The record's JSON path in an export tree (`Locations/p1`).
+    public var record: String?
+    /// The post id, when it could be read.
+    public var id: String?
+    /// Where exactly, as messages put it (`posts.csv:3`, `export.json: Locations/p1/Date`).
+    public var location: String
+    /// What is wrong.
+    public var reason: String
+    /// A CSV record's fields under the header's names.
+    public var fields: [String: String] = [:]
+    /// A JSON record's text.
+    public var json: String?
+
+    /// The message in the house's `where: what` form.
+    public var description: String { "\(location): \(reason)" }
 }
 
 /// The columns and fields of a post, matched case-insensitively with aliases.
@@ -18,7 +45,8 @@ enum PostField: CaseIterable {
     var names: [String] {
         switch self {
         case .id: return ["id", "key", "postid", "locationid"]
-        case .user: return ["user", "userid", "uid", "username", "owner", "author", "userkey"]
+        // Ids only: display names are private fields (`Privacy.isDisplayNameField`).
+        case .user: return Self.userKeyNames
         case .latitude: return ["lat", "latitude", "y"]
         case .longitude: return ["lon", "lng", "long", "longitude", "x"]
         case .description:
@@ -37,6 +65,13 @@ enum PostField: CaseIterable {
         let key = normalizedFieldName(name)
         return allCases.first { $0.names.contains(key) }
     }
+
+    /// Fields that hold the user's id, the most specific first: of several in one record
+    /// the first here wins, whatever their order in the file.
+    static let userKeyNames = [
+        "uid", "userid", "useruid", "userkey", "ownerid", "owneruid", "authorid", "authoruid",
+        "createdby", "user", "owner",
+    ]
 }
 
 /// Reads posts from a Realtime Database export, CSV or newline-delimited JSON.
@@ -50,15 +85,23 @@ public enum PostReader {
     /// newline-delimited JSON, anything else JSON (falling back to newline-delimited
     /// when the file is a series of objects).
     /// - Throws: `InputError`.
-    public static func read(path: String, name: String) throws(InputError) -> PostFile {
+    ///
+    /// - Parameter skipInvalid: a record that cannot become a post is set aside in
+    ///   `rejects` instead of stopping the read; a file that cannot be read at all still
+    ///   throws.
+    public static func read(path: String, name: String, skipInvalid: Bool = false)
+        throws(InputError) -> PostFile
+    {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw InputError(name, "cannot read the file")
         }
         let ext = (path as NSString).pathExtension.lowercased()
         switch ext {
-        case "csv", "tsv", "txt": return try readCSV(Array(data), name: name)
-        case "ndjson", "jsonl": return try readLines(Array(data), name: name)
-        default: return try readJSON(data, name: name)
+        case "csv", "tsv", "txt":
+            return try readCSV(Array(data), name: name, skipInvalid: skipInvalid)
+        case "ndjson", "jsonl":
+            return try readLines(Array(data), name: name, skipInvalid: skipInvalid)
+        default: return try readJSON(data, name: name, skipInvalid: skipInvalid)
         }
     }
 
@@ -69,7 +112,9 @@ public enum PostReader {
     /// `Locations` record of the same id.
     ///
     /// - Throws: `InputError`.
-    public static func readJSON(_ data: Data, name: String) throws(InputError) -> PostFile {
+    public static func readJSON(_ data: Data, name: String, skipInvalid: Bool = false)
+        throws(InputError) -> PostFile
+    {
         let bytes = Array(data)
         var parser = JSONParser(bytes)
         let root: JSONValue
@@ -77,7 +122,9 @@ public enum PostReader {
             root = try parser.parseValue()
             if !parser.atEnd() {
                 // More than one value: newline-delimited posts, or text after the export.
-                if let lines = try? readLines(bytes, name: name), lines.posts.count > 1 {
+                if let lines = try? readLines(bytes, name: name, skipInvalid: skipInvalid),
+                    lines.posts.count + lines.rejects.count > 1
+                {
                     return lines
                 }
                 _ = try parser.parseValue()
@@ -104,6 +151,7 @@ public enum PostReader {
                     guard case .object = node else { continue }
                     for (field, value) in fields(node).sorted(by: { $0.key < $1.key }) {
                         if field.lowercased() == "taggedlocations" {
+                            // The user's key is the user's id: it wins over any field.
                             for (id, tagged) in children(value) {
                                 // The path is stored as the post's source: no address in it.
                                 let shown = Privacy.pseudonymizeUser(user).user
@@ -123,9 +171,16 @@ public enum PostReader {
                 }
             } else if lowered == "locations" {
                 found = true
-                for (id, node) in children(tree[key]) {
+                for (id, node) in children(tree[key]).sorted(by: { $0.key < $1.key }) {
                     guard case .object = node else {
-                        throw InputError("\(name): \(key)/\(id)", "expected an object")
+                        let error = InputError("\(name): \(key)/\(id)", "expected an object")
+                        guard skipInvalid else { throw error }
+                        file.rejects.append(
+                            PostReject(
+                                file: name, record: "\(key)/\(id)", id: id,
+                                location: error.location, reason: error.message,
+                                json: shareable(node)))
+                        continue
                     }
                     let path = "\(key)/\(id)"
                     if records[id] == nil { records[id] = ([:], path) }
@@ -143,15 +198,28 @@ public enum PostReader {
             guard let record = records[id] else { continue }
             let source = "\(name): \(record.path)"
             var fields: [(String, JSONValue)] = record.fields.sorted { $0.key < $1.key }
-            if let owner = owners[id],
-                !fields.contains(where: { PostField.matching($0.0) == .user })
-            {
-                fields.append(("user", .string(owner)))
+            if let owner = owners[id] {
+                // The Users/{uid} key names the user, whatever the record's own fields say.
+                fields.removeAll { PostField.matching($0.0) == .user }
+                fields.append(("uid", .string(owner)))
             }
-            file.posts.append(
-                try post(id: id, fields: fields, source: source, file: &file) { field in
-                    "\(name): \(record.path)/\(field)"
-                })
+            do throws(InputError) {
+                file.posts.append(
+                    try post(id: id, fields: fields, source: source, file: &file) { field in
+                        "\(name): \(record.path)/\(field)"
+                    })
+            } catch {
+                guard skipInvalid else { throw error }
+                file.rejects.append(
+                    PostReject(
+                        file: name, record: record.path, id: id, location: error.location,
+                        reason: error.message,
+                        json: shareable(
+                            .object(
+                                record.fields.sorted { $0.key < $1.key }.map {
+                                    JSONMember(name: $0.key, value: $0.value)
+                                }))))
+            }
         }
         return file
     }
@@ -178,11 +246,40 @@ public enum PostReader {
         return fields(node)
     }
 
+    /// A record's JSON text without its password, e-mail and display-name fields (at any
+    /// depth) and with e-mail addresses in text removed: what a rejects file may hold.
+    static func shareable(_ value: JSONValue) -> String {
+        func clean(_ value: JSONValue) -> JSONValue {
+            switch value {
+            case .object(let members):
+                return .object(
+                    members.filter {
+                        !Privacy.isPasswordField($0.name) && !Privacy.isEmailField($0.name)
+                            && !Privacy.isDisplayNameField($0.name)
+                    }.map { JSONMember(name: $0.name, value: clean($0.value)) })
+            case .array(let items): return .array(items.map(clean))
+            case .string(let text): return .string(Privacy.redactEmails(text).text)
+            default: return value
+            }
+        }
+        return clean(value).jsonText
+    }
+
+    /// A line of newline-delimited JSON as `shareable` text, or nothing when it is not
+    /// JSON at all (it could hold anything).
+    private static func shareableLine(_ bytes: [UInt8]) -> String? {
+        var parser = JSONParser(bytes)
+        guard let value = try? parser.parseValue(), parser.atEnd() else { return nil }
+        return shareable(value)
+    }
+
     private static func countSensitive(field: String, value: JSONValue, in file: inout PostFile) {
         if Privacy.isPasswordField(field) {
             file.droppedPasswords += 1
         } else if Privacy.isEmailField(field) {
             file.droppedEmails += 1
+        } else if Privacy.isDisplayNameField(field) {
+            file.droppedNames += 1
         } else if case .object(let members) = value {
             for member in members {
                 countSensitive(field: member.name, value: member.value, in: &file)
@@ -195,7 +292,9 @@ public enum PostReader {
     /// Reads one JSON object per line (blank lines skipped).
     ///
     /// - Throws: `InputError` naming `FILE:LINE`.
-    public static func readLines(_ bytes: [UInt8], name: String) throws(InputError) -> PostFile {
+    public static func readLines(_ bytes: [UInt8], name: String, skipInvalid: Bool = false)
+        throws(InputError) -> PostFile
+    {
         var file = PostFile()
         var lineNumber = 0
         for line in bytes.split(separator: 0x0A, omittingEmptySubsequences: false) {
@@ -205,22 +304,32 @@ public enum PostReader {
             if lineNumber == 1, text.starts(with: [0xEF, 0xBB, 0xBF]) { text = text.dropFirst(3) }
             if text.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
             let location = "\(name):\(lineNumber)"
-            var parser = JSONParser(Array(text))
-            guard let object = try? parser.parseValue(), case .object = object, parser.atEnd()
-            else {
-                throw InputError(location, "expected one JSON object on this line")
+            var id: String?
+            do throws(InputError) {
+                var parser = JSONParser(Array(text))
+                guard let object = try? parser.parseValue(), case .object = object,
+                    parser.atEnd()
+                else {
+                    throw InputError(location, "expected one JSON object on this line")
+                }
+                let fields = fields(object).sorted { $0.key < $1.key }
+                guard let idField = fields.first(where: { PostField.matching($0.key) == .id })
+                else {
+                    throw InputError(location, "missing field 'id'")
+                }
+                id = scalarText(idField.value)
+                file.posts.append(
+                    try post(
+                        id: id ?? "", fields: fields.map { ($0.key, $0.value) }, source: location,
+                        file: &file
+                    ) { _ in location })
+            } catch {
+                guard skipInvalid else { throw error }
+                file.rejects.append(
+                    PostReject(
+                        file: name, line: lineNumber, id: id, location: error.location,
+                        reason: error.message, json: shareableLine(Array(text))))
             }
-            let fields = fields(object).sorted { $0.key < $1.key }
-            guard let idField = fields.first(where: { PostField.matching($0.key) == .id }) else {
-                throw InputError(location, "missing field 'id'")
-            }
-            let id = scalarText(idField.value) ?? ""
-            file.posts.append(
-                try post(
-                    id: id, fields: fields.map { ($0.key, $0.value) }, source: location, file: &file
-                ) {
-                    _ in location
-                })
         }
         return file
     }
@@ -232,7 +341,9 @@ public enum PostReader {
     /// BOM; blank lines hold no post.
     ///
     /// - Throws: `InputError` naming `FILE:LINE`.
-    public static func readCSV(_ bytes: [UInt8], name: String) throws(InputError) -> PostFile {
+    public static func readCSV(_ bytes: [UInt8], name: String, skipInvalid: Bool = false)
+        throws(InputError) -> PostFile
+    {
         var reader = CSVReader(bytes: bytes, displayPath: name)
         var records: [CSVRecord] = []
         do throws(CSVError) {
@@ -247,13 +358,27 @@ public enum PostReader {
         guard let header = records.first else { throw InputError(name, "the file is empty") }
         var columns: [PostField: Int] = [:]
         var sensitive: [(index: Int, password: Bool)] = []
+        var names: [Int] = []
+        var user: (index: Int, rank: Int)?
         for (index, column) in header.fields.enumerated() {
-            if let field = PostField.matching(column), columns[field] == nil {
+            // Of several user-id columns the most specific wins, wherever it stands.
+            if let rank = PostField.userKeyNames.firstIndex(of: normalizedFieldName(column)),
+                rank < (user?.rank ?? .max)
+            {
+                user = (index, rank)
+            }
+        }
+        for (index, column) in header.fields.enumerated() {
+            if let field = PostField.matching(column), field == .user {
+                if index == user?.index { columns[.user] = index }
+            } else if let field = PostField.matching(column), columns[field] == nil {
                 columns[field] = index
             } else if Privacy.isPasswordField(column) {
                 sensitive.append((index, true))
             } else if Privacy.isEmailField(column) {
                 sensitive.append((index, false))
+            } else if Privacy.isDisplayNameField(column) {
+                names.append(index)
             }
         }
         for required in [PostField.id, .latitude, .longitude] where columns[required] == nil {
@@ -265,21 +390,48 @@ public enum PostReader {
         for record in records.dropFirst() {
             if record.fields.count == 1 && record.fields[0].isEmpty { continue }
             let location = "\(name):\(record.line)"
-            guard record.fields.count == header.fields.count else {
-                throw InputError(
-                    location,
-                    "expected \(header.fields.count) fields, found \(record.fields.count)")
+            let id = columns[.id].flatMap { $0 < record.fields.count ? record.fields[$0] : nil }
+            do throws(InputError) {
+                guard record.fields.count == header.fields.count else {
+                    throw InputError(
+                        location,
+                        "expected \(header.fields.count) fields, found \(record.fields.count)")
+                }
+                for column in sensitive where !record.fields[column.index].isEmpty {
+                    if column.password {
+                        file.droppedPasswords += 1
+                    } else {
+                        file.droppedEmails += 1
+                    }
+                }
+                for index in names where !record.fields[index].isEmpty { file.droppedNames += 1 }
+                var fields: [(String, JSONValue)] = []
+                for (field, index) in columns where !record.fields[index].isEmpty {
+                    fields.append((field.names[0], .string(record.fields[index])))
+                }
+                file.posts.append(
+                    try post(id: id ?? "", fields: fields, source: location, file: &file) { _ in
+                        location
+                    })
+            } catch {
+                guard skipInvalid else { throw error }
+                var original: [String: String] = [:]
+                for (index, value) in record.fields.enumerated() {
+                    let column =
+                        index < header.fields.count ? header.fields[index] : "column_\(index + 1)"
+                    // Private columns are not copied into the rejects file either.
+                    if Privacy.isPasswordField(column) || Privacy.isEmailField(column)
+                        || Privacy.isDisplayNameField(column)
+                    {
+                        continue
+                    }
+                    original[column] = Privacy.redactEmails(value).text
+                }
+                file.rejects.append(
+                    PostReject(
+                        file: name, line: record.line, id: id, location: error.location,
+                        reason: error.message, fields: original))
             }
-            for column in sensitive where !record.fields[column.index].isEmpty {
-                if column.password { file.droppedPasswords += 1 } else { file.droppedEmails += 1 }
-            }
-            var fields: [(String, JSONValue)] = []
-            for (field, index) in columns where !record.fields[index].isEmpty {
-                fields.append((field.names[0], .string(record.fields[index])))
-            }
-            let id = columns[.id].map { record.fields[$0] } ?? ""
-            file.posts.append(
-                try post(id: id, fields: fields, source: location, file: &file) { _ in location })
         }
         return file
     }
@@ -296,6 +448,8 @@ public enum PostReader {
         }
         var latitude: Double?
         var longitude: Double?
+        var nullField: [PostField: String] = [:]
+        var userRank = Int.max
         var input = PostInput(id: id, latitude: 0, longitude: 0, source: source)
         for (name, value) in fields {
             guard let field = PostField.matching(name) else {
@@ -303,6 +457,8 @@ public enum PostReader {
                     file.droppedPasswords += 1
                 } else if Privacy.isEmailField(name) {
                     file.droppedEmails += 1
+                } else if Privacy.isDisplayNameField(name) {
+                    if value != .null { file.droppedNames += 1 }
                 } else if normalizedFieldName(name) == "l", case .array(let pair) = value,
                     pair.count == 2
                 {
@@ -315,11 +471,19 @@ public enum PostReader {
             switch field {
             case .id: break
             case .user:
-                guard let text = scalarText(value), !text.isEmpty else { continue }
+                guard let text = scalarText(value), !text.isEmpty,
+                    let rank = PostField.userKeyNames.firstIndex(of: normalizedFieldName(name)),
+                    rank < userRank
+                else { continue }
                 let (user, wasEmail) = Privacy.pseudonymizeUser(text)
                 if wasEmail { file.droppedEmails += 1 }
                 input.user = user
+                userRank = rank
             case .latitude, .longitude:
+                if value == .null {
+                    nullField[field] = name
+                    continue
+                }
                 guard let parsed = number(value) else {
                     throw InputError(
                         locate(name),
@@ -335,22 +499,40 @@ public enum PostReader {
             case .date:
                 if case .number(let text) = value {
                     guard let number = Double(text), let date = PostDate.epoch(number) else {
-                        throw InputError(locate(name), "date \(text) is not a valid time")
+                        throw InputError(
+                            locate(name), "date \(text) is not a valid time",
+                            hint: "a Unix time in seconds or milliseconds after 1970")
                     }
                     input.date = date
                 } else if let text = scalarText(value), !text.isEmpty {
                     guard let date = PostDate.normalize(text) else {
                         throw InputError(
-                            locate(name), "date '\(text)' is not ISO 8601 or like '24Jan 2022'")
+                            locate(name), "date '\(text)' is not a date",
+                            hint: "write it as ISO 8601 (2022-01-24 or 2022-01-24T10:15:00Z), "
+                                + "like 24Jan 2022, or as a Unix time")
                     }
                     input.date = date
+                } else if case .array = value {
+                    throw InputError(locate(name), "date is a list, not a date")
+                } else if case .object = value {
+                    throw InputError(locate(name), "date is an object, not a date")
                 }
             case .photo:
                 if let text = scalarText(value), !text.isEmpty { input.photo = text }
             }
         }
         guard let latitude, let longitude else {
-            throw InputError(locate(latitude == nil ? "lat" : "lon"), "missing position")
+            let field: PostField = latitude == nil ? .latitude : .longitude
+            let word = field == .latitude ? "latitude" : "longitude"
+            if let name = nullField[field] {
+                throw InputError(
+                    locate(name), "\(word) is null: the post has no position",
+                    hint: "a post needs a latitude and a longitude")
+            }
+            throw InputError(
+                locate(field == .latitude ? "lat" : "lon"), "no \(word): the post has no position",
+                hint: "a post needs \(field == .latitude ? "lat or latitude" : "lon or longitude")"
+                    + " (or GeoFire's l: [lat, lon])")
         }
         guard (-90...90).contains(latitude) else {
             throw InputError(locate("lat"), "latitude \(latitude) is outside [-90, 90]")

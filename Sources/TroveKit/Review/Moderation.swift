@@ -4,6 +4,57 @@ import TroveSQLite
 /// The states a post moves through.
 public enum PostStatus: String, CaseIterable, Sendable {
     case pending, approved, rejected, flagged
+    /// No longer in the app's export it was imported from: its user deleted it. It takes
+    /// no decision, and leaves this state only by coming back in a later import.
+    case withdrawn
+}
+
+/// A post's version: the first 12 hex digits of the hash of everything a moderator
+/// judges (user, position, text, date, photo reference and photo bytes). Decisions name
+/// the version they were made on; a decision on a version that is no longer current is
+/// refused.
+public enum PostVersion {
+    /// The version of a stored content hash.
+    public static func of(contentHash: String) -> String {
+        String(contentHash.prefix(length))
+    }
+
+    /// Hex digits in a version.
+    public static let length = 12
+
+    /// Whether `text` has a version's shape (12 lower-case hex digits).
+    public static func isVersion(_ text: Substring) -> Bool {
+        text.utf8.count == length
+            && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+    }
+
+    /// The SQL expression of a post's version.
+    static let sql = "substr(content_hash, 1, 12)"
+}
+
+/// Moderator names: one line of printable text, so no name can forge a line of
+/// `review log` or a terminal's state.
+public enum ModeratorName {
+    /// Why `name` cannot be a moderator's name, or nil when it can.
+    public static func problem(_ name: String) -> String? {
+        if name.trimmingCharacters(in: .whitespaces).isEmpty { return "it is empty" }
+        if name.unicodeScalars.count > 100 { return "it is longer than 100 characters" }
+        for scalar in name.unicodeScalars {
+            switch scalar.properties.generalCategory {
+            case .control, .lineSeparator, .paragraphSeparator, .surrogate, .unassigned,
+                .privateUse:
+                return "it holds the control or unprintable character U+"
+                    + String(scalar.value, radix: 16, uppercase: true)
+            case .format
+            where (0x202A...0x202E).contains(scalar.value)
+                || (0x2066...0x2069).contains(scalar.value):
+                return "it holds the text-direction override U+"
+                    + String(scalar.value, radix: 16, uppercase: true)
+            default: continue
+            }
+        }
+        return nil
+    }
 }
 
 /// Why a post was rejected.
@@ -72,6 +123,8 @@ public struct Decision: Equatable, Sendable {
     public var sheet: String? = nil
     /// When the moderator decided in the sheet, ISO 8601 UTC.
     public var decidedAt: String? = nil
+    /// The post's version the decision was made on (nil in older trails).
+    public var version: String? = nil
 }
 
 /// The result of asking for one decision.
@@ -92,6 +145,16 @@ public enum DecisionOutcome: Equatable, Sendable {
     /// This sheet's decision on the post was recorded before: applying the same file
     /// again does nothing.
     case alreadyApplied(id: String)
+    /// The same decision is already recorded (by `last.moderator`): nothing to do.
+    case alreadyDecided(id: String, status: PostStatus, last: Decision)
+    /// The post changed since the moderator saw it (`seen` is not the `current`
+    /// version): refused, even with force, and the post stays as it is.
+    case stale(id: String, seen: String, current: String)
+    /// The post changed since the moderator saw it, and has been decided on its current
+    /// version since (`last`): the stale decision has nothing left to do.
+    case superseded(id: String, seen: String, last: Decision)
+    /// The post was withdrawn by its user: it takes no decision.
+    case withdrawn(id: String, note: String?)
 }
 
 /// One request: a post, the state the moderator saw it in, and what to do.
@@ -111,11 +174,14 @@ public struct DecisionRequest: Equatable, Sendable {
     public var sheet: String?
     /// When the moderator decided in the sheet.
     public var decidedAt: String?
+    /// The version the moderator saw; nil means "whatever it is now".
+    public var version: String?
 
     /// Creates the value from its parts.
     public init(
         id: String, expected: PostStatus?, action: ReviewAction, note: String? = nil,
-        confirmed: Bool = false, sheet: String? = nil, decidedAt: String? = nil
+        confirmed: Bool = false, sheet: String? = nil, decidedAt: String? = nil,
+        version: String? = nil
     ) {
         self.id = id
         self.expected = expected
@@ -124,15 +190,18 @@ public struct DecisionRequest: Equatable, Sendable {
         self.confirmed = confirmed
         self.sheet = sheet
         self.decidedAt = decidedAt
+        self.version = version
     }
 }
 
-/// Records moderators' decisions with the conflict rule of SPEC §6.3.
+/// Records moderators' decisions with the conflict rule of SPEC §6.3 and §6.4.
 ///
-/// A decision is refused when the post is no longer in the state the moderator saw, or
-/// when approving, rejecting or flagging a post someone already decided, unless forced.
-/// A moderator may change their own latest decision without force; repeating it changes
-/// nothing. Approving a post whose photo could not be read needs a confirmation.
+/// A decision is refused when the post changed since the moderator saw it (its version),
+/// whatever force says; when it is no longer in the state the moderator saw, or when
+/// approving, rejecting or flagging a post someone else already decided otherwise, unless
+/// forced. A decision equal to the one recorded (by anyone) changes nothing. A moderator
+/// may change their own latest decision without force. Approving a post whose photo could
+/// not be read needs a confirmation. A withdrawn post takes no decision.
 /// The check is made again inside the `BEGIN IMMEDIATE` transaction and the update is
 /// conditional on the state (`WHERE id = ? AND status = ?`), so of two moderators
 /// deciding the same post at once exactly one wins and the trail holds one entry.
@@ -142,6 +211,40 @@ public struct Moderation {
     /// Works on `workspace`.
     public init(workspace: Workspace) {
         self.workspace = workspace
+    }
+
+    /// The current status and version of each post (missing ids are left out): what a
+    /// moderator deciding now sees.
+    ///
+    /// - Throws: `SQLiteError`.
+    public func current(_ ids: [String]) throws -> [String: (status: PostStatus, version: String)] {
+        let statement = try workspace.database.prepare(
+            "SELECT status, \(PostVersion.sql) FROM posts WHERE id = ?")
+        var result: [String: (status: PostStatus, version: String)] = [:]
+        for id in ids {
+            try statement.bind([.text(id)])
+            if let row = try statement.next(), let status = row.text(0).flatMap(PostStatus.init) {
+                result[id] = (status, row.text(1) ?? "")
+            }
+            statement.reset()
+        }
+        return result
+    }
+
+    /// One decision on one post, made on `version` (nil: the current one) of the post as
+    /// the moderator saw it in `expected` (nil: its current status): the race-safe path
+    /// every front end (the CLI, the queue, sheets, a server) takes.
+    ///
+    /// - Throws: `WorkspaceError` when the workspace stays locked, or `SQLiteError`.
+    public func decide(
+        post id: String, version: String?, action: ReviewAction, moderator: String,
+        expected: PostStatus? = nil, note: String? = nil, confirmed: Bool = false,
+        force: Bool = false, now: Date = Date()
+    ) throws -> DecisionOutcome {
+        let request = DecisionRequest(
+            id: id, expected: expected, action: action, note: note, confirmed: confirmed,
+            version: version)
+        return try decide([request], moderator: moderator, force: force, now: now)[0]
     }
 
     /// The current status of each post (missing ids are left out).
@@ -175,13 +278,14 @@ public struct Moderation {
         let appliedBy = appliedBy == moderator ? nil : appliedBy
         return try workspace.write {
             let read = try database.prepare(
-                "SELECT status, signal_names FROM posts WHERE id = ?")
+                "SELECT status, signal_names, \(PostVersion.sql), status_note FROM posts WHERE id = ?"
+            )
             let applied = try database.prepare(
                 "SELECT 1 FROM decisions WHERE sheet = ? AND post_id = ? AND decided_at = ?")
             let update = try database.prepare(
                 """
                 UPDATE posts SET status = ?3, status_note = ?4, updated_at = ?5
-                WHERE id = ?1 AND status = ?2
+                WHERE id = ?1 AND status = ?2 AND \(PostVersion.sql) = ?6
                 """)
             let trail = try AuditTrail.Appender(database)
             var outcomes: [DecisionOutcome] = []
@@ -190,6 +294,8 @@ public struct Moderation {
                 let row = try read.next()
                 let current = row?.text(0).flatMap(PostStatus.init)
                 let signalNames = row?.text(1) ?? ""
+                let version = row?.text(2) ?? ""
+                let statusNote = row?.text(3)
                 read.reset()
                 guard let current else {
                     outcomes.append(.unknown(id: request.id))
@@ -204,19 +310,38 @@ public struct Moderation {
                         continue
                     }
                 }
+                if current == .withdrawn {
+                    outcomes.append(.withdrawn(id: request.id, note: statusNote))
+                    continue
+                }
+                let last = try lastDecision(request.id)
+                if let seen = request.version, seen != version {
+                    if let last, last.version == version, last.to == current, current != .pending {
+                        outcomes.append(.superseded(id: request.id, seen: seen, last: last))
+                    } else {
+                        outcomes.append(.stale(id: request.id, seen: seen, current: version))
+                    }
+                    continue
+                }
                 let expected = request.expected ?? current
                 let target = request.action.target
                 var reason: String?
                 if case .reject(let why) = request.action { reason = why.rawValue }
                 let note = request.note
-                let last = try lastDecision(request.id)
                 // The post is where this moderator's own latest decision put it.
                 let own =
                     last.map { $0.moderator == moderator && $0.to == current } ?? false
-                if own, current == target, let last, last.reason == reason,
-                    note == nil || note == last.note
-                {
-                    outcomes.append(.unchanged(id: request.id, status: current))
+                var repeatsRecord = false
+                if let last, last.to == current, current == target, last.reason == reason {
+                    switch request.action {
+                    case .approve, .reject, .flag: repeatsRecord = true
+                    case .reopen, .revert: repeatsRecord = false
+                    }
+                }
+                // The same decision again changes nothing, whoever recorded it; only its
+                // own author may restate it with another note.
+                if repeatsRecord, let last, !own || note == nil || note == last.note {
+                    outcomes.append(.alreadyDecided(id: request.id, status: current, last: last))
                     continue
                 }
                 if !force && !own
@@ -242,7 +367,7 @@ public struct Moderation {
                 }
                 let changed = try update.run([
                     .text(request.id), .text(current.rawValue), .text(target.rawValue),
-                    note.map { .text($0) }, .text(at),
+                    note.map { .text($0) }, .text(at), .text(version),
                 ])
                 guard changed == 1 else {
                     // Cannot happen inside the write lock, but never record a lost race.
@@ -255,7 +380,7 @@ public struct Moderation {
                 let decision = Decision(
                     postID: request.id, at: at, moderator: moderator, from: current,
                     to: target, reason: reason, note: note, appliedBy: appliedBy,
-                    sheet: request.sheet, decidedAt: request.decidedAt)
+                    sheet: request.sheet, decidedAt: request.decidedAt, version: version)
                 try trail.append(decision)
                 outcomes.append(.recorded(decision))
             }
@@ -309,8 +434,8 @@ public struct AuditTrail {
             insert = try database.prepare(
                 """
                 INSERT INTO decisions (post_id, at, moderator, from_status, to_status, reason, note,
-                                       applied_by, sheet, decided_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                       applied_by, sheet, decided_at, version)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
         }
 
@@ -322,6 +447,7 @@ public struct AuditTrail {
                 decision.reason.map { .text($0) },
                 decision.note.map { .text($0) }, decision.appliedBy.map { .text($0) },
                 decision.sheet.map { .text($0) }, decision.decidedAt.map { .text($0) },
+                decision.version.map { .text($0) },
             ])
         }
     }
@@ -337,7 +463,7 @@ public struct AuditTrail {
     public func entries(for id: String? = nil) throws -> [Decision] {
         var sql = """
             SELECT post_id, at, moderator, from_status, to_status, reason, note, applied_by,
-                   sheet, decided_at
+                   sheet, decided_at, version
             FROM decisions
             """
         var values: [SQLiteValue?] = []
@@ -351,19 +477,21 @@ public struct AuditTrail {
                 postID: row.text(0) ?? "", at: row.text(1) ?? "", moderator: row.text(2) ?? "",
                 from: status(row.text(3)), to: status(row.text(4)), reason: row.text(5),
                 note: row.text(6), appliedBy: row.text(7), sheet: row.text(8),
-                decidedAt: row.text(9))
+                decidedAt: row.text(9), version: row.text(10))
         }
     }
 
     /// The trail as JSON: `[{"id","at","moderator","from","to","reason","note",
-    /// "applied_by","decided_at"}]`; the last two are null outside sheet decisions applied
-    /// by someone else (`applied_by`) or made in a sheet (`decided_at`).
+    /// "applied_by","decided_at","version"}]`; `applied_by` and `decided_at` are null
+    /// outside sheet decisions applied by someone else (`applied_by`) or made in a sheet
+    /// (`decided_at`), `version` (the post's version decided on) in older entries.
     public static func json(_ entries: [Decision]) -> String {
         let items = entries.map { entry in
             JSONObject([
                 "id": entry.postID, "at": entry.at, "moderator": entry.moderator,
                 "from": entry.from.rawValue, "to": entry.to.rawValue, "reason": entry.reason,
                 "note": entry.note, "applied_by": entry.appliedBy, "decided_at": entry.decidedAt,
+                "version": entry.version,
             ]).jsonText
         }
         return "[" + items.joined(separator: ",\n ") + "]"

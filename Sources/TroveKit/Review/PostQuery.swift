@@ -58,6 +58,24 @@ public struct PostRecord: Equatable, Sendable {
     public var updatedAt: String
     /// Its signals with details.
     public var signals: [Signal]
+    /// Its version (`PostVersion`): what a decision on it names.
+    public var version: String = ""
+}
+
+/// One version of a post's reviewed fields, as an import first held it.
+public struct PostVersionRecord: Equatable, Sendable {
+    /// The version.
+    public var version: String
+    /// The fields a moderator judges, as in `PostSummary` and `PostRecord`.
+    public var user: String?
+    public var latitude: Double?
+    public var longitude: Double?
+    public var description: String?
+    public var date: String?
+    public var photoReference: String?
+    public var photoHash: String?
+    /// When an import first held this version.
+    public var seenAt: String
 }
 
 /// Reads posts for the review commands.
@@ -138,7 +156,8 @@ public struct PostQuery {
             """
             SELECT id, user, lat, lon, date, description, status, signal_names,
                    photo, photo_ref, photo_hash, photo_width, photo_height, exif_lat, exif_lon,
-                   exif_time, geohash, status_note, source, imported_at, updated_at, signals
+                   exif_time, geohash, status_note, source, imported_at, updated_at, signals,
+                   \(PostVersion.sql)
             FROM posts WHERE id = ?
             """)
         try statement.bind([.text(id)])
@@ -150,7 +169,25 @@ public struct PostQuery {
             photoHeight: row.int64(12).map { Int($0) }, exifLatitude: row.double(13),
             exifLongitude: row.double(14), exifTime: row.text(15), geohash: row.text(16),
             statusNote: row.text(17), source: row.text(18), importedAt: row.text(19) ?? "",
-            updatedAt: row.text(20) ?? "", signals: Signal.parse(row.text(21) ?? "[]"))
+            updatedAt: row.text(20) ?? "", signals: Signal.parse(row.text(21) ?? "[]"),
+            version: row.text(22) ?? "")
+    }
+
+    /// The versions of a post the workspace has held, oldest first.
+    ///
+    /// - Throws: `SQLiteError`.
+    public func versions(_ id: String) throws -> [PostVersionRecord] {
+        try workspace.database.query(
+            """
+            SELECT version, user, lat, lon, description, date, photo_ref, photo_hash, seen_at
+            FROM post_versions WHERE post_id = ? ORDER BY seq
+            """, [.text(id)]
+        ) { row in
+            PostVersionRecord(
+                version: row.text(0) ?? "", user: row.text(1), latitude: row.double(2),
+                longitude: row.double(3), description: row.text(4), date: row.text(5),
+                photoReference: row.text(6), photoHash: row.text(7), seenAt: row.text(8) ?? "")
+        }
     }
 
     /// Every post matching a status (nil: all), full records, in review order.

@@ -60,8 +60,8 @@ public struct ReviewSheetError: Error, CustomStringConvertible, Sendable {
 ///
 /// Photos are inlined as small JPEG/PNG `data:` URIs; the page loads nothing from the
 /// network. A Content-Security-Policy allows only the template's own script and style,
-/// by their SHA-256, so even a missed escape could not run a script. The same workspace
-/// gives the same bytes.
+/// by their SHA-256, so even a missed escape could not run a script. The same posts and
+/// credentials give the same bytes; each `review sheet` run has fresh credentials.
 public struct ReviewSheet {
     /// The template text, with `{{csp}}`, `{{title}}`, `{{summary}}`, `{{cards}}` and
     /// `{{data}}`.
@@ -70,6 +70,9 @@ public struct ReviewSheet {
     public var thumbnailSize = 320
     /// The id of the workspace the sheet is made from; the download carries it.
     public var workspaceID = ""
+    /// The sheet's id, its secret and its moderator (`ReviewSheets.create`): the page
+    /// signs its download with the secret and credits the moderator.
+    public var credentials = SheetCredentials(id: "", secret: "", moderator: "")
     /// A basemap the moderator opted into; without it the page loads nothing.
     public var tiles: TileSource?
 
@@ -106,16 +109,6 @@ public struct ReviewSheet {
             + "base-uri 'none'; form-action 'none'"
     }
 
-    /// The sheet's id: the workspace's id and a digest of the posts and the states shown,
-    /// so the same sheet made again keeps its saved decisions and another one does not.
-    public func sheetID(posts: [PostRecord]) -> String {
-        var text = workspaceID
-        for post in posts {
-            text += "\n\(post.summary.id)\u{0}\(post.summary.status)\u{0}\(post.updatedAt)"
-        }
-        return String(SHA256.hex(Array(text.utf8)).prefix(16))
-    }
-
     /// Renders the page for `posts`.
     ///
     /// - Parameter neighbours: for posts with `nearby-post`, the posts near them.
@@ -126,14 +119,18 @@ public struct ReviewSheet {
             .joined(separator: "\n")
         let entries = posts.map { post in
             "{\"id\":\(HTML.scriptJSON(post.summary.id)),"
-                + "\"status\":\(HTML.scriptJSON(post.summary.status))}"
+                + "\"status\":\(HTML.scriptJSON(post.summary.status)),"
+                + "\"version\":\(HTML.scriptJSON(post.version))}"
         }
         let reasons = RejectionReason.allCases.map { HTML.scriptJSON($0.rawValue) }
         let data =
             "{\"format\":\"trove-review-decisions\",\"sheet\":"
-            + HTML.scriptJSON(sheetID(posts: posts)) + ",\"workspace\":"
-            + HTML.scriptJSON(workspaceID) + ",\"posts\":[" + entries.joined(separator: ",")
-            + "],\"reasons\":[" + reasons.joined(separator: ",") + "]}"
+            + HTML.scriptJSON(credentials.id) + ",\"workspace\":"
+            + HTML.scriptJSON(workspaceID) + ",\"moderator\":"
+            + HTML.scriptJSON(credentials.moderator) + ",\"secret\":"
+            + HTML.scriptJSON(credentials.secret) + ",\"posts\":["
+            + entries.joined(separator: ",") + "],\"reasons\":["
+            + reasons.joined(separator: ",") + "]}"
         var counts: [String: Int] = [:]
         for post in posts { counts[post.summary.status, default: 0] += 1 }
         let summary =
@@ -270,6 +267,8 @@ public struct ReviewSheet {
 public struct SheetDecision: Equatable, Sendable {
     /// The post id.
     public var id: String
+    /// The post's version the sheet showed (absent in files of older sheets).
+    public var version: String? = nil
     /// The status the moderator saw the post in.
     public var expected: PostStatus
     /// What to do.
@@ -280,6 +279,20 @@ public struct SheetDecision: Equatable, Sendable {
     public var decidedAt: String?
     /// Whether the moderator confirmed approving a post whose photo could not be read.
     public var confirmed = false
+
+    /// Creates the value from its parts.
+    public init(
+        id: String, version: String? = nil, expected: PostStatus, action: ReviewAction,
+        note: String? = nil, decidedAt: String? = nil, confirmed: Bool = false
+    ) {
+        self.id = id
+        self.version = version
+        self.expected = expected
+        self.action = action
+        self.note = note
+        self.decidedAt = decidedAt
+        self.confirmed = confirmed
+    }
 }
 
 /// The decisions file the sheet downloads.
@@ -292,12 +305,27 @@ public struct SheetDecisionFile: Equatable, Sendable {
     public var moderator: String?
     /// The decisions, in the order they were made.
     public var decisions: [SheetDecision]
+    /// The page's HMAC-SHA256 over all of it (`SheetSignature`), hex.
+    public var signature: String? = nil
+
+    /// Creates the value from its parts.
+    public init(
+        sheet: String?, workspace: String?, moderator: String?, decisions: [SheetDecision],
+        signature: String? = nil
+    ) {
+        self.sheet = sheet
+        self.workspace = workspace
+        self.moderator = moderator
+        self.decisions = decisions
+        self.signature = signature
+    }
 }
 
 /// Reads the decisions file the sheet downloads:
 /// `{"format": "trove-review-decisions", "sheet", "workspace", "moderator", "decisions":
-/// [{"id", "seen", "action", "reason", "note", "at", "confirmed"}]}` (`seen` was
-/// `expected` in older files).
+/// [{"id", "version", "seen", "action", "reason", "note", "at", "confirmed"}],
+/// "signature"}` (`seen` was `expected` in older files, which had no versions and no
+/// signature).
 public enum SheetDecisions {
     /// - Throws: `InputError` naming the file and the entry.
     public static func parse(_ data: Data, name: String) throws(InputError) -> SheetDecisionFile {
@@ -356,12 +384,15 @@ public enum SheetDecisions {
             }
             result.append(
                 SheetDecision(
-                    id: id, expected: expected, action: action, note: note, decidedAt: decidedAt,
+                    id: id, version: object["version"]?.stringValue, expected: expected,
+                    action: action, note: note, decidedAt: decidedAt,
                     confirmed: object["confirmed"]?.boolValue ?? false))
         }
+        // The moderator as written: a name is checked, never trimmed into another one.
         return SheetDecisionFile(
-            sheet: text("sheet"), workspace: text("workspace"), moderator: text("moderator"),
-            decisions: result)
+            sheet: text("sheet"), workspace: text("workspace"),
+            moderator: root["moderator"]?.stringValue, decisions: result,
+            signature: root["signature"]?.stringValue)
     }
 
     /// Whether `text` is an ISO 8601 moment as browsers write them

@@ -1,0 +1,36 @@
+/// The records `import posts --skip-invalid` set aside, as a CSV file to fix them in, like
+/// `RejectedRows` for treasures: `file,line,record,reason`, then the record itself (a CSV
+/// record's fields under the file's header names, a JSON record's text in a `json`
+/// column). Passwords, e-mail addresses and display names are not copied.
+public enum PostRejects {
+    /// The CSV text for `rejects`.
+    public static func csv(_ rejects: [PostReject]) -> String {
+        var columns: [String] = []
+        for reject in rejects {
+            for name in reject.fields.keys.sorted() where !columns.contains(name) {
+                columns.append(name)
+            }
+        }
+        let json = rejects.contains { $0.json != nil }
+        var header = ["file", "line", "record", "reason"] + columns
+        if json { header.append("json") }
+        var text = header.map(field).joined(separator: ",") + "\n"
+        for reject in rejects {
+            var fields = [
+                reject.file, reject.line.map(String.init) ?? "", reject.record ?? "",
+                reject.reason,
+            ]
+            fields += columns.map { reject.fields[$0] ?? "" }
+            if json { fields.append(reject.json ?? "") }
+            text += fields.map(field).joined(separator: ",") + "\n"
+        }
+        return text
+    }
+
+    /// A CSV field, quoted when it holds a delimiter, a quote or a line break.
+    private static func field(_ text: String) -> String {
+        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" })
+        else { return text }
+        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}
