@@ -38,6 +38,7 @@ import Testing
         // Run twice: the second run applies nothing and says so.
         let again = sandbox.run("review", "apply", "decisions.json", "--as", "ann")
         let summary = again.stderr.split(separator: "\n").last.map(String.init) ?? ""
-        #expect(summary.hasPrefix("applied 0 of 4 decisions from decisions.json"), "\(again.stderr)")
+        #expect(
+            summary.hasPrefix("applied 0 of 4 decisions from decisions.json"), "\(again.stderr)")
     }
 }

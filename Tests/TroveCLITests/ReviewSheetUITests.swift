@@ -113,8 +113,9 @@ struct ReviewSheetUITests {
                 "(function () { var s = document.getElementById('filter-\(filter)'); "
                     + "s.value = '\(value)'; s.dispatchEvent(new Event('change')); }())")
         }
-        let signals = try browser.evaluate(
-            "Array.from(document.getElementById('filter-signal').options).map(o => o.value)")
+        let signals =
+            try browser.evaluate(
+                "Array.from(document.getElementById('filter-signal').options).map(o => o.value)")
             as? [String]
         #expect(signals?.contains("text-link") == true, "\(signals ?? [])")
         try choose("signal", "text-link")
@@ -127,13 +128,17 @@ struct ReviewSheetUITests {
         try choose("decided", "undecided")
         try browser.press("k")
         try browser.press("a")
-        #expect(try visibleIDs(browser) == ["p1", "p3", "p4"] || (try visibleIDs(browser)) == ["p2", "p3", "p4"])
+        #expect(
+            try visibleIDs(browser) == ["p1", "p3", "p4"]
+                || (try visibleIDs(browser)) == ["p2", "p3", "p4"])
         let hidden = try browser.evaluate("document.getElementById('shown').textContent") as? String
         #expect(hidden == "1 hidden")
         try choose("decided", "")
 
         // A note on a reject, kept through a reload and in the download.
-        try browser.evaluate("document.querySelector('article.card[data-id=\"p3\"] [data-action=\"note\"]') !== null")
+        try browser.evaluate(
+            "document.querySelector('article.card[data-id=\"p3\"] [data-action=\"note\"]') !== null"
+        )
         try choose("decided", "undecided")
         let target = try #require(try focused(browser))
         try browser.press("r")
@@ -141,15 +146,19 @@ struct ReviewSheetUITests {
         try choose("decided", "")
         browser.promptAnswers = ["a face in the picture"]
         try browser.evaluate(
-            "document.querySelector('article.card[data-id=\"\(target)\"] [data-action=\"note\"]').click()")
-        let line = try browser.evaluate(
-            "document.querySelector('article.card[data-id=\"\(target)\"] .decision').textContent")
+            "document.querySelector('article.card[data-id=\"\(target)\"] [data-action=\"note\"]').click()"
+        )
+        let line =
+            try browser.evaluate(
+                "document.querySelector('article.card[data-id=\"\(target)\"] .decision').textContent"
+            )
             as? String
         #expect(line == "→ rejected (inappropriate): a face in the picture", "\(line ?? "")")
         try browser.reload()
         #expect(
             try browser.evaluate(
-                "document.querySelector('article.card[data-id=\"\(target)\"] .decision').textContent")
+                "document.querySelector('article.card[data-id=\"\(target)\"] .decision').textContent"
+            )
                 as? String == line)
         try browser.evaluate("document.getElementById('download').click()")
         let data = try Data(contentsOf: URL(fileURLWithPath: try browser.waitForDownload()))
@@ -179,24 +188,33 @@ struct ReviewSheetUITests {
         try browser.send(
             "Emulation.setDeviceMetricsOverride",
             ["width": width, "height": 900, "deviceScaleFactor": 1, "mobile": false])
-        let height = try browser.evaluate(
-            "document.querySelector('header').getBoundingClientRect().height") as? Double
+        let height =
+            try browser.evaluate(
+                "document.querySelector('header').getBoundingClientRect().height") as? Double
         #expect((height ?? 999) <= 48, "\(height ?? -1) px")
         // Every shown part of the header on one row, inside the window.
-        let boxes = try browser.evaluate(
-            "Array.from(document.querySelector('header').children).filter(e => "
-                + "e.offsetParent !== null).map(e => { var r = e.getBoundingClientRect(); "
-                + "return [r.top, r.bottom, r.right]; })") as? [[Double]] ?? []
+        let boxes =
+            try browser.evaluate(
+                "Array.from(document.querySelector('header').children).filter(e => "
+                    + "e.offsetParent !== null).map(e => { var r = e.getBoundingClientRect(); "
+                    + "return [r.top, r.bottom, r.right]; })") as? [[Double]] ?? []
         #expect(boxes.count >= 5)
         // The title and the keys give way at 800 px; the counts, filters and buttons stay.
-        #expect(try browser.evaluate("document.getElementById('filter-decided').offsetParent !== null") as? Bool == true)
+        #expect(
+            try browser.evaluate("document.getElementById('filter-decided').offsetParent !== null")
+                as? Bool == true)
         let tops = boxes.map { $0[0] }
         #expect((tops.max() ?? 0) - (tops.min() ?? 0) < 16, "\(boxes)")
         #expect(boxes.allSatisfy { $0[2] <= Double(width) + 0.5 }, "\(boxes)")
-        #expect(try browser.evaluate("document.getElementById('download').offsetParent !== null") as? Bool == true)
-        #expect(try browser.evaluate("document.getElementById('shown').textContent") as? String == "1 hidden")
         #expect(
-            try browser.evaluate("document.documentElement.scrollWidth <= window.innerWidth") as? Bool
+            try browser.evaluate("document.getElementById('download').offsetParent !== null")
+                as? Bool == true)
+        #expect(
+            try browser.evaluate("document.getElementById('shown').textContent") as? String
+                == "1 hidden")
+        #expect(
+            try browser.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+                as? Bool
                 == true, "nothing wider than the window")
         let shot = try browser.send("Page.captureScreenshot", ["format": "png"])
         if let base64 = shot["data"] as? String, let png = Data(base64Encoded: base64) {

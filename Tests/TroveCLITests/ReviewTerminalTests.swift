@@ -62,16 +62,28 @@ import Testing
 
     /// The post's id, user and photo on screen, the prompt on its last used row, nothing
     /// scrolled away.
-    func expectWholeScreen(_ screen: TerminalScreen, id: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    func expectWholeScreen(
+        _ screen: TerminalScreen, id: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         let lines = screen.lines
-        #expect(screen.scrolled == 0, "scrolled \(screen.scrolled):\n\(lines.joined(separator: "\n"))", sourceLocation: sourceLocation)
-        #expect(lines.contains("post:        " + id), "\(lines.joined(separator: "\n"))", sourceLocation: sourceLocation)
+        #expect(
+            screen.scrolled == 0, "scrolled \(screen.scrolled):\n\(lines.joined(separator: "\n"))",
+            sourceLocation: sourceLocation)
+        #expect(
+            lines.contains("post:        " + id), "\(lines.joined(separator: "\n"))",
+            sourceLocation: sourceLocation)
         #expect(lines.contains { $0.hasPrefix("user:        ") }, sourceLocation: sourceLocation)
         let photoRows = lines.filter { $0.contains("▀") }
-        #expect(photoRows.count >= ReviewFormat.minimumPreviewRows, "\(photoRows.count) photo rows", sourceLocation: sourceLocation)
-        #expect(lines.first?.contains("▀") == true, "the photo's top row is in view", sourceLocation: sourceLocation)
+        #expect(
+            photoRows.count >= ReviewFormat.minimumPreviewRows, "\(photoRows.count) photo rows",
+            sourceLocation: sourceLocation)
+        #expect(
+            lines.first?.contains("▀") == true, "the photo's top row is in view",
+            sourceLocation: sourceLocation)
         #expect(photoRows.allSatisfy { $0.count < screen.columns }, sourceLocation: sourceLocation)
-        #expect(lines.contains { $0.hasPrefix("[a]pprove") && $0.hasSuffix("[q]uit >") }, sourceLocation: sourceLocation)
+        #expect(
+            lines.contains { $0.hasPrefix("[a]pprove") && $0.hasSuffix("[q]uit >") },
+            sourceLocation: sourceLocation)
     }
 
     @Test func aResizedWindowGetsAScreenThatFitsIt() throws {
@@ -132,8 +144,11 @@ import Testing
         // Every reason is still in view beside the prompt, on one or two clean lines.
         #expect(lines.contains { $0.hasPrefix("reason: 1 spam  2 not-litter") })
         #expect(prompt.contains("8 other  press"))
-        #expect(lines.filter { $0.contains("1 spam") || $0.contains("8 other") }.count == (size.0 == 80 ? 2 : 1))
-        #expect(!lines.contains { $0.contains("> ") && $0.contains("press") && !$0.hasPrefix("press") })
+        #expect(
+            lines.filter { $0.contains("1 spam") || $0.contains("8 other") }.count
+                == (size.0 == 80 ? 2 : 1))
+        #expect(
+            !lines.contains { $0.contains("> ") && $0.contains("press") && !$0.hasPrefix("press") })
         #expect(lines.allSatisfy { $0.components(separatedBy: " > ").count <= 2 }, "\(lines)")
         #expect(lines.contains("post:        -NqXk2Lp9aBcDeFgHiJk"))
         terminal.send("7")
@@ -169,7 +184,8 @@ import Testing
     @Test(arguments: [80, 160, 200])
     func reviewListPrintsWholeIdsAtAnyWidth(columns: Int) throws {
         let list = sandbox.run(
-            ["review", "list"], environment: ["TROVE_WORKSPACE": sandbox.workspace, "COLUMNS": "\(columns)"])
+            ["review", "list"],
+            environment: ["TROVE_WORKSPACE": sandbox.workspace, "COLUMNS": "\(columns)"])
         #expect(list.status == 0, "\(list.stderr)")
         let lines = list.stdout.split(separator: "\n").map(String.init)
         for id in ["-NqXk2Lp9aBcDeFgHiJk", "-NqXk2Lp9aBcDeFgHiJl"] {
@@ -179,7 +195,11 @@ import Testing
         #expect(list.stdout.contains("…"), "the long description is cut")
         #expect(list.stdout.contains("Cans by the bench"))
         // What is printed is what `show` takes.
-        let id = try #require(lines.first { $0.hasPrefix("-NqXk2Lp9aBcDeFgHiJl") }?.split(separator: " ").first)
-        #expect(sandbox.run(["review", "show", String(id)], environment: ["TROVE_WORKSPACE": sandbox.workspace]).status == 0)
+        let id = try #require(
+            lines.first { $0.hasPrefix("-NqXk2Lp9aBcDeFgHiJl") }?.split(separator: " ").first)
+        #expect(
+            sandbox.run(
+                ["review", "show", String(id)], environment: ["TROVE_WORKSPACE": sandbox.workspace]
+            ).status == 0)
     }
 }

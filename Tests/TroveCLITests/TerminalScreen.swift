@@ -28,7 +28,9 @@ struct TerminalScreen {
 
     /// The rows, trailing spaces removed.
     var lines: [String] {
-        grid.map { String($0).replacingOccurrences(of: " +$", with: "", options: .regularExpression) }
+        grid.map {
+            String($0).replacingOccurrences(of: " +$", with: "", options: .regularExpression)
+        }
     }
 
     private mutating func lineFeed() {

@@ -59,8 +59,10 @@ enum ReviewFormat {
 
     /// `text` on one line: line breaks and tabs become spaces.
     static func oneLine(_ text: String) -> String {
-        safe(text).replacingOccurrences(of: "\r\n", with: " ").replacingOccurrences(of: "\n", with: " ")
-            .replacingOccurrences(of: "\t", with: " ")
+        safe(text).replacingOccurrences(of: "\r\n", with: " ").replacingOccurrences(
+            of: "\n", with: " "
+        )
+        .replacingOccurrences(of: "\t", with: " ")
     }
 
     /// `text` in at most `width` characters, ending in `…` when cut.

@@ -282,7 +282,8 @@ final class ReviewSession {
         let count = undoStack.count
         var text = "\n\(count) decision\(count == 1 ? "" : "s") recorded. " + tally() + "\n"
         if !refused.isEmpty {
-            text += "\(refused.count) refused, nothing changed for "
+            text +=
+                "\(refused.count) refused, nothing changed for "
                 + (refused.count == 1 ? "it" : "them") + ":\n"
             text += refused.map { "  " + $0 + "\n" }.joined()
         }

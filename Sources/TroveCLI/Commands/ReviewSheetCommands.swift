@@ -124,14 +124,16 @@ extension ReviewCommand {
             }
         }
         let applied = recorded.values.reduce(0, +)
-        var line = "applied \(applied) of \(outcomes.count) decisions from \(ReviewFormat.safe(file))"
+        var line =
+            "applied \(applied) of \(outcomes.count) decisions from \(ReviewFormat.safe(file))"
         let counts = PostStatus.allCases.compactMap { status in
             recorded[status].map { "\($0) \(status.rawValue)" }
         }
         if !counts.isEmpty { line += " (" + counts.joined(separator: ", ") + ")" }
         if unchanged > 0 { line += "; \(unchanged) already as decided" }
         if repeated > 0 {
-            line += "; \(repeated) of \(outcomes.count) decisions were applied from this file before"
+            line +=
+                "; \(repeated) of \(outcomes.count) decisions were applied from this file before"
         }
         if refused > 0 { line += "; \(refused) refused (above)" }
         return line

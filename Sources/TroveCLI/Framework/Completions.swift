@@ -192,7 +192,8 @@ enum Completions {
         func cases(_ entries: [OptionValues], pattern: (String) -> String) -> [String] {
             entries.map { entry in
                 let words = entry.values.joined(separator: " ")
-                return "    \(pattern(entry.key))) mode=\(entry.kind.mode) values=\(quoted(words)) ;;"
+                return
+                    "    \(pattern(entry.key))) mode=\(entry.kind.mode) values=\(quoted(words)) ;;"
             }
         }
         lines += [
@@ -499,7 +500,8 @@ enum Completions {
                         line += " -x -a \(fishQuoted("(__trove_words_or_files " + words + ")"))"
                     case .files: line += " -r -F"
                     case .directories:
-                        line += " -x -a \(fishQuoted("(__fish_complete_directories (commandline -ct))"))"
+                        line +=
+                            " -x -a \(fishQuoted("(__fish_complete_directories (commandline -ct))"))"
                     case .nothing: line += " -x"
                     }
                 }
@@ -510,7 +512,8 @@ enum Completions {
                 switch valueKind(of: first) {
                 case .words(let words):
                     lines.append(
-                        "complete -c trove \(condition) -a \(fishQuoted(words.joined(separator: " ")))")
+                        "complete -c trove \(condition) -a \(fishQuoted(words.joined(separator: " ")))"
+                    )
                 case .nothing: break
                 default: lines.append("complete -c trove \(condition) -F")
                 }
