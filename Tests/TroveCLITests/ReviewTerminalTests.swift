@@ -181,6 +181,26 @@ import Testing
             "\(end)")
     }
 
+    /// On a terminal the list measures the window itself (no COLUMNS).
+    @Test(arguments: [(80, 24), (160, 48)])
+    func reviewListOnATerminalPrintsWholeIdsWithinTheWindow(size: (Int, Int)) throws {
+        let terminal = try PseudoTerminal()
+        terminal.resize(columns: size.0, rows: size.1)
+        let process = try terminal.start(
+            ["review", "list"], environment: environment, directory: sandbox.folder)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(terminal.waitFor("2 posts"))
+        let screen = TerminalScreen(columns: size.0, rows: size.1, after: terminal.screen)
+        let lines = screen.lines
+        for id in ["-NqXk2Lp9aBcDeFgHiJk", "-NqXk2Lp9aBcDeFgHiJl"] {
+            #expect(lines.contains { $0.hasPrefix(id + " ") }, "\(lines.joined(separator: "\n"))")
+        }
+        // Nothing wrapped: every line of the table fits the window.
+        #expect(lines.filter { !$0.isEmpty }.count == (size.0 == 80 ? 6 : 3) + 1, "\(lines)")
+        #expect(lines.contains { $0.hasSuffix("…") })
+    }
+
     @Test(arguments: [80, 160, 200])
     func reviewListPrintsWholeIdsAtAnyWidth(columns: Int) throws {
         let list = sandbox.run(
