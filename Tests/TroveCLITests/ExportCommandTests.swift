@@ -67,7 +67,8 @@ import TroveSQLite
         #expect(result.stderr.contains(#""rules" > "treasureLocations": add ".indexOn": ["g"]"#))
         try sandbox.write(
             "database.rules.json",
-            #"{"rules": {".read": "auth != null", "treasureLocations": {".indexOn": ["g", "name"]}}}"#)
+            #"{"rules": {".read": "auth != null", "treasureLocations": {".indexOn": ["g", "name"]}}}"#
+        )
         let merged = sandbox.run(
             "export", "--layout", "flatirongo", "--rules", "database.rules.json")
         #expect(!merged.stderr.contains("merge into it"))
@@ -116,7 +117,10 @@ import TroveSQLite
             #expect(try ExportSupport.read(sandbox.path("own.json")) == own)
             let lines = result.stderr.split(separator: "\n").map(String.init)
             let told = lines.filter { $0.contains("own.json") }
-            #expect(told == ["\(sandbox.path("own.json")) is your own and was left alone; merge into it:"])
+            #expect(
+                told == [
+                    "\(sandbox.path("own.json")) is your own and was left alone; merge into it:"
+                ])
             #expect(lines.contains(#"  "rules" > "byCategory": add ".read": true"#))
             #expect(lines.contains(#"  "rules" > "treasureLocations": add ".read": true"#))
             #expect(lines.contains(#"  "rules" > "treasureProfiles": add ".read": true"#))

@@ -101,7 +101,10 @@ import TroveSQLite
         }
         Thread.sleep(forTimeInterval: 0.05)
         let again = sandbox.run("images", "--format", "json")
-        #expect(again.stdout == "{\"images\": 1, \"made\": 0, \"unchanged\": 3, \"removed\": 0, \"failed\": []}\n")
+        #expect(
+            again.stdout
+                == "{\"images\": 1, \"made\": 0, \"unchanged\": 3, \"removed\": 0, \"failed\": []}\n"
+        )
         let timesAfter = try files.map {
             try FileManager.default.attributesOfItem(atPath: sandbox.path("build/images/\($0)"))[
                 .modificationDate] as! Date
@@ -110,7 +113,9 @@ import TroveSQLite
         // A changed setting makes only that rendition again.
         let changed = sandbox.run("images", "--rendition", "thumb=128x128", "--format", "json")
         #expect(
-            changed.stdout == "{\"images\": 1, \"made\": 1, \"unchanged\": 0, \"removed\": 0, \"failed\": []}\n")
+            changed.stdout
+                == "{\"images\": 1, \"made\": 1, \"unchanged\": 0, \"removed\": 0, \"failed\": []}\n"
+        )
     }
 
     @Test func renderingAgainUnderTheSamePathKeepsItsStorageToken() throws {
@@ -130,7 +135,9 @@ import TroveSQLite
         let second = sandbox.run("images", "--out", "two", "--format", "json")
         #expect(second.status == 0, "\(second.stderr)")
         #expect(
-            second.stdout == "{\"images\": 1, \"made\": 3, \"unchanged\": 0, \"removed\": 0, \"failed\": []}\n")
+            second.stdout
+                == "{\"images\": 1, \"made\": 3, \"unchanged\": 0, \"removed\": 0, \"failed\": []}\n"
+        )
         #expect(try tokens() == before)
         #expect(try renditions().allSatisfy { !$0.contains("one/") && !$0.contains("two/") })
     }

@@ -68,7 +68,8 @@ import Testing
         #expect(try complete(["trove", "-q", "config", "unset", "geo"]) == ["geohash.precision"])
         // The value after the key is typed, not a file.
         #expect(try complete(["trove", "config", "set", "storage.bucket", ""]) == [])
-        #expect(try complete(["trove", "export", "--layout", "./m"]) == ["./maps", "./my-layout.json"])
+        #expect(
+            try complete(["trove", "export", "--layout", "./m"]) == ["./maps", "./my-layout.json"])
         #expect(try complete(["trove", "export", "--layout", "my"]) == ["my-layout.json"])
         #expect(try complete(["trove", "export", "--layout", "maps/"]) == ["maps/m2.json"])
         #expect(try complete(["trove", "export", "--layout", "f"]) == ["flatirongo"])

@@ -30,10 +30,12 @@ import Testing
 
     @Test func theManPageNamesEveryEnvironmentVariableTheToolReads() throws {
         let names = try Self.variablesRead()
-        #expect(names.isSuperset(of: ["TROVE_BUSY_TIMEOUT", "GCLOUD", "IMAGES", "TROVE_WORKSPACE"]))
+        #expect(
+            names.isSuperset(of: ["TROVE_BUSY_TIMEOUT", "GCLOUD", "IMAGES", "TROVE_WORKSPACE"]))
         let sandbox = try Sandbox()
         let page = sandbox.run("man").stdout
-        let section = try #require(page.components(separatedBy: ".SH ENVIRONMENT").last)
+        let section =
+            try #require(page.components(separatedBy: ".SH ENVIRONMENT").last)
             .components(separatedBy: ".SH ").first ?? ""
         let documented = Set(
             section.split(separator: "\n").filter { $0.hasPrefix(".B ") }.flatMap {
@@ -41,6 +43,8 @@ import Testing
                     $0.trimmingCharacters(in: .whitespaces)
                 }
             })
-        #expect(names.subtracting(documented).isEmpty, "undocumented: \(names.subtracting(documented).sorted())")
+        #expect(
+            names.subtracting(documented).isEmpty,
+            "undocumented: \(names.subtracting(documented).sorted())")
     }
 }

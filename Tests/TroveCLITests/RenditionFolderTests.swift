@@ -11,7 +11,8 @@ import TroveImaging
     init() throws {
         sandbox = try Sandbox()
         #expect(sandbox.run("init").status == 0)
-        #expect(sandbox.run("config", "set", "storage.bucket", "flatiron-go.appspot.com").status == 0)
+        #expect(
+            sandbox.run("config", "set", "storage.bucket", "flatiron-go.appspot.com").status == 0)
         let png = try PNG.encode(ImagesTests.photo(width: 64, height: 48))
         var csv = "key,name,lat,lon,image\n"
         for (index, key) in ["fairmount-bagel", "gare-windsor", "hairy-harry"].enumerated() {
@@ -44,12 +45,15 @@ import TroveImaging
         #expect(removed.status == 0, "\(removed.stderr)")
         let again = sandbox.run("images", "--out", "build/images")
         #expect(again.status == 0, "\(again.stderr)")
-        #expect(again.stderr.contains("removed 6 renditions of treasures or posts no longer published"))
+        #expect(
+            again.stderr.contains("removed 6 renditions of treasures or posts no longer published"))
         let left = files(under: "build/images")
         let kept = all.filter { $0.hasPrefix("treasures/hairy-harry/") }
         #expect(kept.count == 3)
         #expect(left == ["treasures/gare-windsor/NOTES.txt"] + kept)
-        #expect(!FileManager.default.fileExists(atPath: sandbox.path("build/images/treasures/fairmount-bagel")))
+        #expect(
+            !FileManager.default.fileExists(
+                atPath: sandbox.path("build/images/treasures/fairmount-bagel")))
         // Run twice: nothing more to remove, and the folder stays as it is.
         let third = sandbox.run("images", "--out", "build/images", "--format", "json")
         #expect(third.stdout.contains("\"removed\": 0"))
@@ -62,7 +66,9 @@ import TroveImaging
     @Test(arguments: [true, false])
     func aListingImportedElsewhereDiffersOnlyInItsDownloadTokens(tokens: Bool) throws {
         if !tokens { #expect(sandbox.run("config", "set", "storage.tokens", "off").status == 0) }
-        for step in [["geohash"], ["images"], ["export", "--layout", "flatirongo", "-o", "a.json"]] {
+        for step in [
+            ["geohash"], ["images"], ["export", "--layout", "flatirongo", "-o", "a.json"],
+        ] {
             #expect(sandbox.run(step).status == 0)
         }
         let listing = sandbox.run("treasures", "list", "--format", "csv")

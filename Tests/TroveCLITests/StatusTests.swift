@@ -50,7 +50,9 @@ import TroveSQLite
             let line = try #require(
                 status.stdout.split(separator: "\n").first { $0.hasPrefix(prefix) })
             let command = String(line.dropFirst(prefix.count))
-            #expect(command == "trove export --layout 'my layouts/flat.json' --update --out 'my out.json'")
+            #expect(
+                command
+                    == "trove export --layout 'my layouts/flat.json' --update --out 'my out.json'")
             let words = shellWords(command)
             #expect(words.first == "trove")
             let update = sandbox.run(Array(words.dropFirst()))
@@ -76,7 +78,9 @@ import TroveSQLite
             """)
         let text = sandbox.run("status")
         #expect(text.status == 0)
-        #expect(text.stdout.contains("\nphotos:    1 to publish (of approved posts; 5 posts have a photo)\n"))
+        #expect(
+            text.stdout.contains(
+                "\nphotos:    1 to publish (of approved posts; 5 posts have a photo)\n"))
         let json = sandbox.run("status", "--format", "json")
         let object = try #require(
             JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])

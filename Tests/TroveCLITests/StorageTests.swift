@@ -134,11 +134,16 @@ import TroveSQLite
         let stored = form.trimmingCharacters(in: .whitespaces).lowercased()
             .replacingOccurrences(of: "gs://", with: "")
         #expect(sandbox.run("config", "get", "storage.bucket").stdout == stored + "\n")
-        #expect(set.stderr.contains("is used as a custom bucket; a Firebase project's default bucket is \(stored).appspot.com"))
+        #expect(
+            set.stderr.contains(
+                "is used as a custom bucket; a Firebase project's default bucket is \(stored).appspot.com"
+            ))
         #expect(sandbox.run("config", "set", "storage.tokens", "off").status == 0)
         let exported = sandbox.run("export", "--layout", "flatirongo")
         #expect(exported.status == 0, "\(exported.stderr)")
-        #expect(exported.stdout.contains("https://firebasestorage.googleapis.com/v0/b/\(stored)/o/treasures%2Fa%2F"))
+        #expect(
+            exported.stdout.contains(
+                "https://firebasestorage.googleapis.com/v0/b/\(stored)/o/treasures%2Fa%2F"))
     }
 
     @Test(arguments: [

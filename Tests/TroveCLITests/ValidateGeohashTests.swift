@@ -22,7 +22,9 @@ import Testing
             let lines = result.stdout.split(separator: "\n").map(String.init)
             #expect(
                 lines.filter { $0.contains("T130") }
-                    == ["workspace: warning[T130]: 40 treasures have no geohash yet (run 'trove geohash')"],
+                    == [
+                        "workspace: warning[T130]: 40 treasures have no geohash yet (run 'trove geohash')"
+                    ],
                 "\(result.stdout)")
             #expect(lines.count == 1, "\(result.stdout)")
             #expect(result.stderr.contains("0 errors, 1 warning"), "\(result.stderr)")

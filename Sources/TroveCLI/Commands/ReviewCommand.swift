@@ -135,12 +135,17 @@ enum ReviewCommand {
                 count += 1
             }
         case .text, .geojson:
-            out.write(ReviewFormat.tableHeader)
+            var posts: [PostSummary] = []
             try query.list(status: status, signal: signal, user: invocation.option("user")) {
-                out.write(ReviewFormat.tableRow($0))
-                count += 1
+                posts.append($0)
             }
-            invocation.note("\(count) posts")
+            let width =
+                out.windowSize?.columns
+                ?? invocation.context.environment["COLUMNS"].flatMap(Int.init).flatMap {
+                    $0 > 0 ? $0 : nil
+                }
+            out.write(ReviewFormat.table(posts, width: width))
+            invocation.note("\(posts.count) post\(posts.count == 1 ? "" : "s")")
         }
         return .success
     }

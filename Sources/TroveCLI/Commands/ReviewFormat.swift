@@ -9,16 +9,65 @@ import TroveKit
 enum ReviewFormat {
     // MARK: - list
 
-    static let tableHeader =
-        pad("ID", 16) + pad("STATUS", 10) + pad("DATE", 21) + pad("USER", 16)
-        + pad("DESCRIPTION", 42) + "SIGNALS\n"
+    /// The `review list` table: ids whole (an id is for copying), the day of the date,
+    /// users up to 20 characters, signals, and the description last, cut to end within
+    /// `width` columns (whole when the width is unknown, as in a pipe). When the window is
+    /// too narrow for a useful description beside the rest, it goes on a line of its own
+    /// under its post, and the signals are cut instead of the id.
+    static func table(_ posts: [PostSummary], width: Int?) -> String {
+        let rows = posts.map { post in
+            [
+                safe(post.id), post.status, safe(day(post.date ?? "-")), safe(post.user ?? "-"),
+                post.signalNames.isEmpty ? "-" : post.signalNames,
+                oneLine(post.description ?? "").isEmpty ? "-" : oneLine(post.description ?? ""),
+            ]
+        }
+        let header = ["ID", "STATUS", "DATE", "USER", "SIGNALS", "DESCRIPTION"]
+        var widths = (0..<5).map { column in
+            rows.reduce(header[column].count) { max($0, $1[column].count) }
+        }
+        widths[3] = min(widths[3], 20)
+        var room = width.map { $0 - 1 - (widths.reduce(0, +) + 2 * widths.count) }
+        let below = room.map { $0 < 20 } ?? false
+        if below, let width {
+            // The description goes under its post; the signals give way to the id.
+            let rest = widths.prefix(4).reduce(0, +) + 2 * 4
+            widths[4] = max(7, min(widths[4], width - 1 - rest))
+            room = width - 1 - 4
+        }
+        func line(_ cells: [String]) -> String {
+            var text = ""
+            for (column, cell) in cells.prefix(5).enumerated() {
+                let shown = cut(cell, widths[column])
+                text += shown
+                if column < 4 || !below {
+                    text += String(repeating: " ", count: widths[column] + 2 - shown.count)
+                }
+            }
+            let description = room.map { cut(cells[5], $0) } ?? cells[5]
+            return text + (below ? "\n    " : "") + description + "\n"
+        }
+        return line(header) + rows.map(line).joined()
+    }
 
-    static func tableRow(_ post: PostSummary) -> String {
-        var line = pad(safe(post.id), 16) + pad(post.status, 10) + pad(safe(post.date ?? "-"), 21)
-        line += pad(safe(post.user ?? "-"), 16)
-        let description = safe(post.description ?? "").replacingOccurrences(of: "\n", with: " ")
-        line += pad(description.isEmpty ? "-" : description, 42)
-        return line + (post.signalNames.isEmpty ? "-" : post.signalNames) + "\n"
+    /// The day of an ISO 8601 date and time (`2022-01-27` of `2022-01-27T09:30:00Z`).
+    static func day(_ date: String) -> String {
+        let bytes = Array(date.utf8)
+        guard bytes.count > 10, bytes[10] == UInt8(ascii: "T") else { return date }
+        return String(date.prefix(10))
+    }
+
+    /// `text` on one line: line breaks and tabs become spaces.
+    static func oneLine(_ text: String) -> String {
+        safe(text).replacingOccurrences(of: "\r\n", with: " ").replacingOccurrences(
+            of: "\n", with: " "
+        )
+        .replacingOccurrences(of: "\t", with: " ")
+    }
+
+    /// `text` in at most `width` characters, ending in `…` when cut.
+    static func cut(_ text: String, _ width: Int) -> String {
+        text.count > width ? String(text.prefix(max(0, width - 1))) + "…" : text
     }
 
     static func csv(_ post: PostSummary) -> String {
@@ -99,11 +148,28 @@ enum ReviewFormat {
             lines.reduce(0) { $0 + max(1, ($1.count + style.columns - 1) / style.columns) }
         }
         var free = style.rows - reservedRows - height(head) - height(trail)
-        // In the queue the photo is what a moderator judges: in a small window, the links
-        // and bookkeeping give way to it ('trove review show ID' keeps them all).
+        // In the queue the photo is what a moderator judges: it keeps at least a third of
+        // the window, and in a small one the links and bookkeeping give way to it
+        // ('trove review show ID' keeps them all).
+        let wanted =
+            photoFirst && post.photo != nil ? max(minimumPreviewRows + 1, style.rows / 3) : 0
         if photoFirst && post.photo != nil && free < minimumPreviewRows + 1 {
             head = fieldLines(post, compact: true)
             free = style.rows - reservedRows - height(head) - height(trail)
+        }
+        // A long description is cut to the rows left, so the id, the user and the photo
+        // stay on the screen (`trove review show ID` has it whole).
+        if photoFirst, free < wanted, let description = post.summary.description {
+            let text = safe(description)
+            let rows = text.split(separator: "\n", omittingEmptySubsequences: false).reduce(0) {
+                $0 + max(1, (13 + $1.count + style.columns - 1) / style.columns)
+            }
+            let kept = max(1, rows - (wanted - free))
+            if kept < rows {
+                let cut = cutLines(text, rows: kept, width: max(8, style.columns - 1 - 13))
+                head = fieldLines(post, compact: true, description: cut)
+                free = style.rows - reservedRows - height(head) - height(trail)
+            }
         }
         // A long history gives way first (the oldest entries), so the post stays in view.
         if free < 0 && trail.count > 2 {
@@ -125,6 +191,23 @@ enum ReviewFormat {
             }
         }
         return (head + trail).map { $0 + "\n" }.joined()
+    }
+
+    /// `text` in at most `rows` lines of at most `width` characters, its line breaks kept,
+    /// ending in `…` when cut.
+    static func cutLines(_ text: String, rows: Int, width: Int) -> String {
+        var lines: [String] = []
+        for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            var rest = Substring(paragraph)
+            repeat {
+                lines.append(String(rest.prefix(width)))
+                rest = rest.dropFirst(width)
+            } while !rest.isEmpty
+        }
+        guard lines.count > rows else { return lines.joined(separator: "\n") }
+        var kept = Array(lines.prefix(rows))
+        kept[rows - 1] = String(kept[rows - 1].prefix(width - 1)) + "…"
+        return kept.joined(separator: "\n")
     }
 
     /// Fewer rows than this draw a photo too small to judge.
@@ -193,7 +276,9 @@ enum ReviewFormat {
 
     /// The fields, one a line; `compact` leaves out the map links, the fingerprint, the
     /// source and the import time, and puts the size beside the photo.
-    static func fieldLines(_ post: PostRecord, compact: Bool = false) -> [String] {
+    static func fieldLines(_ post: PostRecord, compact: Bool = false, description: String? = nil)
+        -> [String]
+    {
         let summary = post.summary
         var lines: [String] = []
         func field(_ name: String, _ value: String?) {
@@ -218,7 +303,7 @@ enum ReviewFormat {
                 String(format: "%.6f, %.6f", lat, lon) + (post.geohash.map { " (\($0))" } ?? ""))
             if !compact { field("map", Places.openStreetMapURL(latitude: lat, longitude: lon)) }
         }
-        field("description", summary.description)
+        field("description", description ?? summary.description)
         let size = post.photoWidth.flatMap { width in
             post.photoHeight.map { "\(width)×\($0) px" }
         }

@@ -31,6 +31,7 @@ enum ReviewInteractive {
             workspace: workspace, moderator: moderator, output: context.standardOutput,
             style: ReviewFormat.previewStyle(context), status: status,
             readKey: { terminal.readByte() },
+            measure: { ReviewFormat.previewStyle(context) },
             openPhoto: PhotoViewer.find(context.environment).map { viewer in
                 { path in viewer.open(path) }
             })
@@ -81,9 +82,13 @@ final class ReviewSession {
     let workspace: Workspace
     let moderator: String
     let output: OutputStream
-    let style: ReviewFormat.PreviewStyle
+    /// The window drawn in: measured again before every redraw when `measure` is given,
+    /// so a resized window gets a screen that fits it.
+    private(set) var style: ReviewFormat.PreviewStyle
+    let measure: (() -> ReviewFormat.PreviewStyle)?
     /// The status the queue walks: pending, or flagged for a second look.
     let status: PostStatus
+    /// The next key; `ReviewSession.resized` when the window changed size meanwhile.
     let readKey: () -> UInt8?
     /// Opens a photo in the system viewer; nil when there is none.
     let openPhoto: ((String) -> Bool)?
@@ -94,19 +99,37 @@ final class ReviewSession {
     private var skipped: [String] = []
     /// Decisions made in this session, newest last, with the queue position of each.
     private var undoStack: [(decision: Decision, index: Int)] = []
+    /// What was refused in this session (a post decided by someone else, one gone), said
+    /// again on quitting.
+    private var refused: [String] = []
+    /// The message of the screen on view, drawn again when the window is resized.
+    private var shownMessage: String?
+
+    /// What `readKey` gives when the window was resized: no UTF-8 text holds this byte.
+    static let resized: UInt8 = 0xFF
 
     init(
         workspace: Workspace, moderator: String, output: OutputStream,
         style: ReviewFormat.PreviewStyle, status: PostStatus = .pending,
-        readKey: @escaping () -> UInt8?, openPhoto: ((String) -> Bool)? = nil
+        readKey: @escaping () -> UInt8?, measure: (() -> ReviewFormat.PreviewStyle)? = nil,
+        openPhoto: ((String) -> Bool)? = nil
     ) {
         self.workspace = workspace
         self.moderator = moderator
         self.output = output
         self.style = style
+        self.measure = measure
         self.status = status
         self.readKey = readKey
         self.openPhoto = openPhoto
+    }
+
+    /// The next key that is not a resize (prompts in the middle of a decision wait on).
+    private func nextKey() -> UInt8? {
+        while let key = readKey() {
+            if key != Self.resized { return key }
+        }
+        return nil
     }
 
     /// Every key of the queue, for the prompt and `trove help review`.
@@ -128,6 +151,7 @@ final class ReviewSession {
                 draw("No more \(status.rawValue) posts in this round. " + tally() + "\n")
                 output.write("[u]ndo  [q]uit > ")
                 switch readKey() {
+                case Self.resized: message = shownMessage
                 case UInt8(ascii: "u"): try undo()
                 case UInt8(ascii: "q"), 3, 4, nil: return finish()
                 default: message = nil
@@ -142,20 +166,25 @@ final class ReviewSession {
             }
             let history = try AuditTrail(workspace: workspace).entries(for: id)
             let footer = "(\(index + 1) of \(queue.count))"
+            if let measure { style = measure() }
+            // Footer and prompt, a spare row for a second prompt line (the reasons), and
+            // the message with its blank line.
             draw(
                 ReviewFormat.screen(
                     post, history: history, style: style,
-                    reservedRows: 2 + (message == nil ? 0 : 2), photoFirst: true) + footer
+                    reservedRows: 3 + (message == nil ? 0 : 2), photoFirst: true) + footer
                     + "\n")
             output.write(prompt)
             guard let key = readKey() else { return finish() }
             switch key {
+            case Self.resized:
+                message = shownMessage
             case UInt8(ascii: "a"):
                 if let problem = post.signals.first(where: { $0.name == .photoUnreadable }) {
                     output.write(
                         "\n" + ReviewFormat.unreadable(id, problem.detail)
                             + ". Approve anyway? [y/N] ")
-                    guard readKey() == UInt8(ascii: "y") else {
+                    guard nextKey() == UInt8(ascii: "y") else {
                         message = "approval cancelled"
                         continue
                     }
@@ -194,20 +223,44 @@ final class ReviewSession {
         }
     }
 
-    /// The reason keys 1–8; another key asks again, Esc (or end of input) cancels.
+    /// The reason keys 1–8; another key asks again, Esc (or end of input) cancels. The
+    /// reasons are written over the prompt in lines that fit the window (two at 80
+    /// columns, in the row the screen keeps free), the last one with room for asking
+    /// again, which rewrites only that line.
     private func readReason() -> RejectionReason? {
         let reasons = RejectionReason.allCases.enumerated().map {
             "\($0.offset + 1) \($0.element.rawValue)"
         }
-        output.write("\nreason: " + reasons.joined(separator: "  ") + "  (Esc cancels) > ")
-        while let key = readKey() {
+        let width = max(20, style.columns - 1)
+        let again = "press 1–8 for the reason, Esc to cancel > "
+        var lines: [String] = []
+        var current = "reason:"
+        for word in reasons {
+            if current.count + 2 + word.count > width {
+                lines.append(current)
+                current = word
+            } else {
+                current += (current == "reason:" ? " " : "  ") + word
+            }
+        }
+        if current.count + 2 + again.count > width {
+            lines.append(current)
+            current = ""
+        }
+        let last = current
+        func promptLine(_ tail: String) -> String {
+            ReviewFormat.cut(last.isEmpty ? tail : last + "  " + tail, width)
+        }
+        output.write(
+            "\r\u{1B}[K" + (lines + [promptLine("(Esc cancels) > ")]).joined(separator: "\n"))
+        while let key = nextKey() {
             if (49...56).contains(key) {
                 let reason = RejectionReason.allCases[Int(key) - 49]
                 output.write(reason.rawValue + "\n")
                 return reason
             }
             if key == 27 || key == 3 || key == 4 || key == UInt8(ascii: "q") { return nil }
-            output.write("\rpress 1–8 for the reason, or Esc to cancel > ")
+            output.write("\r\u{1B}[K" + promptLine(again))
         }
         return nil
     }
@@ -226,15 +279,33 @@ final class ReviewSession {
     }
 
     private func finish() -> ExitStatus {
-        output.write("\n\(undoStack.count) decisions recorded. " + tally() + "\n")
+        let count = undoStack.count
+        var text = "\n\(count) decision\(count == 1 ? "" : "s") recorded. " + tally() + "\n"
+        if !refused.isEmpty {
+            text +=
+                "\(refused.count) refused, nothing changed for "
+                + (refused.count == 1 ? "it" : "them") + ":\n"
+            text += refused.map { "  " + $0 + "\n" }.joined()
+        }
+        output.write(text)
         return .success
     }
 
     private func draw(_ body: String) {
         var screen = "\u{1B}[H\u{1B}[2J"
-        if let message { screen += "» " + message + "\n\n" }
+        if let message {
+            // One window row: a longer message would push the screen's top off.
+            screen += ReviewFormat.cut("» " + message, max(8, style.columns - 1)) + "\n\n"
+        }
+        shownMessage = message
         message = nil
         output.write(screen + body)
+    }
+
+    /// Shows `text` now and says it again on quitting.
+    private func refuse(_ text: String) {
+        message = text
+        refused.append(text)
     }
 
     /// Decides on the post as drawn: its status and the version on screen, so a re-import
@@ -260,19 +331,19 @@ final class ReviewSession {
                 + (decision.reason.map { " (\($0))" } ?? "")
                 + (decision.note.map { ": " + ReviewFormat.safe($0) } ?? "")
         case .conflict(let id, let expected, let current, let last):
-            message = ReviewFormat.conflict(id, expected, current, last)
+            refuse(ReviewFormat.conflict(id, expected, current, last))
         case .unknown(let id):
-            message = "\(ReviewFormat.safe(id)) no longer exists"
+            refuse("\(ReviewFormat.safe(id)) no longer exists")
         case .needsConfirmation(let id, let detail):
-            message = ReviewFormat.unreadable(id, detail)
+            refuse(ReviewFormat.unreadable(id, detail))
         case .stale(let id, let seen, let current):
-            message = ReviewFormat.stale(id, seen: seen, current: current)
+            refuse(ReviewFormat.stale(id, seen: seen, current: current))
         case .withdrawn(let id, let note):
-            message = ReviewFormat.withdrawn(id, note)
+            refuse(ReviewFormat.withdrawn(id, note))
         case .alreadyDecided(let id, let status, let last):
             message = ReviewFormat.alreadyDecided(id, status, last)
         case .superseded(let id, let seen, let last):
-            message = ReviewFormat.superseded(id, seen, last)
+            refuse(ReviewFormat.superseded(id, seen, last))
         case .unchanged, .alreadyApplied, nil:
             break
         }
@@ -293,7 +364,7 @@ final class ReviewSession {
                     note: "undo")
             ], moderator: moderator, force: false)
         if case .conflict(let id, let expected, let current, let lastDecision) = outcome.first {
-            message = ReviewFormat.conflict(id, expected, current, lastDecision)
+            refuse("undo: " + ReviewFormat.conflict(id, expected, current, lastDecision))
             return
         }
         index = last.index
@@ -304,7 +375,7 @@ final class ReviewSession {
     private func readLine() -> String? {
         var bytes: [UInt8] = []
         var character: [UInt8] = []
-        while let key = readKey() {
+        while let key = nextKey() {
             switch key {
             case 13, 10: return String(decoding: bytes, as: UTF8.self)
             case 27, 3, 4: return nil
@@ -331,6 +402,8 @@ final class ReviewSession {
 
 // The state to restore, reachable from the signal handler (which can capture nothing).
 nonisolated(unsafe) private var savedTerminalState = termios()
+// Set by SIGWINCH, taken by the next read.
+nonisolated(unsafe) private var windowResized: sig_atomic_t = 0
 
 /// The terminal in single-key mode (no line buffering, no echo), restored on exit and
 /// on SIGINT/SIGTERM.
@@ -363,17 +436,39 @@ final class RawTerminal {
         sigaddset(&signals, SIGINT)
         sigaddset(&signals, SIGTERM)
         pthread_sigmask(SIG_UNBLOCK, &signals, nil)
+        // A resize interrupts the wait for a key (no SA_RESTART), so the queue redraws at
+        // once for the new size.
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = { _ in windowResized = 1 }
+        sigemptyset(&action.sa_mask)
+        action.sa_flags = 0
+        sigaction(SIGWINCH, &action, nil)
+        var resize = sigset_t()
+        sigemptyset(&resize)
+        sigaddset(&resize, SIGWINCH)
+        pthread_sigmask(SIG_UNBLOCK, &resize, nil)
     }
 
     func restore() {
         tcsetattr(fileDescriptor, TCSANOW, &savedTerminalState)
         signal(SIGINT, SIG_DFL)
         signal(SIGTERM, SIG_DFL)
+        signal(SIGWINCH, SIG_DFL)
     }
 
-    /// The next byte typed, or nil at end of input.
+    /// The next byte typed, `ReviewSession.resized` when the window changed size, or nil
+    /// at end of input.
     func readByte() -> UInt8? {
         var byte: UInt8 = 0
-        return FileIO.read(fileDescriptor, into: &byte, count: 1) == 1 ? byte : nil
+        while true {
+            if windowResized != 0 {
+                windowResized = 0
+                return ReviewSession.resized
+            }
+            let count = read(fileDescriptor, &byte, 1)
+            if count == 1 { return byte }
+            if count < 0 && errno == EINTR { continue }
+            return nil
+        }
     }
 }

@@ -119,15 +119,44 @@ extension ReviewCommand {
             throw InputError(file, refusal.message, hint: refusal.hint)
         }
         let status = report(outcomes, invocation)
-        let repeated = outcomes.filter {
-            if case .alreadyApplied = $0 { return true }
-            return false
-        }.count
-        if repeated > 0 {
-            invocation.note(
-                "\(repeated) of \(outcomes.count) decisions were applied from this file before")
-        }
+        invocation.note(applySummary(outcomes, file: file))
         return status
+    }
+
+    /// The line `review apply` ends with: what the file's decisions came to, e.g. `applied
+    /// 2 of 3 decisions from d.json (1 approved, 1 rejected); 1 refused`.
+    static func applySummary(_ outcomes: [DecisionOutcome], file: String) -> String {
+        var recorded: [PostStatus: Int] = [:]
+        var unchanged = 0
+        var repeated = 0
+        var refused = 0
+        var disagreements = 0
+        for outcome in outcomes {
+            switch outcome {
+            case .recorded(let decision): recorded[decision.to, default: 0] += 1
+            case .unchanged, .alreadyDecided: unchanged += 1
+            case .alreadyApplied: repeated += 1
+            case .superseded: disagreements += 1
+            case .unknown, .conflict, .needsConfirmation, .stale, .withdrawn: refused += 1
+            }
+        }
+        let applied = recorded.values.reduce(0, +)
+        var line =
+            "applied \(applied) of \(outcomes.count) decisions from \(ReviewFormat.safe(file))"
+        let counts = PostStatus.allCases.compactMap { status in
+            recorded[status].map { "\($0) \(status.rawValue)" }
+        }
+        if !counts.isEmpty { line += " (" + counts.joined(separator: ", ") + ")" }
+        if unchanged > 0 { line += "; \(unchanged) already as decided" }
+        if repeated > 0 {
+            line +=
+                "; \(repeated) of \(outcomes.count) decisions were applied from this file before"
+        }
+        if disagreements > 0 {
+            line += "; \(disagreements) decided otherwise since (above: --force or the queue)"
+        }
+        if refused > 0 { line += "; \(refused) refused (above)" }
+        return line
     }
 
     static let log = Command(

@@ -5,7 +5,10 @@ enum ManPage {
     /// Every environment variable trove reads, and those the Storage plan script it writes
     /// reads, in troff.
     static let environment: [(name: String, text: String)] = [
-        ("TROVE_WORKSPACE", "The workspace file when \\fB\\-w\\fR is not given (default: ./trove.sqlite)."),
+        (
+            "TROVE_WORKSPACE",
+            "The workspace file when \\fB\\-w\\fR is not given (default: ./trove.sqlite)."
+        ),
         (
             "TROVE_BUSY_TIMEOUT",
             "Seconds, from 0 to 86400, a command that writes waits while another holds the "
@@ -85,7 +88,7 @@ enum ManPage {
             }
         }
         lines += [
-            ".SH ENVIRONMENT",
+            ".SH ENVIRONMENT"
         ]
         for (name, text) in environment { lines += [".TP", ".B " + name, text] }
         lines += [

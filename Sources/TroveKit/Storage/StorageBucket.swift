@@ -76,7 +76,9 @@ public enum StorageBucket {
             !name.hasPrefix("goog"), !name.contains("google")
         else { return false }
         let parts = name.split(separator: ".", omittingEmptySubsequences: false)
-        if parts.count == 4, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy { ("0"..."9").contains($0) } }) {
+        if parts.count == 4,
+            parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy { ("0"..."9").contains($0) } })
+        {
             return false
         }
         func alphanumeric(_ byte: UInt8) -> Bool {
