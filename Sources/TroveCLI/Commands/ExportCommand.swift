@@ -94,6 +94,11 @@ enum ExportCommand {
             throw CommandFailure(reason, status: .usage)
         } catch ExportError.storageSetting(let problem) {
             throw CommandFailure("cannot build image URLs: \(problem)", status: .usage)
+        } catch let error as ExportError {
+            if case .notRecorded = error {
+                throw CommandFailure(error.description, status: .workspace)
+            }
+            throw error
         }
         let noun = layout.records == .treasures ? "treasures" : "approved posts"
         var message =
