@@ -61,4 +61,30 @@ import Testing
             ),
             "\(post.stderr)")
     }
+
+    /// A run killed after it recorded its export leaves an empty next --update: the note
+    /// says how to make the lost update again.
+    @Test func anEmptyUpdateSaysHowToRemakeALostOne() throws {
+        let sandbox = try Sandbox()
+        try ExportSupport.makeWorkspace(sandbox)
+        #expect(sandbox.run("export", "--layout", "flatirongo", "--out", "o.json").status == 0)
+        let note =
+            "note: nothing changed since the last recorded export; if its update never reached"
+            + " the database, make it again with --update --since ID (the export before it in"
+            + " 'trove export log') and upload every image with 'sh \(sandbox.path("o.storage.sh"))"
+            + " upload --all'"
+        for _ in 0..<2 {
+            let empty = sandbox.run(
+                "export", "--layout", "flatirongo", "--update", "--out", "u.json")
+            #expect(empty.status == 0, "\(empty.stderr)")
+            #expect(
+                empty.stderr.contains(
+                    note.replacingOccurrences(of: "o.storage.sh", with: "u.storage.sh")),
+                "\(empty.stderr)")
+        }
+        #expect(sandbox.run("config", "set", "storage.bucket", "other.appspot.com").status == 0)
+        let changed = sandbox.run("export", "--layout", "flatirongo", "--update", "--out", "u.json")
+        #expect(changed.status == 0, "\(changed.stderr)")
+        #expect(!changed.stderr.contains("nothing changed since"))
+    }
 }
