@@ -16,7 +16,9 @@ as Ctrl-C sends it) at a random moment. Each trial then checks, against the rele
   files in $TMPDIR).
 
 Two writers started together, and two started a second apart, must both succeed and
-never corrupt anything.
+never corrupt anything. Outputs aimed at the workspace or an input are refused with
+nothing changed, and hostile images (a sparse 20 GB file, /dev/zero, /dev/urandom, a
+FIFO) are read under `prlimit --as`, so a regression fails the case, not the machine.
 
 Usage: Stress/kill.py --trove .build/release/trove [--trials 20] [--seed N] [--rows N]
 """
@@ -449,7 +451,97 @@ class Harness:
                               twice_outputs, before_set, after_set)
             state = after_folder
         self.concurrent_writers(state)
+        self.clobber_cases(state)
+        self.memory_cases(state)
         return self.report()
+
+    def clobber_cases(self, state):
+        """Outputs that would replace the workspace or an input are refused (exit 2) and
+        leave the workspace and every input byte for byte as they were."""
+        folder = self.snapshot(state, "clobber")
+        shutil.copy(os.path.join(folder, "treasures.csv"), os.path.join(folder, "u.csv"))
+        self.run(folder, ["template", "copy", "layouts/flatirongo.json", "my.json"])
+        os.symlink("trove.sqlite", os.path.join(folder, "link.json"))
+        cases = [
+            ["export", "--layout", "flatirongo", "--out", "trove.sqlite"],
+            ["export", "--layout", "flatirongo", "--out", "link.json"],
+            ["export", "--layout", "flatirongo", "--out", "trove.sqlite-wal"],
+            ["review", "sheet", "--out", "trove.sqlite"],
+            ["import", "treasures", "u.csv", "--skip-invalid", "--rejects", "trove.sqlite"],
+            ["import", "treasures", "u.csv", "--skip-invalid", "--rejects", "u.csv"],
+            ["export", "--layout", "my.json", "--out", "my.json"],
+            ["export", "--layout", "flatirongo", "--out", "o.json", "--rules", "o.json"],
+        ]
+        watched = ["trove.sqlite", "u.csv", "my.json"]
+        for arguments in cases:
+            label = "clobber " + " ".join(arguments)
+            before = self.digests(folder, watched)
+            dump = canonical_dump(os.path.join(folder, "trove.sqlite"))
+            result = self.run(folder, arguments, check=False)
+            try:
+                if result.returncode != 2:
+                    raise AssertionError(f"exit {result.returncode}, expected 2: "
+                                         f"{result.stderr.decode(errors='replace')}")
+                if self.digests(folder, watched) != before:
+                    raise AssertionError("the workspace or an input changed")
+                if canonical_dump(os.path.join(folder, "trove.sqlite")) != dump:
+                    raise AssertionError("the workspace's rows changed")
+                print(f"{label}: refused", flush=True)
+            except AssertionError as error:
+                self.failures.append(f"{label}: {error}")
+                print(f"FAIL {label}: {error}", flush=True)
+
+    # Address space for one run under `prlimit`: far below what reading a 20 GB or
+    # endless file needs, so a regression fails the case instead of filling the machine.
+    MEMORY_LIMIT = 400 << 20
+
+    def memory_cases(self, _state):
+        """A sparse 20 GB image, /dev/zero, /dev/urandom and a FIFO cost validate, images
+        and import posts a bounded amount: each run under prlimit --as and timeout."""
+        # A workspace of its own: only the hostile files, none of the state's images.
+        folder = os.path.join(self.root, "memory")
+        os.makedirs(folder)
+        self.run(folder, ["init"])
+        for name in ("hostile/zero.jpg", "hostile/header.jpg"):
+            os.makedirs(os.path.join(folder, "hostile"), exist_ok=True)
+            with open(os.path.join(folder, name), "wb") as handle:
+                if name.endswith("header.jpg"):
+                    handle.write(b"\x89PNG\r\n\x1a\n" + png(8, 8, 1)[8:])
+                handle.truncate(20 << 30)
+        os.mkfifo(os.path.join(folder, "hostile/fifo.jpg"))
+        self.write(folder, "hostile.csv", "name,lat,lon,image\n" + "".join(
+            f"H{index},1.{index},2.{index},{image}\n" for index, image in enumerate(
+                ["hostile/zero.jpg", "hostile/header.jpg", "hostile/fifo.jpg", "/dev/zero",
+                 "/dev/urandom"])))
+        self.write(folder, "hostile.ndjson", "".join(
+            json.dumps({"id": f"h{index}", "lat": 1, "lon": index, "photo": name}) + "\n"
+            for index, name in enumerate(["zero.jpg", "header.jpg", "fifo.jpg"])))
+        self.run(folder, ["import", "treasures", "hostile.csv"])
+        cases = [
+            (["validate", "hostile.csv"], 5),
+            (["images", "--out", "out/hostile", "--jobs", "2"], 5),
+            (["import", "posts", "hostile.ndjson", "--photos", "hostile"], 3),
+        ]
+        for arguments, refused in cases:
+            label = "memory " + " ".join(arguments)
+            result = subprocess.run(
+                ["prlimit", f"--as={self.MEMORY_LIMIT}", "--", "timeout", "60", self.trove]
+                + arguments, cwd=folder, env=self.env(folder), capture_output=True)
+            text = (result.stdout + result.stderr).decode(errors="replace")
+            try:
+                if result.returncode not in (0, 1):
+                    raise AssertionError(f"exit {result.returncode} (124: timed out; signal: "
+                                         f"out of memory): {text[-500:]}")
+                found = sum(text.count(reason) for reason in (
+                    "not a JPEG or PNG image", "neither JPEG nor PNG", "more than an image of",
+                    "it is a FIFO",
+                    "it is a device"))
+                if found < refused:
+                    raise AssertionError(f"{found} of {refused} files refused: {text[-800:]}")
+                print(f"{label}: {refused} files refused within the limit", flush=True)
+            except AssertionError as error:
+                self.failures.append(f"{label}: {error}")
+                print(f"FAIL {label}: {error}", flush=True)
 
     def concurrent_writers(self, state):
         """Two imports at once, and two a second apart behind a slow one: both succeed."""

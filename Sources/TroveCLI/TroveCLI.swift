@@ -71,7 +71,8 @@ public enum TroveCLI {
             parsed = try Parser(root: root, isPostID: postLookup(arguments, context))
                 .parse(arguments)
         } catch {
-            context.standardError.write("error: \(error.message)\n\(error.usage)\n")
+            context.standardError.write(
+                TerminalText.safe("error: \(error.message)\n\(error.usage)\n"))
             return ExitStatus.usage.rawValue
         }
         if parsed.wantsVersion {
@@ -93,7 +94,8 @@ public enum TroveCLI {
             try invocation.checkOutputPaths()
             return try action(invocation).rawValue
         } catch let error as UsageError {
-            context.standardError.write("error: \(error.message)\n\(error.usage)\n")
+            context.standardError.write(
+                TerminalText.safe("error: \(error.message)\n\(error.usage)\n"))
             return ExitStatus.usage.rawValue
         } catch {
             // SQLite failures that are workspace problems (locked, read-only, disk full,
@@ -103,7 +105,7 @@ public enum TroveCLI {
                     any: error, path: invocation.workspacePath,
                     busyTimeout: (try? invocation.busyTimeout()) ?? Workspace.defaultBusyTimeout)
                 ?? error
-            context.standardError.write("error: \(describe(error))\n")
+            context.standardError.write(TerminalText.safe("error: \(describe(error))\n"))
             return exitStatus(for: error).rawValue
         }
     }

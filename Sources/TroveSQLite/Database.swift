@@ -94,7 +94,9 @@ public final class Database {
                 ?? String(
                     cString: sqlite3_errstr(code))
             sqlite3_free(errorMessage)
-            throw SQLiteError(code: sqlite3_extended_errcode(handle), message: message, sql: sql)
+            throw SQLiteError(
+                code: sqlite3_extended_errcode(handle), message: message, sql: sql,
+                systemErrno: sqlite3_system_errno(handle))
         }
     }
 

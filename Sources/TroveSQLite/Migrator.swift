@@ -100,6 +100,13 @@ public struct Migrator: Sendable {
             let known = Set(migrations.map(\.name))
             let unknown = names.filter { !known.contains($0) }
             if !unknown.isEmpty { throw MigrationError.unknownMigrations(unknown) }
+            // The count is kept equal to the record: a larger one was written by a newer
+            // program (or is no migrator's).
+            let counted = try Self.version(of: database)
+            if counted < 0 { throw MigrationError.invalidVersion(counted) }
+            if counted > names.count {
+                throw MigrationError.newerSchema(found: counted, known: latestVersion)
+            }
             applied = Set(names)
         } else {
             let counted = try Self.version(of: database)

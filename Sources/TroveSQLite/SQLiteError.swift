@@ -1,5 +1,9 @@
 import CSQLite
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// An error reported by SQLite, carrying its result code, its own message and the SQL
 /// that failed.
 ///
@@ -11,11 +15,14 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
     public let message: String
     /// The statement that failed, when there was one.
     public let sql: String?
+    /// The `errno` of the system call that failed (`sqlite3_system_errno`), 0 when none.
+    public let systemErrno: Int32
 
-    public init(code: Int32, message: String, sql: String? = nil) {
+    public init(code: Int32, message: String, sql: String? = nil, systemErrno: Int32 = 0) {
         self.code = code
         self.message = message
         self.sql = sql
+        self.systemErrno = systemErrno
     }
 
     /// The primary result code (`SQLITE_BUSY`, `SQLITE_CONSTRAINT`, …).
@@ -34,8 +41,13 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
     /// is missing or unreadable, or the folder cannot hold the journal or shared-memory file.
     public var isCannotOpen: Bool { primaryCode == SQLITE_CANTOPEN }
 
-    /// True when the disk (or a quota) is full.
-    public var isDiskFull: Bool { primaryCode == SQLITE_FULL }
+    /// True when the disk (or a quota) is full: `SQLITE_FULL`, or an I/O error whose
+    /// write failed with `ENOSPC` or `EDQUOT` (what SQLite reports when the last few KB
+    /// run out inside a write of the journal or the shared-memory file).
+    public var isDiskFull: Bool {
+        primaryCode == SQLITE_FULL
+            || (primaryCode == SQLITE_IOERR && (systemErrno == ENOSPC || systemErrno == EDQUOT))
+    }
 
     /// True when a statement names a table or column the database lacks: the schema is
     /// incomplete (a table was dropped), not the statement wrong.
@@ -71,6 +83,8 @@ func check(_ code: Int32, _ handle: OpaquePointer?, sql: String? = nil) throws(S
             handle.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
             ?? String(cString: sqlite3_errstr(code))
         let extended = handle.map { sqlite3_extended_errcode($0) } ?? code
-        throw SQLiteError(code: extended, message: message, sql: sql)
+        throw SQLiteError(
+            code: extended, message: message, sql: sql,
+            systemErrno: handle.map { sqlite3_system_errno($0) } ?? 0)
     }
 }

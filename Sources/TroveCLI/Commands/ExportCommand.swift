@@ -101,6 +101,11 @@ enum ExportCommand {
             throw CommandFailure(reason, status: .usage)
         } catch ExportError.storageSetting(let problem) {
             throw CommandFailure("cannot build image URLs: \(problem)", status: .usage)
+        } catch let error as ExportError {
+            if case .notRecorded = error {
+                throw CommandFailure(error.description, status: .workspace)
+            }
+            throw error
         }
         if invocation.format == .json {
             invocation.print(jsonSummary(summary, options, layout: layoutName, since: since))
@@ -114,6 +119,17 @@ enum ExportCommand {
         if since != nil { message += " since export \(since!)" }
         if !options.isRecorded { message += " (not recorded: only an export to --out is)" }
         invocation.note(message)
+        if options.update && since == nil && options.isRecorded && summary.changed == 0
+            && summary.removed == 0, let output
+        {
+            // Also what a run killed after it recorded its export leaves: that update was
+            // never uploaded, and nothing tells the two apart.
+            invocation.note(
+                "note: nothing changed since the last recorded export; if its update never"
+                    + " reached the database, make it again with --update --since ID (the export"
+                    + " before it in 'trove export log') and upload every image with 'sh "
+                    + "\(StoragePlan.paths(output: output).script) upload --all'")
+        }
         for path in summary.written { invocation.note("wrote \(path)") }
         for path in summary.unchanged { invocation.note("\(path) is unchanged") }
         if let rules = options.rules, !summary.rulesToMerge.isEmpty {

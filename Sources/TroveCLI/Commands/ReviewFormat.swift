@@ -84,20 +84,8 @@ enum ReviewFormat {
         return cut + String(repeating: " ", count: max(1, width - cut.count))
     }
 
-    /// User text made harmless for a terminal: control characters (escape sequences
-    /// could recolour, retitle or rewrite the screen) are shown as `�`.
-    static func safe(_ text: String) -> String {
-        var result = ""
-        for scalar in text.unicodeScalars {
-            let value = scalar.value
-            if (value < 0x20 && scalar != "\n" && scalar != "\t") || (0x7F...0x9F).contains(value) {
-                result += "\u{FFFD}"
-            } else {
-                result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
-    }
+    /// User text made harmless for a terminal (`TerminalText`).
+    static func safe(_ text: String) -> String { TerminalText.safe(text) }
 
     // MARK: - show
 

@@ -80,19 +80,21 @@ public struct Invocation {
 
     // MARK: - Output
 
-    /// Data on stdout.
+    /// Data on stdout: text made terminal-safe (`TerminalText`), JSON, CSV and GeoJSON
+    /// exact.
     public func print(_ text: String) {
-        context.standardOutput.write(text + "\n")
+        let isText = (parsed.values["format"]?.last ?? OutputFormat.text.rawValue) == "text"
+        context.standardOutput.write((isText ? TerminalText.safe(text) : text) + "\n")
     }
 
     /// A message on stderr, unless `--quiet`.
     public func note(_ text: String) {
-        if !isQuiet { context.standardError.write(text + "\n") }
+        if !isQuiet { context.standardError.write(TerminalText.safe(text) + "\n") }
     }
 
     /// A problem on stderr, also with `--quiet`.
     public func warn(_ text: String) {
-        context.standardError.write(text + "\n")
+        context.standardError.write(TerminalText.safe(text) + "\n")
     }
 
     /// Whether colour may be used on stdout.

@@ -14,6 +14,9 @@ public enum ExportError: Error, CustomStringConvertible {
     case missingBucket(MissingBucket)
     /// `storage.url-template` or its companions cannot build URLs; exit status 2.
     case storageSetting(String)
+    /// The files went into place but the workspace could not record the export (the disk
+    /// filled at the commit); exit status 4.
+    case notRecorded(written: [String], cause: Error)
 
     /// The problem in words that read well after `error: `.
     public var description: String {
@@ -42,6 +45,20 @@ public enum ExportError: Error, CustomStringConvertible {
                 + "hint: \(MissingBucket.hint) (or NAME.appspot.com, NAME.firebasestorage.app)"
         case .storageSetting(let problem):
             return "cannot build image URLs: \(problem)"
+        case .notRecorded(let written, let cause):
+            let reason: String
+            if case WorkspaceError.diskFull(let path) = cause {
+                reason = "the disk is full: cannot write to \(path)"
+            } else {
+                reason = "\(cause)"
+            }
+            let files =
+                written.isEmpty
+                ? "no file changed" : "already replaced: \(written.joined(separator: ", "))"
+            return
+                "\(reason); the export's files are in place (\(files)) but the export was not"
+                + " recorded, so the next --update repeats its changes. Free some space and run"
+                + " the export again"
         }
     }
 }

@@ -27,47 +27,60 @@ public enum Exporter {
         // write lock keeps every template's snapshot the same.
         let transaction: (() throws -> ExportSummary) throws -> ExportSummary =
             workspace.isReadOnly && !options.isRecorded ? workspace.read : workspace.write
-        return try transaction {
-            let precision = try workspace.geohashPrecision()
-            let bucket = try workspace.setting(Setting.storageBucket.key)
-            let tokens = try workspace.setting(Setting.storageTokens.key) != "off"
-            let storage = StorageURL(
-                bucket: bucket, template: try workspace.setting(Setting.storageURLTemplate.key),
-                tokens: tokens)
-            if let problem = storage.problem { throw ExportError.storageSetting(problem) }
-            let usesURLs = layout.paths.contains {
-                $0.fields.contains {
-                    if case .rendition(_, .url) = $0 { return true }
-                    return false
+        // Set once the files are in place: a failure after it (the commit of the record)
+        // must not say that nothing changed.
+        var placed: ExportSummary?
+        do {
+            return try transaction {
+                let precision = try workspace.geohashPrecision()
+                let bucket = try workspace.setting(Setting.storageBucket.key)
+                let tokens = try workspace.setting(Setting.storageTokens.key) != "off"
+                let storage = StorageURL(
+                    bucket: bucket, template: try workspace.setting(Setting.storageURLTemplate.key),
+                    tokens: tokens)
+                if let problem = storage.problem { throw ExportError.storageSetting(problem) }
+                let usesURLs = layout.paths.contains {
+                    $0.fields.contains {
+                        if case .rendition(_, .url) = $0 { return true }
+                        return false
+                    }
                 }
-            }
-            if usesURLs,
-                var missing = try MissingBucket.find(in: workspace, approvedPostsOnly: true)
-            {
-                if layout.records == .treasures { missing.posts = 0 } else { missing.treasures = 0 }
-                if missing.treasures + missing.posts > 0 {
-                    throw ExportError.missingBucket(missing)
+                if usesURLs,
+                    var missing = try MissingBucket.find(in: workspace, approvedPostsOnly: true)
+                {
+                    if layout.records == .treasures {
+                        missing.posts = 0
+                    } else {
+                        missing.treasures = 0
+                    }
+                    if missing.treasures + missing.posts > 0 {
+                        throw ExportError.missingBucket(missing)
+                    }
                 }
+                let problems = ExportProblems()
+                var run = try ExportRun(
+                    database: database, layout: layout, options: options, storage: storage,
+                    tokens: tokens, precision: precision, problems: problems)
+                // Whatever fails, no temporary file is left (but those a commit journal lists).
+                defer { run.discard() }
+                let summary = try run.execute()
+                if !problems.isEmpty {
+                    throw ExportError.refused(problems.groups)
+                }
+                if options.isRecorded {
+                    try record(run, summary, database: database)
+                    try run.recordStoragePlan()
+                }
+                // Files go into place before the commit: should the commit fail, the next
+                // --update is relative to the older state, which only repeats some changes.
+                var written = try run.commit(summary, standardOutput: standardOutput)
+                placed = written
+                written.remoteImages = try StoragePlan.remoteImages(
+                    database: database, layout: layout)
+                return written
             }
-            let problems = ExportProblems()
-            var run = try ExportRun(
-                database: database, layout: layout, options: options, storage: storage,
-                tokens: tokens, precision: precision, problems: problems)
-            // Whatever fails, no temporary file is left (but those a commit journal lists).
-            defer { run.discard() }
-            let summary = try run.execute()
-            if !problems.isEmpty {
-                throw ExportError.refused(problems.groups)
-            }
-            if options.isRecorded {
-                try record(run, summary, database: database)
-                try run.recordStoragePlan()
-            }
-            // Files go into place before the commit: should the commit fail, the next
-            // --update is relative to the older state, which only repeats some changes.
-            var written = try run.commit(summary, standardOutput: standardOutput)
-            written.remoteImages = try StoragePlan.remoteImages(database: database, layout: layout)
-            return written
+        } catch let error where placed != nil && options.output != nil && !options.dryRun {
+            throw ExportError.notRecorded(written: placed?.written ?? [], cause: error)
         }
     }
 

@@ -368,6 +368,11 @@ extension CSVReader {
             case needMore
         }
 
+        /// The longest first record (the header) read: 1 MB.
+        static let headerLimit = 1 << 20
+        /// Whether a record was returned (the header is behind).
+        private var hasRecord = false
+
         func nextRecord() throws(CSVError) -> CSVRecord? {
             while true {
                 // Blank lines hold no record.
@@ -392,8 +397,14 @@ extension CSVReader {
                 }
                 switch try scanRecord() {
                 case .needMore:
+                    // Refused before it is read whole: each refill scans the record again.
+                    if !hasRecord && end - start > Self.headerLimit {
+                        throw CSVError(
+                            .headerTooLong(limit: Self.headerLimit), file: displayPath, line: line)
+                    }
                     try refill()
                 case .record(let next, let lineBreaks):
+                    hasRecord = true
                     let record = try makeRecord()
                     start = next
                     line += lineBreaks

@@ -23,6 +23,8 @@ public struct CSVError: Error, Equatable, Sendable, CustomStringConvertible {
         case unterminatedQuote
         /// Bytes that are not UTF-8.
         case invalidEncoding
+        /// No line break in the first `limit` bytes: no header is that long.
+        case headerTooLong(limit: Int)
     }
 
     /// What went wrong.
@@ -45,6 +47,7 @@ public struct CSVError: Error, Equatable, Sendable, CustomStringConvertible {
         case .unreadable: nil
         case .unterminatedQuote: DiagnosticCode.unterminatedQuote
         case .invalidEncoding: DiagnosticCode.invalidEncoding
+        case .headerTooLong: nil
         }
     }
 
@@ -54,6 +57,9 @@ public struct CSVError: Error, Equatable, Sendable, CustomStringConvertible {
         case .unreadable(let system): "cannot read the file: \(system)"
         case .unterminatedQuote: "the quoted field that starts on this line never ends"
         case .invalidEncoding: "the text is not UTF-8"
+        case .headerTooLong(let limit):
+            "the header line is longer than \(limit >> 20) MB (no line break in its first"
+                + " \(limit) bytes)"
         }
     }
 
@@ -61,6 +67,8 @@ public struct CSVError: Error, Equatable, Sendable, CustomStringConvertible {
     public var hint: String? {
         switch reason {
         case .unreadable: nil
+        case .headerTooLong:
+            "a CSV file starts with a line naming its columns: is this the right file?"
         case .unterminatedQuote: "a field that contains a quote must double it: \"\""
         case .invalidEncoding:
             "if the file was saved by a spreadsheet on Windows, pass --encoding cp1252 (or latin1)"

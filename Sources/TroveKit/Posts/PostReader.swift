@@ -488,7 +488,7 @@ public enum PostReader {
                     throw InputError(
                         locate(name),
                         "\(field == .latitude ? "latitude" : "longitude") "
-                            + "'\(scalarText(value) ?? "?")' is not a number")
+                            + "'\(Excerpt.cut(scalarText(value) ?? "?"))' is not a number")
                 }
                 if field == .latitude { latitude = parsed } else { longitude = parsed }
             case .description:

@@ -33,7 +33,9 @@ struct CSVTreasureSource {
         let (columns, extras) = TreasureField.match(first.fields)
         func required(_ field: TreasureField) throws(TreasureFileError) -> Int {
             if let index = columns[field] { return index }
-            let found = first.fields.map { "'\(TreasureCheck.shown($0))'" }.joined(separator: ", ")
+            var found = first.fields.prefix(20).map { "'\(TreasureCheck.shown($0))'" }
+                .joined(separator: ", ")
+            if first.fields.count > 20 { found += " and \(first.fields.count - 20) more" }
             throw TreasureFileError(
                 code: DiagnosticCode.missingColumn,
                 message: "there is no '\(field.label)' column; the header has \(found)",

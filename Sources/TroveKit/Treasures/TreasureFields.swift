@@ -140,21 +140,24 @@ enum TreasureCheck {
             folded.hasPrefix("-") || folded.hasPrefix("+") ? folded.dropFirst() : folded[...]
         if ["nan", "inf", "infinity"].contains(unsigned) {
             throw Problem(
-                code: DiagnosticCode.notANumber, message: "\(axis) '\(text)' is not a finite number"
+                code: DiagnosticCode.notANumber,
+                message: "\(axis) '\(Excerpt.cut(text))' is not a finite number"
             )
         }
         if unsigned.hasPrefix("0x") {
             throw Problem(
                 code: DiagnosticCode.notANumber,
-                message: "\(axis) '\(text)' is hexadecimal; write a decimal number")
+                message: "\(axis) '\(Excerpt.cut(text))' is hexadecimal; write a decimal number")
         }
         guard isDecimal(bytes), let value = Double(String(decoding: bytes, as: UTF8.self)) else {
             throw Problem(
-                code: DiagnosticCode.notANumber, message: "\(axis) '\(text)' is not a number")
+                code: DiagnosticCode.notANumber,
+                message: "\(axis) '\(Excerpt.cut(text))' is not a number")
         }
         guard value.isFinite else {
             throw Problem(
-                code: DiagnosticCode.notANumber, message: "\(axis) '\(text)' is not a finite number"
+                code: DiagnosticCode.notANumber,
+                message: "\(axis) '\(Excerpt.cut(text))' is not a finite number"
             )
         }
         return value
@@ -205,7 +208,7 @@ enum TreasureCheck {
     /// `\u001F`), so that a message stays on one line and shows what a user would type.
     static func shown(_ text: String) -> String {
         var result = ""
-        for scalar in text.unicodeScalars {
+        for scalar in Excerpt.cut(text).unicodeScalars {
             switch scalar.value {
             case 0x09: result += "\\t"
             case 0x0A: result += "\\n"

@@ -93,8 +93,12 @@ public final class Workspace {
     {
         self.path = path
         self.busyTimeout = busyTimeout
-        if !create && !FileManager.default.fileExists(atPath: path) {
-            throw .missing(path: path)
+        var status = stat()
+        let existed = stat(path, &status) == 0
+        if !create && !existed { throw .missing(path: path) }
+        // SQLite would put a -journal beside a device (`/dev/null-journal`).
+        if existed && status.st_mode & S_IFMT != S_IFREG {
+            throw .notAWorkspace(path: path, reason: "it is not a regular file")
         }
         do {
             var database = try Database(
@@ -108,6 +112,9 @@ public final class Workspace {
                 database = try Database(path: path, mode: .immutable, busyTimeout: busyTimeout)
                 try Self.checkIdentity(database, path: path, create: false)
             }
+            Self.keepSidecarsWritable(path)
+            // A damaged file is refused before it is switched to WAL or migrated.
+            if create && existed { try Self.checkIntegrity(database, path: path) }
             let readOnly = database.isReadOnly
             if !readOnly { try database.execute("PRAGMA journal_mode = WAL") }
             try database.execute(
@@ -157,6 +164,16 @@ public final class Workspace {
                 "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
             ) { $0.text(0) ?? "" })
         if tables.isEmpty {
+            // Another program's database before it made its tables: trove must not count
+            // its user_version as migrations applied.
+            let version = try Migrator.version(of: database)
+            if version != 0 {
+                throw WorkspaceError.notAWorkspace(
+                    path: path,
+                    reason: "it is a SQLite database that trove did not make (no tables, "
+                        + "user_version \(version)); pass -w with the path of a workspace, or "
+                        + "run 'trove init' for a new one")
+            }
             if create { return }
             throw WorkspaceError.notAWorkspace(
                 path: path,
@@ -172,6 +189,33 @@ public final class Workspace {
                 path: path,
                 reason: "it is a SQLite database that trove did not make; "
                     + "pass -w with the path of a workspace, or run 'trove init' for a new one")
+        }
+    }
+
+    /// A reader that cannot write the workspace (mode 0444) makes the WAL's `-shm` (and
+    /// `-wal`) with the workspace's mode, which no writer could use once the workspace is
+    /// writable again: they keep their owner's write bit.
+    private static func keepSidecarsWritable(_ path: String) {
+        guard access(path, W_OK) != 0 else { return }
+        for suffix in ["-shm", "-wal"] {
+            var status = stat()
+            guard stat(path + suffix, &status) == 0, status.st_uid == geteuid(),
+                status.st_mode & S_IWUSR == 0
+            else { continue }
+            chmod(path + suffix, (status.st_mode & 0o7777) | S_IWUSR)
+        }
+    }
+
+    /// SQLite's integrity check: `init` says "ready" only for a sound file.
+    private static func checkIntegrity(_ database: Database, path: String) throws {
+        let problems = try database.query("PRAGMA integrity_check", []) { $0.text(0) ?? "" }
+        if problems != ["ok"] {
+            let shown = problems.prefix(3).joined(separator: "; ")
+            throw WorkspaceError.corrupt(
+                path: path,
+                message: "database disk image is malformed (\(shown)"
+                    + (problems.count > 3 ? "; and \(problems.count - 3) more" : "")
+                    + "); run 'trove check'")
         }
     }
 
