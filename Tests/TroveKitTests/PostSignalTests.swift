@@ -3,12 +3,17 @@ import Testing
 
 @testable import TroveKit
 
-/// Facts by file content, so tests describe photos without encoding any.
+/// Facts by file content, so tests describe photos without encoding any: a file holds a
+/// JPEG signature (photos are read only when they start with one) and then its name.
 struct FakeInspector: PhotoInspecting {
     let facts: [String: PhotoFacts]
 
+    static let signature: [UInt8] = [0xFF, 0xD8, 0xFF]
+
     func inspect(_ bytes: [UInt8]) -> PhotoFacts {
-        let name = String(decoding: bytes, as: UTF8.self)
+        let name = String(
+            decoding: bytes.starts(with: Self.signature) ? bytes.dropFirst(3) : bytes[...],
+            as: UTF8.self)
         var result = facts[name] ?? PhotoFacts(fingerprint: "", problem: "not a picture")
         result.fingerprint = ContentHash.hex(bytes)
         return result
@@ -36,7 +41,8 @@ struct FakeInspector: PhotoInspecting {
         -> PostImportSummary
     {
         for name in photos.keys {
-            try Data(name.utf8).write(to: folder.appendingPathComponent(name))
+            try Data(FakeInspector.signature + Array(name.utf8)).write(
+                to: folder.appendingPathComponent(name))
         }
         let resolver = try #require(PhotoResolver(folder: folder.path))
         let importer = PostImporter(
