@@ -4,13 +4,16 @@ import Testing
 @testable import TroveKit
 
 /// Facts by file content, so tests describe photos without encoding any: a file holds a
-/// JPEG signature (photos are read only when they have one) and then its name.
+/// JPEG signature (photos are read only when they start with one) and then its name.
 struct FakeInspector: PhotoInspecting {
-    static let signature: [UInt8] = [0xFF, 0xD8, 0xFF]
     let facts: [String: PhotoFacts]
 
+    static let signature: [UInt8] = [0xFF, 0xD8, 0xFF]
+
     func inspect(_ bytes: [UInt8]) -> PhotoFacts {
-        let name = String(decoding: bytes.dropFirst(Self.signature.count), as: UTF8.self)
+        let name = String(
+            decoding: bytes.starts(with: Self.signature) ? bytes.dropFirst(3) : bytes[...],
+            as: UTF8.self)
         var result = facts[name] ?? PhotoFacts(fingerprint: "", problem: "not a picture")
         result.fingerprint = ContentHash.hex(bytes)
         return result
