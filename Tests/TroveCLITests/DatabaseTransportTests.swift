@@ -94,6 +94,29 @@ struct DatabaseTransportTests {
         #expect(try database.treeText().contains(#""config":{"v":2}"#))
     }
 
+    @Test func storageAndDatabaseShareOneTokenFromGcloud() throws {
+        let database = try DatabaseStandIn(requireToken: "ya29.shared")
+        let calls = sandbox.path("calls")
+        let gcloud = try sandbox.write(
+            "gcloud", "#!/bin/sh\necho \"$@\" >> '\(calls)'\necho ya29.shared\n")
+        chmod(gcloud, 0o755)
+        // The stand-in answers Storage's DELETE with 404, which a delete counts as done.
+        let environment = [
+            "GCLOUD": gcloud, "FIREBASE": "",
+            "CLOUDSDK_API_ENDPOINT_OVERRIDES_STORAGE": database.url,
+        ]
+        var deleted: [String] = []
+        try Transports.storage(environment: environment).delete(["a.png"], bucket: "b") {
+            deleted.append($0)
+        }
+        try Transports.database(environment: environment).update(update, databaseURL: database.url)
+        #expect(deleted == ["a.png"])
+        #expect(try String(contentsOfFile: calls, encoding: .utf8) == "auth print-access-token\n")
+        let requests = try database.log()
+        #expect(requests.count == 2)
+        #expect(requests.allSatisfy { $0["authorized"] as? Bool == true })
+    }
+
     @Test func aRefusedTokenSaysHowToLogIn() throws {
         let database = try DatabaseStandIn(requireToken: "ya29.test")
         let transport = DatabaseRESTTransport(accessToken: .fixed("ya29.old"))

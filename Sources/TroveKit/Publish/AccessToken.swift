@@ -26,11 +26,31 @@ public final class AccessToken: @unchecked Sendable {
     /// The token `COMMAND auth print-access-token` prints, `COMMAND` being `GCLOUD` or
     /// `gcloud`; none at all when `CLOUDSDK_AUTH_DISABLE_CREDENTIALS` is true, as gcloud
     /// itself does.
+    ///
+    /// One token serves the whole process: the Storage and the database transports of a
+    /// publish share it, so gcloud runs once (per command and gcloud settings).
     public static func gcloud(environment: [String: String]) -> AccessToken {
         if isTrue(environment["CLOUDSDK_AUTH_DISABLE_CREDENTIALS"]) { return .none }
         let command = environment["GCLOUD"].flatMap { $0.isEmpty ? nil : $0 } ?? "gcloud"
-        return AccessToken(.gcloud(command: command, environment: environment))
+        let settings = environment.filter { $0.key.hasPrefix("CLOUDSDK_") }.sorted {
+            $0.key < $1.key
+        }
+        let key = ([command] + settings.map { "\($0.key)=\($0.value)" }).joined(separator: "\n")
+        shared.lock.lock()
+        defer { shared.lock.unlock() }
+        if let token = shared.tokens[key] { return token }
+        let token = AccessToken(.gcloud(command: command, environment: environment))
+        shared.tokens[key] = token
+        return token
     }
+
+    /// The gcloud tokens of this process, by command and settings.
+    private final class Shared: @unchecked Sendable {
+        let lock = NSLock()
+        var tokens: [String: AccessToken] = [:]
+    }
+
+    private static let shared = Shared()
 
     /// The `Authorization` header line, or nil without credentials.
     ///

@@ -109,7 +109,8 @@ public struct StorageJSONTransport: StorageTransport {
                 // not a finished delete.
                 response.succeeded
                     || (response.status == 404
-                        && !serverMessage(response.body).lowercased().contains("bucket"))
+                        && !serverMessage(response.body).lowercased().contains(
+                            "bucket does not exist"))
             }, done: done)
     }
 
