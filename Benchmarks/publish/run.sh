@@ -80,6 +80,18 @@ printf '%-44s median %.2fx, spread %.2fx-%.2fx over %d runs\n' \
   "$(tail -n 1 <<< "$sorted")" "$RUNS"
 report_ratio "publish upload vs one gcloud cp -I" "$median" 1 2.0
 
+# Memory stays flat whatever the size: one large object, streamed from disk, costs no
+# more than one tiny object.
+BIG_MB=${BIG_MB:-64}
+mkdir -p "$WORK/big" "$WORK/tiny"
+head -c "$((BIG_MB * 1024 * 1024))" /dev/urandom > "$WORK/big/full.png"
+echo tiny > "$WORK/tiny/thumb.png"
+start_server
+measure "publish upload (one tiny object)" "$TROVE_BENCH" storage-upload "$WORK/tiny" bench tiny
+tiny_kb=$LAST_KB
+measure "publish upload (one $BIG_MB MB object)" "$TROVE_BENCH" storage-upload "$WORK/big" bench big
+report_memory "publish upload memory, $BIG_MB MB over tiny" "$((LAST_KB - tiny_kb))" 16
+
 # What one gcloud process per object costs (the old plan script's way).
 start_server
 start=$(seconds)

@@ -131,6 +131,19 @@ struct DatabaseTransportTests {
         #expect(try database.treeText() == "null")
     }
 
+    @Test func anUpdateOverTheSizeLimitIsRefusedWithTheDatabasesWords() throws {
+        let database = try DatabaseStandIn(seed: seed, maxRequestBytes: 40)
+        let transport = DatabaseRESTTransport(accessToken: .none, configuration: Self.quick)
+        #expect {
+            try transport.update(update, databaseURL: database.url)
+        } throws: { error in
+            "\(error)"
+                == "cannot update the database \(database.url): HTTP 413: Request payload too large."
+        }
+        try transport.update(Array(#"{"config/v":3}"#.utf8), databaseURL: database.url)
+        #expect(try database.treeText().contains(#""config":{"v":3}"#))
+    }
+
     @Test func aDatabaseURLThatIsNoURLIsRefused() {
         let transport = DatabaseRESTTransport(accessToken: .none)
         #expect {
