@@ -115,7 +115,7 @@ struct StorageTransportTests {
             try transport.upload(uploads, bucket: "gs://no-such-bucket") { done.append($0) }
         } throws: { error in
             let message = "\(error)"
-            return message.contains("in gs://no-such-bucket: HTTP 404")
+            return message.contains("to gs://no-such-bucket: HTTP 404")
                 && uploads.contains { message.contains("cannot upload \($0.name)") }
                 && message.contains("check that the bucket gs://no-such-bucket exists")
         }
@@ -130,7 +130,7 @@ struct StorageTransportTests {
             try transport.upload(uploads, bucket: "bucket") { done.append($0) }
         } throws: { error in
             "\(error)".contains(
-                "cannot upload \(uploads[1].name) in gs://bucket: cannot read \(uploads[1].file): "
+                "cannot upload \(uploads[1].name) to gs://bucket: cannot read \(uploads[1].file): "
                     + "No such file or directory")
         }
         // What was reported done is in the bucket, whole.
@@ -220,7 +220,7 @@ struct StorageTransportErrorTests {
             try transport.upload(try upload(), bucket: "bucket") { done.append($0) }
         } throws: { error in
             let message = "\(error)"
-            return message.hasPrefix("cannot upload treasures/a.png in gs://bucket: ")
+            return message.hasPrefix("cannot upload treasures/a.png to gs://bucket: ")
                 && message.contains("(after 3 attempts)")
                 && message.contains("check the network connection to http://127.0.0.1:\(port)")
         }

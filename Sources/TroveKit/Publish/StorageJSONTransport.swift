@@ -51,7 +51,8 @@ public struct StorageJSONTransport: StorageTransport {
         let boundary = "trove-" + UUID().uuidString.replacingOccurrences(of: "-", with: "")
         let url = "\(endpoint)/upload/storage/v1/b/\(encoded(bucket))/o?uploadType=multipart"
         try send(
-            objects.count, verb: "upload", bucket: bucket, name: { objects[$0].name },
+            objects.count, verb: "upload", preposition: "to", bucket: bucket,
+            name: { objects[$0].name },
             request: { index in
                 let object = objects[index]
                 var metadata = JSONObject()
@@ -83,7 +84,8 @@ public struct StorageJSONTransport: StorageTransport {
         let bucket = StorageBucket.normalize(bucket) ?? bucket
         let headers = try authorization() + ["Content-Type: application/json; charset=UTF-8"]
         try send(
-            tokens.count, verb: "set the token of", bucket: bucket, name: { tokens[$0].name },
+            tokens.count, verb: "set the token of", preposition: "in", bucket: bucket,
+            name: { tokens[$0].name },
             request: { index in
                 let body = "{\"metadata\":" + Self.tokenMetadata(tokens[index].token) + "}"
                 return HTTPRequest(
@@ -98,7 +100,7 @@ public struct StorageJSONTransport: StorageTransport {
         let bucket = StorageBucket.normalize(bucket) ?? bucket
         let headers = try authorization()
         try send(
-            names.count, verb: "delete", bucket: bucket, name: { names[$0] },
+            names.count, verb: "delete", preposition: "from", bucket: bucket, name: { names[$0] },
             request: { index in
                 HTTPRequest(
                     method: "DELETE", url: objectURL(names[index], bucket: bucket),
@@ -137,7 +139,7 @@ public struct StorageJSONTransport: StorageTransport {
     /// refused one starts no more: the ones in flight finish (and are reported), then the
     /// first refusal is thrown, with how many others failed.
     private func send(
-        _ count: Int, verb: String, bucket: String, name: (Int) -> String,
+        _ count: Int, verb: String, preposition: String, bucket: String, name: (Int) -> String,
         request: (Int) -> HTTPRequest, accept: (HTTPResponse) -> Bool, done: (String) -> Void
     ) throws {
         let client = HTTPClient(configuration: configuration)
@@ -154,7 +156,8 @@ public struct StorageJSONTransport: StorageTransport {
         }
         guard let first else { return }
         var message =
-            "cannot \(verb) \(printable(first.name)) in gs://\(bucket): \(describe(first.outcome))"
+            "cannot \(verb) \(printable(first.name)) \(preposition) gs://\(bucket): "
+            + describe(first.outcome)
         if let hint = hint(for: first.outcome, verb: verb, bucket: bucket) {
             message += "; " + hint
         }
