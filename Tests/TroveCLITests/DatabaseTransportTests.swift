@@ -40,6 +40,14 @@ struct DatabaseTransportTests {
         }
     }
 
+    @Test func theStandInsEnvironmentChoosesRESTWithoutCredentials() throws {
+        let database = try DatabaseStandIn(seed: seed)
+        let transport = try Transports.database(environment: database.environment)
+        #expect(transport is DatabaseRESTTransport)
+        try transport.update(update, databaseURL: database.url)
+        #expect(try database.treeText() == applied)
+    }
+
     @Test func a503IsRetriedUntilTheUpdateLands() throws {
         let database = try DatabaseStandIn(seed: seed)
         try database.failNextWrites(status: 503, count: 2)

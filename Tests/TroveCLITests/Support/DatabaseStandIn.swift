@@ -21,6 +21,15 @@ final class DatabaseStandIn {
     /// The database URL, `http://127.0.0.1:PORT`.
     let url: String
 
+    /// What points trove's database transport here: the REST API even where firebase-tools
+    /// is installed (`FIREBASE` set empty), and no credentials
+    /// (`CLOUDSDK_AUTH_DISABLE_CREDENTIALS=True`) unless this stand-in requires a token, in
+    /// which case add a `GCLOUD` that prints it. The database URL is `url`.
+    var environment: [String: String] {
+        token == nil
+            ? ["FIREBASE": "", "CLOUDSDK_AUTH_DISABLE_CREDENTIALS": "True"] : ["FIREBASE": ""]
+    }
+
     /// A stand-in with an empty database (or `seed`, JSON text); with `requireToken`,
     /// requests without `Authorization: Bearer TOKEN` get 401; writes larger than
     /// `maxRequestBytes` get 413.
