@@ -158,10 +158,10 @@ public struct StorageJSONTransport: StorageTransport {
         var message =
             "cannot \(verb) \(printable(first.name)) \(preposition) gs://\(bucket): "
             + describe(first.outcome)
+        if failures > 1 { message += " (and \(failures - 1) more)" }
         if let hint = hint(for: first.outcome, verb: verb, bucket: bucket) {
             message += "; " + hint
         }
-        if failures > 1 { message += " (\(failures - 1) more failed)" }
         throw TransportError(message)
     }
 
