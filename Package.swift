@@ -16,14 +16,21 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]
+        ),
         .target(
             name: "CTroveImaging",
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16")]
         ),
         .target(name: "TroveSQLite", dependencies: ["CSQLite"]),
         .target(name: "TroveImaging", dependencies: ["CTroveImaging"]),
+        // HTTP over libcurl's multi interface; knows nothing of trove.
+        .target(name: "TroveHTTP", dependencies: ["CCurl"]),
         .target(
-            name: "TroveKit", dependencies: ["TroveSQLite", "TroveImaging"],
+            name: "TroveKit", dependencies: ["TroveSQLite", "TroveImaging", "TroveHTTP"],
             plugins: ["EmbedTemplates"]),
         .target(name: "TroveCLI", dependencies: ["TroveKit"]),
         .executableTarget(name: "trove", dependencies: ["TroveCLI"]),

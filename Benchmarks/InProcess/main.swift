@@ -7,6 +7,10 @@
 // `NearbySearch`, then the same circles as a brute-force scan of every treasure with the
 // same distance test, checks that both find the same keys, and prints the time a query
 // for each.
+//
+//     trove-bench storage-upload FOLDER BUCKET PREFIX
+//
+// Uploads every file in FOLDER through the publish's Storage transport (PublishUpload.swift).
 import Dispatch
 import Foundation
 import TroveKit
@@ -74,14 +78,23 @@ func benchmarkNear(workspacePath: String, queries: Int) throws -> Int32 {
 }
 
 let arguments = CommandLine.arguments
-guard arguments.count >= 3, arguments[1] == "near" else {
-    FileHandle.standardError.write(Data("usage: trove-bench near WORKSPACE [QUERIES]\n".utf8))
-    exit(2)
-}
 do {
-    exit(
-        try benchmarkNear(
-            workspacePath: arguments[2], queries: Int(arguments.dropFirst(3).first ?? "") ?? 200))
+    if arguments.count >= 3, arguments[1] == "near" {
+        exit(
+            try benchmarkNear(
+                workspacePath: arguments[2],
+                queries: Int(arguments.dropFirst(3).first ?? "") ?? 200))
+    }
+    if arguments.count == 5, arguments[1] == "storage-upload" {
+        exit(
+            try benchmarkStorageUpload(
+                folder: arguments[2], bucket: arguments[3], prefix: arguments[4]))
+    }
+    FileHandle.standardError.write(
+        Data(
+            ("usage: trove-bench near WORKSPACE [QUERIES]\n"
+                + "       trove-bench storage-upload FOLDER BUCKET PREFIX\n").utf8))
+    exit(2)
 } catch {
     FileHandle.standardError.write(Data("trove-bench: \(error)\n".utf8))
     exit(1)

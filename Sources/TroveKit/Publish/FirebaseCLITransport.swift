@@ -1,0 +1,94 @@
+import Foundation
+
+/// Applies multi-path updates through firebase-tools, as
+/// `firebase database:update / FILE --project PROJECT --instance INSTANCE --force
+/// --non-interactive`, with the update written to a private temporary file: for people
+/// whose access to the database is through `firebase login`.
+///
+/// The project and instance come from the database URL: the instance is the host's first
+/// label (or the `ns` query item), the project that name without `-default-rtdb`. A failed
+/// run is tried again twice, after 1 and 2 seconds, unless it says the login is at fault.
+public struct FirebaseCLITransport: DatabaseTransport {
+    /// The command, as `FIREBASE` names it.
+    public let command: String
+    let environment: [String: String]
+    /// Seconds before the first retry; doubled for the next.
+    let retryDelay: Double
+
+    public init(command: String, environment: [String: String], retryDelay: Double = 1) {
+        self.command = command
+        self.environment = environment
+        self.retryDelay = retryDelay
+    }
+
+    public func update(_ body: [UInt8], databaseURL: String) throws {
+        let database = try DatabaseURL(databaseURL)
+        guard let firebase = ExternalCommand(command, environment: environment) else {
+            throw TransportError(
+                "cannot update the database: \(printable(command)) is not installed (install "
+                    + "firebase-tools, or set FIREBASE to its command, or to nothing to use "
+                    + "the REST API)")
+        }
+        let file = try temporaryFile(holding: body)
+        defer { unlink(file) }
+        let arguments = [
+            "database:update", "/", file, "--project", database.project, "--instance",
+            database.instance, "--force", "--non-interactive",
+        ]
+        var attempts = 0
+        while true {
+            attempts += 1
+            let output: ExternalCommand.Output
+            do {
+                output = try firebase.run(arguments)
+            } catch {
+                throw TransportError(
+                    "cannot update the database: cannot run \(firebase.executable): \(error)")
+            }
+            if output.status == 0 { return }
+            let said = output.errorText.isEmpty ? "" : ": \(output.errorText)"
+            let loginProblem = ["login", "authenticat", "permission", "credential"].contains {
+                said.lowercased().contains($0)
+            }
+            if attempts < 3, !loginProblem {
+                usleep(UInt32(retryDelay * Double(1 << (attempts - 1)) * 1e6))
+                continue
+            }
+            var message =
+                "cannot update the database \(database.root): '\(command) database:update' "
+                + "exited with status \(output.status)\(said)"
+            if attempts > 1 { message += " (after \(attempts) attempts)" }
+            message +=
+                loginProblem
+                ? "; log in with 'firebase login' as an account that may write to project "
+                    + database.project
+                : "; publish again later to carry on"
+            throw TransportError(message)
+        }
+    }
+
+    /// A new file only this user can read, holding `bytes`; its path.
+    private func temporaryFile(holding bytes: [UInt8]) throws(TransportError) -> String {
+        let folder = environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        var template = Array("\(folder)/trove-update-XXXXXX.json".utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer {
+            mkstemps($0.baseAddress!, 5)
+        }
+        guard descriptor >= 0 else {
+            throw TransportError(
+                "cannot write the update for firebase-tools in \(folder): \(errorText(errno))")
+        }
+        let path = String(
+            decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let written = bytes.withUnsafeBytes { FileIO.writeAll(descriptor, $0) }
+        close(descriptor)
+        guard written else {
+            unlink(path)
+            throw TransportError(
+                "cannot write the update for firebase-tools to \(path): \(errorText(errno))")
+        }
+        return path
+    }
+}
+
+func errorText(_ code: Int32) -> String { String(cString: strerror(code)) }
