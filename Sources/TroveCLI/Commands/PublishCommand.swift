@@ -1,0 +1,188 @@
+import Foundation
+import TroveKit
+
+enum PublishCommand {
+    static let command = Command(
+        "publish",
+        abstract: "Publish a layout's tree and its images to a target, and record what it holds.",
+        discussion: """
+            Plans the difference between the tree the workspace would export for the
+            target's layout (image URLs naming the target's bucket) and what the target
+            holds, as recorded by its last publish, then applies it in an order that never
+            leaves the app pointing at a missing image: uploads new and re-tokened objects,
+            applies the database's multi-path update (nulls for removed paths, in requests
+            of at most 4 MB), deletes the objects nothing references any more, and records
+            what the target holds. Exports, previews and re-runs never change that record:
+            whatever happens between two publishes, the next plan holds every change not
+            yet published, deletions and takedowns included. Each step is recorded as it
+            completes; after a failure or a kill the next run resumes where it stopped.
+            What changes in the workspace meanwhile goes to the next publish. --dry-run
+            prints the plan's counts (with --format json, its paths and objects) and
+            changes nothing. --mark-applied PLAN records the file of 'trove export --update
+            --out PLAN' (and its Storage plan) as applied by other means. Exit status 1
+            when a transfer fails (run again to resume).
+            """,
+        options: [
+            Option("target", value: "name", help: "The target (default: the default target)."),
+            Option("dry-run", help: "Print the plan; send and record nothing."),
+            Option(
+                "images", value: "dir",
+                help: "Where 'trove images' wrote the renditions (default: build/images)."),
+            Option(
+                "mark-applied", value: "plan",
+                help: "Record this export --update file as applied to the target."),
+        ],
+        formats: [.text, .json],
+        subcommands: [PublishTargetCommands.command]
+    ) { invocation in
+        let workspace = try invocation.openWorkspace()
+        if let plan = invocation.option("mark-applied") {
+            if invocation.flag("dry-run") {
+                throw invocation.usageError("--mark-applied records a plan; it has no --dry-run")
+            }
+            return try markApplied(plan, workspace: workspace, invocation)
+        }
+        let target = try mapped {
+            try PublishTargets.find(invocation.option("target"), in: workspace)
+        }
+        let layout = try ExportCommand.loadLayout(target.layout, invocation)
+        let images = invocation.resolve(invocation.option("images") ?? "build/images")
+        if invocation.flag("dry-run") {
+            let result = try mapped {
+                try Publisher.dryRun(
+                    workspace: workspace, target: target.name, layout: layout, images: images)
+            }
+            printDryRun(result, invocation)
+            return .success
+        }
+        let transports = try transports(invocation)
+        let publisher = Publisher(
+            workspace: workspace, storage: transports.storage, database: transports.database)
+        let result = try mapped {
+            try publisher.publish(target: target.name, layout: layout, images: images)
+        }
+        if let resumed = result.resumed {
+            invocation.note(
+                "completed the interrupted publish to \(target.name): \(counts(resumed))")
+        }
+        if invocation.format == .json {
+            invocation.print(
+                JSONObject([
+                    "target": target.name, "resumed": result.resumed.map(json) ?? nil,
+                    "published": json(result.plan),
+                ]).jsonText)
+        }
+        if result.plan.isEmpty {
+            invocation.note("\(target.name) is up to date: nothing to publish")
+        } else {
+            invocation.note("published to \(target.name): \(counts(result.plan))")
+        }
+        return .success
+    }
+
+    // MARK: - Transports
+
+    /// The transports a publish sends through: the context's when it has them (tests),
+    /// else the network ones.
+    static func transports(_ invocation: Invocation) throws -> PublishTransports {
+        let environment = invocation.context.environment
+        do {
+            if let make = invocation.context.publishTransports { return try make(environment) }
+            return try networkTransports(environment: environment)
+        } catch let error as TransportError {
+            throw CommandFailure("cannot publish: \(error.description)", status: .usage)
+        }
+    }
+
+    /// The Storage and database clients of this build, configured from the environment.
+    static func networkTransports(environment: [String: String]) throws -> PublishTransports {
+        throw TransportError(
+            "this build of trove has no Storage or database client (the Transports factory "
+                + "is not built in)")
+    }
+
+    // MARK: - Output
+
+    /// Runs `body`, giving publish errors their exit status.
+    static func mapped<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as PublishError {
+            switch error {
+            case .usage(let message): throw CommandFailure(message, status: .usage)
+            case .input, .missingFiles: throw CommandFailure(error.description, status: .input)
+            case .transfer: throw CommandFailure(error.description, status: .problems)
+            }
+        } catch ExportError.storageSetting(let problem) {
+            throw CommandFailure("cannot build image URLs: \(problem)", status: .usage)
+        }
+    }
+
+    static func counts(_ plan: PublishPlanSummary) -> String {
+        func plural(_ count: Int, _ noun: String) -> String {
+            "\(count) \(noun)\(count == 1 ? "" : "s")"
+        }
+        return "\(plural(plan.changed, "path")) set and \(plan.removed) removed in "
+            + "\(plural(plan.requests, "request")); \(plural(plan.uploads, "object")) uploaded, "
+            + "\(plan.retokens) re-tokened, \(plan.deletes) deleted"
+    }
+
+    static func json(_ plan: PublishPlanSummary) -> JSONObject {
+        JSONObject([
+            "paths": plan.paths, "set": plan.changed, "removed": plan.removed,
+            "requests": plan.requests, "objects": plan.objects, "uploads": plan.uploads,
+            "retokens": plan.retokens, "deletes": plan.deletes,
+        ])
+    }
+
+    private static func printDryRun(_ result: PublishResult, _ invocation: Invocation) {
+        if invocation.format == .json {
+            let detail = result.detail ?? PublishPlanDetail()
+            var object = json(result.plan)
+            object.add("target", result.target)
+            if let resumed = result.resumed {
+                object.add("interrupted", json(resumed))
+            } else {
+                object.add("interrupted", Optional<String>.none)
+            }
+            object.add("set_paths", detail.set)
+            object.add("removed_paths", detail.removed)
+            object.add("upload_objects", detail.uploads)
+            object.add("retoken_objects", detail.retokens)
+            object.add("delete_objects", detail.deletes)
+            invocation.print(object.jsonText)
+            return
+        }
+        if let resumed = result.resumed {
+            invocation.print(
+                "would first complete the interrupted publish to \(result.target): "
+                    + counts(resumed))
+        }
+        if result.plan.isEmpty {
+            invocation.print("\(result.target) is up to date: nothing to publish")
+        } else {
+            invocation.print("would publish to \(result.target): \(counts(result.plan))")
+        }
+    }
+
+    // MARK: - --mark-applied
+
+    private static func markApplied(_ plan: String, workspace: Workspace, _ invocation: Invocation)
+        throws -> ExitStatus
+    {
+        let path = invocation.resolve(plan)
+        let marked = try mapped {
+            try Publisher.markApplied(
+                workspace: workspace, target: invocation.option("target"), plan: path)
+        }
+        invocation.note(
+            "recorded \(plan) (export \(marked.export)) as applied to \(marked.target): "
+                + "\(marked.paths) paths, \(marked.objects) objects")
+        if let other = marked.otherBucket {
+            invocation.warn(
+                "warning: \(plan)'s image URLs name bucket \(other), not the target's; the "
+                    + "next publish rewrites them")
+        }
+        return .success
+    }
+}
