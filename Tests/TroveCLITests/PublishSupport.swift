@@ -237,6 +237,8 @@ struct PublishFixture {
     init() throws {
         sandbox = try Sandbox()
         #expect(sandbox.run("init").status == 0)
+        // Exports name the same bucket as the targets.
+        #expect(sandbox.run("config", "set", "storage.bucket", "gs://\(Self.bucket)").status == 0)
         let workspace = try Workspace(path: sandbox.workspace)
         try workspace.database.execute(
             """
