@@ -29,6 +29,9 @@ enum PublishCommand {
                 "images", value: "dir",
                 help: "Where 'trove images' wrote the renditions (default: build/images)."),
             Option(
+                "against", value: "live.json",
+                help: "Plan against this 'firebase database:get /' download, and say what differs."),
+            Option(
                 "mark-applied", value: "plan",
                 help: "Record this export --update file as applied to the target."),
         ],
@@ -47,11 +50,16 @@ enum PublishCommand {
         }
         let layout = try ExportCommand.loadLayout(target.layout, invocation)
         let images = invocation.resolve(invocation.option("images") ?? "build/images")
+        let live = try invocation.option("against").map { path in
+            try mapped { try LiveTree(contentsOf: invocation.resolve(path)) }
+        }
         if invocation.flag("dry-run") {
             let result = try mapped {
                 try Publisher.dryRun(
-                    workspace: workspace, target: target.name, layout: layout, images: images)
+                    workspace: workspace, target: target.name, layout: layout, images: images,
+                    against: live)
             }
+            printDrift(result.plan.drift, invocation)
             printDryRun(result, invocation)
             return .success
         }
@@ -59,8 +67,10 @@ enum PublishCommand {
         let publisher = Publisher(
             workspace: workspace, storage: transports.storage, database: transports.database)
         let result = try mapped {
-            try publisher.publish(target: target.name, layout: layout, images: images)
+            try publisher.publish(
+                target: target.name, layout: layout, images: images, against: live)
         }
+        printDrift(result.plan.drift, invocation)
         if let resumed = result.resumed {
             invocation.note(
                 "completed the interrupted publish to \(target.name): \(counts(resumed))")
@@ -128,11 +138,53 @@ enum PublishCommand {
     }
 
     static func json(_ plan: PublishPlanSummary) -> JSONObject {
-        JSONObject([
+        var object = JSONObject([
             "paths": plan.paths, "set": plan.changed, "removed": plan.removed,
             "requests": plan.requests, "objects": plan.objects, "uploads": plan.uploads,
             "retokens": plan.retokens, "deletes": plan.deletes,
         ])
+        if let drift = plan.drift {
+            object.add(
+                "drift",
+                JSONObject([
+                    "differ": drift.differ, "missing": drift.missing, "extra": drift.extra,
+                    "published_but_changed": drift.publishedButChanged,
+                ]))
+        }
+        return object
+    }
+
+    /// What `--against` found, on stderr.
+    private static func printDrift(_ drift: PublishDrift?, _ invocation: Invocation) {
+        guard let drift else { return }
+        if drift.isEmpty {
+            invocation.note("the database holds exactly the tree at the layout's paths")
+            return
+        }
+        func examples(_ paths: [String]) -> String {
+            paths.prefix(5).joined(separator: ", ") + (paths.count > 5 ? ", ..." : "")
+        }
+        func paths(_ count: Int) -> String { count == 1 ? "1 path" : "\(count) paths" }
+        if !drift.differ.isEmpty {
+            invocation.note(
+                "another value in the database at \(paths(drift.differ.count)) (edited in the "
+                    + "console, or changes not published yet): \(examples(drift.differ))")
+        }
+        if !drift.missing.isEmpty {
+            invocation.note(
+                "missing from the database: \(paths(drift.missing.count)) of the tree (a lost "
+                    + "update, or never published): \(examples(drift.missing))")
+        }
+        if drift.publishedButChanged > 0 {
+            invocation.note(
+                "recorded as published by trove: \(drift.publishedButChanged) of these")
+        }
+        if !drift.extra.isEmpty {
+            invocation.note(
+                "not in the tree: \(paths(drift.extra.count)) at the layout's paths (a database "
+                    + "seeded by someone else, or removals not published yet), set to null: "
+                    + examples(drift.extra))
+        }
     }
 
     private static func printDryRun(_ result: PublishResult, _ invocation: Invocation) {

@@ -21,6 +21,9 @@ public struct PublishPlanSummary: Equatable, Sendable {
     /// Objects deleted: nothing the target's tree references any more.
     public var deletes = 0
 
+    /// What the live database held that differs from the tree, when planned against it.
+    public var drift: PublishDrift?
+
     public init() {}
 
     /// Whether applying it changes nothing.
@@ -74,7 +77,7 @@ enum PublishPlanner {
     ///   `PublishError.missingFiles`, `SQLiteError`.
     static func plan(
         workspace: Workspace, target: PublishTarget, layout: Layout, images: String,
-        now: Date, held: ExportStateReader? = nil
+        now: Date, live: LiveTree? = nil
     ) throws -> PublishPlanSummary {
         let database = workspace.database
         let name = SQLiteValue.text(target.name)
@@ -107,25 +110,46 @@ enum PublishPlanner {
             summary: &summary, addStep: addStep)
         try checkFiles(database: database, target: target.name, images: images)
 
-        // The tree, compared path by path with what the target holds.
+        // The tree, compared path by path with what the target holds; against a live
+        // database, every path is rendered and compared with it here.
         let requests = RequestCounter()
-        var options = ExportOptions(update: true, maxBytes: PublishLimits.requestBytes)
+        let rendered = RenderedEntries()
+        var options = ExportOptions(update: live == nil, maxBytes: PublishLimits.requestBytes)
         options.now = now
         let render = PublishRender(
-            old: try held
-                ?? PublishState.paths(target: target.name, planned: false, database: database),
+            old: try live == nil
+                ? PublishState.paths(target: target.name, planned: false, database: database)
+                : ExportStateReader(blocks: { nil }),
             new: ExportStateWriter(
                 store: try PublishState.store(.paths, target: target.name, database: database)),
             bucket: target.bucket,
             body: { body in
-                try addStep(.update, name: nil, token: nil, body: body)
-                requests.count += 1
+                if live != nil {
+                    try rendered.collect(body)
+                } else {
+                    try addStep(.update, name: nil, token: nil, body: body)
+                    requests.count += 1
+                }
             })
         let export = try Exporter.runInTransaction(
             workspace: workspace, layout: layout, options: options, publishing: render)
         summary.paths = export.statePaths
         summary.changed = export.changed
         summary.removed = export.removed
+        if let live {
+            let drift = try compare(
+                rendered.entries, with: live, layout: layout, target: target.name,
+                database: database)
+            summary.drift = drift.drift
+            summary.changed = drift.drift.differ.count + drift.drift.missing.count
+            summary.removed = drift.drift.extra.count
+            var writer = RequestWriter { body in
+                try addStep(.update, name: nil, token: nil, body: body)
+                requests.count += 1
+            }
+            for (path, value) in drift.entries { try writer.add(path: path, value: value) }
+            try writer.finish()
+        }
         summary.requests = requests.count
         try database.execute(
             "UPDATE publish_plans SET paths = ?, objects = ?, changed = ?, removed = ? WHERE target = ?",
@@ -138,6 +162,61 @@ enum PublishPlanner {
 
     private final class RequestCounter {
         var count = 0
+    }
+
+    /// Every rendered (path, value), in path order.
+    private final class RenderedEntries {
+        var entries: [(path: String, value: JSONValue)] = []
+
+        func collect(_ body: [UInt8]) throws {
+            var parser = JSONParser(body)
+            guard case .object(let members)? = try? parser.parseValue() else {
+                throw PublishError.input("a rendered update does not parse (a defect in trove)")
+            }
+            for member in members { entries.append((member.name, member.value)) }
+        }
+    }
+
+    /// The update that makes `live` hold the rendered entries at the layout's paths, and
+    /// what differed.
+    private static func compare(
+        _ entries: [(path: String, value: JSONValue)], with live: LiveTree, layout: Layout,
+        target: String, database: Database
+    ) throws -> (drift: PublishDrift, entries: [(String, JSONValue?)]) {
+        var recorded = Set<String>()
+        var state = try PublishState.paths(target: target, planned: false, database: database)
+        while !state.isAtEnd {
+            recorded.insert(String(decoding: state.path, as: UTF8.self))
+            try state.advance()
+        }
+        var drift = PublishDrift()
+        var update: [(String, JSONValue?)] = []
+        var renderedPaths = Set<String>()
+        for (path, value) in entries {
+            renderedPaths.insert(path)
+            let want = LiveTree.node(value)
+            let have = live.node(at: path)
+            guard have != want else { continue }
+            if have == nil { drift.missing.append(path) } else { drift.differ.append(path) }
+            if recorded.contains(path) { drift.publishedButChanged += 1 }
+            update.append((path, value))
+        }
+        let shapes = layout.paths.map { template in
+            template.segments.map { segment -> String? in
+                if case .literal(let text) = segment { return text }
+                return nil
+            }
+        }
+        for path in live.paths(shapedLike: shapes) where !renderedPaths.contains(path) {
+            drift.extra.append(path)
+            update.append((path, nil))
+        }
+        func ordered(_ a: String, _ b: String) -> Bool {
+            comparePaths(Array(a.utf8), Array(b.utf8)) < 0
+        }
+        drift.extra.sort(by: ordered)
+        update.sort { ordered($0.0, $1.0) }
+        return (drift, update)
     }
 
     static func tokens(_ workspace: Workspace) throws -> Bool {
@@ -290,5 +369,42 @@ enum PublishPlanner {
             }
         }
         return detail
+    }
+}
+
+/// Writes (path, value-or-null) entries as multi-path update bodies, each at most
+/// `PublishLimits.requestBytes`.
+struct RequestWriter {
+    private var body: [UInt8] = []
+    private var entries = 0
+    private let emit: ([UInt8]) throws -> Void
+
+    init(emit: @escaping ([UInt8]) throws -> Void) {
+        self.emit = emit
+    }
+
+    mutating func add(path: String, value: JSONValue?) throws {
+        var entry: [UInt8] = [0x0A, 0x20, 0x20]
+        JSONText.appendString(path, to: &entry)
+        entry.append(contentsOf: ": ".utf8)
+        entry.append(contentsOf: (value?.jsonText ?? "null").utf8)
+        if entries > 0 && body.count + 1 + entry.count + 3 > PublishLimits.requestBytes {
+            try flush()
+        }
+        body.append(entries == 0 ? UInt8(ascii: "{") : UInt8(ascii: ","))
+        body.append(contentsOf: entry)
+        entries += 1
+    }
+
+    mutating func finish() throws {
+        try flush()
+    }
+
+    private mutating func flush() throws {
+        guard entries > 0 else { return }
+        body.append(contentsOf: [0x0A, UInt8(ascii: "}"), 0x0A])
+        try emit(body)
+        body.removeAll(keepingCapacity: true)
+        entries = 0
     }
 }

@@ -45,7 +45,8 @@ public struct Publisher {
     ///     recorded state.
     /// - Throws: `PublishError`, `ExportError`, `WorkspaceError`, `SQLiteError`.
     public func publish(
-        target name: String?, layout: Layout, images: String, now: Date = Date()
+        target name: String?, layout: Layout, images: String, now: Date = Date(),
+        against live: LiveTree? = nil
     ) throws -> PublishResult {
         let target = try PublishTargets.find(name, in: workspace)
         var result = PublishResult(target: target.name, plan: PublishPlanSummary())
@@ -56,7 +57,8 @@ public struct Publisher {
         }
         result.plan = try workspace.write {
             try PublishPlanner.plan(
-                workspace: workspace, target: target, layout: layout, images: images, now: now)
+                workspace: workspace, target: target, layout: layout, images: images, now: now,
+                live: live)
         }
         if !result.plan.isEmpty { try apply(target) }
         try finish(target, now: now, changed: !result.plan.isEmpty)
@@ -68,7 +70,7 @@ public struct Publisher {
     /// - Throws: `PublishError`, `ExportError`, `WorkspaceError`, `SQLiteError`.
     public static func dryRun(
         workspace: Workspace, target name: String?, layout: Layout, images: String,
-        now: Date = Date()
+        now: Date = Date(), against live: LiveTree? = nil
     ) throws -> PublishResult {
         let target = try PublishTargets.find(name, in: workspace)
         var result = PublishResult(target: target.name, plan: PublishPlanSummary())
@@ -85,7 +87,7 @@ public struct Publisher {
                 }
                 result.plan = try PublishPlanner.plan(
                     workspace: workspace, target: target, layout: layout, images: images,
-                    now: now)
+                    now: now, live: live)
                 let fresh = try PublishPlanner.detail(
                     target: target.name, database: workspace.database)
                 detail.set += fresh.set
