@@ -142,4 +142,50 @@ import TroveSQLite
         let workspace = try Workspace(path: fixture.sandbox.workspace)
         #expect(try workspace.database.scalar("SELECT count(*) FROM publish_plans")?.int64 == 0)
     }
+
+    /// Runs the command `status` names as its next step, exactly as printed.
+    func runNextStep(sourceLocation: SourceLocation = #_sourceLocation) -> RunResult {
+        let status = fixture.run("status")
+        let line = status.stdout.split(separator: "\n").last { $0.hasPrefix("next: ") }
+        let words = (line?.dropFirst("next: trove ".count) ?? "").split(separator: " ").map(
+            String.init)
+        #expect(!words.isEmpty, "\(status.stdout)", sourceLocation: sourceLocation)
+        return fixture.run(words)
+    }
+
+    @Test func statusNamesThePublishAndItsNextStepRuns() throws {
+        #expect(fixture.run("review", "approve", "wait").status == 0)
+        var status = fixture.run("status")
+        #expect(
+            status.stdout.contains("published: game never\n           litter never\n"),
+            "\(status.stdout)")
+        #expect(status.stdout.hasSuffix("next: trove publish\n"))
+        #expect(runNextStep().status == 0)
+        status = fixture.run("status")
+        #expect(status.stdout.contains("published: game at "))
+        #expect(status.stdout.contains("; 'trove publish --dry-run' counts the changes since\n"))
+        #expect(
+            status.stdout.hasSuffix("up to date; after changes: trove publish\n"),
+            "\(status.stdout)")
+
+        // An interrupted publish of the other target comes first.
+        cloud.failAt = cloud.operations + 1
+        #expect(fixture.run("publish", "--target", "litter").status == 1)
+        for _ in 0..<2 {
+            status = fixture.run("status")
+            #expect(
+                status.stdout.contains(
+                    "litter never; interrupted, left: 2 uploads, 0 token updates, 1 database requests, 0 deletions"
+                ), "\(status.stdout)")
+            #expect(status.stdout.hasSuffix("next: trove publish --target litter\n"))
+            let json = fixture.run("status", "--format", "json")
+            #expect(json.stdout.contains(#""target": "litter""#))
+            #expect(json.stdout.contains(#""uploads": 2"#), "\(json.stdout)")
+        }
+        #expect(runNextStep().status == 0)
+        #expect(cloud.broken.isEmpty)
+        status = fixture.run("status")
+        #expect(!status.stdout.contains("interrupted"))
+        #expect(status.stdout.contains("litter at "))
+    }
 }

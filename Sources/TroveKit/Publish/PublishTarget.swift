@@ -196,3 +196,27 @@ public enum PublishTargets {
         }
     }
 }
+
+/// What `trove status` says of a target: read from the records alone, without
+/// rendering the tree, so it costs milliseconds at any size.
+public struct PublishTargetStatus: Equatable, Sendable {
+    public var target: PublishTarget
+    /// The steps left of an interrupted publish, if one is.
+    public var interrupted: PublishPlanSummary?
+
+    /// Every target's status.
+    ///
+    /// - Throws: `SQLiteError`.
+    public static func all(in workspace: Workspace) throws -> [PublishTargetStatus] {
+        try PublishTargets.all(in: workspace).map { target in
+            PublishTargetStatus(
+                target: target,
+                interrupted: try Publisher.pendingSummary(target: target.name, in: workspace))
+        }
+    }
+
+    /// The command that publishes this target, as it runs.
+    public var command: String {
+        target.isDefault ? "trove publish" : "trove publish --target \(target.name)"
+    }
+}
