@@ -188,4 +188,23 @@ import TroveSQLite
         #expect(!status.stdout.contains("interrupted"))
         #expect(status.stdout.contains("litter at "))
     }
+
+    @Test func aSecondPublishWaitsForTheFirstToEnd() throws {
+        let other = LockedValue<RunResult?>(nil)
+        let fixture = self.fixture
+        cloud.beforeOperation = { number in
+            guard number == 0 else { return }
+            other.withLock { $0 = fixture.run("publish", "--target", "litter") }
+        }
+        fixture.publish("game")
+        let second = try #require(other.withLock { $0 })
+        #expect(second.status == 4)
+        #expect(
+            second.stderr.contains(
+                "another 'trove publish' is running on \(fixture.sandbox.workspace); wait for it to end"
+            ))
+        // The lock goes with its holder.
+        cloud.beforeOperation = nil
+        fixture.publish("litter")
+    }
 }

@@ -122,6 +122,7 @@ enum PublishCommand {
             case .usage(let message): throw CommandFailure(message, status: .usage)
             case .input, .missingFiles: throw CommandFailure(error.description, status: .input)
             case .transfer: throw CommandFailure(error.description, status: .problems)
+            case .busy: throw CommandFailure(error.description, status: .workspace)
             }
         } catch ExportError.storageSetting(let problem) {
             throw CommandFailure("cannot build image URLs: \(problem)", status: .usage)

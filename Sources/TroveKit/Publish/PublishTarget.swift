@@ -38,10 +38,12 @@ public enum PublishError: Error, CustomStringConvertible, Sendable {
     case missingFiles([String], folder: String)
     /// A transfer failed; what was done before it is recorded and the next run resumes.
     case transfer(String, step: String)
+    /// Another publish holds the workspace.
+    case busy(String)
 
     public var description: String {
         switch self {
-        case .usage(let message), .input(let message): return message
+        case .usage(let message), .input(let message), .busy(let message): return message
         case .missingFiles(let names, let folder):
             let shown = names.prefix(3).map { "'\($0)'" }.joined(separator: ", ")
             let more = names.count > 3 ? " and \(names.count - 3) more" : ""

@@ -49,6 +49,8 @@ public struct Publisher {
         against live: LiveTree? = nil
     ) throws -> PublishResult {
         let target = try PublishTargets.find(name, in: workspace)
+        let lock = try PublishLock(workspace: workspace)
+        defer { lock.release() }
         var result = PublishResult(target: target.name, plan: PublishPlanSummary())
         if let pending = try Self.pendingSummary(target: target.name, in: workspace) {
             try apply(target)
@@ -308,4 +310,32 @@ public struct Publisher {
         var name = name
         return name.withUTF8 { String(decoding: StoragePlan.contentType(of: $0), as: UTF8.self) }
     }
+}
+
+/// Keeps two publishes from one workspace apart: each would take the other's plan for
+/// an interrupted one. An advisory lock on `WORKSPACE-publish.lock`, which the system
+/// drops with its holder however that ends, so a killed publish never blocks the next.
+final class PublishLock {
+    private var descriptor: Int32
+
+    /// - Throws: `PublishError.busy` when another publish holds it, `FileWriteError`.
+    init(workspace: Workspace) throws {
+        let path = workspace.path + "-publish.lock"
+        descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw FileWriteError(path: path, errno: errno) }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            Foundation.close(descriptor)
+            descriptor = -1
+            throw PublishError.busy(
+                "another 'trove publish' is running on \(workspace.path); wait for it to end")
+        }
+    }
+
+    func release() {
+        guard descriptor >= 0 else { return }
+        Foundation.close(descriptor)
+        descriptor = -1
+    }
+
+    deinit { release() }
 }
