@@ -55,6 +55,18 @@ import TroveSQLite
             ).stderr.contains("a publish target named 'game' exists"))
         let targets = try PublishTargets.all(in: Workspace(path: fixture.sandbox.workspace))
         #expect(targets.map(\.name) == ["game", "litter"])
+        // An emulator's URL names its database with ns.
+        let emulator = fixture.run(
+            "publish", "target", "add", "emu", "--database", "http://127.0.0.1:9000/?ns=trove-test",
+            "--bucket", "gs://trove-test")
+        #expect(emulator.status == 0, "\(emulator.stderr)")
+        #expect(
+            emulator.stderr.contains("to http://127.0.0.1:9000?ns=trove-test and gs://trove-test"))
+        #expect(
+            fixture.run(
+                "publish", "target", "add", "emu2", "--database", "http://127.0.0.1:9000/?auth=x",
+                "--bucket", "gs://trove-test"
+            ).status == 2)
     }
 
     @Test func removingTheDefaultMakesTheNextOneDefault() throws {

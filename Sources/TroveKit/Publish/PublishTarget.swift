@@ -115,22 +115,25 @@ public enum PublishTargets {
             throw PublishError.usage(
                 "target name '\(target.name)': use 1 to 64 letters, digits, '.', '-' or '_'")
         }
-        var url = target.databaseURL.trimmingCharacters(in: .whitespaces)
-        while url.hasSuffix("/") { url.removeLast() }
-        if url.hasSuffix(".json") {
-            throw PublishError.usage(
-                "--database \(target.databaseURL): give the database's root URL, without .json")
-        }
-        guard let components = URLComponents(string: url),
-            components.scheme == "https" || components.scheme == "http",
-            let host = components.host, !host.isEmpty, components.query == nil,
-            components.path.isEmpty
+        let text = target.databaseURL.trimmingCharacters(in: .whitespaces)
+        guard var url = URLComponents(string: text),
+            url.scheme == "https" || url.scheme == "http", let host = url.host, !host.isEmpty,
+            url.fragment == nil, (url.queryItems ?? []).allSatisfy({ $0.name == "ns" })
         else {
             throw PublishError.usage(
                 "--database \(target.databaseURL): give the database's root URL, e.g. "
-                    + "https://PROJECT-default-rtdb.firebaseio.com")
+                    + "https://PROJECT-default-rtdb.firebaseio.com (an emulator's with ?ns=NAME)")
         }
-        target.databaseURL = url
+        var path = url.percentEncodedPath
+        while path.hasSuffix("/") { path.removeLast() }
+        if path.hasSuffix(".json") {
+            throw PublishError.usage(
+                "--database \(target.databaseURL): give the database's root URL, without .json")
+        }
+        url.percentEncodedPath = path
+        if url.queryItems?.isEmpty == true { url.query = nil }
+        let normalized = url.string ?? text
+        target.databaseURL = normalized
         guard let bucket = StorageBucket.normalize(target.bucket) else {
             throw PublishError.usage(
                 "--bucket \(target.bucket): not a bucket name; give "
