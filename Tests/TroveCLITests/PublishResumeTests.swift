@@ -146,4 +146,30 @@ import TroveSQLite
         #expect(fixture.cloud.value(at: "locations/fine") == nil)
         #expect(fixture.publish("litter").stderr.contains("nothing to publish"))
     }
+
+    /// An interrupted publish does not delete an object another target in the bucket has
+    /// come to reference meanwhile.
+    @Test func aResumedDeletionSparesWhatAnotherTargetNowHolds() throws {
+        let fixture = try PublishFixture()
+        let cloud = fixture.cloud
+        fixture.publish("game")
+        let first = try fixture.renditionPath("treasure", "a")
+        try fixture.setRendition("treasure", "a", "full", source: "/art/a.png", version: 2)
+        // Upload, request, then the deletion fails.
+        cloud.failAt = cloud.operations + 2
+        #expect(fixture.run("publish").status == 1)
+        try fixture.setRendition("treasure", "a", "full", source: "/art/a.png", version: 1)
+        #expect(
+            fixture.run(
+                "publish", "target", "add", "mirror", "--database", "https://mirror.firebaseio.com",
+                "--bucket", "gs://\(PublishFixture.bucket)"
+            ).status == 0)
+        fixture.publish("mirror")
+        for _ in 0..<2 {
+            fixture.publish("game")
+            #expect(fixture.objectNames.contains(first))
+            #expect(!cloud.deleted.contains(first))
+        }
+        #expect(cloud.broken.isEmpty)
+    }
 }

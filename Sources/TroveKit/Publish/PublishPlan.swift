@@ -306,7 +306,7 @@ enum PublishPlanner {
     }
 
     /// The objects of `gone` that no other target in the same bucket holds or will hold.
-    private static func unshared(_ gone: [String], target: PublishTarget, database: Database)
+    static func unshared(_ gone: [String], target: PublishTarget, database: Database)
         throws -> [String]
     {
         guard !gone.isEmpty else { return [] }

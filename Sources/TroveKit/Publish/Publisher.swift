@@ -185,6 +185,7 @@ public struct Publisher {
             }
             try markDone(target.name, seq)
         }
+        try keepShared(target)
         try eachBatch(.delete, target) { steps, done in
             try storage.delete(steps.map(\.name), bucket: target.bucket, done: done)
         }
@@ -192,6 +193,28 @@ public struct Publisher {
             try storage.setTokens(
                 steps.map { (name: $0.name, token: $0.token) }, bucket: target.bucket, done: done
             )
+        }
+    }
+
+    /// Marks done, unsent, the deletions of objects another target in the same bucket
+    /// has come to hold since the plan was made (it may have published meanwhile, while
+    /// this plan was interrupted).
+    private func keepShared(_ target: PublishTarget) throws {
+        let database = workspace.database
+        let shares = try database.scalar(
+            "SELECT 1 FROM publish_targets WHERE bucket = ? AND name <> ? LIMIT 1",
+            [.text(target.bucket), .text(target.name)])
+        guard shares != nil else { return }
+        let steps = try database.query(
+            """
+            SELECT seq, name FROM publish_steps
+            WHERE target = ? AND kind = 'delete' AND done = 0 ORDER BY seq
+            """, [.text(target.name)]
+        ) { (seq: $0.int64(0) ?? 0, name: $0.text(1) ?? "") }
+        let unshared = Set(
+            try PublishPlanner.unshared(steps.map(\.name), target: target, database: database))
+        for step in steps where !unshared.contains(step.name) {
+            try markDone(target.name, step.seq)
         }
     }
 
