@@ -63,7 +63,8 @@ public struct Publisher {
                 live: live)
         }
         if !result.plan.isEmpty { try apply(target) }
-        try finish(target, now: now, changed: !result.plan.isEmpty)
+        // A first publish is recorded even when the database already held the tree.
+        try finish(target, now: now, changed: !result.plan.isEmpty || target.publishedAt == nil)
         return result
     }
 
