@@ -74,6 +74,7 @@ class Services:
             except OSError:
                 time.sleep(0.1)
         else:
+            self.stop()
             raise RuntimeError("fake-gcs-server did not start")
 
     def start(self, arguments, **options):
