@@ -78,6 +78,7 @@ fuzz: deps
 STRESS_TRIALS ?= 20
 stress: test-deps build
 	python3 Stress/kill.py --trove $(TROVE) --trials $(STRESS_TRIALS) $(if $(STRESS_SEED),--seed $(STRESS_SEED))
+	python3 Stress/publish_kill.py --trove $(TROVE) --trials $(STRESS_TRIALS) $(if $(STRESS_SEED),--seed $(STRESS_SEED))
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \

@@ -24,7 +24,7 @@ public enum TroveCLI {
         InitCommand.command, ConfigCommand.command, ImportCommand.command,
         TreasuresCommand.command, ValidateCommand.command, GeohashCommand.command,
         NearCommand.command,
-        ImagesCommand.command, ExportCommand.command,
+        ImagesCommand.command, ExportCommand.command, PublishCommand.command,
         ReviewCommand.command, StatusCommand.command, CheckCommand.command,
         TemplateCommand.command, StorageCommand.command, helpCommand,
         UtilityCommands.completions, UtilityCommands.man,

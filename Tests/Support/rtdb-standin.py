@@ -71,7 +71,9 @@ def normalize(value, where):
     if isinstance(value, dict):
         result = {}
         for key, child in value.items():
-            check_key(key, where)
+            # The database's own members of a value (GeoFire writes .priority).
+            if key not in (".priority", ".value"):
+                check_key(key, where)
             child = normalize(child, f"{where}/{key}")
             if child is not None:
                 result[key] = child

@@ -227,7 +227,7 @@ enum ExportCommand {
     }
 
     /// A built-in layout by name, or a layout file by path.
-    private static func loadLayout(_ name: String, _ invocation: Invocation) throws -> Layout {
+    static func loadLayout(_ name: String, _ invocation: Invocation) throws -> Layout {
         let path = invocation.resolve(name)
         let looksLikePath = name.contains("/") || name.hasSuffix(".json")
         do {

@@ -22,6 +22,7 @@ enum StatusCommand {
                         "to_publish": status.photosToPublish, "total": status.photos,
                     ]),
                     "geohash_stale": status.geohashStale, "last_export": status.lastExport,
+                    "publish": try publishJSON(workspace),
                 ]).jsonText)
             return .success
         }
@@ -45,9 +46,15 @@ enum StatusCommand {
         }
         invocation.print("geohashes: \(status.geohashStale) missing or stale")
         invocation.print("exported:  \(status.lastExport ?? "never")")
+        let publish = try publishLines(workspace, invocation)
         invocation.print("")
-        if let next = status.nextStep {
+        // With a publish target, publishing replaces exporting by hand.
+        var next = status.nextStep
+        if publish.command != nil, next?.hasPrefix("trove export") == true { next = nil }
+        if let next = publish.interrupted ?? next ?? publish.unpublished {
             invocation.print("next: \(next)")
+        } else if let command = publish.command {
+            invocation.print("up to date; after changes: \(command)")
         } else {
             invocation.print("up to date; after changes: \(updateCommand(status, invocation))")
         }
@@ -71,6 +78,46 @@ enum StatusCommand {
         if last.layout.hasPrefix("/") && !layout.contains("/") { layout = "./" + layout }
         let words = ["--layout", layout, "--update", "--out", relative(last.out)]
         return "trove export " + words.map(ShellQuoting.word).joined(separator: " ")
+    }
+
+    /// The publish targets' lines: when each was last published and what an interrupted
+    /// publish has left, from the records alone (what changed since needs the tree
+    /// rendered: 'trove publish --dry-run' counts it). Returns the command that completes
+    /// an interrupted publish, the one of the default target if it was never published,
+    /// and the one that publishes the default target.
+    private static func publishLines(_ workspace: Workspace, _ invocation: Invocation) throws
+        -> (interrupted: String?, unpublished: String?, command: String?)
+    {
+        let targets = try PublishTargetStatus.all(in: workspace)
+        guard let first = targets.first(where: \.target.isDefault) ?? targets.first else {
+            return (nil, nil, nil)
+        }
+        var interrupted: String?
+        for (index, status) in targets.enumerated() {
+            let target = status.target
+            var line = (index == 0 ? "published: " : "           ") + target.name
+            line += target.publishedAt.map { " at \($0)" } ?? " never"
+            if let left = status.interrupted {
+                line +=
+                    "; interrupted, left: \(left.uploads) uploads, \(left.retokens) token updates, "
+                    + "\(left.requests) database requests, \(left.deletes) deletions"
+                interrupted = interrupted ?? status.command
+            } else if target.publishedAt != nil {
+                line += "; '\(status.command) --dry-run' counts the changes since"
+            }
+            invocation.print(line)
+        }
+        return (interrupted, first.target.publishedAt == nil ? first.command : nil, first.command)
+    }
+
+    private static func publishJSON(_ workspace: Workspace) throws -> [JSONObject] {
+        try PublishTargetStatus.all(in: workspace).map { status in
+            JSONObject([
+                "target": status.target.name, "default": status.target.isDefault,
+                "published_at": status.target.publishedAt,
+                "interrupted": status.interrupted.map(PublishCommand.json),
+            ])
+        }
     }
 }
 

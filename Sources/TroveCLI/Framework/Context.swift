@@ -77,6 +77,9 @@ public struct Context: @unchecked Sendable {
     public var standardInputIsTerminal: Bool
     /// Reads one line of standard input, without its line end; nil at its end.
     public var readLine: @Sendable () -> String?
+    /// Makes the transports `trove publish` sends through, from the environment; nil for
+    /// the network ones (`PublishCommand.networkTransports`). Tests put recording ones here.
+    public var publishTransports: (@Sendable ([String: String]) throws -> PublishTransports)?
 
     public init(
         standardOutput: OutputStream, standardError: OutputStream,
@@ -104,5 +107,16 @@ public struct Context: @unchecked Sendable {
             readStandardInput: { FileHandle.standardInput.readDataToEndOfFile() },
             standardInputIsTerminal: isatty(0) == 1,
             readLine: { Swift.readLine(strippingNewline: true) })
+    }
+}
+
+/// The two transports one publish sends through.
+public struct PublishTransports: Sendable {
+    public var storage: any StorageTransport
+    public var database: any DatabaseTransport
+
+    public init(storage: any StorageTransport, database: any DatabaseTransport) {
+        self.storage = storage
+        self.database = database
     }
 }

@@ -40,10 +40,30 @@ enum ManPage {
                 + "\\fBPATH\\fR) only when a display is set."
         ),
         (
-            "GCLOUD, IMAGES",
-            "Read by the Storage plan script an export writes (OUT.storage.sh), not by trove: "
-                + "the gcloud command to run (default: gcloud) and the folder of renditions "
+            "GCLOUD",
+            "The gcloud command (default: gcloud): \\fBtrove publish\\fR runs "
+                + "\\fBgcloud auth print\\-access\\-token\\fR once for a token, and the Storage "
+                + "plan script an export writes (OUT.storage.sh) runs it for every object."
+        ),
+        (
+            "IMAGES",
+            "Read by the Storage plan script, not by trove: the folder of renditions "
                 + "(default: the export's \\fB\\-\\-images\\fR)."
+        ),
+        (
+            "FIREBASE",
+            "The firebase\\-tools command \\fBtrove publish\\fR applies database updates "
+                + "with (\\fBdatabase:update\\fR). Unset: firebase when it is on the PATH, "
+                + "else the Realtime Database REST API; set but empty: always REST."
+        ),
+        (
+            "CLOUDSDK_API_ENDPOINT_OVERRIDES_STORAGE, CLOUDSDK_AUTH_DISABLE_CREDENTIALS",
+            "As for gcloud: another Storage endpoint (an emulator) for \\fBtrove publish\\fR, "
+                + "and no access token at all (True)."
+        ),
+        (
+            "TMPDIR",
+            "Where the update file handed to firebase\\-tools is written (default: /tmp)."
         ),
     ]
 

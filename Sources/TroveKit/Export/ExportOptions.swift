@@ -105,4 +105,6 @@ public struct ExportSummary: Equatable, Sendable {
     public var remoteImages = 0
     /// What the Storage plan written beside the export holds, if one was written.
     public var storagePlan: StoragePlan.Summary?
+    /// Paths recorded in the new state (for a publish's plan).
+    var statePaths = 0
 }

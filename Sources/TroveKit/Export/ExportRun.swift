@@ -27,7 +27,8 @@ struct ExportRun {
 
     init(
         database: Database, layout: Layout, options: ExportOptions, storage: StorageURL,
-        tokens: Bool, precision: Int, problems: ExportProblems
+        tokens: Bool, precision: Int, problems: ExportProblems,
+        publishing: PublishRender? = nil
     ) throws {
         self.database = database
         self.layout = layout
@@ -49,9 +50,15 @@ struct ExportRun {
             }
         }
         newGeneration = (latest ?? 0) + 1
-        oldState = try ExportStateReader(
-            database: database, layout: layout.name, generation: previous)
-        if options.isRecorded {
+        if let publishing {
+            // A publish compares with what its target holds and records nothing here.
+            oldState = publishing.old
+            newState = publishing.new
+        } else {
+            oldState = try ExportStateReader(
+                database: database, layout: layout.name, generation: previous)
+        }
+        if options.isRecorded && publishing == nil {
             newState = try ExportStateWriter(
                 database: database, layout: layout.name, generation: newGeneration)
         }
@@ -180,6 +187,7 @@ struct ExportRun {
             try oldState.advance()
         }
         try newState?.finish()
+        summary.statePaths = newState?.count ?? 0
         try tree?.finish()
         try updates?.finish()
         summary.storagePlan = try storagePlan?.finish()

@@ -91,10 +91,17 @@ struct ExportStateReader {
                 "SELECT entries FROM export_state WHERE layout = ? AND generation = ? ORDER BY seq")
             try statement?.bind([.text(layout), .integer(generation)])
         }
-        entries = FrontCodedReader(damaged: ExportError.damagedState) { [statement] in
+        try self.init { [statement] in
             guard let row = try statement?.next() else { return nil }
             return row.blob(0) ?? []
         }
+    }
+
+    /// Opens a state whose blocks `nextBlock` returns in order (nil after the last).
+    ///
+    /// - Throws: `SQLiteError`, `ExportError.damagedState`.
+    init(blocks nextBlock: @escaping () throws -> [UInt8]?) throws {
+        entries = FrontCodedReader(damaged: ExportError.damagedState, nextBlock: nextBlock)
         try advance()
     }
 
@@ -111,18 +118,25 @@ struct ExportStateReader {
 
 /// Appends (path, hash) pairs, in database order, as a new generation of a layout's state.
 struct ExportStateWriter {
-    private let insert: Statement
-    private let layout: String
-    let generation: Int64
+    /// Stores block `seq`.
+    private let store: (_ seq: Int64, _ block: [UInt8]) throws -> Void
     private var block = FrontCodedBlock(entriesPerBlock: 4096)
     private var sequence: Int64 = 0
+    /// Paths appended so far.
+    private(set) var count = 0
 
     /// - Throws: `SQLiteError`.
     init(database: Database, layout: String, generation: Int64) throws {
-        insert = try database.prepare(
+        let insert = try database.prepare(
             "INSERT INTO export_state (layout, generation, seq, entries) VALUES (?, ?, ?, ?)")
-        self.layout = layout
-        self.generation = generation
+        store = { seq, block in
+            try insert.run([.text(layout), .integer(generation), .integer(seq), .blob(block)])
+        }
+    }
+
+    /// A writer that hands each full block, with its sequence number, to `store`.
+    init(store: @escaping (_ seq: Int64, _ block: [UInt8]) throws -> Void) {
+        self.store = store
     }
 
     /// Records one path and its value's hash.
@@ -131,6 +145,7 @@ struct ExportStateWriter {
     mutating func append(path: UnsafeBufferPointer<UInt8>, hash: UInt64) throws {
         block.begin(path: path)
         withUnsafeBytes(of: hash.littleEndian) { block.write($0) }
+        count += 1
         if block.isFull { try flush() }
     }
 
@@ -143,9 +158,7 @@ struct ExportStateWriter {
 
     private mutating func flush() throws {
         guard block.entries > 0 else { return }
-        try insert.run([
-            .text(layout), .integer(generation), .integer(sequence), .blob(block.bytes),
-        ])
+        try store(sequence, block.bytes)
         sequence += 1
         block.reset()
     }

@@ -22,7 +22,6 @@ public enum Exporter {
         workspace: Workspace, layout: Layout, options: ExportOptions,
         standardOutput: (ArraySlice<UInt8>) -> Void = { _ in }
     ) throws -> ExportSummary {
-        let database = workspace.database
         // A preview that records nothing also serves a read-only workspace; elsewhere the
         // write lock keeps every template's snapshot the same.
         let transaction: (() throws -> ExportSummary) throws -> ExportSummary =
@@ -32,56 +31,75 @@ public enum Exporter {
         var placed: ExportSummary?
         do {
             return try transaction {
-                let precision = try workspace.geohashPrecision()
-                let bucket = try workspace.setting(Setting.storageBucket.key)
-                let tokens = try workspace.setting(Setting.storageTokens.key) != "off"
-                let storage = StorageURL(
-                    bucket: bucket, template: try workspace.setting(Setting.storageURLTemplate.key),
-                    tokens: tokens)
-                if let problem = storage.problem { throw ExportError.storageSetting(problem) }
-                let usesURLs = layout.paths.contains {
-                    $0.fields.contains {
-                        if case .rendition(_, .url) = $0 { return true }
-                        return false
-                    }
-                }
-                if usesURLs,
-                    var missing = try MissingBucket.find(in: workspace, approvedPostsOnly: true)
-                {
-                    if layout.records == .treasures {
-                        missing.posts = 0
-                    } else {
-                        missing.treasures = 0
-                    }
-                    if missing.treasures + missing.posts > 0 {
-                        throw ExportError.missingBucket(missing)
-                    }
-                }
-                let problems = ExportProblems()
-                var run = try ExportRun(
-                    database: database, layout: layout, options: options, storage: storage,
-                    tokens: tokens, precision: precision, problems: problems)
-                // Whatever fails, no temporary file is left (but those a commit journal lists).
-                defer { run.discard() }
-                let summary = try run.execute()
-                if !problems.isEmpty {
-                    throw ExportError.refused(problems.groups)
-                }
-                if options.isRecorded {
-                    try record(run, summary, database: database)
-                    try run.recordStoragePlan()
-                }
-                // Files go into place before the commit: should the commit fail, the next
-                // --update is relative to the older state, which only repeats some changes.
-                var written = try run.commit(summary, standardOutput: standardOutput)
-                placed = written
-                written.remoteImages = try StoragePlan.remoteImages(
-                    database: database, layout: layout)
-                return written
+                try runInTransaction(
+                    workspace: workspace, layout: layout, options: options,
+                    standardOutput: standardOutput, placed: { placed = $0 })
             }
         } catch let error where placed != nil && options.output != nil && !options.dryRun {
             throw ExportError.notRecorded(written: placed?.written ?? [], cause: error)
         }
+    }
+
+    /// `run`'s work, inside the caller's transaction. With `publishing`, the tree is
+    /// compared with what a publish target holds, its URLs name the target's bucket, and
+    /// the update's parts go to `publishing.body` instead of any file.
+    static func runInTransaction(
+        workspace: Workspace, layout: Layout, options: ExportOptions,
+        publishing: PublishRender? = nil,
+        standardOutput: (ArraySlice<UInt8>) -> Void = { _ in },
+        placed: (ExportSummary) -> Void = { _ in }
+    ) throws -> ExportSummary {
+        let database = workspace.database
+        let precision = try workspace.geohashPrecision()
+        let bucket = try publishing?.bucket ?? workspace.setting(Setting.storageBucket.key)
+        let tokens = try workspace.setting(Setting.storageTokens.key) != "off"
+        let storage = StorageURL(
+            bucket: bucket, template: try workspace.setting(Setting.storageURLTemplate.key),
+            tokens: tokens)
+        if let problem = storage.problem { throw ExportError.storageSetting(problem) }
+        let usesURLs = layout.paths.contains {
+            $0.fields.contains {
+                if case .rendition(_, .url) = $0 { return true }
+                return false
+            }
+        }
+        if usesURLs, publishing == nil,
+            var missing = try MissingBucket.find(in: workspace, approvedPostsOnly: true)
+        {
+            if layout.records == .treasures { missing.posts = 0 } else { missing.treasures = 0 }
+            if missing.treasures + missing.posts > 0 {
+                throw ExportError.missingBucket(missing)
+            }
+        }
+        let problems = ExportProblems()
+        var run = try ExportRun(
+            database: database, layout: layout, options: options, storage: storage,
+            tokens: tokens, precision: precision, problems: problems,
+            publishing: publishing)
+        // Whatever fails, no temporary file is left (but those a commit journal lists).
+        defer { run.discard() }
+        let summary = try run.execute()
+        if !problems.isEmpty {
+            throw ExportError.refused(problems.groups)
+        }
+        if let publishing {
+            for file in run.updates?.files ?? [] {
+                var body: [UInt8] = []
+                try file.drain { body.append(contentsOf: $0) }
+                try publishing.body(body)
+            }
+            return summary
+        }
+        if options.isRecorded {
+            try record(run, summary, database: database)
+            try run.recordStoragePlan()
+        }
+        // Files go into place before the commit: should the commit fail, the next
+        // --update is relative to the older state, which only repeats some changes.
+        var written = try run.commit(summary, standardOutput: standardOutput)
+        placed(written)
+        written.remoteImages = try StoragePlan.remoteImages(database: database, layout: layout)
+        return written
     }
 
     /// Logs an export written to a file, makes its state the base of the next `--update`,

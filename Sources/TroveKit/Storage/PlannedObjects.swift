@@ -28,10 +28,17 @@ struct PlannedObjectReader {
                 ? "SELECT data FROM storage_plan_blocks WHERE output <> ? ORDER BY output, seq"
                 : "SELECT data FROM storage_plan_blocks WHERE output = ? ORDER BY seq")
         try statement.bind([.text(output)])
-        entries = FrontCodedReader(damaged: StoragePlanError.damaged) {
+        try self.init {
             guard let row = try statement.next() else { return nil }
             return row.blob(0) ?? []
         }
+    }
+
+    /// Opens objects whose blocks `nextBlock` returns in order (nil after the last).
+    ///
+    /// - Throws: `SQLiteError`, `StoragePlanError.damaged`.
+    init(blocks nextBlock: @escaping () throws -> [UInt8]?) throws {
+        entries = FrontCodedReader(damaged: StoragePlanError.damaged, nextBlock: nextBlock)
         try advance()
     }
 

@@ -1,0 +1,92 @@
+import TroveKit
+
+enum PublishTargetCommands {
+    static let command = Command(
+        "target", abstract: "Add, list and remove publish targets.",
+        discussion: """
+            A target is a layout and where its tree goes: a Realtime Database (its root
+            URL) and a Storage bucket. The first target added is the default one, which
+            'trove publish' uses without --target; --default makes another the default.
+            """,
+        subcommands: [add, list, remove])
+
+    static let add = Command(
+        "add", abstract: "Add a publish target.",
+        arguments: [Argument("name", help: "The target's name, e.g. prod or staging.")],
+        options: [
+            Option(
+                "database", value: "url",
+                help: "The database's root URL (https://PROJECT-default-rtdb.firebaseio.com)."),
+            Option(
+                "bucket", value: "name", help: "The Storage bucket (gs://NAME or NAME.appspot.com)."
+            ),
+            Option(
+                "layout", value: "name|path",
+                help: "A built-in layout or a layout file (default: flatirongo)."),
+            Option("default", help: "Make it the default target."),
+        ]
+    ) { invocation in
+        guard let database = invocation.option("database") else {
+            throw invocation.usageError("missing option --database <url>")
+        }
+        guard let bucket = invocation.option("bucket") else {
+            throw invocation.usageError("missing option --bucket <name>")
+        }
+        let layout = try ExportCommand.loadLayout(
+            invocation.option("layout") ?? "flatirongo", invocation)
+        let workspace = try invocation.openWorkspace()
+        let target = try PublishCommand.mapped {
+            try PublishTargets.add(
+                PublishTarget(
+                    name: invocation.argument("name") ?? "", databaseURL: database,
+                    bucket: bucket, layout: layout.name, isDefault: invocation.flag("default")),
+                in: workspace)
+        }
+        invocation.note(
+            "added target \(target.name): layout \(target.layout) to \(target.databaseURL) "
+                + "and gs://\(target.bucket)\(target.isDefault ? " (the default)" : "")")
+        return .success
+    }
+
+    static let list = Command(
+        "list", abstract: "List the publish targets.", formats: [.text, .json]
+    ) { invocation in
+        let targets = try PublishTargets.all(in: invocation.openWorkspace())
+        if invocation.format == .json {
+            let items = targets.map { target in
+                JSONObject([
+                    "name": target.name, "database": target.databaseURL,
+                    "bucket": target.bucket, "layout": target.layout,
+                    "default": target.isDefault, "published_at": target.publishedAt,
+                ]).jsonText
+            }
+            invocation.print(
+                items.isEmpty ? "[]" : "[\n  " + items.joined(separator: ",\n  ") + "\n]")
+            return .success
+        }
+        for target in targets {
+            invocation.print(
+                "\(target.isDefault ? "*" : " ") \(target.name)  \(target.layout)  "
+                    + "\(target.databaseURL)  gs://\(target.bucket)  "
+                    + (target.publishedAt.map { "published \($0)" } ?? "never published"))
+        }
+        if targets.isEmpty {
+            invocation.note(
+                "no publish targets; add one with 'trove publish target add NAME --database "
+                    + "URL --bucket NAME'")
+        }
+        return .success
+    }
+
+    static let remove = Command(
+        "rm", abstract: "Remove a publish target and what is recorded of it.",
+        arguments: [Argument("name", help: "The target's name.")]
+    ) { invocation in
+        let name = invocation.argument("name") ?? ""
+        let workspace = try invocation.openWorkspace()
+        let next = try PublishCommand.mapped { try PublishTargets.remove(name, in: workspace) }
+        invocation.note("removed target \(name)")
+        if let next { invocation.note("\(next) is the default target now") }
+        return .success
+    }
+}

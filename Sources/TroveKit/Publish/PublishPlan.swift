@@ -1,0 +1,410 @@
+import Foundation
+import TroveSQLite
+
+/// What a publish plan holds, in counts.
+public struct PublishPlanSummary: Equatable, Sendable {
+    /// Database paths the target holds once the plan is applied.
+    public var paths = 0
+    /// Paths the plan sets (new or changed).
+    public var changed = 0
+    /// Paths the plan sets to null.
+    public var removed = 0
+    /// Database requests the update is split into.
+    public var requests = 0
+    /// Storage objects the target holds once the plan is applied.
+    public var objects = 0
+    /// Objects uploaded: new, or whose bytes the bucket does not hold yet.
+    public var uploads = 0
+    /// Objects that keep their bytes and get a new download token (held beside the old
+    /// one until the database names the new one).
+    public var retokens = 0
+    /// Objects deleted: nothing the target's tree references any more.
+    public var deletes = 0
+
+    /// What the live database held that differs from the tree, when planned against it.
+    public var drift: PublishDrift?
+
+    public init() {}
+
+    /// Whether applying it changes nothing.
+    public var isEmpty: Bool { changed + removed + uploads + retokens + deletes == 0 }
+}
+
+/// The paths and objects of a plan, for `publish --dry-run --format json`.
+public struct PublishPlanDetail: Equatable, Sendable {
+    public var set: [String] = []
+    public var removed: [String] = []
+    public var uploads: [String] = []
+    public var retokens: [String] = []
+    public var deletes: [String] = []
+
+    public init() {}
+}
+
+/// The Realtime Database limits a publish's requests stay under.
+///
+/// The REST API takes a single write of up to 256 MB and the SDKs up to 16 MB
+/// (<https://firebase.google.com/docs/database/usage/limits>); a write is also cancelled
+/// when the database estimates it takes longer than its `writeSizeLimit` target. Each
+/// request is kept to a few megabytes: far under both sizes, quick for the database to
+/// apply, and cheap to send again after a failure.
+public enum PublishLimits {
+    /// The most bytes one multi-path update request holds.
+    public static let requestBytes = 4 * 1024 * 1024
+}
+
+/// Computes a target's plan: the difference between the tree the workspace would export
+/// for the target's layout (with URLs naming its bucket) and what the target holds.
+enum PublishPlanner {
+    /// Steps run in kind order; within a kind, in the order planned.
+    enum StepKind: String, CaseIterable {
+        case upload
+        case token
+        case update
+        case delete
+        case revoke
+
+        /// The first sequence number of the kind's steps.
+        var base: Int64 {
+            Int64(Self.allCases.firstIndex(of: self) ?? 0) << 40
+        }
+    }
+
+    /// Records the plan of `target` (its steps and planned state) in the caller's write
+    /// transaction, against `held` (what the target holds; nil for its recorded state).
+    ///
+    /// - Throws: `ExportError` when the layout's export would be refused,
+    ///   `PublishError.missingFiles`, `SQLiteError`.
+    static func plan(
+        workspace: Workspace, target: PublishTarget, layout: Layout, images: String,
+        now: Date, live: LiveTree? = nil
+    ) throws -> PublishPlanSummary {
+        let database = workspace.database
+        let name = SQLiteValue.text(target.name)
+        try database.execute(
+            "DELETE FROM publish_state WHERE target = ? AND planned = 1", [name])
+        try database.execute("DELETE FROM publish_plans WHERE target = ?", [name])
+        try database.execute(
+            """
+            INSERT INTO publish_plans
+                (target, planned_at, images, paths, objects, changed, removed)
+            VALUES (?, ?, ?, 0, 0, 0, 0)
+            """, [name, .text(timestamp(now)), .text(images)])
+        let insertStep = try database.prepare(
+            "INSERT INTO publish_steps (target, seq, kind, name, token, body) VALUES (?, ?, ?, ?, ?, ?)"
+        )
+        var counters: [StepKind: Int64] = [:]
+        func addStep(_ kind: StepKind, name stepName: String?, token: String?, body: [UInt8]?)
+            throws
+        {
+            let index = counters[kind, default: 0]
+            counters[kind] = index + 1
+            try insertStep.run([
+                name, .integer(kind.base + index), .text(kind.rawValue),
+                stepName.map { .text($0) }, token.map { .text($0) }, body.map { .blob($0) },
+            ])
+        }
+        var summary = PublishPlanSummary()
+        try planObjects(
+            database: database, target: target, layout: layout, tokens: tokens(workspace),
+            summary: &summary, addStep: addStep)
+        try checkFiles(database: database, target: target.name, images: images)
+
+        // The tree, compared path by path with what the target holds; against a live
+        // database, every path is rendered and compared with it here.
+        let requests = RequestCounter()
+        let rendered = RenderedEntries()
+        var options = ExportOptions(update: live == nil, maxBytes: PublishLimits.requestBytes)
+        options.now = now
+        let render = PublishRender(
+            old: try live == nil
+                ? PublishState.paths(target: target.name, planned: false, database: database)
+                : ExportStateReader(blocks: { nil }),
+            new: ExportStateWriter(
+                store: try PublishState.store(.paths, target: target.name, database: database)),
+            bucket: target.bucket,
+            body: { body in
+                if live != nil {
+                    try rendered.collect(body)
+                } else {
+                    try addStep(.update, name: nil, token: nil, body: body)
+                    requests.count += 1
+                }
+            })
+        let export = try Exporter.runInTransaction(
+            workspace: workspace, layout: layout, options: options, publishing: render)
+        summary.paths = export.statePaths
+        summary.changed = export.changed
+        summary.removed = export.removed
+        if let live {
+            let drift = try compare(
+                rendered.entries, with: live, layout: layout, target: target.name,
+                database: database)
+            summary.drift = drift.drift
+            summary.changed = drift.drift.differ.count + drift.drift.missing.count
+            summary.removed = drift.drift.extra.count
+            var writer = RequestWriter { body in
+                try addStep(.update, name: nil, token: nil, body: body)
+                requests.count += 1
+            }
+            for (path, value) in drift.entries { try writer.add(path: path, value: value) }
+            try writer.finish()
+        }
+        summary.requests = requests.count
+        try database.execute(
+            "UPDATE publish_plans SET paths = ?, objects = ?, changed = ?, removed = ? WHERE target = ?",
+            [
+                .integer(Int64(summary.paths)), .integer(Int64(summary.objects)),
+                .integer(Int64(summary.changed)), .integer(Int64(summary.removed)), name,
+            ])
+        return summary
+    }
+
+    private final class RequestCounter {
+        var count = 0
+    }
+
+    /// Every rendered (path, value), in path order.
+    private final class RenderedEntries {
+        var entries: [(path: String, value: JSONValue)] = []
+
+        func collect(_ body: [UInt8]) throws {
+            var parser = JSONParser(body)
+            guard case .object(let members)? = try? parser.parseValue() else {
+                throw PublishError.input("a rendered update does not parse (a defect in trove)")
+            }
+            for member in members { entries.append((member.name, member.value)) }
+        }
+    }
+
+    /// The update that makes `live` hold the rendered entries at the layout's paths, and
+    /// what differed.
+    private static func compare(
+        _ entries: [(path: String, value: JSONValue)], with live: LiveTree, layout: Layout,
+        target: String, database: Database
+    ) throws -> (drift: PublishDrift, entries: [(String, JSONValue?)]) {
+        var recorded = Set<String>()
+        var state = try PublishState.paths(target: target, planned: false, database: database)
+        while !state.isAtEnd {
+            recorded.insert(String(decoding: state.path, as: UTF8.self))
+            try state.advance()
+        }
+        var drift = PublishDrift()
+        var update: [(String, JSONValue?)] = []
+        var renderedPaths = Set<String>()
+        for (path, value) in entries {
+            renderedPaths.insert(path)
+            let want = LiveTree.node(value)
+            let have = live.node(at: path)
+            guard have != want else { continue }
+            if have == nil { drift.missing.append(path) } else { drift.differ.append(path) }
+            if recorded.contains(path) { drift.publishedButChanged += 1 }
+            update.append((path, value))
+        }
+        let shapes = layout.paths.map { template in
+            template.segments.map { segment -> String? in
+                if case .literal(let text) = segment { return text }
+                return nil
+            }
+        }
+        for path in live.paths(shapedLike: shapes) where !renderedPaths.contains(path) {
+            drift.extra.append(path)
+            update.append((path, nil))
+        }
+        func ordered(_ a: String, _ b: String) -> Bool {
+            comparePaths(Array(a.utf8), Array(b.utf8)) < 0
+        }
+        drift.extra.sort(by: ordered)
+        update.sort { ordered($0.0, $1.0) }
+        return (drift, update)
+    }
+
+    static func tokens(_ workspace: Workspace) throws -> Bool {
+        try workspace.setting(Setting.storageTokens.key) != "off"
+    }
+
+    /// Merges the objects the tree references with those the target holds (both in path
+    /// order): new ones are uploaded, re-tokened ones get their token, and those nothing
+    /// references any more are deleted, unless another target in the same bucket holds
+    /// them.
+    private static func planObjects(
+        database: Database, target: PublishTarget, layout: Layout, tokens: Bool,
+        summary: inout PublishPlanSummary,
+        addStep: (StepKind, String?, String?, [UInt8]?) throws -> Void
+    ) throws {
+        var previous = try PublishState.objects(
+            target: target.name, planned: false, database: database)
+        let store = try PublishState.store(.objects, target: target.name, database: database)
+        var seq: Int64 = 0
+        var encoder = PlannedObjectEncoder { block in
+            try store(seq, block)
+            seq += 1
+        }
+        var gone: [String] = []
+        if !layout.renditionNames.isEmpty {
+            let rows = try database.prepare(
+                StoragePlan.objectsQuery(layout: layout, tokens: tokens))
+            var last: [UInt8] = []
+            var first = true
+            while let row = try rows.next() {
+                try row.withUTF8(0) { path in
+                    // A path shared by several renditions is one object.
+                    if !first && last.elementsEqual(path) { return }
+                    first = false
+                    last.removeAll(keepingCapacity: true)
+                    last.append(contentsOf: path)
+                    while !previous.isAtEnd
+                        && previous.path.withUnsafeBufferPointer({
+                            KeyOrderedTable.compare($0, path)
+                        }) < 0
+                    {
+                        gone.append(String(decoding: previous.path, as: UTF8.self))
+                        try previous.advance()
+                    }
+                    let token = row.withUTF8(1) { $0 }
+                    let name = String(decoding: path, as: UTF8.self)
+                    let tokenText = token.map { String(decoding: $0, as: UTF8.self) }
+                    if !previous.isAtEnd
+                        && previous.path.withUnsafeBufferPointer({
+                            KeyOrderedTable.compare($0, path)
+                        }) == 0
+                    {
+                        let same =
+                            switch (previous.token, token) {
+                            case (nil, nil): true
+                            case (let old?, let new?): old.elementsEqual(new)
+                            default: false
+                            }
+                        if !same {
+                            // The old URL works until the tree names the new one: the
+                            // object holds both tokens until then.
+                            let old = previous.token.map { String(decoding: $0, as: UTF8.self) }
+                            let both = [old, tokenText].compactMap { $0 }.joined(separator: ",")
+                            try addStep(.token, name, both, nil)
+                            if both != tokenText { try addStep(.revoke, name, tokenText, nil) }
+                            summary.retokens += 1
+                        }
+                        try previous.advance()
+                    } else {
+                        try addStep(.upload, name, tokenText, nil)
+                        summary.uploads += 1
+                    }
+                    try encoder.append(path: path, token: token)
+                    summary.objects += 1
+                }
+            }
+        }
+        while !previous.isAtEnd {
+            gone.append(String(decoding: previous.path, as: UTF8.self))
+            try previous.advance()
+        }
+        try encoder.finish()
+        for name in try unshared(gone, target: target, database: database) {
+            try addStep(.delete, name, nil, nil)
+            summary.deletes += 1
+        }
+    }
+
+    /// The objects of `gone` that no other target in the same bucket holds or will hold.
+    static func unshared(_ gone: [String], target: PublishTarget, database: Database)
+        throws -> [String]
+    {
+        guard !gone.isEmpty else { return [] }
+        var candidates = Set(gone)
+        let others = try database.query(
+            "SELECT name FROM publish_targets WHERE bucket = ? AND name <> ?",
+            [.text(target.bucket), .text(target.name)]
+        ) { $0.text(0) ?? "" }
+        for other in others {
+            for planned in [false, true] {
+                var reader = try PublishState.objects(
+                    target: other, planned: planned, database: database)
+                while !reader.isAtEnd && !candidates.isEmpty {
+                    candidates.remove(String(decoding: reader.path, as: UTF8.self))
+                    try reader.advance()
+                }
+            }
+        }
+        return gone.filter { candidates.contains($0) }
+    }
+
+    /// Every file the plan uploads must be in the images folder before anything is sent.
+    private static func checkFiles(database: Database, target: String, images: String) throws {
+        let names = try database.query(
+            "SELECT name FROM publish_steps WHERE target = ? AND kind = 'upload' ORDER BY seq",
+            [.text(target)]
+        ) { $0.text(0) ?? "" }
+        let missing = names.filter {
+            access((images as NSString).appendingPathComponent($0), R_OK) != 0
+        }
+        if !missing.isEmpty { throw PublishError.missingFiles(missing, folder: images) }
+    }
+
+    /// The paths and objects of the recorded plan of `target`.
+    ///
+    /// - Throws: `SQLiteError`, `PublishError.input` when a request does not parse.
+    static func detail(target: String, database: Database) throws -> PublishPlanDetail {
+        var detail = PublishPlanDetail()
+        let steps = try database.prepare(
+            "SELECT kind, name, body FROM publish_steps WHERE target = ? AND done = 0 ORDER BY seq")
+        try steps.bind([.text(target)])
+        while let row = try steps.next() {
+            switch row.text(0) ?? "" {
+            case StepKind.upload.rawValue: detail.uploads.append(row.text(1) ?? "")
+            case StepKind.token.rawValue: detail.retokens.append(row.text(1) ?? "")
+            case StepKind.delete.rawValue: detail.deletes.append(row.text(1) ?? "")
+            case StepKind.revoke.rawValue: break
+            default:
+                var parser = JSONParser(row.blob(2) ?? [])
+                guard case .object(let members)? = try? parser.parseValue() else {
+                    throw PublishError.input("a recorded database request does not parse")
+                }
+                for member in members {
+                    if member.value == .null {
+                        detail.removed.append(member.name)
+                    } else {
+                        detail.set.append(member.name)
+                    }
+                }
+            }
+        }
+        return detail
+    }
+}
+
+/// Writes (path, value-or-null) entries as multi-path update bodies, each at most
+/// `PublishLimits.requestBytes`.
+struct RequestWriter {
+    private var body: [UInt8] = []
+    private var entries = 0
+    private let emit: ([UInt8]) throws -> Void
+
+    init(emit: @escaping ([UInt8]) throws -> Void) {
+        self.emit = emit
+    }
+
+    mutating func add(path: String, value: JSONValue?) throws {
+        var entry: [UInt8] = [0x0A, 0x20, 0x20]
+        JSONText.appendString(path, to: &entry)
+        entry.append(contentsOf: ": ".utf8)
+        entry.append(contentsOf: (value?.jsonText ?? "null").utf8)
+        if entries > 0 && body.count + 1 + entry.count + 3 > PublishLimits.requestBytes {
+            try flush()
+        }
+        body.append(entries == 0 ? UInt8(ascii: "{") : UInt8(ascii: ","))
+        body.append(contentsOf: entry)
+        entries += 1
+    }
+
+    mutating func finish() throws {
+        try flush()
+    }
+
+    private mutating func flush() throws {
+        guard entries > 0 else { return }
+        body.append(contentsOf: [0x0A, UInt8(ascii: "}"), 0x0A])
+        try emit(body)
+        body.removeAll(keepingCapacity: true)
+        entries = 0
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import TroveSQLite
+
+// What a target holds, in the two compact forms exports already keep: its database paths
+// with a 64-bit hash of each value (as `export --update` compares), and its Storage
+// objects with their tokens (as the Storage plan compares), each front-coded in blocks
+// in path order. `planned` 0 is what the target holds; 1 what it holds once the publish
+// in progress completes.
+
+enum PublishState {
+    enum Kind: String {
+        case paths
+        case objects
+    }
+
+    /// The blocks of one kind of a target's state, in order.
+    ///
+    /// - Throws: `SQLiteError`.
+    static func blocks(
+        _ kind: Kind, target: String, planned: Bool, database: Database
+    ) throws -> () throws -> [UInt8]? {
+        let statement = try database.prepare(
+            """
+            SELECT data FROM publish_state WHERE target = ? AND kind = ? AND planned = ?
+            ORDER BY seq
+            """)
+        try statement.bind([.text(target), .text(kind.rawValue), .integer(planned ? 1 : 0)])
+        return {
+            guard let row = try statement.next() else { return nil }
+            return row.blob(0) ?? []
+        }
+    }
+
+    /// The database paths a target holds (or will hold), with their value hashes.
+    ///
+    /// - Throws: `SQLiteError`, `ExportError.damagedState`.
+    static func paths(target: String, planned: Bool, database: Database) throws
+        -> ExportStateReader
+    {
+        try ExportStateReader(
+            blocks: blocks(.paths, target: target, planned: planned, database: database))
+    }
+
+    /// The objects a target holds (or will hold), with their tokens.
+    ///
+    /// - Throws: `SQLiteError`, `StoragePlanError.damaged`.
+    static func objects(target: String, planned: Bool, database: Database) throws
+        -> PlannedObjectReader
+    {
+        try PlannedObjectReader(
+            blocks: blocks(.objects, target: target, planned: planned, database: database))
+    }
+
+    /// Stores blocks of one kind as the target's planned state, numbered in order.
+    ///
+    /// - Throws: `SQLiteError`.
+    static func store(_ kind: Kind, target: String, database: Database) throws
+        -> (Int64, [UInt8]) throws -> Void
+    {
+        let insert = try database.prepare(
+            "INSERT INTO publish_state (target, kind, planned, seq, data) VALUES (?, ?, 1, ?, ?)")
+        return { seq, block in
+            try insert.run([.text(target), .text(kind.rawValue), .integer(seq), .blob(block)])
+        }
+    }
+
+    /// Makes the planned state what the target holds.
+    ///
+    /// - Throws: `SQLiteError`.
+    static func promotePlanned(target: String, database: Database) throws {
+        try database.execute(
+            "DELETE FROM publish_state WHERE target = ? AND planned = 0", [.text(target)])
+        try database.execute(
+            "UPDATE publish_state SET planned = 0 WHERE target = ? AND planned = 1",
+            [.text(target)])
+    }
+
+    /// Every object in `reader`, for tests and drift reports.
+    static func allObjects(_ reader: PlannedObjectReader) throws -> [(
+        path: String, token: String?
+    )] {
+        var reader = reader
+        var objects: [(path: String, token: String?)] = []
+        while !reader.isAtEnd {
+            objects.append(
+                (
+                    String(decoding: reader.path, as: UTF8.self),
+                    reader.token.map { String(decoding: $0, as: UTF8.self) }
+                ))
+            try reader.advance()
+        }
+        return objects
+    }
+}
+
+/// A publish's render of the tree: compared with what the target holds rather than with
+/// the layout's last export, with URLs naming the target's bucket, and its multi-path
+/// update handed over in parts rather than written to a file.
+struct PublishRender {
+    var old: ExportStateReader
+    var new: ExportStateWriter
+    var bucket: String
+    /// Receives each part of the update, in order.
+    var body: ([UInt8]) throws -> Void
+}

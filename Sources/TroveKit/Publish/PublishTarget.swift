@@ -1,0 +1,227 @@
+import Foundation
+import TroveSQLite
+
+/// Where a layout's tree is published: one Realtime Database and one Storage bucket.
+public struct PublishTarget: Equatable, Sendable {
+    public var name: String
+    /// The database's root URL (`https://PROJECT-default-rtdb.firebaseio.com`), without a
+    /// trailing slash.
+    public var databaseURL: String
+    /// The bare bucket name.
+    public var bucket: String
+    /// A built-in layout's name or a layout file's absolute path.
+    public var layout: String
+    public var isDefault: Bool
+    /// When its last publish completed, or nil before the first.
+    public var publishedAt: String?
+
+    public init(
+        name: String, databaseURL: String, bucket: String, layout: String,
+        isDefault: Bool = false, publishedAt: String? = nil
+    ) {
+        self.name = name
+        self.databaseURL = databaseURL
+        self.bucket = bucket
+        self.layout = layout
+        self.isDefault = isDefault
+        self.publishedAt = publishedAt
+    }
+}
+
+/// Why a publish command cannot go on; nothing was changed unless it says so.
+public enum PublishError: Error, CustomStringConvertible, Sendable {
+    /// A bad target name, URL or bucket, an unknown target: a usage error.
+    case usage(String)
+    /// A plan file or live tree that cannot be read: an input error.
+    case input(String)
+    /// The renditions an upload needs are not in the images folder.
+    case missingFiles([String], folder: String)
+    /// A transfer failed; what was done before it is recorded and the next run resumes.
+    case transfer(String, step: String)
+    /// Another publish holds the workspace.
+    case busy(String)
+
+    public var description: String {
+        switch self {
+        case .usage(let message), .input(let message), .busy(let message): return message
+        case .missingFiles(let names, let folder):
+            let shown = names.prefix(3).map { "'\($0)'" }.joined(separator: ", ")
+            let more = names.count > 3 ? " and \(names.count - 3) more" : ""
+            return "\(names.count) object\(names.count == 1 ? "" : "s") to upload "
+                + "\(names.count == 1 ? "is" : "are") not in \(folder): \(shown)\(more) "
+                + "(run 'trove images', or give --images DIR)"
+        case .transfer(let message, let step):
+            return "\(step): \(message); what was done is recorded, and the next "
+                + "'trove publish' resumes from there"
+        }
+    }
+}
+
+/// The publish targets of a workspace.
+public enum PublishTargets {
+    /// Every target, by name.
+    ///
+    /// - Throws: `SQLiteError`.
+    public static func all(in workspace: Workspace) throws -> [PublishTarget] {
+        try workspace.database.query(
+            """
+            SELECT name, database_url, bucket, layout, is_default, published_at
+            FROM publish_targets ORDER BY name
+            """
+        ) { row in
+            PublishTarget(
+                name: row.text(0) ?? "", databaseURL: row.text(1) ?? "",
+                bucket: row.text(2) ?? "", layout: row.text(3) ?? "",
+                isDefault: row.int64(4) == 1, publishedAt: row.text(5))
+        }
+    }
+
+    /// The target named `name`, or the default one when `name` is nil.
+    ///
+    /// - Throws: `PublishError.usage` when there is no such target, `SQLiteError`.
+    public static func find(_ name: String?, in workspace: Workspace) throws -> PublishTarget {
+        let targets = try all(in: workspace)
+        if let name {
+            guard let target = targets.first(where: { $0.name == name }) else {
+                let known = targets.map(\.name)
+                throw PublishError.usage(
+                    "no publish target '\(name)'"
+                        + (known.isEmpty
+                            ? "; add one with 'trove publish target add'"
+                            : " (targets: \(known.joined(separator: ", ")))"))
+            }
+            return target
+        }
+        guard let target = targets.first(where: \.isDefault) ?? targets.first else {
+            throw PublishError.usage(
+                "no publish target yet; add one with 'trove publish target add NAME "
+                    + "--database URL --bucket NAME --layout LAYOUT'")
+        }
+        return target
+    }
+
+    /// Checks and normalises a target's fields.
+    ///
+    /// - Throws: `PublishError.usage` naming the field.
+    public static func checked(_ target: PublishTarget) throws -> PublishTarget {
+        var target = target
+        let nameBytes = Array(target.name.utf8)
+        let allowed = nameBytes.allSatisfy {
+            (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0)
+                || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ".")
+        }
+        guard (1...64).contains(nameBytes.count), allowed, nameBytes.first != UInt8(ascii: "-")
+        else {
+            throw PublishError.usage(
+                "target name '\(target.name)': use 1 to 64 letters, digits, '.', '-' or '_'")
+        }
+        let text = target.databaseURL.trimmingCharacters(in: .whitespaces)
+        guard var url = URLComponents(string: text),
+            url.scheme == "https" || url.scheme == "http", let host = url.host, !host.isEmpty,
+            url.fragment == nil, (url.queryItems ?? []).allSatisfy({ $0.name == "ns" })
+        else {
+            throw PublishError.usage(
+                "--database \(target.databaseURL): give the database's root URL, e.g. "
+                    + "https://PROJECT-default-rtdb.firebaseio.com (an emulator's with ?ns=NAME)")
+        }
+        var path = url.percentEncodedPath
+        while path.hasSuffix("/") { path.removeLast() }
+        if path.hasSuffix(".json") {
+            throw PublishError.usage(
+                "--database \(target.databaseURL): give the database's root URL, without .json")
+        }
+        url.percentEncodedPath = path
+        if url.queryItems?.isEmpty == true { url.query = nil }
+        let normalized = url.string ?? text
+        target.databaseURL = normalized
+        guard let bucket = StorageBucket.normalize(target.bucket) else {
+            throw PublishError.usage(
+                "--bucket \(target.bucket): not a bucket name; give "
+                    + StorageBucket.acceptedForms)
+        }
+        target.bucket = bucket
+        return target
+    }
+
+    /// Adds `target` (checked first), the default one when asked or when it is the first.
+    ///
+    /// - Throws: `PublishError.usage` when the name is taken or a field is bad,
+    ///   `SQLiteError`.
+    public static func add(_ target: PublishTarget, in workspace: Workspace, now: Date = Date())
+        throws -> PublishTarget
+    {
+        var target = try checked(target)
+        return try workspace.write {
+            let database = workspace.database
+            if try database.scalar(
+                "SELECT 1 FROM publish_targets WHERE name = ?", [.text(target.name)]) != nil
+            {
+                throw PublishError.usage(
+                    "a publish target named '\(target.name)' exists; remove it first with "
+                        + "'trove publish target rm \(target.name)'")
+            }
+            let count = try database.scalar("SELECT count(*) FROM publish_targets")?.int64 ?? 0
+            target.isDefault = target.isDefault || count == 0
+            if target.isDefault {
+                try database.execute("UPDATE publish_targets SET is_default = 0")
+            }
+            try database.execute(
+                """
+                INSERT INTO publish_targets
+                    (name, database_url, bucket, layout, is_default, added_at)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """,
+                [
+                    .text(target.name), .text(target.databaseURL), .text(target.bucket),
+                    .text(target.layout), .integer(target.isDefault ? 1 : 0),
+                    .text(timestamp(now)),
+                ])
+            return target
+        }
+    }
+
+    /// Removes a target and everything recorded of it; the earliest added of the others
+    /// becomes the default when it was. Returns the new default's name, if it changed.
+    ///
+    /// - Throws: `PublishError.usage` for an unknown target, `SQLiteError`.
+    @discardableResult
+    public static func remove(_ name: String, in workspace: Workspace) throws -> String? {
+        try workspace.write {
+            let database = workspace.database
+            let target = try find(name, in: workspace)
+            try database.execute("DELETE FROM publish_targets WHERE name = ?", [.text(name)])
+            guard target.isDefault else { return nil }
+            let next = try database.scalar(
+                "SELECT name FROM publish_targets ORDER BY added_at, name LIMIT 1")?.string
+            if let next {
+                try database.execute(
+                    "UPDATE publish_targets SET is_default = 1 WHERE name = ?", [.text(next)])
+            }
+            return next
+        }
+    }
+}
+
+/// What `trove status` says of a target: read from the records alone, without
+/// rendering the tree, so it costs milliseconds at any size.
+public struct PublishTargetStatus: Equatable, Sendable {
+    public var target: PublishTarget
+    /// The steps left of an interrupted publish, if one is.
+    public var interrupted: PublishPlanSummary?
+
+    /// Every target's status.
+    ///
+    /// - Throws: `SQLiteError`.
+    public static func all(in workspace: Workspace) throws -> [PublishTargetStatus] {
+        try PublishTargets.all(in: workspace).map { target in
+            PublishTargetStatus(
+                target: target,
+                interrupted: try Publisher.pendingSummary(target: target.name, in: workspace))
+        }
+    }
+
+    /// The command that publishes this target, as it runs.
+    public var command: String {
+        target.isDefault ? "trove publish" : "trove publish --target \(target.name)"
+    }
+}
