@@ -16,6 +16,11 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"]), .brew(["libmicrohttpd"])]
+        ),
         .target(
             name: "CTroveImaging",
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16")]
@@ -23,7 +28,7 @@ let package = Package(
         .target(name: "TroveSQLite", dependencies: ["CSQLite"]),
         .target(name: "TroveImaging", dependencies: ["CTroveImaging"]),
         .target(
-            name: "TroveKit", dependencies: ["TroveSQLite", "TroveImaging"],
+            name: "TroveKit", dependencies: ["TroveSQLite", "TroveImaging", "CMicroHTTPD"],
             plugins: ["EmbedTemplates"]),
         .target(name: "TroveCLI", dependencies: ["TroveKit"]),
         .executableTarget(name: "trove", dependencies: ["TroveCLI"]),
