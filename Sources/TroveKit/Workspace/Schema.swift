@@ -14,6 +14,7 @@ enum Schema {
         .init("008-storage-token-triggers-under-upsert", sql: storageTokenTriggersUnderUpsert),
         .init("009-storage-plan-blocks-and-rendition-paths", apply: storagePlanBlocks),
         .init("011-post-versions-signed-sheets-withdrawn", apply: moderation),
+        .init("015-moderators-sessions-claims", sql: serve),
     ])
 
     static let treasures = """
