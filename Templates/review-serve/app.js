@@ -101,7 +101,8 @@ function renderList() {
 async function openNext(from) {
   for (let index = from + 1; index < state.posts.length; index++) {
     const post = state.posts[index];
-    if (!post.decided && !takenBy(post)) { await open(index); return; }
+    // A post someone else claimed since the last poll is skipped too.
+    if (!post.decided && !takenBy(post) && await open(index, true)) return;
   }
   state.index = -1;
   state.current = null;
@@ -110,9 +111,10 @@ async function openNext(from) {
   document.body.dataset.ready = 'true';
 }
 
-async function open(index) {
+// Opens (and claims) a post; when `onlyFree`, a post someone else holds is left alone.
+async function open(index, onlyFree) {
   const post = state.posts[index];
-  if (!post) return;
+  if (!post) return false;
   if (state.current && state.current.id !== post.id) {
     await api('/api/release', { id: state.current.id });
   }
@@ -122,11 +124,12 @@ async function open(index) {
   const claim = await api('/api/claim', { id: post.id });
   if (claim.status === 409) {
     state.claims.set(post.id, claim.data.by);
+    if (onlyFree) { renderList(); return false; }
   } else if (claim.status === 200) {
     state.claims.set(post.id, state.me.moderator);
   }
   const { status, data } = await api('/api/post?id=' + encodeURIComponent(post.id));
-  if (status !== 200) { say(data.message || 'the post could not be read', 'error'); return; }
+  if (status !== 200) { say(data.message || 'the post could not be read', 'error'); return false; }
   state.current = data;
   Object.assign(post, { version: data.version, status: data.status });
   renderList();
@@ -134,6 +137,7 @@ async function open(index) {
   const item = $('list').children[index];
   if (item) item.scrollIntoView({ block: 'nearest' });
   document.body.dataset.ready = 'true';
+  return true;
 }
 
 function photoSize() {
@@ -405,6 +409,11 @@ document.addEventListener('keydown', async (event) => {
     return;
   }
   if (key === 'Escape') { closeOverlays(); return; }
+  if (key === 'Enter' && target && target.tagName === 'BUTTON') {
+    event.preventDefault();
+    target.click();
+    return;
+  }
   if (state.mode === 'panel' && key !== '?') return;
   const actions = {
     a: () => decide('approve'), r: () => showReasons(), f: () => decide('flag'), s: () => skip(),
