@@ -15,8 +15,11 @@ extension ReviewCommand {
             stays in the queue). Opening a post claims it for review.claim-minutes
             (default 5): the others' queues skip it until it is decided, skipped or the
             time is up. Decisions and claims of others show within 2 seconds. Keys as in
-            the terminal queue: a approve, r reject then 1-8, f flag, s skip, u undo,
-            / search, ? help. The server listens on loopback unless --listen names
+            the terminal queue: a approve, r reject then 1-8, f flag, s skip, u undo
+            your last decisions (while nobody decided the post since), and n a note for
+            the next decision, j/k next/previous, p the user's panel (their posts, the
+            decisions on them, a confirmed reject of all their pending posts), / search
+            by id or text, ? help. The server listens on loopback unless --listen names
             another address (anyone holding a sign-in link can then moderate); it answers
             only requests whose Host is its address or a --name. A request must arrive
             whole within 10 seconds; bodies are limited to 64 KiB; at most 256

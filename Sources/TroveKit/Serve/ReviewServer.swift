@@ -265,10 +265,17 @@ public final class ReviewServer: @unchecked Sendable {
         var page = filter
         var pageValues = values
         if let after = query["after"], let cut = after.firstIndex(of: "\u{1F}") {
-            page += (filter.isEmpty ? " WHERE " : " AND ") + "(coalesce(date, ''), id) > (?, ?)"
-            pageValues += [
-                .text(String(after[..<cut])), .text(String(after[after.index(after: cut)...])),
-            ]
+            // After (date, id) in review order, where a missing date comes first.
+            let date = String(after[..<cut])
+            let id = String(after[after.index(after: cut)...])
+            page += filter.isEmpty ? " WHERE " : " AND "
+            if date.isEmpty {
+                page += "((date IS NULL AND id > ?) OR date IS NOT NULL)"
+                pageValues.append(.text(id))
+            } else {
+                page += "(date > ? OR (date = ? AND id > ?))"
+                pageValues += [.text(date), .text(date), .text(id)]
+            }
         }
         let limit = min(500, max(1, Int(query["limit"] ?? "") ?? 100))
         let (rows, total, claims) = try locked {
@@ -277,7 +284,7 @@ public final class ReviewServer: @unchecked Sendable {
                     """
                     SELECT id, user, lat, lon, date, description, status, signal_names,
                            \(PostVersion.sql) FROM posts\(page)
-                    ORDER BY coalesce(date, ''), id LIMIT \(limit)
+                    ORDER BY date, id LIMIT \(limit)
                     """, pageValues
                 ) { row in
                     (PostQuery.summary(row), row.text(8) ?? "")
