@@ -269,6 +269,40 @@ import TroveSQLite
         #expect(signIn.header("content-security-policy")?.contains("script-src 'self'") == true)
     }
 
+    @Test func tilesWidenOnlyTheImagePolicyAndNamesAreAcceptedHosts() throws {
+        sandbox.run("config", "set", "review.area", "40.70,-74.02,40.72,-74.00")
+        let server = try ServedQueue(
+            sandbox,
+            arguments: [
+                "--tiles", "https://tile.openstreetmap.org/{z}/{x}/{y}.png", "--name",
+                "review.example",
+            ])
+        #expect(!server.startup.contains("not loopback"))
+        let alice = try server.signIn(server.addModerator("alice"))
+        let page = try server.request("GET", "/", headers: ["Cookie": alice.cookie])
+        #expect(page.status == 200 && page.body.contains("<script src=\"/app.js\""))
+        let policy = page.header("content-security-policy") ?? ""
+        #expect(policy.contains("img-src 'self' https://tile.openstreetmap.org;"))
+        #expect(policy.contains("script-src 'self';") && policy.contains("default-src 'none'"))
+        let named = try server.request(
+            "GET", "/api/me", host: "review.example:\(server.port)",
+            headers: ["Cookie": alice.cookie])
+        #expect(named.status == 200)
+        // The map: the post, the review area's outline, the basemap's tiles.
+        let map = try alice.get("/api/map.svg?id=p1")
+        #expect(map.status == 200 && map.header("content-type") == "image/svg+xml")
+        #expect(
+            map.body.contains("class=\"review-area\"") && map.body.contains("class=\"claimed\""))
+        #expect(map.body.contains("https://tile.openstreetmap.org/"))
+    }
+
+    @Test func anotherAddressWarnsThatLinkHoldersCanModerate() throws {
+        let server = try ServedQueue(sandbox, listen: "0.0.0.0:0")
+        #expect(server.startup.contains("not loopback: anyone who holds a sign-in link"))
+        let stopped = server.stop()
+        #expect(stopped.status == 0)
+    }
+
     @Test func slowAndIdleConnectionsAreClosedWithinTheTimeout() throws {
         let server = try ServedQueue(sandbox)
         let before = try snapshot()

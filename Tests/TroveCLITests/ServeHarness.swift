@@ -14,30 +14,35 @@ final class ServedQueue {
     private let errors: Pipe
 
     /// Starts the server on the sandbox's workspace.
-    init(_ sandbox: Sandbox, arguments: [String] = []) throws {
+    /// What the server printed as it started.
+    let startup: String
+
+    init(_ sandbox: Sandbox, listen: String = "127.0.0.1:0", arguments: [String] = []) throws {
         try BuiltBinary.require()
         self.sandbox = sandbox
         process = Process()
         process.executableURL = URL(fileURLWithPath: BuiltBinary.path)
         process.arguments =
-            ["-w", sandbox.workspace, "review", "serve", "--listen", "127.0.0.1:0"] + arguments
+            ["-w", sandbox.workspace, "review", "serve", "--listen", listen] + arguments
         process.currentDirectoryURL = sandbox.folder
         process.standardOutput = FileHandle.nullDevice
         errors = Pipe()
         process.standardError = errors
         try process.run()
-        // The first line names the address.
+        // The 'serving' line names the address.
         var text = ""
         let handle = errors.fileHandleForReading
-        while !text.contains("\n") {
+        while !text.contains("(Ctrl-C stops)") {
             let chunk = handle.availableData
             if chunk.isEmpty { break }
             text += String(decoding: chunk, as: UTF8.self)
         }
-        guard let range = text.range(of: "http://127.0.0.1:"),
-            let port = Int(text[range.upperBound...].prefix { $0.isNumber })
+        guard let range = text.range(of: "on http://"),
+            let colon = text[range.upperBound...].firstIndex(of: ":"),
+            let port = Int(text[text.index(after: colon)...].prefix { $0.isNumber })
         else { throw BrowserSession.Failure(description: "the server did not start: \(text)") }
         self.port = port
+        startup = text
     }
 
     deinit {

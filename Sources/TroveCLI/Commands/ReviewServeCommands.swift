@@ -166,6 +166,14 @@ extension ReviewCommand {
         let shown = host.contains(":") ? "[\(host)]" : host
         var hosts: Set<String> = ["\(shown):\(bound)".lowercased()]
         if loopback { hosts.insert("localhost:\(bound)") }
+        if host == "0.0.0.0" || host == "::" {
+            // Every address of this machine: it answers to its own name too.
+            var name = [CChar](repeating: 0, count: 256)
+            if gethostname(&name, name.count) == 0 {
+                let text = String(cString: name).lowercased()
+                if !text.isEmpty { hosts.insert("\(text):\(bound)") }
+            }
+        }
         for name in invocation.options("name") {
             hosts.insert(name.lowercased())
             hosts.insert("\(name.lowercased()):\(bound)")
@@ -175,7 +183,8 @@ extension ReviewCommand {
         if !loopback {
             invocation.warn(
                 "listening on \(listen), not loopback: anyone who holds a sign-in link and can "
-                    + "reach this address can moderate")
+                    + "reach this address can moderate; it answers to Host "
+                    + hosts.sorted().joined(separator: ", ") + " (add names with --name)")
         }
         invocation.note("serving the review queue on http://\(shown):\(bound)/ (Ctrl-C stops)")
         invocation.context.standardError.flush()
