@@ -257,6 +257,15 @@ import Testing
             "const b = document.getElementById('f-area'); b.value = ''; "
                 + "b.dispatchEvent(new Event('change'))")
         #expect(try wait(browser, card("p0")))
+        // A signal names another post: its card opens from its thumbnail, by keyboard.
+        #expect(try wait(browser, "document.querySelector('[data-related=\"p2\"] img')"))
+        try browser.evaluate("document.querySelector('[data-related=\"p2\"]').focus()")
+        try press(browser, "Enter")
+        #expect(try wait(browser, card("p2")))
+        try browser.press("k")
+        #expect(try wait(browser, card("p1")))
+        try browser.press("k")
+        #expect(try wait(browser, card("p0")))
         for width in [1280, 800] {
             try browser.send(
                 "Emulation.setDeviceMetricsOverride",

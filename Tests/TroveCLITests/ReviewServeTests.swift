@@ -141,6 +141,24 @@ import TroveSQLite
         #expect(rejected.status == 200)
         #expect(
             sandbox.run("review", "log").stdout.contains("pending → rejected  (spam)  link farm"))
+        // review.claim-minutes is read as claims are made, also while the server runs.
+        #expect(sandbox.run("config", "set", "review.claim-minutes", "0").status != 0)
+        #expect(sandbox.run("config", "set", "review.claim-minutes", "2").status == 0)
+        #expect(try alice.post("/api/claim", ["id": "p3"]).status == 200)
+        let until =
+            try Database(path: sandbox.workspace, mode: .readOnly).scalar(
+                "SELECT until - (julianday('now') - 2440587.5) * 86400 FROM post_claims WHERE post_id = 'p3'"
+            )?
+            .double ?? 0
+        #expect(until > 100 && until <= 120, "claimed for \(until) s")
+        #expect(try bob.post("/api/claim", ["id": "p3"]).status == 409)
+        // A skip releases the claim; so does its time running out.
+        #expect(try alice.post("/api/release", ["id": "p3"]).status == 200)
+        #expect(try bob.post("/api/claim", ["id": "p3"]).status == 200)
+        #expect(try alice.post("/api/claim", ["id": "p3"]).status == 409)
+        let database = try Database(path: sandbox.workspace)
+        try database.execute("UPDATE post_claims SET until = 0 WHERE post_id = 'p3'")
+        #expect(try alice.post("/api/claim", ["id": "p3"]).status == 200)
         // Removing Bob while the server runs signs him out at once.
         sandbox.run("review", "moderators", "rm", "bob")
         #expect(try bob.get("/api/queue").status == 401)
