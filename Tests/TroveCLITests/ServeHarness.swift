@@ -55,9 +55,10 @@ final class ServedQueue {
     var host: String { "127.0.0.1:\(port)" }
     var base: String { "http://\(host)" }
 
-    /// Stops the server with SIGTERM; its exit status and what it printed after.
-    func stop() -> (status: Int32, stderr: String) {
-        process.terminate()
+    /// Stops the server with SIGTERM (or Ctrl-C's SIGINT); its exit status and what it
+    /// printed after.
+    func stop(interrupt: Bool = false) -> (status: Int32, stderr: String) {
+        if interrupt { process.interrupt() } else { process.terminate() }
         let rest = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: rest, as: UTF8.self))

@@ -168,9 +168,9 @@ extension ReviewCommand {
         if loopback { hosts.insert("localhost:\(bound)") }
         if host == "0.0.0.0" || host == "::" {
             // Every address of this machine: it answers to its own name too.
-            var name = [CChar](repeating: 0, count: 256)
-            if gethostname(&name, name.count) == 0 {
-                let text = String(cString: name).lowercased()
+            var name = [UInt8](repeating: 0, count: 256)
+            if gethostname(&name, name.count - 1) == 0 {
+                let text = String(decoding: name.prefix { $0 != 0 }, as: UTF8.self).lowercased()
                 if !text.isEmpty { hosts.insert("\(text):\(bound)") }
             }
         }

@@ -132,7 +132,7 @@ public struct ModeratorAccess {
     /// - Throws: `WorkspaceError`, `SQLiteError`.
     public func signOut(session: String) throws {
         let database = workspace.database
-        try workspace.write {
+        _ = try workspace.write {
             try database.execute(
                 "DELETE FROM moderator_sessions WHERE id_hash = ?", [.text(Self.hash(session))])
         }
@@ -205,7 +205,7 @@ public struct PostClaims {
     /// - Throws: `WorkspaceError`, `SQLiteError`.
     public func release(_ id: String, by moderator: String) throws {
         let database = workspace.database
-        try workspace.write {
+        _ = try workspace.write {
             try database.execute(
                 "DELETE FROM post_claims WHERE post_id = ? AND moderator = ?",
                 [.text(id), .text(moderator)])
