@@ -98,8 +98,22 @@ function renderList() {
   });
 }
 
+// The next page of the queue after the last post listed; false when there is none.
+async function loadMore() {
+  if (!state.next) return false;
+  const params = filters();
+  params.set('after', state.next);
+  const { status, data } = await api('/api/queue?' + params.toString());
+  if (status !== 200) return false;
+  const known = new Set(state.posts.map((p) => p.id));
+  state.posts.push(...data.posts.filter((p) => !known.has(p.id)));
+  state.next = data.next;
+  return data.posts.length > 0;
+}
+
 async function openNext(from) {
-  for (let index = from + 1; index < state.posts.length; index++) {
+  for (let index = from + 1; ; index++) {
+    if (index >= state.posts.length && !(await loadMore())) break;
     const post = state.posts[index];
     // A post someone else claimed since the last poll is skipped too.
     if (!post.decided && !takenBy(post) && await open(index, true)) return;

@@ -91,6 +91,15 @@ import TroveSQLite
             (queue.json["posts"] as? [[String: Any]])?.map { $0["id"] as? String } == [
                 "p1", "p2", "p3",
             ])
+        // Pages follow one another in review order.
+        let firstPage = try alice.get("/api/queue?limit=2")
+        #expect((firstPage.json["posts"] as? [[String: Any]])?.count == 2)
+        let next = try #require(firstPage.json["next"] as? String)
+        let rest = try alice.get(
+            "/api/queue?limit=2&after="
+                + (next.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""))
+        #expect((rest.json["posts"] as? [[String: Any]])?.map { $0["id"] as? String } == ["p3"])
+        #expect(rest.json["next"] is NSNull)
         // Alice opens p1: Bob sees it taken and cannot decide it.
         #expect(try alice.post("/api/claim", ["id": "p1"]).status == 200)
         let taken = try bob.post("/api/claim", ["id": "p1"])
