@@ -4,7 +4,7 @@
 
 const state = {
   me: null, posts: [], index: -1, current: null, seq: 0, undo: [], mode: null,
-  confirm: false, refused: false, claims: new Map(), next: null,
+  confirm: false, refused: false, claims: new Map(), next: null, busy: 0,
 };
 
 const $ = (id) => document.getElementById(id);
@@ -25,6 +25,12 @@ function el(tag, props, children) {
 }
 
 async function api(path, body) {
+  // Writes in flight: a poll does not renew a claim a decision is ending.
+  if (body !== undefined) state.busy += 1;
+  try { return await request(path, body); } finally { if (body !== undefined) state.busy -= 1; }
+}
+
+async function request(path, body) {
   const options = { credentials: 'same-origin', headers: {} };
   if (body !== undefined) {
     options.method = 'POST';
@@ -369,6 +375,7 @@ async function userPanel(user) {
 
 async function poll() {
   try {
+    const shown = state.current;
     const { status, data } = await api('/api/changes?since=' + state.seq);
     $('live').classList.toggle('down', status !== 200);
     if (status !== 200) return;
@@ -379,6 +386,16 @@ async function poll() {
       if (claims.get(id) !== state.claims.get(id)) changed = true;
     }
     state.claims = claims;
+    // The post on screen stays claimed while it is open: a claim that ran out is renewed.
+    if (state.current && state.current === shown && !state.busy && !claims.has(shown.id) &&
+        !data.decisions.some((d) => d.id === shown.id)) {
+      const again = await api('/api/claim', { id: state.current.id });
+      if (again.status === 200) state.claims.set(state.current.id, state.me.moderator);
+      else if (again.status === 409) {
+        state.claims.set(state.current.id, again.data.by);
+        say(state.current.id + ' is taken by ' + again.data.by + ' now', 'error');
+      }
+    }
     for (const decision of data.decisions) {
       const post = state.posts.find((p) => p.id === decision.id);
       if (!post) continue;

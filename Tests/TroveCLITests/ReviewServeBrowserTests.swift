@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TroveSQLite
 
 /// The served queue in headless Chromium: two moderators signed in at once, each in a
 /// browser context of their own, working with the keyboard only.
@@ -117,6 +118,18 @@ import Testing
         // Alice has p0 open: Bob's queue skips it and shows it taken.
         #expect(try wait(browser, card("p1"), "bob skips alice's claim"))
         #expect(try wait(browser, "\(listItem("p0")).classList.contains('taken')"))
+        // A claim that runs out while the post is on screen is renewed by the page.
+        let database = try Database(path: sandbox.workspace)
+        try database.execute("UPDATE post_claims SET until = 0 WHERE post_id = 'p0'")
+        var renewed = false
+        for _ in 0..<40 where !renewed {
+            Thread.sleep(forTimeInterval: 0.1)
+            renewed =
+                try database.scalar(
+                    "SELECT until > (julianday('now') - 2440587.5) * 86400 FROM post_claims "
+                        + "WHERE post_id = 'p0' AND moderator = 'alice'")?.int64 == 1
+        }
+        #expect(renewed, "alice's page did not renew her claim on p0")
         // Alice approves p0 and moves on past Bob's claim; Bob sees the decision.
         browser.use(alice)
         try browser.press("a")
