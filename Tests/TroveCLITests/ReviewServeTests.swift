@@ -15,7 +15,8 @@ import TroveSQLite
     init() throws {
         sandbox = try Sandbox()
         sandbox.run("init")
-        try sandbox.write("photos/a.jpg", PostPhotos.jpeg(width: 640, height: 480, seed: 1))
+        try sandbox.write(
+            "photos/a.jpg", PostPhotos.jpeg(width: 640, height: 480, seed: 1, gps: (40.71, -74.0)))
         try sandbox.write("photos/b.jpg", PostPhotos.jpeg(width: 300, height: 500, seed: 2))
         try sandbox.write("posts.csv", Self.posts(text: "a bottle"))
         sandbox.run("import", "posts", "posts.csv", "--photos", "photos")
@@ -273,9 +274,16 @@ import TroveSQLite
             let response = try alice.get("/api/photo?id=\(escaped)&size=160")
             #expect(response.status == 404, "\(id)")
         }
-        // A photo by post id is served, re-encoded.
-        let photo = try alice.get("/api/photo?id=p1&size=160")
-        #expect(photo.status == 200 && photo.header("content-type") == "image/jpeg")
+        // A photo by post id is served, re-encoded: its EXIF (a GPS position) stays behind.
+        let original = try Data(contentsOf: URL(fileURLWithPath: sandbox.path("photos/a.jpg")))
+        #expect(original.range(of: Data("Exif".utf8)) != nil)
+        for size in [160, 1600] {
+            let photo = try alice.get("/api/photo?id=p1&size=\(size)")
+            #expect(photo.status == 200 && photo.header("content-type") == "image/jpeg")
+            #expect(photo.body.hasPrefix("\u{FFFD}") && !photo.body.contains("Exif"))
+        }
+        #expect(try alice.get("/api/photo?id=p1&size=161").status == 400)
+        #expect(try alice.get("/api/photo?id=p3&size=160").status == 404)
         // A sign-in token of another workspace, and a made-up one.
         let other = try Sandbox()
         other.run("init")
