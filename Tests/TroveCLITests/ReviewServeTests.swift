@@ -178,6 +178,29 @@ import TroveSQLite
         #expect(sandbox.run("review", "log").stdout.contains("link farm"))
     }
 
+    @Test func approvingAPostWhosePhotoCouldNotBeReadNeedsAConfirmation() throws {
+        try sandbox.write(
+            "photos/bad.jpg", Data([0xFF, 0xD8, 0xFF, 0xE0] + Array(repeating: 7, count: 64)))
+        try sandbox.write(
+            "bad.csv",
+            "id,user,lat,lon,description,date,photo\nq1,u9,40.7,-74.0,x,2022-03-01,bad.jpg\n")
+        sandbox.run("import", "posts", "bad.csv", "--photos", "photos")
+        #expect(sandbox.run("review", "list", "--signal", "photo-unreadable").stdout.contains("q1"))
+        let server = try ServedQueue(sandbox)
+        let alice = try server.signIn(server.addModerator("alice"))
+        let decide: [String: Any] = [
+            "id": "q1", "version": try version("q1"), "seen": "pending", "action": "approve",
+        ]
+        for _ in 0..<2 {
+            let asked = try alice.post("/api/decide", decide)
+            #expect(asked.status == 409 && asked.json["error"] as? String == "confirm")
+        }
+        #expect(sandbox.run("review", "list").stdout.contains("q1"))
+        var confirmed = decide
+        confirmed["confirmed"] = true
+        #expect(try alice.post("/api/decide", confirmed).json["status"] as? String == "approved")
+    }
+
     @Test func bulkRejectTakesOnlyThatUsersPendingPostsAsShown() throws {
         let server = try ServedQueue(sandbox)
         let alice = try server.signIn(server.addModerator("alice"))
