@@ -276,6 +276,14 @@ import TroveSQLite
                     "Content-Type": "application/json",
                 ], body: big
             ).status == 413)
+        // Oversized headers and request lines.
+        #expect(
+            try server.request(
+                "GET", "/api/me",
+                headers: ["Cookie": alice.cookie, "X-Big": String(repeating: "a", count: 100_000)]
+            ).status == 431)
+        #expect(
+            try server.request("GET", "/" + String(repeating: "a", count: 100_000)).status == 414)
         // '../' in every route, encoded or not, and photos by path.
         let routes = [
             "/", "/app.js", "/app.css", "/signin", "/api/me", "/api/queue", "/api/post",

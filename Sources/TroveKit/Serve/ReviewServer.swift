@@ -17,7 +17,8 @@ import TroveSQLite
 ///
 /// Statuses: 400 malformed, 401 no session, 403 wrong CSRF token or sign-in token,
 /// 404 no such route or post, 409 refused decision (stale, taken, decided), 413 body too
-/// large, 415 not JSON, 421 wrong Host.
+/// large, 415 not JSON, 421 wrong Host; libmicrohttpd answers 431 and 414 to headers and
+/// request lines over the connection's 64 KiB.
 public final class ReviewServer: @unchecked Sendable {
     /// What the server is told at start.
     public struct Configuration: Sendable {
