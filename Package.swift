@@ -21,6 +21,11 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]
         ),
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"]), .brew(["libmicrohttpd"])]
+        ),
         .target(
             name: "CTroveImaging",
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16")]
@@ -30,7 +35,8 @@ let package = Package(
         // HTTP over libcurl's multi interface; knows nothing of trove.
         .target(name: "TroveHTTP", dependencies: ["CCurl"]),
         .target(
-            name: "TroveKit", dependencies: ["TroveSQLite", "TroveImaging", "TroveHTTP"],
+            name: "TroveKit",
+            dependencies: ["TroveSQLite", "TroveImaging", "TroveHTTP", "CMicroHTTPD"],
             plugins: ["EmbedTemplates"]),
         .target(name: "TroveCLI", dependencies: ["TroveKit"]),
         .executableTarget(name: "trove", dependencies: ["TroveCLI"]),

@@ -187,6 +187,29 @@ final class BrowserSession {
         try navigate(URL(fileURLWithPath: file).absoluteString)
     }
 
+    /// Opens `url` in a browser context of its own (its own cookies: another user) and
+    /// attaches to it; returns the page's session, for `use`.
+    func openIsolated(_ url: String) throws -> String {
+        let context = try send("Target.createBrowserContext", page: false)
+        let target = try send(
+            "Target.createTarget",
+            ["url": "about:blank", "browserContextId": context["browserContextId"] ?? ""],
+            page: false)
+        let attached = try send(
+            "Target.attachToTarget", ["targetId": target["targetId"] ?? "", "flatten": true],
+            page: false)
+        sessionID = attached["sessionId"] as? String
+        try send("Page.enable")
+        try send("Network.enable")
+        try navigate(url)
+        return sessionID ?? ""
+    }
+
+    /// Sends the next commands to the page of `session` (from `openIsolated`).
+    func use(_ session: String) {
+        sessionID = session
+    }
+
     func navigate(_ url: String) throws {
         let mark = events.count
         try send("Page.navigate", ["url": url])

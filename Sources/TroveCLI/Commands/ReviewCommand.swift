@@ -27,7 +27,9 @@ enum ReviewCommand {
             from stdin (-).
             """,
         options: [asOption, statusOption],
-        subcommands: [list, show, approve, reject, flag, reopen, scan, sheet, apply, log],
+        subcommands: [
+            list, show, approve, reject, flag, reopen, scan, sheet, apply, log, serve, moderators,
+        ],
         run: ReviewInteractive.run)
 
     // MARK: - Shared options

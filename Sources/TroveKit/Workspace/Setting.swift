@@ -59,6 +59,16 @@ public struct Setting: Sendable {
         key: "review.area", summary: "minLat,minLon,maxLat,maxLon posts are expected in"
     ) { GeoBounds(parsing: $0) == nil ? "expected minLat,minLon,maxLat,maxLon" : nil }
 
+    public static let reviewClaimMinutes = Setting(
+        key: "review.claim-minutes",
+        summary: "minutes a post opened in 'review serve' stays claimed (default 5)"
+    ) {
+        guard let value = Double($0), value.isFinite, value > 0, value <= 1440 else {
+            return "expected a number of minutes above 0, at most 1440"
+        }
+        return nil
+    }
+
     public static let treasureRenditions = Setting(
         key: "renditions.treasures",
         summary: "treasure renditions, e.g. full=1024x1024,thumb=256x256,pin=100x100:cover"
@@ -77,7 +87,7 @@ public struct Setting: Sendable {
     public static let all: [Setting] = [
         storageBucket, storageURLTemplate, storageTokens, geohashPrecision, gameBounds,
         reviewBlockedWords,
-        reviewArea, treasureRenditions, postRenditions,
+        reviewArea, reviewClaimMinutes, treasureRenditions, postRenditions,
     ]
 
     /// The setting named `key`, or nil.

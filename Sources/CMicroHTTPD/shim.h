@@ -1,0 +1,41 @@
+#include <stdint.h>
+#include <sys/socket.h>
+#include <microhttpd.h>
+
+/* MHD_start_daemon, MHD_get_daemon_info and MHD_get_connection_info are variadic,
+   which Swift cannot call: these wrap the one use trove has of each. */
+
+/* Starts a daemon on `address` with a pool of `threads` polling threads (epoll or poll,
+   whichever the system has), the limits given and the callbacks of trove's server. */
+static inline struct MHD_Daemon *trove_mhd_start(
+    const struct sockaddr *address, unsigned int threads, unsigned int connection_limit,
+    unsigned int per_ip_limit, unsigned int idle_timeout_seconds, size_t memory_limit,
+    MHD_AccessHandlerCallback handler, void *handler_context,
+    MHD_RequestCompletedCallback completed, MHD_NotifyConnectionCallback notify,
+    void *notify_context) {
+    unsigned int flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
+    return MHD_start_daemon(
+        flags, 0, NULL, NULL, handler, handler_context,
+        MHD_OPTION_SOCK_ADDR, address,
+        MHD_OPTION_THREAD_POOL_SIZE, threads,
+        MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip_limit,
+        MHD_OPTION_CONNECTION_TIMEOUT, idle_timeout_seconds,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
+        MHD_OPTION_NOTIFY_COMPLETED, completed, handler_context,
+        MHD_OPTION_NOTIFY_CONNECTION, notify, notify_context,
+        MHD_OPTION_END);
+}
+
+/* The port the daemon listens on (the one the system chose for port 0). */
+static inline uint16_t trove_mhd_bound_port(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+    return info == NULL ? 0 : info->port;
+}
+
+/* The socket of a connection, or -1. */
+static inline int trove_mhd_connection_socket(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info == NULL ? -1 : info->connect_fd;
+}

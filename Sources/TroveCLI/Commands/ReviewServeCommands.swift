@@ -1,0 +1,202 @@
+import Foundation
+import TroveKit
+
+/// `trove review serve` and `trove review moderators add|list|rm`: the review queue served
+/// to several moderators' browsers at once.
+extension ReviewCommand {
+    static let defaultListen = "127.0.0.1:8421"
+
+    static let serve = Command(
+        "serve", abstract: "Serve the review queue to several moderators' browsers at once.",
+        discussion: """
+            Moderators sign in with the link 'trove review moderators add NAME' printed for
+            them; every decision is credited to the link's moderator and made on the
+            version of the post the page showed (a post changed since is refused and
+            stays in the queue). Opening a post claims it for review.claim-minutes
+            (default 5): the others' queues skip it until it is decided, skipped or the
+            time is up. Decisions and claims of others show within 2 seconds. Keys as in
+            the terminal queue: a approve, r reject then 1-8, f flag, s skip, u undo
+            your last decisions (while nobody decided the post since), and n a note for
+            the next decision, j/k next/previous, p the user's panel (their posts, the
+            decisions on them, a confirmed reject of all their pending posts), / search
+            by id or text, ? help. The server listens on loopback unless --listen names
+            another address (anyone holding a sign-in link can then moderate); it answers
+            only requests whose Host is its address or a --name. A request must arrive
+            whole within 10 seconds; bodies are limited to 64 KiB; at most 256
+            connections (64 per address). The page loads nothing from the network except
+            map tiles with --tiles. Ctrl-C stops it; accepted decisions are in the
+            workspace.
+            """,
+        options: [
+            Option(
+                "listen", value: "address:port",
+                help: "Where to listen (default \(defaultListen); port 0 picks a free one)."),
+            Option(
+                "name", value: "host", help: "Another host name the server answers to.",
+                repeatable: true),
+            Option(
+                "tiles", value: "url-template",
+                help: "A basemap, e.g. https://tile.openstreetmap.org/{z}/{x}/{y}.png."),
+        ],
+        run: runServe)
+
+    static let moderators = Command(
+        "moderators", abstract: "Manage who may sign in to 'review serve'.",
+        subcommands: [moderatorsAdd, moderatorsList, moderatorsRemove])
+
+    static let moderatorsAdd = Command(
+        "add", abstract: "Add a moderator and print their secret sign-in link.",
+        discussion: """
+            The link signs in to 'trove review serve' on its default address (--url names
+            another, e.g. http://review.example:8421). Only the token's SHA-256 is kept:
+            the link is printed once. Adding a moderator again prints a new link; the old
+            one stops working and their browsers are signed out. Works while the server
+            runs.
+            """,
+        arguments: [Argument("name", help: "The moderator's name (one line of text).")],
+        options: [
+            Option(
+                "url", value: "url", help: "The server's address (default http://\(defaultListen))."
+            )
+        ]
+    ) { invocation in
+        let name = try checkedModerator(invocation.argument("name")!, invocation)
+        var base = invocation.option("url") ?? "http://\(defaultListen)"
+        guard let url = URLComponents(string: base), url.scheme == "http" || url.scheme == "https",
+            url.host?.isEmpty == false, url.query == nil
+        else { throw invocation.usageError("--url: expected http://HOST[:PORT]") }
+        while base.hasSuffix("/") { base.removeLast() }
+        let workspace = try invocation.openWorkspace()
+        let (token, renewed) = try ModeratorAccess(workspace: workspace).add(name)
+        invocation.print("\(base)/signin?token=\(token)")
+        invocation.note(
+            renewed
+                ? "new sign-in link for \(ReviewFormat.line(name)); the old one no longer works"
+                : "added moderator \(ReviewFormat.line(name)); give them this link, it is not shown again"
+        )
+        return .success
+    }
+
+    static let moderatorsList = Command(
+        "list", abstract: "List the moderators.", formats: [.text, .json]
+    ) { invocation in
+        let entries = try ModeratorAccess(workspace: try invocation.openWorkspace()).list()
+        if invocation.format == .json {
+            invocation.print(
+                entries.map {
+                    JSONObject(["name": $0.name, "added_at": $0.addedAt, "sessions": $0.sessions])
+                }.jsonText)
+        } else {
+            for entry in entries {
+                invocation.print(
+                    "\(ReviewFormat.line(entry.name))\tadded \(entry.addedAt)\t"
+                        + "\(entry.sessions) signed in")
+            }
+            invocation.note("\(entries.count) moderators")
+        }
+        return .success
+    }
+
+    static let moderatorsRemove = Command(
+        "rm", abstract: "Remove a moderator: their link and browsers stop working at once.",
+        arguments: [Argument("name", help: "The moderator's name.")]
+    ) { invocation in
+        let name = invocation.argument("name")!
+        let workspace = try invocation.openWorkspace()
+        guard try ModeratorAccess(workspace: workspace).remove(name) else {
+            throw CommandFailure("no moderator '\(ReviewFormat.line(name))'")
+        }
+        invocation.note("removed moderator \(ReviewFormat.line(name))")
+        return .success
+    }
+
+    /// `HOST:PORT` or `[V6]:PORT` into its parts.
+    static func listenAddress(_ text: String) -> (host: String, port: UInt16)? {
+        guard let colon = text.lastIndex(of: ":"),
+            let port = UInt16(text[text.index(after: colon)...])
+        else { return nil }
+        var host = String(text[..<colon])
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return host.isEmpty ? nil : (host, port)
+    }
+
+    static func runServe(_ invocation: Invocation) throws -> ExitStatus {
+        let listen = invocation.option("listen") ?? defaultListen
+        guard let (host, port) = listenAddress(listen) else {
+            throw invocation.usageError("--listen: expected ADDRESS:PORT, e.g. \(defaultListen)")
+        }
+        var configuration = ReviewServer.Configuration()
+        if let template = invocation.option("tiles") {
+            do {
+                configuration.tiles = try TileSource(template: template)
+            } catch {
+                throw invocation.usageError("--tiles: \(error)")
+            }
+        }
+        let library = try TemplateLibrary(environment: invocation.context.environment)
+        func template(_ name: String) throws -> String {
+            guard let data = library.contents(of: "review-serve/" + name),
+                let text = String(data: data, encoding: .utf8)
+            else { throw InputError("review-serve/" + name, "the template was not found") }
+            return text
+        }
+        configuration.page = try template("page.html")
+        configuration.script = try template("app.js")
+        configuration.style = try template("app.css")
+        let workspace = try invocation.openWorkspace()
+        if workspace.isReadOnly { throw WorkspaceError.readOnly(path: workspace.path) }
+        // Signals arrive on this thread only, through sigwait.
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGINT)
+        sigaddset(&signals, SIGTERM)
+        pthread_sigmask(SIG_BLOCK, &signals, nil)
+        defer { pthread_sigmask(SIG_UNBLOCK, &signals, nil) }
+        let loopback = host == "127.0.0.1" || host == "::1" || host.hasPrefix("127.")
+        let holder = ServerHolder()
+        let http: HTTPServer
+        do {
+            http = try HTTPServer(host: host, port: port) { request in
+                holder.server?.respond(request) ?? .text(503, "starting\n")
+            }
+        } catch {
+            throw CommandFailure("\(error)")
+        }
+        let bound = http.port
+        let shown = host.contains(":") ? "[\(host)]" : host
+        var hosts: Set<String> = ["\(shown):\(bound)".lowercased()]
+        if loopback { hosts.insert("localhost:\(bound)") }
+        if host == "0.0.0.0" || host == "::" {
+            // Every address of this machine: it answers to its own name too.
+            var name = [UInt8](repeating: 0, count: 256)
+            if gethostname(&name, name.count - 1) == 0 {
+                let text = String(decoding: name.prefix { $0 != 0 }, as: UTF8.self).lowercased()
+                if !text.isEmpty { hosts.insert("\(text):\(bound)") }
+            }
+        }
+        for name in invocation.options("name") {
+            hosts.insert(name.lowercased())
+            hosts.insert("\(name.lowercased()):\(bound)")
+        }
+        configuration.allowedHosts = hosts
+        holder.server = ReviewServer(workspace: workspace, configuration: configuration)
+        if !loopback {
+            invocation.warn(
+                "listening on \(listen), not loopback: anyone who holds a sign-in link and can "
+                    + "reach this address can moderate; it answers to Host "
+                    + hosts.sorted().joined(separator: ", ") + " (add names with --name)")
+        }
+        invocation.note("serving the review queue on http://\(shown):\(bound)/ (Ctrl-C stops)")
+        invocation.context.standardError.flush()
+        var received: Int32 = 0
+        sigwait(&signals, &received)
+        http.stop()
+        invocation.note("stopped; every accepted decision is in the workspace")
+        return .success
+    }
+}
+
+/// The server, once made, for the handler that starts before it.
+final class ServerHolder: @unchecked Sendable {
+    var server: ReviewServer?
+}

@@ -1,0 +1,358 @@
+import CMicroHTTPD
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One HTTP request, whole: GNU libmicrohttpd parsed it.
+public struct ServerRequest: Sendable {
+    /// `GET`, `POST` …
+    public var method: String
+    /// The path, percent-decoded, without the query.
+    public var path: String
+    /// The query's arguments, decoded (the last of a repeated name).
+    public var query: [String: String]
+    /// Header fields by lower-cased name.
+    public var headers: [String: String]
+    /// Cookies by name.
+    public var cookies: [String: String]
+    /// The body (at most the server's body limit).
+    public var body: [UInt8]
+
+    /// Creates the value from its parts.
+    public init(
+        method: String, path: String, query: [String: String] = [:],
+        headers: [String: String] = [:], cookies: [String: String] = [:], body: [UInt8] = []
+    ) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers
+        self.cookies = cookies
+        self.body = body
+    }
+}
+
+/// One response.
+public struct ServerResponse: Sendable {
+    /// The status code.
+    public var status: Int
+    /// Header fields, in order.
+    public var headers: [(String, String)]
+    /// The body.
+    public var body: [UInt8]
+
+    /// Creates the value from its parts.
+    public init(status: Int, headers: [(String, String)] = [], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// A response with a body of `type`.
+    public init(status: Int, type: String, body: [UInt8], headers: [(String, String)] = []) {
+        self.init(status: status, headers: [("Content-Type", type)] + headers, body: body)
+    }
+
+    /// A plain-text response.
+    public static func text(_ status: Int, _ text: String) -> ServerResponse {
+        ServerResponse(status: status, type: "text/plain; charset=utf-8", body: Array(text.utf8))
+    }
+}
+
+/// Why the server could not start.
+public struct HTTPServerError: Error, CustomStringConvertible, Sendable {
+    /// What went wrong.
+    public let description: String
+}
+
+/// A small HTTP/1.1 server over GNU libmicrohttpd: a pool of polling threads calls
+/// `handler` with each whole request.
+///
+/// Requests are bounded: a body over `Limits.body` bytes is answered 413 (at once when
+/// its Content-Length says so), a connection idle for `idleTimeout` is closed, and a
+/// request that has not arrived whole within `requestTimeout` of its connection opening
+/// (or of the previous response on it) is cut off, however slowly its bytes trickle in.
+/// libmicrohttpd caps connections in all and from one address.
+public final class HTTPServer: @unchecked Sendable {
+    /// The bounds of what the server accepts.
+    public struct Limits: Sendable {
+        /// Open connections at once.
+        public var connections: UInt32 = 256
+        /// Open connections from one address.
+        public var connectionsPerAddress: UInt32 = 64
+        /// Seconds a connection may sit idle.
+        public var idleTimeout: UInt32 = 10
+        /// Seconds a request has to arrive whole (headers and body).
+        public var requestTimeout: Double = 10
+        /// Bytes of a request body.
+        public var body = 64 * 1024
+        /// Bytes libmicrohttpd keeps per connection (the request line and headers must fit).
+        public var connectionMemory = 64 * 1024
+        /// Polling threads.
+        public var threads: UInt32 = 4
+
+        /// The defaults.
+        public init() {}
+    }
+
+    /// The handler: called on a pool thread, concurrently with others.
+    public typealias Handler = @Sendable (ServerRequest) -> ServerResponse
+
+    let handler: Handler
+    let limits: Limits
+    private var daemon: OpaquePointer?
+    /// The port listened on.
+    public private(set) var port: UInt16 = 0
+
+    /// Open connections: their socket, and since when they wait for a request to arrive
+    /// (nil while a request is being answered).
+    private var connections: [OpaquePointer: (socket: Int32, waitingSince: Double?)] = [:]
+    private let lock = NSLock()
+    private var watchdog: Thread?
+    private var stopping = false
+
+    /// Starts listening on `host` (an IPv4 or IPv6 address) and `port` (0: any free one).
+    ///
+    /// - Throws: `HTTPServerError` when the address is not one or cannot be listened on.
+    public init(host: String, port: UInt16, limits: Limits = Limits(), handler: @escaping Handler)
+        throws(HTTPServerError)
+    {
+        self.handler = handler
+        self.limits = limits
+        var storage = sockaddr_storage()
+        let parsed = withUnsafeMutablePointer(to: &storage) { pointer -> Bool in
+            var v4 = sockaddr_in()
+            if inet_pton(AF_INET, host, &v4.sin_addr) == 1 {
+                v4.sin_family = sa_family_t(AF_INET)
+                v4.sin_port = port.bigEndian
+                UnsafeMutableRawPointer(pointer).storeBytes(of: v4, as: sockaddr_in.self)
+                return true
+            }
+            var v6 = sockaddr_in6()
+            if inet_pton(AF_INET6, host, &v6.sin6_addr) == 1 {
+                v6.sin6_family = sa_family_t(AF_INET6)
+                v6.sin6_port = port.bigEndian
+                UnsafeMutableRawPointer(pointer).storeBytes(of: v6, as: sockaddr_in6.self)
+                return true
+            }
+            return false
+        }
+        guard parsed else {
+            throw HTTPServerError(description: "'\(host)' is not an IP address")
+        }
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        let started = withUnsafePointer(to: &storage) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                trove_mhd_start(
+                    address, limits.threads, limits.connections, limits.connectionsPerAddress,
+                    limits.idleTimeout, limits.connectionMemory, accessHandler, context,
+                    requestCompleted, connectionNotice, context)
+            }
+        }
+        guard let started else {
+            throw HTTPServerError(
+                description: "cannot listen on \(host):\(port): "
+                    + String(cString: strerror(errno)))
+        }
+        daemon = started
+        self.port = trove_mhd_bound_port(started)
+        let thread = Thread { [weak self] in
+            while let server = self, server.watch() {
+                Thread.sleep(forTimeInterval: 0.25)
+            }
+        }
+        thread.name = "trove-http-watchdog"
+        thread.start()
+        watchdog = thread
+    }
+
+    deinit { stop() }
+
+    /// Stops listening, lets requests being answered finish, and closes every connection.
+    public func stop() {
+        lock.lock()
+        let daemon = self.daemon
+        self.daemon = nil
+        stopping = true
+        lock.unlock()
+        if let daemon { MHD_stop_daemon(daemon) }
+    }
+
+    // MARK: - Connections
+
+    /// Cuts off connections whose request is overdue; false once stopped.
+    private func watch() -> Bool {
+        let now = Self.now()
+        lock.lock()
+        defer { lock.unlock() }
+        if stopping { return false }
+        for (key, entry) in connections {
+            if let since = entry.waitingSince, now - since > limits.requestTimeout {
+                // The polling thread sees the socket end and closes the connection itself.
+                shutdown(entry.socket, Int32(SHUT_RDWR))
+                connections[key]?.waitingSince = nil
+            }
+        }
+        return true
+    }
+
+    fileprivate func opened(_ connection: OpaquePointer) {
+        let socket = trove_mhd_connection_socket(connection)
+        lock.lock()
+        connections[connection] = (socket, Self.now())
+        lock.unlock()
+    }
+
+    fileprivate func closed(_ connection: OpaquePointer) {
+        lock.lock()
+        connections[connection] = nil
+        lock.unlock()
+    }
+
+    /// The connection's request has arrived whole (`waiting` false) or been answered.
+    fileprivate func setWaiting(_ connection: OpaquePointer, _ waiting: Bool) {
+        lock.lock()
+        if connections[connection] != nil {
+            connections[connection]?.waitingSince = waiting ? Self.now() : nil
+        }
+        lock.unlock()
+    }
+
+    static func now() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
+    // MARK: - Requests
+
+    /// What is known of a request while its body arrives.
+    final class Pending {
+        var body: [UInt8] = []
+        var tooLarge = false
+    }
+
+    static func values(_ connection: OpaquePointer, _ kind: MHD_ValueKind) -> [String: String] {
+        final class Box { var values: [String: String] = [:] }
+        let box = Box()
+        let pointer = Unmanaged.passUnretained(box).toOpaque()
+        MHD_get_connection_values(
+            connection, kind,
+            { context, _, key, value in
+                guard let context, let key else { return .YES }
+                let box = Unmanaged<Box>.fromOpaque(context).takeUnretainedValue()
+                box.values[String(cString: key)] = value.map { String(cString: $0) } ?? ""
+                return .YES
+            }, pointer)
+        return box.values
+    }
+
+    static func send(_ response: ServerResponse, on connection: OpaquePointer) -> MHD_Result {
+        let made = response.body.withUnsafeBytes { bytes in
+            MHD_create_response_from_buffer(
+                bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress),
+                .RESPMEM_MUST_COPY)
+        }
+        guard let made else { return .NO }
+        for (name, value) in response.headers {
+            MHD_add_response_header(made, name, value)
+        }
+        let result = MHD_queue_response(connection, UInt32(response.status), made)
+        MHD_destroy_response(made)
+        return result
+    }
+
+    fileprivate func handle(
+        _ connection: OpaquePointer, url: String, method: String, upload: UnsafePointer<CChar>?,
+        uploadSize: UnsafeMutablePointer<Int>, state: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    ) -> MHD_Result {
+        guard let existing = state.pointee else {
+            // The header is in: from here the body has its own time.
+            setWaiting(connection, false)
+            setWaiting(connection, true)
+            let pending = Pending()
+            state.pointee = Unmanaged.passRetained(pending).toOpaque()
+            if let length = MHD_lookup_connection_value(
+                connection, .HEADER_KIND, "Content-Length"),
+                let bytes = Int(String(cString: length)), bytes > limits.body
+            {
+                setWaiting(connection, false)
+                return Self.send(tooLarge, on: connection)
+            }
+            return .YES
+        }
+        let pending = Unmanaged<Pending>.fromOpaque(existing).takeUnretainedValue()
+        if uploadSize.pointee > 0 {
+            if let upload, !pending.tooLarge {
+                if pending.body.count + uploadSize.pointee > limits.body {
+                    pending.tooLarge = true
+                    pending.body = []
+                } else {
+                    upload.withMemoryRebound(to: UInt8.self, capacity: uploadSize.pointee) {
+                        pending.body.append(
+                            contentsOf: UnsafeBufferPointer(start: $0, count: uploadSize.pointee))
+                    }
+                }
+            }
+            uploadSize.pointee = 0
+            return .YES
+        }
+        setWaiting(connection, false)
+        if pending.tooLarge { return Self.send(tooLarge, on: connection) }
+        let request = ServerRequest(
+            method: method, path: url, query: Self.values(connection, .GET_ARGUMENT_KIND),
+            headers: Dictionary(
+                Self.values(connection, .HEADER_KIND).map { ($0.key.lowercased(), $0.value) },
+                uniquingKeysWith: { _, last in last }),
+            cookies: Self.values(connection, .COOKIE_KIND), body: pending.body)
+        return Self.send(handler(request), on: connection)
+    }
+
+    var tooLarge: ServerResponse {
+        .text(413, "request body too large (at most \(limits.body) bytes)\n")
+    }
+}
+
+private func accessHandler(
+    context: UnsafeMutableRawPointer?, connection: OpaquePointer?, url: UnsafePointer<CChar>?,
+    method: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?,
+    upload: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>?,
+    state: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+) -> MHD_Result {
+    guard let context, let connection, let url, let method, let uploadSize, let state else {
+        return .NO
+    }
+    let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+    return server.handle(
+        connection, url: String(cString: url), method: String(cString: method), upload: upload,
+        uploadSize: uploadSize, state: state)
+}
+
+private func requestCompleted(
+    context: UnsafeMutableRawPointer?, connection: OpaquePointer?,
+    state: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, code: MHD_RequestTerminationCode
+) {
+    if let state, let pending = state.pointee {
+        Unmanaged<HTTPServer.Pending>.fromOpaque(pending).release()
+        state.pointee = nil
+    }
+    guard let context, let connection else { return }
+    // The next request on this connection has its own time to arrive.
+    Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().setWaiting(connection, true)
+}
+
+private func connectionNotice(
+    context: UnsafeMutableRawPointer?, connection: OpaquePointer?,
+    socketContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+    code: MHD_ConnectionNotificationCode
+) {
+    guard let context, let connection else { return }
+    let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+    if code == .CONNECTION_NOTIFY_STARTED {
+        server.opened(connection)
+    } else {
+        server.closed(connection)
+    }
+}

@@ -1,0 +1,442 @@
+import Foundation
+import Testing
+import TroveSQLite
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `trove review serve` from plain socket clients: moderators and sign-in, decisions,
+/// claims, and requests meant to hurt. Each hostile request gets its documented status
+/// and leaves the workspace as it was.
+@Suite(.serialized) struct ReviewServeTests {
+    let sandbox: Sandbox
+
+    init() throws {
+        sandbox = try Sandbox()
+        sandbox.run("init")
+        try sandbox.write(
+            "photos/a.jpg", PostPhotos.jpeg(width: 640, height: 480, seed: 1, gps: (40.71, -74.0)))
+        try sandbox.write("photos/b.jpg", PostPhotos.jpeg(width: 300, height: 500, seed: 2))
+        try sandbox.write("posts.csv", Self.posts(text: "a bottle"))
+        sandbox.run("import", "posts", "posts.csv", "--photos", "photos")
+    }
+
+    static func posts(text: String) -> String {
+        """
+        id,user,lat,lon,description,date,photo
+        p1,u1,40.7101,-74.0001,\(text),2022-01-01,a.jpg
+        p2,u1,40.7302,-74.0102,two cans,2022-01-02,b.jpg
+        p3,u2,40.7503,-74.0203,a bag,2022-01-03,
+
+        """
+    }
+
+    /// What a hostile request must not change: statuses, the trail, sessions, claims.
+    func snapshot() throws -> String {
+        let database = try Database(path: sandbox.workspace, mode: .readOnly)
+        let rows = try database.query(
+            """
+            SELECT (SELECT group_concat(id || '=' || status, ',') FROM posts),
+                   (SELECT count(*) FROM decisions), (SELECT count(*) FROM moderator_sessions),
+                   (SELECT count(*) FROM post_claims)
+            """
+        ) { row in
+            "\(row.text(0) ?? "") \(row.int64(1) ?? -1) \(row.int64(2) ?? -1) \(row.int64(3) ?? -1)"
+        }
+        return rows.first ?? ""
+    }
+
+    func version(_ id: String) throws -> String {
+        let database = try Database(path: sandbox.workspace, mode: .readOnly)
+        return try database.scalar(
+            "SELECT substr(content_hash, 1, 12) FROM posts WHERE id = ?", [.text(id)])?.string
+            ?? ""
+    }
+
+    @Test func moderatorsAreAddedListedAndRemovedAndOnlyTokenHashesAreKept() throws {
+        for _ in 0..<2 {
+            let added = sandbox.run("review", "moderators", "add", "alice")
+            #expect(added.status == 0)
+            let link = added.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(link.hasPrefix("http://127.0.0.1:8421/signin?token="))
+            let token = String(link.split(separator: "=").last ?? "")
+            #expect(token.count == 64)
+            let file = try Data(contentsOf: URL(fileURLWithPath: sandbox.workspace))
+            #expect(file.range(of: Data(token.utf8)) == nil, "the token itself is stored")
+            let database = try Database(path: sandbox.workspace, mode: .readOnly)
+            let stored = try database.scalar(
+                "SELECT token_hash FROM moderators WHERE name = 'alice'")?.string
+            #expect(stored == SHA256Hex.of(token))
+        }
+        #expect(sandbox.run("review", "moderators", "add", "bad\nname").status == 2)
+        let other = sandbox.run(
+            "review", "moderators", "add", "bob", "--url", "http://h.example:9/")
+        #expect(other.stdout.hasPrefix("http://h.example:9/signin?token="))
+        let listed = sandbox.run("review", "moderators", "list")
+        #expect(listed.stdout.contains("alice\t") && listed.stdout.contains("bob\t"))
+        #expect(sandbox.run("review", "moderators", "rm", "bob").status == 0)
+        let gone = sandbox.run("review", "moderators", "rm", "bob")
+        #expect(gone.status == 1 && gone.stderr.contains("no moderator 'bob'"))
+        #expect(!sandbox.run("review", "moderators", "list").stdout.contains("bob"))
+    }
+
+    @Test func decisionsAreCreditedVersionCheckedAndClaimsHoldPosts() throws {
+        let server = try ServedQueue(sandbox)
+        let alice = try server.signIn(server.addModerator("alice"))
+        let bob = try server.signIn(server.addModerator("bob"))
+        #expect(alice.csrf.count == 64 && alice.csrf != bob.csrf)
+        let queue = try alice.get("/api/queue")
+        #expect(queue.status == 200)
+        #expect(
+            (queue.json["posts"] as? [[String: Any]])?.map { $0["id"] as? String } == [
+                "p1", "p2", "p3",
+            ])
+        // Pages follow one another in review order.
+        let firstPage = try alice.get("/api/queue?limit=2")
+        #expect((firstPage.json["posts"] as? [[String: Any]])?.count == 2)
+        let next = try #require(firstPage.json["next"] as? String)
+        let rest = try alice.get(
+            "/api/queue?limit=2&after="
+                + (next.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""))
+        #expect((rest.json["posts"] as? [[String: Any]])?.map { $0["id"] as? String } == ["p3"])
+        #expect(rest.json["next"] is NSNull)
+        // Alice opens p1: Bob sees it taken and cannot decide it.
+        #expect(try alice.post("/api/claim", ["id": "p1"]).status == 200)
+        let taken = try bob.post("/api/claim", ["id": "p1"])
+        #expect(taken.status == 409 && taken.json["by"] as? String == "alice")
+        let bobQueue = try bob.get("/api/queue")
+        let first = (bobQueue.json["posts"] as? [[String: Any]])?.first
+        #expect(first?["claimedBy"] as? String == "alice")
+        let v1 = try version("p1")
+        let refused = try bob.post(
+            "/api/decide", ["id": "p1", "version": v1, "seen": "pending", "action": "approve"])
+        #expect(refused.status == 409 && refused.json["error"] as? String == "taken")
+        // Alice approves; the claim ends and the decision is hers.
+        let approved = try alice.post(
+            "/api/decide", ["id": "p1", "version": v1, "seen": "pending", "action": "approve"])
+        #expect(approved.status == 200 && approved.json["status"] as? String == "approved")
+        let changes = try bob.get("/api/changes?since=0")
+        let decided = (changes.json["decisions"] as? [[String: Any]])?.first
+        #expect(decided?["id"] as? String == "p1" && decided?["moderator"] as? String == "alice")
+        #expect((changes.json["claims"] as? [Any])?.isEmpty == true)
+        #expect(sandbox.run("review", "log").stdout.contains("p1  alice  pending → approved"))
+        // Bob's undo of Alice's decision is refused; hers works once.
+        #expect(try bob.post("/api/undo", ["id": "p1"]).status == 409)
+        #expect(try alice.post("/api/undo", ["id": "p1"]).json["status"] as? String == "pending")
+        // A re-import edits p2 while Bob has it open: his decision is refused.
+        #expect(try bob.post("/api/claim", ["id": "p2"]).status == 200)
+        let seen = try version("p2")
+        try sandbox.write(
+            "posts.csv",
+            Self.posts(text: "a bottle").replacingOccurrences(
+                of: "two cans", with: "buy now http://spam.example"))
+        sandbox.run("import", "posts", "posts.csv", "--photos", "photos")
+        for _ in 0..<2 {
+            let stale = try bob.post(
+                "/api/decide",
+                ["id": "p2", "version": seen, "seen": "pending", "action": "approve"])
+            #expect(stale.status == 409 && stale.json["error"] as? String == "stale")
+            #expect(
+                (stale.json["message"] as? String)?.contains("changed since you saw it") == true)
+        }
+        #expect(sandbox.run("review", "list").stdout.contains("p2"))
+        // Rejected with a reason and a note, on the current version.
+        let rejected = try bob.post(
+            "/api/decide",
+            [
+                "id": "p2", "version": try version("p2"), "seen": "pending", "action": "reject",
+                "reason": "spam", "note": "link farm",
+            ])
+        #expect(rejected.status == 200)
+        #expect(
+            sandbox.run("review", "log").stdout.contains("pending → rejected  (spam)  link farm"))
+        // review.claim-minutes is read as claims are made, also while the server runs.
+        #expect(sandbox.run("config", "set", "review.claim-minutes", "0").status != 0)
+        #expect(sandbox.run("config", "set", "review.claim-minutes", "2").status == 0)
+        #expect(try alice.post("/api/claim", ["id": "p3"]).status == 200)
+        let until =
+            try Database(path: sandbox.workspace, mode: .readOnly).scalar(
+                "SELECT until - (julianday('now') - 2440587.5) * 86400 FROM post_claims WHERE post_id = 'p3'"
+            )?
+            .double ?? 0
+        #expect(until > 100 && until <= 121, "claimed for \(until) s")
+        #expect(try bob.post("/api/claim", ["id": "p3"]).status == 409)
+        // A skip releases the claim; so does its time running out.
+        #expect(try alice.post("/api/release", ["id": "p3"]).status == 200)
+        #expect(try bob.post("/api/claim", ["id": "p3"]).status == 200)
+        #expect(try alice.post("/api/claim", ["id": "p3"]).status == 409)
+        let database = try Database(path: sandbox.workspace)
+        try database.execute("UPDATE post_claims SET until = 0 WHERE post_id = 'p3'")
+        #expect(try alice.post("/api/claim", ["id": "p3"]).status == 200)
+        // Removing Bob while the server runs signs him out at once.
+        sandbox.run("review", "moderators", "rm", "bob")
+        #expect(try bob.get("/api/queue").status == 401)
+        // Ctrl-C stops it; what it accepted is in the workspace.
+        let stopped = server.stop(interrupt: true)
+        #expect(stopped.status == 0 && stopped.stderr.contains("stopped"))
+        #expect(sandbox.run("review", "log").stdout.contains("link farm"))
+    }
+
+    @Test func approvingAPostWhosePhotoCouldNotBeReadNeedsAConfirmation() throws {
+        try sandbox.write(
+            "photos/bad.jpg", Data([0xFF, 0xD8, 0xFF, 0xE0] + Array(repeating: 7, count: 64)))
+        try sandbox.write(
+            "bad.csv",
+            "id,user,lat,lon,description,date,photo\nq1,u9,40.7,-74.0,x,2022-03-01,bad.jpg\n")
+        sandbox.run("import", "posts", "bad.csv", "--photos", "photos")
+        #expect(sandbox.run("review", "list", "--signal", "photo-unreadable").stdout.contains("q1"))
+        let server = try ServedQueue(sandbox)
+        let alice = try server.signIn(server.addModerator("alice"))
+        let decide: [String: Any] = [
+            "id": "q1", "version": try version("q1"), "seen": "pending", "action": "approve",
+        ]
+        for _ in 0..<2 {
+            let asked = try alice.post("/api/decide", decide)
+            #expect(asked.status == 409 && asked.json["error"] as? String == "confirm")
+        }
+        #expect(sandbox.run("review", "list").stdout.contains("q1"))
+        var confirmed = decide
+        confirmed["confirmed"] = true
+        #expect(try alice.post("/api/decide", confirmed).json["status"] as? String == "approved")
+    }
+
+    @Test func bulkRejectTakesOnlyThatUsersPendingPostsAsShown() throws {
+        let server = try ServedQueue(sandbox)
+        let alice = try server.signIn(server.addModerator("alice"))
+        let panel = try alice.get("/api/user?user=u1")
+        let posts = panel.json["posts"] as? [[String: Any]] ?? []
+        #expect(posts.map { $0["id"] as? String } == ["p1", "p2"])
+        let shown = posts.map { ["id": $0["id"] ?? "", "version": $0["version"] ?? ""] }
+        // p3 is u2's: named in the list, it is left alone.
+        let result = try alice.post(
+            "/api/reject-user",
+            [
+                "user": "u1", "reason": "spam",
+                "posts": shown + [["id": "p3", "version": try version("p3")]],
+            ])
+        #expect(result.status == 200 && result.json["rejected"] as? Int == 2)
+        let pending = sandbox.run("review", "list").stdout
+        #expect(!pending.contains("p1") && !pending.contains("p2") && pending.contains("p3"))
+    }
+
+    @Test func hostileRequestsGetTheirStatusAndChangeNothing() throws {
+        let server = try ServedQueue(sandbox)
+        let alice = try server.signIn(server.addModerator("alice"))
+        #expect(try alice.post("/api/claim", ["id": "p3"]).status == 200)
+        let before = try snapshot()
+        let decide: [String: Any] = [
+            "id": "p1", "version": try version("p1"), "seen": "pending", "action": "approve",
+        ]
+        let json = String(
+            decoding: try JSONSerialization.data(withJSONObject: decide), as: UTF8.self)
+        // No cookie.
+        for path in ["/api/queue", "/api/post?id=p1", "/api/photo?id=p1&size=160", "/api/changes"] {
+            #expect(try server.request("GET", path).status == 401, "\(path)")
+        }
+        #expect(try server.request("GET", "/").status == 401)
+        #expect(
+            try server.request(
+                "POST", "/api/decide", headers: ["Content-Type": "application/json"], body: json
+            ).status == 401)
+        // A wrong CSRF token, none, or a form post.
+        #expect(
+            try alice.post("/api/decide", decide, csrf: String(repeating: "0", count: 64)).status
+                == 403)
+        #expect(try alice.post("/api/decide", decide, csrf: "").status == 403)
+        #expect(
+            try server.request(
+                "POST", "/api/decide",
+                headers: [
+                    "Cookie": alice.cookie, "X-CSRF-Token": alice.csrf,
+                    "Content-Type": "application/x-www-form-urlencoded",
+                ], body: "id=p1"
+            ).status == 415)
+        #expect(
+            try server.request(
+                "POST", "/api/decide",
+                headers: [
+                    "Cookie": alice.cookie, "X-CSRF-Token": alice.csrf,
+                    "Content-Type": "application/json", "Origin": "http://evil.example",
+                ], body: json
+            ).status == 403)
+        // A wrong Host (DNS rebinding), with a valid session.
+        for host in ["evil.example", "evil.example:\(server.port)", "127.0.0.1:1"] {
+            let response = try server.request(
+                "GET", "/api/queue", host: host, headers: ["Cookie": alice.cookie])
+            #expect(response.status == 421, "\(host)")
+        }
+        // An oversized body, announced or not.
+        let big = String(repeating: "x", count: 100_000)
+        #expect(
+            try server.request(
+                "POST", "/api/decide",
+                headers: [
+                    "Cookie": alice.cookie, "X-CSRF-Token": alice.csrf,
+                    "Content-Type": "application/json",
+                ], body: big
+            ).status == 413)
+        // Oversized headers and request lines.
+        #expect(
+            try server.request(
+                "GET", "/api/me",
+                headers: ["Cookie": alice.cookie, "X-Big": String(repeating: "a", count: 100_000)]
+            ).status == 431)
+        #expect(
+            try server.request("GET", "/" + String(repeating: "a", count: 100_000)).status == 414)
+        // '../' in every route, encoded or not, and photos by path.
+        let routes = [
+            "/", "/app.js", "/app.css", "/signin", "/api/me", "/api/queue", "/api/post",
+            "/api/user", "/api/changes", "/api/photo", "/api/map.svg", "/api/decide",
+        ]
+        for route in routes {
+            for escape in [
+                "/../../../../etc/passwd", "/..%2f..%2f..%2fetc%2fpasswd", "%2e%2e/trove.sqlite",
+            ] {
+                let response = try server.request(
+                    "GET", route + escape, headers: ["Cookie": alice.cookie])
+                #expect(
+                    [400, 404].contains(response.status), "\(route + escape): \(response.status)")
+                #expect(!response.body.contains("root:") && !response.body.contains("SQLite"))
+            }
+        }
+        for id in ["../../../../etc/passwd", "photos/a.jpg", sandbox.path("photos/a.jpg")] {
+            let escaped = id.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? id
+            let response = try alice.get("/api/photo?id=\(escaped)&size=160")
+            #expect(response.status == 404, "\(id)")
+        }
+        // A photo by post id is served, re-encoded: its EXIF (a GPS position) stays behind.
+        let original = try Data(contentsOf: URL(fileURLWithPath: sandbox.path("photos/a.jpg")))
+        #expect(original.range(of: Data("Exif".utf8)) != nil)
+        for size in [160, 1600] {
+            let photo = try alice.get("/api/photo?id=p1&size=\(size)")
+            #expect(photo.status == 200 && photo.header("content-type") == "image/jpeg")
+            #expect(photo.body.hasPrefix("\u{FFFD}") && !photo.body.contains("Exif"))
+        }
+        #expect(try alice.get("/api/photo?id=p1&size=161").status == 400)
+        #expect(try alice.get("/api/photo?id=p3&size=160").status == 404)
+        // A sign-in token of another workspace, and a made-up one.
+        let other = try Sandbox()
+        other.run("init")
+        let foreign = other.run("review", "moderators", "add", "mallory").stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let token = String(foreign.split(separator: "=").last ?? "")
+        #expect(try server.request("GET", "/signin?token=\(token)").status == 403)
+        #expect(try server.request("GET", "/signin?token=../../etc").status == 403)
+        #expect(
+            try server.request("GET", "/api/me", headers: ["Cookie": "trove_session=\(token)"])
+                .status
+                == 401)
+        #expect(try snapshot() == before)
+        // The sign-in cookie's attributes.
+        let signIn = try server.request(
+            "GET", String(server.addModerator("carol").dropFirst(server.base.count)))
+        let cookie = signIn.header("set-cookie") ?? ""
+        #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"))
+        #expect(signIn.header("content-security-policy")?.contains("script-src 'self'") == true)
+    }
+
+    @Test func tilesWidenOnlyTheImagePolicyAndNamesAreAcceptedHosts() throws {
+        sandbox.run("config", "set", "review.area", "40.70,-74.02,40.72,-74.00")
+        let server = try ServedQueue(
+            sandbox,
+            arguments: [
+                "--tiles", "https://tile.openstreetmap.org/{z}/{x}/{y}.png", "--name",
+                "review.example",
+            ])
+        #expect(!server.startup.contains("not loopback"))
+        let alice = try server.signIn(server.addModerator("alice"))
+        let page = try server.request("GET", "/", headers: ["Cookie": alice.cookie])
+        #expect(page.status == 200 && page.body.contains("<script src=\"/app.js\""))
+        let policy = page.header("content-security-policy") ?? ""
+        #expect(policy.contains("img-src 'self' https://tile.openstreetmap.org;"))
+        #expect(policy.contains("script-src 'self';") && policy.contains("default-src 'none'"))
+        let named = try server.request(
+            "GET", "/api/me", host: "review.example:\(server.port)",
+            headers: ["Cookie": alice.cookie])
+        #expect(named.status == 200)
+        // The map: the post, the review area's outline, the basemap's tiles.
+        let map = try alice.get("/api/map.svg?id=p1")
+        #expect(map.status == 200 && map.header("content-type") == "image/svg+xml")
+        #expect(
+            map.body.contains("class=\"review-area\"") && map.body.contains("class=\"claimed\""))
+        #expect(map.body.contains("https://tile.openstreetmap.org/"))
+    }
+
+    @Test func anotherAddressWarnsThatLinkHoldersCanModerate() throws {
+        let server = try ServedQueue(sandbox, listen: "0.0.0.0:0")
+        #expect(server.startup.contains("not loopback: anyone who holds a sign-in link"))
+        let stopped = server.stop()
+        #expect(stopped.status == 0)
+    }
+
+    @Test func slowAndIdleConnectionsAreClosedWithinTheTimeout() throws {
+        let server = try ServedQueue(sandbox)
+        let before = try snapshot()
+        // One byte a second of a request that would be valid, and beside it hundreds of
+        // idle connections: beyond the cap they are closed at once, the rest within the
+        // timeout.
+        let slow = try server.connect()
+        defer { close(slow) }
+        var idle: [Int32] = []
+        for _ in 0..<300 { idle.append(try server.connect()) }
+        let request = Array(
+            "GET /api/me HTTP/1.1\r\nHost: \(server.host)\r\nX-Pad: \(String(repeating: "a", count: 40))\r\n\r\n"
+                .utf8)
+        let started = Date()
+        var closedAfter: Double?
+        var sent = 0
+        while Date().timeIntervalSince(started) < 25, sent < request.count {
+            let written = request[sent...sent].withUnsafeBytes {
+                send(slow, $0.baseAddress, 1, Int32(MSG_NOSIGNAL))
+            }
+            var poller = pollfd(fd: slow, events: Int16(POLLIN), revents: 0)
+            if written <= 0
+                || (poll(&poller, 1, 1000) > 0 && recv(slow, &poller, 1, Int32(MSG_PEEK)) <= 0)
+            {
+                closedAfter = Date().timeIntervalSince(started)
+                break
+            }
+            sent += 1
+        }
+        let after = try #require(closedAfter, "the slow request was never cut off")
+        #expect(after > 5, "cut off after \(after) s, before the timeout")
+        Thread.sleep(forTimeInterval: max(0, 12 - Date().timeIntervalSince(started)))
+        #expect(after < 13, "cut off after \(after) s")
+        #expect(sent < request.count)
+        // Every idle connection is closed by now (the cap's at once, the others idle).
+        var open = 0
+        for socket in idle {
+            var poller = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            var byte: UInt8 = 0
+            if poll(&poller, 1, 50) == 0 || recv(socket, &byte, 1, Int32(MSG_DONTWAIT)) > 0 {
+                open += 1
+            }
+        }
+        #expect(open == 0, "\(open) idle connections still open")
+        for socket in idle { close(socket) }
+        idle = []
+        // The server still answers.
+        #expect(try server.request("GET", "/").status == 401)
+        #expect(try snapshot() == before)
+    }
+}
+
+/// SHA-256 of a token as hex, from the system's sha256sum, so the test does not reuse
+/// the code it checks.
+enum SHA256Hex {
+    static func of(_ text: String) -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
+        let input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try? process.run()
+        input.fileHandleForWriting.write(Data(text.utf8))
+        try? input.fileHandleForWriting.close()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(String(decoding: data, as: UTF8.self).prefix(64))
+    }
+}
