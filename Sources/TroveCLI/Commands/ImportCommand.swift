@@ -105,6 +105,7 @@ enum ImportCommand {
         let verb = job.dryRun ? "would import" : "imported"
         for result in results {
             let summary = result.summary
+            for warning in result.warnings { invocation.warn(warning.compilerStyle) }
             total.new += summary.new
             total.updated += summary.updated
             total.unchanged += summary.unchanged

@@ -72,6 +72,9 @@ public struct TreasureFileImport {
         public var renames: [LikelyRename] = []
         /// Whether some rows had no key column value, so their keys were derived.
         public var derivedKeys = false
+        /// Findings about the file as a whole (keys a column would serve better, all-digit
+        /// keys, columns the last import had), each said once.
+        public var warnings: [Diagnostic] = []
     }
 
     /// Why an import stopped; nothing was written.
@@ -148,7 +151,10 @@ public struct TreasureFileImport {
         var before = ImportSummary()
         var skipped = 0
         var rows = 0
-        for source in sources {
+        for (fileIndex, source) in sources.enumerated() {
+            keys.begin(
+                known[fileIndex]
+                    ? try Self.storedKeys(of: sourceIDs[fileIndex], in: database) : StoredKeys())
             // One thread reads and prepares rows while this one writes them: the two
             // halves take about as long, and the machine has two cores.
             let channel = RowChannel(capacity: 8)
@@ -162,6 +168,7 @@ public struct TreasureFileImport {
                 try? reader.wait()
             }
             var derivedKeys = false
+            var warnings: [Diagnostic] = []
             while true {
                 switch channel.receive() {
                 case .rows(let batch):
@@ -170,6 +177,7 @@ public struct TreasureFileImport {
                     }
                     try importer.add(batch.treasures)
                     derivedKeys = derivedKeys || batch.derivedKeys
+                    warnings += batch.warnings
                     for diagnostic in batch.invalid {
                         skipped += 1
                         onSkip(diagnostic)
@@ -191,6 +199,7 @@ public struct TreasureFileImport {
                 skipped: total.skipped - before.skipped)
             var result = FileResult(displayPath: source.displayPath, summary: file)
             result.derivedKeys = derivedKeys
+            result.warnings = warnings
             results.append(result)
             before = total
         }
@@ -276,6 +285,26 @@ public struct TreasureFileImport {
         }
     }
 
+    /// The keys, positions, images and names of the treasures last imported from the
+    /// file `source`, oldest line first, so a re-read row keeps its treasure's key.
+    ///
+    /// - Throws: `SQLiteError`.
+    static func storedKeys(of source: Int64, in database: Database) throws -> StoredKeys {
+        var stored = StoredKeys()
+        let scan = try database.prepare(
+            """
+            SELECT key, name, lat, lon, image FROM treasures WHERE source = ?
+            ORDER BY source_line IS NULL, source_line, key
+            """)
+        try scan.bind([.integer(source)])
+        while let row = try scan.next() {
+            stored.add(
+                key: row.text(0) ?? "", name: row.text(1) ?? "", latitude: row.double(2) ?? .nan,
+                longitude: row.double(3) ?? .nan, image: row.text(4))
+        }
+        return stored
+    }
+
     /// About how many rows the files hold, from their sizes (a treasure row is rarely
     /// under 40 bytes).
     static func expectedRows(in sources: [Source]) -> Int {
@@ -305,23 +334,46 @@ public struct TreasureFileImport {
                         encoding: encoding)
                 }
             var batch = RowBatch(file: source.displayPath, sourcePath: source.identity)
+            var notes = FileNotes(file: source.displayPath)
+            // Rows at a new position named like a stored treasure: keyed at the end.
+            var held: [(input: TreasureInput, image: String?)] = []
+            func send() -> Bool {
+                guard batch.treasures.count + batch.invalid.count == RowItem.batchSize else {
+                    return true
+                }
+                guard channel.send(.rows(batch)) else { return false }
+                batch = RowBatch(file: source.displayPath, sourcePath: source.identity)
+                return true
+            }
+            func append(_ input: TreasureInput, image: String?, key: String, first: Bool) {
+                notes.keyed(key, explicit: input.key != nil, input: input)
+                batch.treasures.append(key: key, input: input, image: image, firstUse: first)
+            }
             while let row = try reader.next() {
                 switch row {
                 case .treasure(let input):
                     if input.key == nil { batch.derivedKeys = true }
-                    let (key, first) = keys.keyAndFirstUse(explicit: input.key, name: input.name)
-                    batch.treasures.append(
-                        key: key, input: input, image: resolveImage(input.image, in: source),
-                        firstUse: first)
+                    let image = resolveImage(input.image, in: source)
+                    if let (key, first) = keys.keyAndFirstUse(
+                        explicit: input.key, name: input.name, latitude: input.latitude,
+                        longitude: input.longitude, image: image)
+                    {
+                        append(input, image: image, key: key, first: first)
+                    } else {
+                        held.append((input, image))
+                    }
                 case .invalid(let diagnostic):
                     batch.invalid.append(diagnostic)
                 }
-                if batch.treasures.count + batch.invalid.count == RowItem.batchSize {
-                    guard channel.send(.rows(batch)) else { return }
-                    batch = RowBatch(file: source.displayPath, sourcePath: source.identity)
-                }
+                guard send() else { return }
             }
-            if batch.treasures.count + batch.invalid.count > 0 {
+            for (input, image) in held {
+                let (key, first) = keys.deferred(name: input.name)
+                append(input, image: image, key: key, first: first)
+                guard send() else { return }
+            }
+            batch.warnings = notes.warnings()
+            if batch.treasures.count + batch.invalid.count > 0 || !batch.warnings.isEmpty {
                 guard channel.send(.rows(batch)) else { return }
             }
             _ = channel.send(.finished)
@@ -351,6 +403,8 @@ struct RowBatch: Sendable {
     var invalid: [Diagnostic] = []
     /// Whether some of the rows had their key derived from the name.
     var derivedKeys = false
+    /// Said once about the whole file, in its last batch.
+    var warnings: [Diagnostic] = []
 
     init(file: String, sourcePath: String) {
         treasures = PackedTreasures(file: file, sourcePath: sourcePath)
@@ -379,10 +433,27 @@ final class SharedKeyDeriver: @unchecked Sendable {
         deriver.reserve(expectedKeys)
     }
 
-    func keyAndFirstUse(explicit: String?, name: String) -> (key: String, first: Bool) {
+    /// The treasures the next file gave at its last import.
+    func begin(_ stored: StoredKeys) {
         lock.lock()
         defer { lock.unlock() }
-        return deriver.keyAndFirstUse(explicit: explicit, name: name)
+        deriver.begin(stored)
+    }
+
+    func keyAndFirstUse(
+        explicit: String?, name: String, latitude: Double, longitude: Double, image: String?
+    ) -> (key: String, first: Bool)? {
+        lock.lock()
+        defer { lock.unlock() }
+        return deriver.keyAndFirstUse(
+            explicit: explicit, name: name, latitude: latitude, longitude: longitude,
+            image: image)
+    }
+
+    func deferred(name: String) -> (key: String, first: Bool) {
+        lock.lock()
+        defer { lock.unlock() }
+        return deriver.deferred(name: name)
     }
 
     /// Whether this import has stored a treasure under the key in `utf8`.
