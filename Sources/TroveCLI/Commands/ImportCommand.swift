@@ -114,6 +114,11 @@ enum ImportCommand {
                 "\(verb) \(summary.imported) treasures (\(summary.new) new, "
                 + "\(summary.updated) updated, \(summary.unchanged) unchanged) from \(result.displayPath)"
             if summary.skipped > 0 { line += "; skipped \(summary.skipped) invalid rows" }
+            if result.blankRecords > 0 {
+                line +=
+                    "; skipped \(result.blankRecords) blank row\(result.blankRecords == 1 ? "" : "s")"
+                    + " (only delimiters)"
+            }
             invocation.note(line)
             reportVanished(result, dryRun: job.dryRun, invocation)
             if result.removed {

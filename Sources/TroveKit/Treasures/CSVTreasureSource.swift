@@ -14,6 +14,8 @@ struct CSVTreasureSource {
     private let imageIndex: Int?
     private let descriptionIndex: Int?
     private let decimalComma: Bool
+    /// Records of only delimiters read so far, skipped as blank lines are.
+    private(set) var blankRecords = 0
 
     init(_ csv: CSVReader) throws(TreasureFileError) {
         var csv = csv
@@ -87,14 +89,21 @@ struct CSVTreasureSource {
     }
 
     mutating func next() throws(TreasureFileError) -> TreasureRow? {
-        let record: CSVRecord?
-        do throws(CSVError) {
-            record = try csv.next()
-        } catch {
-            throw TreasureFileError(error)
+        while true {
+            let record: CSVRecord?
+            do throws(CSVError) {
+                record = try csv.next()
+            } catch {
+                throw TreasureFileError(error)
+            }
+            guard let record else { return nil }
+            // A row of only delimiters, as spreadsheets write below the data: a blank line.
+            if record.fields.allSatisfy(\.isEmpty) {
+                blankRecords += 1
+                continue
+            }
+            return row(record)
         }
-        guard let record else { return nil }
-        return row(record)
     }
 
     private func row(_ record: CSVRecord) -> TreasureRow {

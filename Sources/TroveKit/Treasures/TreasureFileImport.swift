@@ -75,6 +75,8 @@ public struct TreasureFileImport {
         /// Findings about the file as a whole (keys a column would serve better, all-digit
         /// keys, columns the last import had), each said once.
         public var warnings: [Diagnostic] = []
+        /// Rows of only delimiters, skipped as blank lines are (not invalid rows).
+        public var blankRecords = 0
     }
 
     /// Why an import stopped; nothing was written.
@@ -169,6 +171,7 @@ public struct TreasureFileImport {
             }
             var derivedKeys = false
             var warnings: [Diagnostic] = []
+            var blankRecords = 0
             while true {
                 switch channel.receive() {
                 case .rows(let batch):
@@ -178,6 +181,7 @@ public struct TreasureFileImport {
                     try importer.add(batch.treasures)
                     derivedKeys = derivedKeys || batch.derivedKeys
                     warnings += batch.warnings
+                    blankRecords += batch.blankRecords
                     for diagnostic in batch.invalid {
                         skipped += 1
                         onSkip(diagnostic)
@@ -200,6 +204,7 @@ public struct TreasureFileImport {
             var result = FileResult(displayPath: source.displayPath, summary: file)
             result.derivedKeys = derivedKeys
             result.warnings = warnings
+            result.blankRecords = blankRecords
             results.append(result)
             before = total
         }
@@ -373,7 +378,10 @@ public struct TreasureFileImport {
                 guard send() else { return }
             }
             batch.warnings = notes.warnings()
-            if batch.treasures.count + batch.invalid.count > 0 || !batch.warnings.isEmpty {
+            batch.blankRecords = reader.blankRecords
+            if batch.treasures.count + batch.invalid.count > 0 || !batch.warnings.isEmpty
+                || batch.blankRecords > 0
+            {
                 guard channel.send(.rows(batch)) else { return }
             }
             _ = channel.send(.finished)
@@ -405,6 +413,8 @@ struct RowBatch: Sendable {
     var derivedKeys = false
     /// Said once about the whole file, in its last batch.
     var warnings: [Diagnostic] = []
+    /// Rows of only delimiters the file had, in its last batch.
+    var blankRecords = 0
 
     init(file: String, sourcePath: String) {
         treasures = PackedTreasures(file: file, sourcePath: sourcePath)

@@ -236,6 +236,14 @@ public struct TreasureReader {
         }
     }
 
+    /// Records of only delimiters (`,,,,`) skipped so far, as blank lines are; CSV only.
+    public var blankRecords: Int {
+        switch source {
+        case .csv(let csv): csv.blankRecords
+        case .geojson: 0
+        }
+    }
+
     // MARK: - Files
 
     static func sniffFormat(_ path: String, _ shown: String) throws(TreasureFileError)
