@@ -10,7 +10,8 @@ enum ExtraType: String, Sendable, CaseIterable {
     case int
     /// Any number, written as a JSON number.
     case number
-    /// `true` or `false` (also `yes`/`no`, `1`/`0`, any case).
+    /// `true` or `false` (also `yes`/`no`, `1`/`0`, `vrai`/`faux`, `wahr`/`falsch`,
+    /// `sí`/`no`, `ja`/`nein`, `oui`/`non`, any case).
     case bool
 }
 

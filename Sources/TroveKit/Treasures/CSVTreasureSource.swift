@@ -13,7 +13,7 @@ struct CSVTreasureSource {
     private let longitudeIndex: Int
     private let imageIndex: Int?
     private let descriptionIndex: Int?
-    private let decimalComma: Bool
+    let decimalComma: Bool
     /// Records of only delimiters read so far, skipped as blank lines are.
     private(set) var blankRecords = 0
 
@@ -53,8 +53,9 @@ struct CSVTreasureSource {
         self.extras = extras
         let unique = Self.uniqueNames(first.fields)
         self.extraNames = extras.map { unique[$0] }
-        // In a semicolon file, the comma is free to be the decimal separator.
-        self.decimalComma = csv.delimiter == UInt8(ascii: ";")
+        // Wherever the comma is not the delimiter (semicolon and tab files, as European
+        // spreadsheets save them), it is free to be the decimal separator.
+        self.decimalComma = csv.delimiter != UInt8(ascii: ",")
     }
 
     /// Header names made unique, as csvkit does: an empty name becomes `column_N` (its

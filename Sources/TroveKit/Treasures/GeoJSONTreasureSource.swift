@@ -25,6 +25,9 @@ struct GeoJSONTreasureSource {
     private let displayPath: String
     private var entries: [Entry] = []
     private var position = 0
+    /// The property names of the features read so far, in order of first use.
+    private(set) var propertyNames: [String] = []
+    private var seenNames: Set<String> = []
 
     /// Parses the whole document.
     /// - Throws: ``TreasureFileError`` for text that is not JSON (or not UTF-8), or
@@ -190,7 +193,13 @@ struct GeoJSONTreasureSource {
     mutating func next() -> TreasureRow? {
         guard position < entries.count else { return nil }
         defer { position += 1 }
-        return row(entries[position], index: position)
+        let entry = entries[position]
+        if case .object(let members)? = entry.value["properties"] {
+            for member in members where seenNames.insert(member.name).inserted {
+                propertyNames.append(member.name)
+            }
+        }
+        return row(entry, index: position)
     }
 
     // MARK: - Mapping

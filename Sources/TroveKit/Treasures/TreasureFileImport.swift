@@ -172,6 +172,8 @@ public struct TreasureFileImport {
             var derivedKeys = false
             var warnings: [Diagnostic] = []
             var blankRecords = 0
+            var columns: [String]?
+            var decimalComma = false
             while true {
                 switch channel.receive() {
                 case .rows(let batch):
@@ -182,6 +184,10 @@ public struct TreasureFileImport {
                     derivedKeys = derivedKeys || batch.derivedKeys
                     warnings += batch.warnings
                     blankRecords += batch.blankRecords
+                    if let read = batch.columns {
+                        columns = read
+                        decimalComma = batch.decimalComma
+                    }
                     for diagnostic in batch.invalid {
                         skipped += 1
                         onSkip(diagnostic)
@@ -203,7 +209,12 @@ public struct TreasureFileImport {
                 skipped: total.skipped - before.skipped)
             var result = FileResult(displayPath: source.displayPath, summary: file)
             result.derivedKeys = derivedKeys
-            result.warnings = warnings
+            if let columns {
+                result.warnings += try Self.rememberColumns(
+                    columns, decimalComma: decimalComma, of: source,
+                    id: sourceIDs[fileIndex], in: database)
+            }
+            result.warnings += warnings
             result.blankRecords = blankRecords
             results.append(result)
             before = total
@@ -310,6 +321,45 @@ public struct TreasureFileImport {
         return stored
     }
 
+    /// Stores the columns a file was read with, and says which columns of its last import
+    /// it no longer has (a header typo, `Points` → `Pionts`, drops the field from every
+    /// record).
+    ///
+    /// - Throws: `SQLiteError`.
+    static func rememberColumns(
+        _ columns: [String], decimalComma: Bool, of source: Source, id: Int64,
+        in database: Database
+    ) throws -> [Diagnostic] {
+        var warnings: [Diagnostic] = []
+        if let stored = try database.scalar(
+            "SELECT columns FROM sources WHERE id = ?", [.integer(id)])?.string
+        {
+            var parser = JSONParser(Array(stored.utf8))
+            if case .array(let values)? = try? parser.parseValue() {
+                // Exactly: `{extra.Points}` reads nothing from a column now named `points`.
+                let now = Set(columns)
+                for case .string(let name) in values where !now.contains(name) {
+                    let lineOne: Int? = source.format == .geojson ? nil : 1
+                    warnings.append(
+                        Diagnostic(
+                            .warning, DiagnosticCode.columnGone,
+                            "the column '\(TreasureCheck.shown(name))' of the file's last import is "
+                                + "gone" + ColumnSuggestion.text(for: name, among: columns),
+                            at: .init(file: source.displayPath, line: lineOne),
+                            hint: "the treasures no longer have it, and layouts write nothing "
+                                + "for {extra.\(TreasureCheck.shown(name))}"))
+                }
+            }
+        }
+        try database.execute(
+            "UPDATE sources SET columns = ?, decimal_comma = ? WHERE id = ?",
+            [
+                .text(JSONValue.array(columns.map { .string($0) }).jsonText),
+                .integer(decimalComma ? 1 : 0), .integer(id),
+            ])
+        return warnings
+    }
+
     /// About how many rows the files hold, from their sizes (a treasure row is rarely
     /// under 40 bytes).
     static func expectedRows(in sources: [Source]) -> Int {
@@ -379,6 +429,8 @@ public struct TreasureFileImport {
             }
             batch.warnings = notes.warnings()
             batch.blankRecords = reader.blankRecords
+            batch.columns = reader.columnNames
+            batch.decimalComma = reader.decimalComma
             if batch.treasures.count + batch.invalid.count > 0 || !batch.warnings.isEmpty
                 || batch.blankRecords > 0
             {
@@ -415,6 +467,9 @@ struct RowBatch: Sendable {
     var warnings: [Diagnostic] = []
     /// Rows of only delimiters the file had, in its last batch.
     var blankRecords = 0
+    /// The file's columns and whether its commas are decimal commas, in its last batch.
+    var columns: [String]?
+    var decimalComma = false
 
     init(file: String, sourcePath: String) {
         treasures = PackedTreasures(file: file, sourcePath: sourcePath)

@@ -236,6 +236,23 @@ public struct TreasureReader {
         }
     }
 
+    /// The columns the file has: the CSV header as written, or the property names of
+    /// the GeoJSON features read so far, in order of first use.
+    public var columnNames: [String] {
+        switch source {
+        case .csv(let csv): csv.header
+        case .geojson(let geojson): geojson.propertyNames
+        }
+    }
+
+    /// Whether a comma in a value is a decimal comma (CSV not separated by commas).
+    public var decimalComma: Bool {
+        switch source {
+        case .csv(let csv): csv.decimalComma
+        case .geojson: false
+        }
+    }
+
     /// Records of only delimiters (`,,,,`) skipped so far, as blank lines are; CSV only.
     public var blankRecords: Int {
         switch source {
