@@ -78,6 +78,9 @@ enum ExportCommand {
             options.images = invocation.resolve(invocation.option("images") ?? "build/images")
         }
         let workspace = try invocation.openWorkspace()
+        for finding in try LayoutColumns.findings(for: layout, in: workspace) {
+            invocation.warn(finding.compilerStyle)
+        }
         let out = invocation.context.standardOutput
         let summary: ExportSummary
         do {
@@ -163,7 +166,7 @@ enum ExportCommand {
     }
 
     /// A built-in layout by name, or a layout file by path.
-    private static func loadLayout(_ name: String, _ invocation: Invocation) throws -> Layout {
+    static func loadLayout(_ name: String, _ invocation: Invocation) throws -> Layout {
         let path = invocation.resolve(name)
         let looksLikePath = name.contains("/") || name.hasSuffix(".json")
         do {

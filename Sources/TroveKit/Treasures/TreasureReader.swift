@@ -236,11 +236,12 @@ public struct TreasureReader {
         }
     }
 
-    /// The columns the file has: the CSV header as written, or the property names of
+    /// The columns the file has: the CSV header's names as extras are stored under them
+    /// (made unique), or the property names of
     /// the GeoJSON features read so far, in order of first use.
     public var columnNames: [String] {
         switch source {
-        case .csv(let csv): csv.header
+        case .csv(let csv): CSVTreasureSource.uniqueNames(csv.header)
         case .geojson(let geojson): geojson.propertyNames
         }
     }
