@@ -16,6 +16,8 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
+        // zlib, already linked through libpng: gzip-compressed treasure files.
+        .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
         .target(
             name: "CTroveImaging",
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16")]
@@ -23,7 +25,7 @@ let package = Package(
         .target(name: "TroveSQLite", dependencies: ["CSQLite"]),
         .target(name: "TroveImaging", dependencies: ["CTroveImaging"]),
         .target(
-            name: "TroveKit", dependencies: ["TroveSQLite", "TroveImaging"],
+            name: "TroveKit", dependencies: ["TroveSQLite", "TroveImaging", "CZlib"],
             plugins: ["EmbedTemplates"]),
         .target(name: "TroveCLI", dependencies: ["TroveKit"]),
         .executableTarget(name: "trove", dependencies: ["TroveCLI"]),
