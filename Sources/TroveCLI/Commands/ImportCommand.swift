@@ -18,9 +18,10 @@ enum ImportCommand {
             unless --skip-invalid.
             The workspace remembers which file each treasure came from: the import says
             how many treasures of a file are no longer in it, and --sync removes them (the
-            next 'export --update' writes null for their paths). A new derived key at the
-            position and with the image of a treasure gone from the file is reported as a
-            likely rename: give the rows a key column so renames keep their key.
+            next 'export --update' writes null for their paths). A derived key stays with
+            its treasure: a row at the position and with the image of a treasure of the file
+            keeps its key, renamed or moved in the file. gzip files are read as the file they
+            hold; GeoJSON crs EPSG:3857 is converted.
             """,
         arguments: [
             Argument(
@@ -32,6 +33,9 @@ enum ImportCommand {
                 "from", value: "csv|geojson", help: "The format, for - or an unusual extension."),
             Option(
                 "encoding", value: "name", help: "Text encoding: utf8 (default), cp1252, latin1."),
+            Option(
+                "swap-coordinates",
+                help: "Read GeoJSON positions as [lat, lon] (CSV: lat as lon and lon as lat)."),
             Option("skip-invalid", help: "Import the valid rows; report the others and exit 1."),
             Option(
                 "rejects", value: "file",
@@ -70,6 +74,7 @@ enum ImportCommand {
         var rejects: [Diagnostic] = []
         var job = TreasureFileImport()
         job.encoding = encoding
+        job.swapCoordinates = invocation.flag("swap-coordinates")
         job.skipInvalid = invocation.flag("skip-invalid")
         job.dryRun = invocation.flag("dry-run")
         job.sync = invocation.flag("sync")

@@ -53,6 +53,8 @@ enum Field: Equatable, Sendable {
             simple = [
                 "key": .key, "name": .name, "description": .description, "lat": .lat,
                 "lon": .lon, "geohash": .geohash,
+                // A GeoJSON position's third coordinate, kept as the extra `alt`.
+                "alt": .extra("alt", .number),
             ]
         case .posts:
             simple = [

@@ -14,6 +14,8 @@ struct CSVTreasureSource {
     private let imageIndex: Int?
     private let descriptionIndex: Int?
     let decimalComma: Bool
+    /// Read the `lat` column as the longitude and `lon` as the latitude.
+    var swapCoordinates = false
     /// Records of only delimiters read so far, skipped as blank lines are.
     private(set) var blankRecords = 0
 
@@ -143,6 +145,9 @@ struct CSVTreasureSource {
         }
         let latitude: Double
         let longitude: Double
+        let (latitudeIndex, longitudeIndex) =
+            swapCoordinates
+            ? (self.longitudeIndex, self.latitudeIndex) : (self.latitudeIndex, self.longitudeIndex)
         do throws(TreasureCheck.Problem) {
             latitude = try TreasureCheck.coordinate(
                 fields[latitudeIndex], axis: "latitude", decimalComma: decimalComma)

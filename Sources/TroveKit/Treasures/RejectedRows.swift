@@ -58,15 +58,20 @@ public enum RejectedRows {
                     for target in targets { originals[target] = row }
                 }
             case .geojson:
-                guard
-                    let bytes = try? TreasureReader.readAll(
-                        path: source.path, displayPath: source.displayPath),
-                    let document = try? GeoJSONTreasureSource(
-                        bytes: bytes, displayPath: source.displayPath, encoding: encoding)
-                else { continue }
+                let features = Set(wanted.compactMap { rejects[$0].location.feature })
+                let texts =
+                    if let contents = source.contents {
+                        GeoJSONTreasureSource.featureTexts(
+                            features, stream: JSONStream(bytes: contents),
+                            displayPath: source.displayPath, encoding: encoding)
+                    } else {
+                        TreasureReader.featureTexts(
+                            features, path: source.path, displayPath: source.displayPath,
+                            encoding: encoding)
+                    }
                 for index in wanted {
                     guard let feature = rejects[index].location.feature,
-                        let text = document.featureText(feature)
+                        let text = texts[feature]
                     else { continue }
                     originals[index]["\u{0}geojson"] = text
                     geojson = true

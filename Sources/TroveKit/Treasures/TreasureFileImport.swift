@@ -95,6 +95,9 @@ public struct TreasureFileImport {
     }
 
     public var encoding: TextEncoding = .utf8
+    /// Read positions as `[latitude, longitude]` (GeoJSON), the `lat` column as the
+    /// longitude and `lon` as the latitude (CSV).
+    public var swapCoordinates = false
     public var skipInvalid = false
     public var dryRun = false
     /// Remove the treasures of these files that the files no longer hold.
@@ -161,8 +164,9 @@ public struct TreasureFileImport {
             // halves take about as long, and the machine has two cores.
             let channel = RowChannel(capacity: 8)
             let encoding = self.encoding
+            let swap = swapCoordinates
             let reader = Worker {
-                Self.read(source, encoding: encoding, keys: keys, into: channel)
+                Self.read(source, encoding: encoding, swap: swap, keys: keys, into: channel)
             }
             // Stopped and joined on every way out, so no reading outlives the import.
             defer {
@@ -375,7 +379,8 @@ public struct TreasureFileImport {
     /// The reading half: parses `source`, derives keys and resolves images, and sends
     /// the rows in batches until the end, an unreadable file, or cancellation.
     private static func read(
-        _ source: Source, encoding: TextEncoding, keys: SharedKeyDeriver, into channel: RowChannel
+        _ source: Source, encoding: TextEncoding, swap: Bool, keys: SharedKeyDeriver,
+        into channel: RowChannel
     ) {
         do {
             var reader =
@@ -388,6 +393,7 @@ public struct TreasureFileImport {
                         path: source.path, displayPath: source.displayPath, format: source.format,
                         encoding: encoding)
                 }
+            reader.swapCoordinates = swap
             var batch = RowBatch(file: source.displayPath, sourcePath: source.identity)
             var notes = FileNotes(file: source.displayPath)
             // Rows at a new position named like a stored treasure: keyed at the end.
@@ -427,7 +433,7 @@ public struct TreasureFileImport {
                 append(input, image: image, key: key, first: first)
                 guard send() else { return }
             }
-            batch.warnings = notes.warnings()
+            batch.warnings = reader.fileWarnings + notes.warnings()
             batch.blankRecords = reader.blankRecords
             batch.columns = reader.columnNames
             batch.decimalComma = reader.decimalComma

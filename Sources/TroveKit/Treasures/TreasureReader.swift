@@ -159,9 +159,13 @@ public struct TreasureReader {
             }
             source = .csv(try CSVTreasureSource(csv))
         case .geojson:
-            let bytes = try Self.readAll(path: path, displayPath: shown)
+            let descriptor = open(path, O_RDONLY)
+            guard descriptor >= 0 else { throw Self.unreadable(shown) }
+            let file = StreamedFile(descriptor: descriptor, closes: true)
             source = .geojson(
-                try GeoJSONTreasureSource(bytes: bytes, displayPath: shown, encoding: encoding))
+                try GeoJSONTreasureSource(
+                    stream: JSONStream { file.read(into: $0, count: $1) }, displayPath: shown,
+                    encoding: encoding))
         }
         self.format = chosen
         self.displayPath = shown
@@ -208,12 +212,14 @@ public struct TreasureReader {
             }
             return (.csv(try CSVTreasureSource(csv)), .csv)
         case .geojson:
-            guard let bytes = gzip.readAll() else { throw damaged(gzip) }
-            return (
-                .geojson(
-                    try GeoJSONTreasureSource(bytes: bytes, displayPath: shown, encoding: encoding)),
-                .geojson
-            )
+            let stream = JSONStream { gzip.read(into: $0, count: $1) }
+            do throws(TreasureFileError) {
+                let geojson = try GeoJSONTreasureSource(
+                    stream: stream, displayPath: shown, encoding: encoding)
+                return (.geojson(geojson), .geojson)
+            } catch {
+                throw gzip.problem == nil ? error : damaged(gzip)
+            }
         }
     }
 
@@ -235,10 +241,11 @@ public struct TreasureReader {
             }
             source = .csv(try CSVTreasureSource(csv))
         case .geojson:
-            let bytes = try Self.readAll(descriptor: fileDescriptor, displayPath: displayPath)
+            let file = StreamedFile(descriptor: fileDescriptor, closes: false)
             source = .geojson(
                 try GeoJSONTreasureSource(
-                    bytes: bytes, displayPath: displayPath, encoding: encoding))
+                    stream: JSONStream { file.read(into: $0, count: $1) },
+                    displayPath: displayPath, encoding: encoding))
         }
         self.format = format
         self.displayPath = displayPath
@@ -282,7 +289,7 @@ public struct TreasureReader {
             source = .csv(csv)
             return row
         case .geojson(var geojson):
-            let row = geojson.next()
+            let row = try geojson.next()
             source = .geojson(geojson)
             return row
         }
@@ -314,6 +321,57 @@ public struct TreasureReader {
         case .csv(let csv): csv.decimalComma
         case .geojson: false
         }
+    }
+
+    /// Read positions as `[latitude, longitude]`, or the `lat` column as the longitude and
+    /// the `lon` column as the latitude (`--swap-coordinates`).
+    public var swapCoordinates: Bool {
+        get {
+            switch source {
+            case .csv(let csv): csv.swapCoordinates
+            case .geojson(let geojson): geojson.swapCoordinates
+            }
+        }
+        set {
+            switch source {
+            case .csv(var csv):
+                csv.swapCoordinates = newValue
+                source = .csv(csv)
+            case .geojson(var geojson):
+                geojson.swapCoordinates = newValue
+                source = .geojson(geojson)
+            }
+        }
+    }
+
+    /// Findings about the file as a whole, complete once every record was read: GeoJSON
+    /// positions converted from Web Mercator, names that are not text, a file written
+    /// lat,lon.
+    public var fileWarnings: [Diagnostic] {
+        switch source {
+        case .csv: []
+        case .geojson(let geojson): geojson.warnings
+        }
+    }
+
+    /// The JSON text of the features `wanted` (by index) of a GeoJSON file, read again,
+    /// for the rejects file.
+    static func featureTexts(
+        _ wanted: Set<Int>, path: String, displayPath: String, encoding: TextEncoding
+    ) -> [Int: String] {
+        guard let head = try? head(path, displayPath) else { return [:] }
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { return [:] }
+        let stream: JSONStream
+        if GzipInput.isGzip(head) {
+            guard let gzip = GzipInput(descriptor: descriptor, closes: true) else { return [:] }
+            stream = JSONStream { gzip.read(into: $0, count: $1) }
+        } else {
+            let file = StreamedFile(descriptor: descriptor, closes: true)
+            stream = JSONStream { file.read(into: $0, count: $1) }
+        }
+        return GeoJSONTreasureSource.featureTexts(
+            wanted, stream: stream, displayPath: displayPath, encoding: encoding)
     }
 
     /// Records of only delimiters (`,,,,`) skipped so far, as blank lines are; CSV only.
