@@ -35,18 +35,30 @@ struct CSVTreasureSource {
                 location: .init(file: file, line: 1))
         }
         let (columns, extras) = TreasureField.match(first.fields)
-        func required(_ field: TreasureField) throws(TreasureFileError) -> Int {
-            if let index = columns[field] { return index }
+        // Every missing column at once, so one edit of the header fixes them all.
+        guard let name = columns[.name], let latitude = columns[.latitude],
+            let longitude = columns[.longitude]
+        else {
+            let missing = [TreasureField.name, .latitude, .longitude].filter { columns[$0] == nil }
             let found = first.fields.map { "'\(TreasureCheck.shown($0))'" }.joined(separator: ", ")
+            let labels = missing.map { "'\($0.label)'" }
+            let list =
+                labels.count == 1
+                ? labels[0] : labels.dropLast().joined(separator: ", ") + " and " + labels.last!
+            let names = missing.map { field in
+                field.names.map { "'\($0)'" }.joined(separator: " or ")
+            }
             throw TreasureFileError(
                 code: DiagnosticCode.missingColumn,
-                message: "there is no '\(field.label)' column; the header has \(found)",
+                message:
+                    "there \(missing.count == 1 ? "is no \(list) column" : "are no \(list) columns"); "
+                    + "the header has \(found)",
                 location: .init(file: file, line: first.line),
-                hint: "name it \(field.names.map { "'\($0)'" }.joined(separator: " or "))")
+                hint: "name \(missing.count == 1 ? "it" : "them") \(names.joined(separator: "; "))")
         }
-        nameIndex = try required(.name)
-        latitudeIndex = try required(.latitude)
-        longitudeIndex = try required(.longitude)
+        nameIndex = name
+        latitudeIndex = latitude
+        longitudeIndex = longitude
         keyIndex = columns[.key]
         imageIndex = columns[.image]
         descriptionIndex = columns[.description]
