@@ -29,9 +29,12 @@ public enum ImageCheck {
             header = try ImageHeader.read(from: bytes)
         } catch {
             if case .unrecognizedFormat = error.kind {
+                let named = FileSignature(sniffing: bytes).map {
+                    ": it is \($0.described); \($0.advice)"
+                }
                 return finding(
                     .error, DiagnosticCode.imageNotJPEGOrPNG,
-                    "image \(path) is neither JPEG nor PNG")
+                    "image \(path) is neither JPEG nor PNG" + (named ?? ""))
             }
             return finding(
                 .error, DiagnosticCode.imageUnreadable, "image \(path) cannot be read: \(error)")

@@ -13,7 +13,7 @@ enum Schema {
         .init("007-storage-tokens-and-plans", sql: storageTokensAndPlans),
         .init("008-storage-token-triggers-under-upsert", sql: storageTokenTriggersUnderUpsert),
         .init("009-storage-plan-blocks-and-rendition-paths", apply: storagePlanBlocks),
-        .init("012-source-columns-and-decimal-comma", sql: sourceColumnsAndDecimalComma),
+        .init("012-source-columns-and-rendition-failures", sql: sourceColumnsAndDecimalComma),
     ])
 
     static let treasures = """
