@@ -72,15 +72,33 @@ final class JSONStream {
 
     /// Consumes `count` bytes, counting lines.
     func advance(_ count: Int) {
-        for index in position..<(position + count) {
-            if buffer[index] == 0x0A {
+        buffer.withUnsafeBufferPointer { bytes in
+            var lastBreak = -1
+            for index in position..<(position + count) where bytes[index] == 0x0A {
                 line += 1
-                column = 1
-            } else {
-                column += 1
+                lastBreak = index
             }
+            column = lastBreak >= 0 ? position + count - lastBreak : column + count
         }
         position += count
+    }
+
+    /// The length of the run of bytes from `offset` on that `inRun` accepts, reading more
+    /// as needed: scans the buffer directly, the hot loop of reading a big file.
+    private func run(from offset: Int, while inRun: (UInt8) -> Bool) -> Int {
+        var end = position + offset
+        while true {
+            let stop = buffer.withUnsafeBufferPointer { bytes -> Int in
+                var index = end
+                while index < bytes.count, inRun(bytes[index]) { index += 1 }
+                return index
+            }
+            end = stop
+            if end < buffer.count || atEnd { return end - position }
+            let consumed = position
+            readMore()
+            end -= consumed - position
+        }
     }
 
     /// Consumes white space (and nothing else); the next byte, or nil at the end.
@@ -109,8 +127,7 @@ final class JSONStream {
 
     /// Consumes the bytes up to (and the byte) `separator`, or to the end.
     func take(through separator: UInt8) -> [UInt8] {
-        var end = 0
-        while let byte = peek(end), byte != separator { end += 1 }
+        let end = run(from: 0) { $0 != separator }
         let bytes = Array(buffer[position..<(position + end)])
         advance(peek(end) == nil ? end : end + 1)
         return bytes
@@ -132,25 +149,37 @@ final class JSONStream {
             var depth = 0
             var inString = false
             var escaped = false
-            scan: while let byte = peek(length) {
-                length += 1
-                if inString {
-                    if escaped {
-                        escaped = false
-                    } else if byte == UInt8(ascii: "\\") {
-                        escaped = true
-                    } else if byte == UInt8(ascii: "\"") {
-                        inString = false
+            var done = false
+            // Plain bytes inside strings and between tokens are skipped in bulk.
+            while !done {
+                length = run(from: length) { byte in
+                    if inString {
+                        if escaped {
+                            escaped = false
+                        } else if byte == UInt8(ascii: "\\") {
+                            escaped = true
+                        } else if byte == UInt8(ascii: "\"") {
+                            inString = false
+                        }
+                        return true
                     }
-                    continue
+                    switch byte {
+                    case UInt8(ascii: "\""): inString = true
+                    case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+                    case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                        depth -= 1
+                        if depth == 0 {
+                            done = true
+                            return false
+                        }
+                    default: break
+                    }
+                    return true
                 }
-                switch byte {
-                case UInt8(ascii: "\""): inString = true
-                case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
-                case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                    depth -= 1
-                    if depth == 0 { break scan }
-                default: continue
+                if done {
+                    length += 1  // the closing bracket
+                } else {
+                    break  // the end of the text
                 }
             }
         case UInt8(ascii: "\""):
