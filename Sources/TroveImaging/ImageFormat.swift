@@ -65,7 +65,8 @@ public struct FileSignature: Sendable, Equatable {
             let brand = b.count >= 12 ? String(decoding: b[8..<12], as: UTF8.self) : ""
             let name =
                 ["avif", "avis"].contains(brand)
-                ? "AVIF" : ["heic", "heix", "heim", "heis", "hevc", "hevx", "mif1", "msf1"]
+                ? "AVIF"
+                : ["heic", "heix", "heim", "heis", "hevc", "hevx", "mif1", "msf1"]
                     .contains(brand) ? "HEIC" : "an ISO media file (\(brand))"
             self.init(name: name, isImage: name != "an ISO media file (\(brand))", advice: convert)
         } else if at(0, [0x42, 0x4D]) && b.count >= 14 {
@@ -114,7 +115,8 @@ public struct FileSignature: Sendable, Equatable {
     /// `a TIFF image`, `an Excel workbook (.xlsx)`.
     public var described: String {
         guard isImage else { return name }
-        return (["A", "E", "I", "O", "U"].contains(name.prefix(1))
+        return
+            (["A", "E", "I", "O", "U"].contains(name.prefix(1))
             ? "an " : "a ") + name + " image"
     }
 }

@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-
 import TroveSQLite
 
 @testable import TroveCLI
@@ -35,8 +34,10 @@ import TroveSQLite
         for _ in 1...2 {
             let result = sandbox.run("export", "--layout", "layout.json")
             #expect(result.status == 0)
-            #expect(result.stderr.hasPrefix(Self.warnings.replacingOccurrences(
-                of: "layout.json", with: sandbox.path("layout.json"))), "\(result.stderr)")
+            #expect(
+                result.stderr.hasPrefix(
+                    Self.warnings.replacingOccurrences(
+                        of: "layout.json", with: sandbox.path("layout.json"))), "\(result.stderr)")
         }
     }
 

@@ -69,18 +69,29 @@ import TroveSQLite
 
     static let zipHeader: [UInt8] = [0x50, 0x4B, 0x03, 0x04, 0x14, 0, 0, 0, 8, 0]
 
-    @Test(arguments: [
-        ("mtl.xlsx", zipHeader + Array("[Content_Types].xml xl/workbook.xml".utf8),
-         "this is an Excel workbook (.xlsx), not a CSV or GeoJSON file (save it as CSV UTF-8"),
-        ("data.zip", zipHeader + Array("cities.csv".utf8),
-         "this is a zip archive, not a CSV or GeoJSON file (unzip it"),
-        ("old.xls", [0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1, 0, 0],
-         "this is an Excel 97-2003 workbook (.xls), not a CSV or GeoJSON file"),
-        ("scan.csv", [0x49, 0x49, 0x2A, 0x00, 8, 0, 0, 0],
-         "this is a TIFF image, not a CSV or GeoJSON file (convert it to PNG or JPEG)"),
-        ("odd.csv", Array("name,lat\u{0}\u{0}".utf8),
-         "this is a binary file, not CSV or GeoJSON text"),
-    ] as [(String, [UInt8], String)])
+    @Test(
+        arguments: [
+            (
+                "mtl.xlsx", zipHeader + Array("[Content_Types].xml xl/workbook.xml".utf8),
+                "this is an Excel workbook (.xlsx), not a CSV or GeoJSON file (save it as CSV UTF-8"
+            ),
+            (
+                "data.zip", zipHeader + Array("cities.csv".utf8),
+                "this is a zip archive, not a CSV or GeoJSON file (unzip it"
+            ),
+            (
+                "old.xls", [0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1, 0, 0],
+                "this is an Excel 97-2003 workbook (.xls), not a CSV or GeoJSON file"
+            ),
+            (
+                "scan.csv", [0x49, 0x49, 0x2A, 0x00, 8, 0, 0, 0],
+                "this is a TIFF image, not a CSV or GeoJSON file (convert it to PNG or JPEG)"
+            ),
+            (
+                "odd.csv", Array("name,lat\u{0}\u{0}".utf8),
+                "this is a binary file, not CSV or GeoJSON text"
+            ),
+        ] as [(String, [UInt8], String)])
     func binaryFilesAreNamed(name: String, bytes: [UInt8], message: String) throws {
         try sandbox.write(name, Data(bytes))
         let result = sandbox.run("import", "treasures", name, "--encoding", "cp1252")

@@ -49,7 +49,8 @@ import TroveImaging
         #expect(sandbox.run("images", "--treasures").status == 1)
         let export = sandbox.run("export", "--layout", "flatirongo")
         #expect(export.status != 0)
-        #expect(export.stderr.contains("whose image 'trove images' could not read"), "\(export.stderr)")
+        #expect(
+            export.stderr.contains("whose image 'trove images' could not read"), "\(export.stderr)")
         #expect(export.stderr.contains("treasure scan: \(sandbox.path("scan.jpg")): not a JPEG"))
         #expect(!export.stderr.contains("run 'trove images'"), "\(export.stderr)")
     }

@@ -100,7 +100,8 @@ import TroveSQLite
 
     /// Excel's French "Unicode Text": UTF-16 LE with a BOM, tab-separated, decimal commas.
     @Test func frenchUnicodeTextImportsWithDecimalCommas() throws {
-        let text = "name\tlat\tlon\tpoints\topen\r\nMontréal\t45,5227\t-73,5673\t12,5\tVRAI\r\n"
+        let text =
+            "name\tlat\tlon\tpoints\topen\r\nMontréal\t45,5227\t-73,5673\t12,5\tVRAI\r\n"
             + "Québec\t46,8139\t-71,2080\t3\tfaux\r\n"
         var bytes: [UInt8] = [0xFF, 0xFE]
         for unit in text.utf16 { bytes += [UInt8(unit & 0xFF), UInt8(unit >> 8)] }

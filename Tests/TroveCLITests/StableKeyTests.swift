@@ -60,7 +60,8 @@ import TroveSQLite
         for run in 1...2 {
             let result = sandbox.run("import", "treasures", "cities.csv")
             #expect(result.status == 0)
-            let counts = run == 1 ? "1 new, 0 updated, 7 unchanged" : "0 new, 0 updated, 8 unchanged"
+            let counts =
+                run == 1 ? "1 new, 0 updated, 7 unchanged" : "0 new, 0 updated, 8 unchanged"
             #expect(
                 result.stderr == "imported 8 treasures (\(counts)) from cities.csv\n")
             var expected = before
@@ -84,7 +85,8 @@ import TroveSQLite
         let result = sandbox.run("import", "treasures", "towns.csv", "--sync")
         #expect(result.status == 0, "\(result.stderr)")
         #expect(
-            result.stderr == "imported 4 treasures (1 new, 2 updated, 1 unchanged) from towns.csv\n")
+            result.stderr == "imported 4 treasures (1 new, 2 updated, 1 unchanged) from towns.csv\n"
+        )
         let rows = try Database(path: sandbox.workspace).query(
             "SELECT key, name, lat FROM treasures ORDER BY key"
         ) { "\($0.text(0) ?? "") \($0.text(1) ?? "") \($0.double(2) ?? 0)" }

@@ -374,7 +374,8 @@ import Testing
             width: 40, height: 40, depth: 8, color: 0, extra: [PNGBuilder.chunk("iCCP", iccp)]
         ) { x, y in [UInt8(x ^ y)] }
         let rendered = try Thumbnailer.render(source: source, box: (20, 20), mode: .fit)
-        #expect(try Thumbnailer.decodeForAnalysis(rendered.bytes, minimumSide: 8).metadata
-            .iccProfile == nil)
+        #expect(
+            try Thumbnailer.decodeForAnalysis(rendered.bytes, minimumSide: 8).metadata
+                .iccProfile == nil)
     }
 }

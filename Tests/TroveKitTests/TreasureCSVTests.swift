@@ -238,10 +238,12 @@ import Testing
         }
         #expect(
             error?.message
-                == "there are no 'lat' and 'lon' columns; the header has 'Title ', 'Breite', 'Länge'")
+                == "there are no 'lat' and 'lon' columns; the header has 'Title ', 'Breite', 'Länge'"
+        )
         #expect(
             error?.hint
-                == "name them 'lat' or 'latitude' or 'y'; 'lon' or 'lng' or 'long' or 'longitude' or 'x'")
+                == "name them 'lat' or 'latitude' or 'y'; 'lon' or 'lng' or 'long' or 'longitude' or 'x'"
+        )
         let all = #expect(throws: TreasureFileError.self) { try rows("a,b\n1,2\n") }
         #expect(all?.message.hasPrefix("there are no 'name', 'lat' and 'lon' columns") == true)
     }

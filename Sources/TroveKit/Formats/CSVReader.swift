@@ -311,7 +311,8 @@ extension CSVReader {
             if let gzip {
                 let got = gzip.read(into: target, count: count)
                 guard got >= 0 else {
-                    throw CSVError(.unreadable(gzip.problem ?? "damaged gzip data"), file: displayPath)
+                    throw CSVError(
+                        .unreadable(gzip.problem ?? "damaged gzip data"), file: displayPath)
                 }
                 return got
             }

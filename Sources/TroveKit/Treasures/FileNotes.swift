@@ -66,7 +66,8 @@ struct FileNotes {
                     "\(digitKeyCount) key\(digitKeyCount == 1 ? " is" : "s are") all digits "
                         + "(\(digitKeys.joined(separator: ", "))\(more)); Firebase turns an "
                         + "object whose keys are all such numbers into an array",
-                    at: location, hint: "prefix them, e.g. 't\(digitKeys[0])', or give a key column"))
+                    at: location, hint: "prefix them, e.g. 't\(digitKeys[0])', or give a key column"
+                ))
         }
         return warnings
     }

@@ -80,7 +80,8 @@ struct GeoJSONTreasureSource {
     /// - Throws: ``TreasureFileError`` for text that is not JSON (or not UTF-8), or
     ///   JSON that is not a FeatureCollection, a Feature or a series of Features.
     init(bytes: [UInt8], displayPath: String, encoding: TextEncoding) throws(TreasureFileError) {
-        try self.init(stream: JSONStream(bytes: bytes), displayPath: displayPath, encoding: encoding)
+        try self.init(
+            stream: JSONStream(bytes: bytes), displayPath: displayPath, encoding: encoding)
     }
 
     /// Reads from a stream; the first values are looked at now, so a document that is not
@@ -135,7 +136,8 @@ struct GeoJSONTreasureSource {
         do throws(JSONSyntaxError) {
             let value = try parser.parseValue()
             if !parser.atEnd() {
-                throw JSONSyntaxError(message: "unexpected data after the value", line: 1, column: 1)
+                throw JSONSyntaxError(
+                    message: "unexpected data after the value", line: 1, column: 1)
             }
             return value
         } catch {
@@ -151,7 +153,8 @@ struct GeoJSONTreasureSource {
 
     /// Decides how the file is laid out from its first bytes.
     private mutating func begin() throws(TreasureFileError) {
-        if encoding == .utf8, stream.peek() == 0xEF, stream.peek(1) == 0xBB, stream.peek(2) == 0xBF {
+        if encoding == .utf8, stream.peek() == 0xEF, stream.peek(1) == 0xBB, stream.peek(2) == 0xBF
+        {
             stream.advance(3)
         }
         guard let first = stream.skipWhitespace() else {
@@ -203,7 +206,11 @@ struct GeoJSONTreasureSource {
         guard let first = stream.peekLine(from: 0, limit: limit) else { return false }
         var next = first.next
         var second: [UInt8]?
-        while let line = stream.peekLine(from: next, limit: limit), line.next > next {
+        var blank = 0
+        while blank < 1000, let line = stream.peekLine(from: next, limit: limit),
+            line.next > next
+        {
+            blank += 1
             if nonBlank(line.bytes) {
                 second = line.bytes
                 break
@@ -225,7 +232,8 @@ struct GeoJSONTreasureSource {
         while true {
             guard let byte = stream.skipWhitespace() else {
                 throw syntax(
-                    JSONSyntaxError(message: "the text ends inside the document", line: 1, column: 1),
+                    JSONSyntaxError(
+                        message: "the text ends inside the document", line: 1, column: 1),
                     line: stream.line, column: stream.column)
             }
             if byte == UInt8(ascii: "}") {
@@ -246,7 +254,8 @@ struct GeoJSONTreasureSource {
             let nameTaken = stream.takeValue()
             guard case .string(let name) = try parse(nameTaken) else {
                 throw syntax(
-                    JSONSyntaxError(message: "expected a member name in quotes", line: 1, column: 1),
+                    JSONSyntaxError(
+                        message: "expected a member name in quotes", line: 1, column: 1),
                     line: nameTaken.line, column: nameTaken.column)
             }
             guard stream.skipWhitespace() == UInt8(ascii: ":") else {
@@ -317,7 +326,8 @@ struct GeoJSONTreasureSource {
             }
             if more {
                 throw syntax(
-                    JSONSyntaxError(message: "unexpected data after the document", line: 1, column: 1),
+                    JSONSyntaxError(
+                        message: "unexpected data after the document", line: 1, column: 1),
                     line: stream.line, column: stream.column)
             }
             mode = .finished
@@ -413,7 +423,9 @@ struct GeoJSONTreasureSource {
                 let at = parser.nextLine()
                 return Entry(
                     value: .null, path: "", line: line + at - 1,
-                    broken: ("unexpected data after the value", 1, String(decoding: bytes, as: UTF8.self)))
+                    broken: (
+                        "unexpected data after the value", 1, String(decoding: bytes, as: UTF8.self)
+                    ))
             }
             return Entry(value: value, path: "", line: line + leadingBreaks)
         } catch {
@@ -688,7 +700,6 @@ struct GeoJSONTreasureSource {
     }
 }
 
-
 /// What the GeoJSON reader notices about a whole file, to say once.
 struct GeoJSONNotes {
     /// The crs the positions were converted from.
@@ -728,7 +739,8 @@ struct GeoJSONNotes {
                 Diagnostic(
                     .warning, DiagnosticCode.notText,
                     notText.what + "; it is stored as its JSON text"
-                        + (others > 0 ? " (and in \(others) more feature\(others == 1 ? "" : "s"))" : ""),
+                        + (others > 0
+                            ? " (and in \(others) more feature\(others == 1 ? "" : "s"))" : ""),
                     at: notText.first, hint: "write it as a string"))
         }
         if positions > 0, onlySwapped == positions {

@@ -423,7 +423,9 @@ struct StoredKeys: Sendable {
     var isEmpty: Bool { keys.isEmpty }
 
     /// Adds a stored treasure; entries added earlier are preferred.
-    mutating func add(key: String, name: String, latitude: Double, longitude: Double, image: String?) {
+    mutating func add(
+        key: String, name: String, latitude: Double, longitude: Double, image: String?
+    ) {
         let index = Int32(keys.count)
         keys.append(key)
         latitudes.append(latitude)
@@ -434,7 +436,8 @@ struct StoredKeys: Sendable {
         names.append(nameHash)
         spotNext.append(-1)
         nameNext.append(-1)
-        Self.append(index, hash: Self.hash(latitude, longitude, image), heads: &spotHeads, next: &spotNext)
+        Self.append(
+            index, hash: Self.hash(latitude, longitude, image), heads: &spotHeads, next: &spotNext)
         Self.append(index, hash: nameHash, heads: &nameHeads, next: &nameNext)
     }
 

@@ -193,10 +193,14 @@ public struct TreasureReader {
         if chosen == nil {
             let gzip = try openGzip()
             var first = [UInt8](repeating: 0, count: 512)
-            let count = first.withUnsafeMutableBytes { gzip.read(into: $0.baseAddress!, count: 512) }
+            let count = first.withUnsafeMutableBytes {
+                gzip.read(into: $0.baseAddress!, count: 512)
+            }
             guard count >= 0 else { throw damaged(gzip) }
             try refuseOtherFormats(first[..<count], shown)
-            let text = first[..<count].drop { [0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
+            let text = first[..<count].drop {
+                [0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0)
+            }
             chosen = text.first == UInt8(ascii: "{") ? .geojson : .csv
         }
         let gzip = try openGzip()
