@@ -364,16 +364,18 @@ public struct TreasureFileImport {
         return warnings
     }
 
-    /// About how many rows the files hold, from their sizes (a treasure row is rarely
-    /// under 40 bytes).
+    /// About how many rows the files hold, from their sizes: a CSV row is rarely under
+    /// 40 bytes, a GeoJSON Feature under 90 (its type, geometry and properties members).
     static func expectedRows(in sources: [Source]) -> Int {
-        let bytes = sources.reduce(0) { total, source in
-            if let contents = source.contents { return total + contents.count }
+        let rows = sources.reduce(0) { total, source in
+            let perRow =
+                (source.format ?? TreasureFormat(path: source.path)) == .geojson ? 90 : 40
+            if let contents = source.contents { return total + contents.count / perRow }
             var info = stat()
             guard stat(source.path, &info) == 0 else { return total }
-            return total + Int(info.st_size)
+            return total + Int(info.st_size) / perRow
         }
-        return min(bytes / 40, 50_000_000)
+        return min(rows, 50_000_000)
     }
 
     /// The reading half: parses `source`, derives keys and resolves images, and sends
