@@ -157,9 +157,18 @@ public struct TreasureFileImport {
         var skipped = 0
         var rows = 0
         for (fileIndex, source) in sources.enumerated() {
-            keys.begin(
-                known[fileIndex]
-                    ? try Self.storedKeys(of: sourceIDs[fileIndex], in: database) : StoredKeys())
+            // Read only when a row of the file needs a derived key, on a connection of its
+            // own: it sees the workspace as it was before this import.
+            let id = sourceIDs[fileIndex]
+            let path = database.path
+            var load: (@Sendable () throws -> StoredKeys)?
+            if known[fileIndex] {
+                load = {
+                    let reader = try Database(path: path, mode: .readOnly)
+                    return try Self.storedKeys(of: id, in: reader)
+                }
+            }
+            keys.begin(load)
             // One thread reads and prepares rows while this one writes them: the two
             // halves take about as long, and the machine has two cores.
             let channel = RowChannel(capacity: 8)
@@ -417,7 +426,7 @@ public struct TreasureFileImport {
                 case .treasure(let input):
                     if input.key == nil { batch.derivedKeys = true }
                     let image = resolveImage(input.image, in: source)
-                    if let (key, first) = keys.keyAndFirstUse(
+                    if let (key, first) = try keys.keyAndFirstUse(
                         explicit: input.key, name: input.name, latitude: input.latitude,
                         longitude: input.longitude, image: image)
                     {
@@ -506,18 +515,31 @@ final class SharedKeyDeriver: @unchecked Sendable {
         deriver.reserve(expectedKeys)
     }
 
-    /// The treasures the next file gave at its last import.
-    func begin(_ stored: StoredKeys) {
+    /// The treasures the next file gave at its last import, read by `load` when a row
+    /// first needs them (a file whose rows all have keys never does).
+    func begin(_ load: (@Sendable () throws -> StoredKeys)?) {
         lock.lock()
         defer { lock.unlock() }
-        deriver.begin(stored)
+        deriver.begin(StoredKeys())
+        loader = load
     }
+    private var loader: (@Sendable () throws -> StoredKeys)?
 
     func keyAndFirstUse(
         explicit: String?, name: String, latitude: Double, longitude: Double, image: String?
-    ) -> (key: String, first: Bool)? {
+    ) throws(TreasureFileError) -> (key: String, first: Bool)? {
         lock.lock()
         defer { lock.unlock() }
+        if explicit == nil, let load = loader {
+            loader = nil
+            do {
+                deriver.begin(try load())
+            } catch {
+                throw TreasureFileError(
+                    code: nil, message: "cannot read the keys of the file's last import: \(error)",
+                    location: .init())
+            }
+        }
         return deriver.keyAndFirstUse(
             explicit: explicit, name: name, latitude: latitude, longitude: longitude,
             image: image)
