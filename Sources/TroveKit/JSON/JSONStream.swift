@@ -57,10 +57,11 @@ final class JSONStream {
             buffer.removeFirst(position)
             position = 0
         }
-        let old = buffer.count
-        buffer += repeatElement(0, count: Self.chunk)
-        let got = buffer.withUnsafeMutableBytes { fill($0.baseAddress! + old, Self.chunk) }
-        buffer.removeLast(Self.chunk - max(got, 0))
+        let got = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.chunk) { chunk in
+            let got = fill(chunk.baseAddress!, Self.chunk)
+            if got > 0 { buffer.append(contentsOf: chunk.prefix(got)) }
+            return got
+        }
         if got < 0 { failed = true }
         if got <= 0 { atEnd = true }
     }
