@@ -53,6 +53,20 @@ import TroveSQLite
         #expect(sandbox.run("validate", "carshare.csv.gz").status == 0)
     }
 
+    @Test func rejectsOfAGzipFileHoldTheirRows() throws {
+        try gzip("cars.csv", "name,lat,lon,points\nGood,45.5,-73.5,1\nBad,north,-73.5,2\n")
+        let result = sandbox.run(
+            "import", "treasures", "cars.csv.gz", "--skip-invalid", "--rejects", "rejects.csv")
+        #expect(result.status == 1)
+        let rejects = try String(contentsOfFile: sandbox.path("rejects.csv"), encoding: .utf8)
+        #expect(
+            rejects == """
+                file,line,feature,code,reason,name,lat,lon,points
+                cars.csv.gz,3,,T103,latitude 'north' is not a number,Bad,north,-73.5,2
+
+                """)
+    }
+
     @Test func truncatedGzipIsUnreadableAndChangesNothing() throws {
         var csv = "name,lat,lon\n"
         for index in 0..<3000 { csv += "Car \(index),45.\(index),-73.5\n" }
