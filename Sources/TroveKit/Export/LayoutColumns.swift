@@ -26,7 +26,9 @@ public enum LayoutColumns {
         return read.filter { !known.contains($0.column) }.map { item in
             Diagnostic(
                 .warning, DiagnosticCode.unknownColumn,
-                "{extra.\(item.column)} in '\(item.path)' names a column no treasure has"
+                (item.column == "alt"
+                    ? "{alt} in '\(item.path)' reads an altitude no treasure has"
+                    : "{extra.\(item.column)} in '\(item.path)' names a column no treasure has")
                     + ColumnSuggestion.text(for: item.column, among: names),
                 at: .init(file: layout.name), hint: "no record writes anything for it")
         }
