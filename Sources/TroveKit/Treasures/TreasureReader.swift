@@ -99,8 +99,9 @@ public struct TreasureFileError: Error, Equatable, Sendable, CustomStringConvert
 /// ```
 ///
 /// Problems with one record come back as ``TreasureRow/invalid(_:)``; problems with the
-/// file as a whole are thrown as ``TreasureFileError``. CSV is streamed; GeoJSON is
-/// read whole.
+/// file as a whole are thrown as ``TreasureFileError``. Both formats are streamed (GeoJSON
+/// a feature at a time), gzip-compressed files too; other binary formats are refused by
+/// their signature.
 ///
 /// Locations: CSV rows carry the file and the physical line the record starts on, and
 /// a diagnostic about one value adds its 1-based column (field) number. GeoJSON
