@@ -47,6 +47,26 @@ import TroveSQLite
         #expect(sandbox.run("validate", "t.csv").status == 0)
     }
 
+    /// Skipped rows that name their keys keep only those treasures: --sync still removes
+    /// the rows deleted from the file.
+    @Test func syncRemovesWhatIsGoneWhenTheSkippedRowsHaveKeys() throws {
+        try sandbox.write("k.csv", "key,name,lat,lon\na,A,40.1,-74\nb,B,40.2,-74\nc,C,40.3,-74\n")
+        #expect(sandbox.run("import", "treasures", "k.csv").status == 0)
+        try sandbox.write("k.csv", "key,name,lat,lon\na,A,40.1,-74\nc,C,north,-74\n")
+        for run in 1...2 {
+            let result = sandbox.run("import", "treasures", "k.csv", "--sync", "--skip-invalid")
+            #expect(result.status == 1)
+            #expect(
+                result.stderr.contains(
+                    "kept 1 treasure of k.csv whose row was skipped: c; fix the row and run "
+                        + "--sync again"), "\(result.stderr)")
+            #expect(
+                result.stderr.contains("removed 1 treasure no longer in k.csv: b") == (run == 1),
+                "\(result.stderr)")
+            #expect(try keys() == ["a", "c"])
+        }
+    }
+
     /// A header typo drops a column from every treasure: the import says so, each time
     /// until the file has it again.
     @Test func aColumnTheLastImportHadIsNamed() throws {

@@ -131,6 +131,7 @@ enum ImportCommand {
             } else {
                 missing += result.vanished.count
             }
+            missing += result.keptForSkippedKeys.count
         }
         if invocation.format == .json {
             invocation.print(
@@ -157,6 +158,13 @@ enum ImportCommand {
                 text += "; add a key column to the file so a renamed row keeps its key"
             }
             invocation.warn(text)
+        }
+        if !result.keptForSkippedKeys.isEmpty {
+            let kept = result.keptForSkippedKeys
+            invocation.warn(
+                "kept \(kept.count) treasure\(kept.count == 1 ? "" : "s") of \(file) whose row"
+                    + "\(kept.count == 1 ? " was" : "s were") skipped: \(abbreviated(kept)); fix "
+                    + "the row\(kept.count == 1 ? "" : "s") and run --sync again")
         }
         let count = result.vanished.count
         guard count > 0 else { return }

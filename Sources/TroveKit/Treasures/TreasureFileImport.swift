@@ -69,6 +69,12 @@ public struct TreasureFileImport {
         /// With `sync`, vanished treasures kept because rows of the file were skipped: a
         /// skipped row may be one of them.
         public var keptBecauseOfSkippedRows = false
+        /// With `sync`, when every skipped row named its key: the keys of skipped rows that
+        /// are kept (not in `vanished`), while the other treasures gone from the file go.
+        public var keptForSkippedKeys: [String] = []
+        /// The keys of the skipped rows, or nil when one had none (its key was to be
+        /// derived, so it may be any of the vanished treasures).
+        var skippedKeys: Set<String>? = []
         public var renames: [LikelyRename] = []
         /// Whether some rows had no key column value, so their keys were derived.
         public var derivedKeys = false
@@ -187,6 +193,7 @@ public struct TreasureFileImport {
             var blankRecords = 0
             var columns: [String]?
             var decimalComma = false
+            var skippedKeys: Set<String>? = []
             while true {
                 switch channel.receive() {
                 case .rows(let batch):
@@ -204,6 +211,11 @@ public struct TreasureFileImport {
                     for diagnostic in batch.invalid {
                         skipped += 1
                         onSkip(diagnostic)
+                        if let key = diagnostic.location.key {
+                            skippedKeys?.insert(key)
+                        } else {
+                            skippedKeys = nil
+                        }
                     }
                     rows += batch.treasures.count + batch.invalid.count
                     onProgress(rows)
@@ -228,6 +240,7 @@ public struct TreasureFileImport {
                     id: sourceIDs[fileIndex], in: database)
             }
             result.warnings += warnings
+            result.skippedKeys = skippedKeys
             result.blankRecords = blankRecords
             results.append(result)
             before = total
@@ -300,7 +313,15 @@ public struct TreasureFileImport {
         let forget = try database.prepare("UPDATE treasures SET source_line = NULL WHERE key = ?")
         for index in results.indices where !results[index].vanished.isEmpty {
             if sync && results[index].summary.skipped > 0 {
-                results[index].keptBecauseOfSkippedRows = true
+                if let keys = results[index].skippedKeys {
+                    // Every skipped row named its key: only those treasures stay.
+                    let all = results[index].vanished
+                    results[index].keptForSkippedKeys = all.map(\.key).filter(keys.contains)
+                    results[index].vanished = all.filter { !keys.contains($0.key) }
+                    for key in results[index].keptForSkippedKeys { try forget.run([.text(key)]) }
+                } else {
+                    results[index].keptBecauseOfSkippedRows = true
+                }
             }
             let removes = sync && !results[index].keptBecauseOfSkippedRows
             results[index].removed = removes
