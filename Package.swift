@@ -16,6 +16,8 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
+        // zlib, already linked through libpng: gzip-compressed treasure files.
+        .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
         .systemLibrary(
             name: "CCurl",
             pkgConfig: "libcurl",
@@ -36,7 +38,9 @@ let package = Package(
         .target(name: "TroveHTTP", dependencies: ["CCurl"]),
         .target(
             name: "TroveKit",
-            dependencies: ["TroveSQLite", "TroveImaging", "TroveHTTP", "CMicroHTTPD"],
+            dependencies: [
+                "TroveSQLite", "TroveImaging", "TroveHTTP", "CMicroHTTPD", "CZlib",
+            ],
             plugins: ["EmbedTemplates"]),
         .target(name: "TroveCLI", dependencies: ["TroveKit"]),
         .executableTarget(name: "trove", dependencies: ["TroveCLI"]),

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include <png.h>
+#include <zlib.h>
 
 // MARK: - Errors and I/O
 
@@ -129,6 +130,76 @@ static void prepare_read(png_structp png) {
      */
     static const png_byte exif_chunk[5] = {'e', 'X', 'I', 'f', 0};
     png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_ALWAYS, exif_chunk, 1);
+    /*
+     * iCCP is kept as stored too: libpng discards a profile whose header it dislikes
+     * (Photoshop's "Dot Gain 20%" has 0x01000000 in its rendering-intent field), which
+     * libvips and Pillow keep and viewers use. iccp_profile inflates it.
+     */
+    static const png_byte iccp_chunk[5] = {'i', 'C', 'C', 'P', 0};
+    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_ALWAYS, iccp_chunk, 1);
+}
+
+/* A profile larger than this is not one (the largest real ones are a few megabytes). */
+#define TROVE_MAX_ICC (16u << 20)
+
+/*
+ * The profile of a raw iCCP chunk (a name of 1-79 bytes, NUL, method 0, zlib data), or
+ * NULL when the chunk is malformed; *length is set on success.
+ */
+static uint8_t *iccp_profile(const uint8_t *data, size_t size, size_t *length) {
+    size_t name = 0;
+    while (name < size && name < 80 && data[name] != 0) name++;
+    if (name == 0 || name >= 80 || name + 2 > size || data[name + 1] != 0) return NULL;
+    z_stream stream;
+    memset(&stream, 0, sizeof(stream));
+    if (inflateInit(&stream) != Z_OK) return NULL;
+    stream.next_in = (Bytef *)(data + name + 2);
+    stream.avail_in = (uInt)(size - name - 2);
+    size_t capacity = 4096, used = 0;
+    uint8_t *profile = malloc(capacity);
+    int status = Z_OK;
+    while (profile != NULL && status == Z_OK) {
+        if (used == capacity) {
+            uint8_t *grown = capacity < TROVE_MAX_ICC ? realloc(profile, capacity * 2) : NULL;
+            if (grown == NULL) {
+                free(profile);
+                profile = NULL;
+                break;
+            }
+            profile = grown;
+            capacity *= 2;
+        }
+        stream.next_out = profile + used;
+        stream.avail_out = (uInt)(capacity - used);
+        status = inflate(&stream, Z_NO_FLUSH);
+        used = capacity - stream.avail_out;
+    }
+    inflateEnd(&stream);
+    /* At least a profile header (128 bytes) and a tag count. */
+    if (profile != NULL && (status != Z_STREAM_END || used < 132)) {
+        free(profile);
+        profile = NULL;
+    }
+    if (profile != NULL) *length = used;
+    return profile;
+}
+
+/* zlib data of a profile for an iCCP chunk named "ICC profile"; NULL when out of memory. */
+static uint8_t *iccp_chunk_data(const uint8_t *icc, size_t icc_length, size_t *size) {
+    static const char name[] = "ICC profile";
+    size_t prefix = sizeof(name) + 1; /* the name, its NUL, compression method 0 */
+    uLong bound = compressBound((uLong)icc_length);
+    uint8_t *data = malloc(prefix + bound);
+    if (data == NULL) return NULL;
+    memcpy(data, name, sizeof(name));
+    data[sizeof(name)] = 0;
+    uLongf compressed = bound;
+    if (compress2(data + prefix, &compressed, icc, (uLong)icc_length, 9) != Z_OK) {
+        free(data);
+        return NULL;
+    }
+    *size = prefix + compressed;
+    return data;
 }
 
 static uint8_t *copy_block(const void *bytes, size_t length) {
@@ -139,25 +210,17 @@ static uint8_t *copy_block(const void *bytes, size_t length) {
 
 static void collect_metadata(png_structp png, png_infop info, ctrove_metadata *metadata) {
     if (metadata == NULL) return;
-    png_charp name = NULL;
-    int compression = 0;
-    png_bytep profile = NULL;
-    png_uint_32 profile_length = 0;
-    if (metadata->icc == NULL &&
-        png_get_iCCP(png, info, &name, &compression, &profile, &profile_length) &&
-        profile != NULL && profile_length > 0) {
-        metadata->icc = malloc(profile_length);
-        if (metadata->icc != NULL) {
-            memcpy(metadata->icc, profile, profile_length);
-            metadata->icc_length = profile_length;
-        }
-    }
     png_unknown_chunkp chunks = NULL;
     int chunk_count = png_get_unknown_chunks(png, info, &chunks);
-    for (int index = 0; index < chunk_count && metadata->exif == NULL; index++) {
-        if (memcmp(chunks[index].name, "eXIf", 4) == 0 && chunks[index].size > 0) {
+    for (int index = 0; index < chunk_count; index++) {
+        if (metadata->exif == NULL && memcmp(chunks[index].name, "eXIf", 4) == 0 &&
+            chunks[index].size > 0) {
             metadata->exif = copy_block(chunks[index].data, chunks[index].size);
             if (metadata->exif != NULL) metadata->exif_length = chunks[index].size;
+        } else if (metadata->icc == NULL && memcmp(chunks[index].name, "iCCP", 4) == 0) {
+            size_t length = 0;
+            metadata->icc = iccp_profile(chunks[index].data, chunks[index].size, &length);
+            if (metadata->icc != NULL) metadata->icc_length = length;
         }
     }
     png_textp texts = NULL;
@@ -320,8 +383,11 @@ int ctrove_png_encode(const uint8_t *pixels, int width, int height, int channels
                                               on_png_warning);
     if (png == NULL) return -1;
     png_infop info = png_create_info_struct(png);
+    /* Volatile: set after setjmp, freed on its error path. */
+    uint8_t *volatile iccp = NULL;
     if (info == NULL || setjmp(png_jmpbuf(png))) {
         png_destroy_write_struct(&png, &info);
+        free(iccp);
         free(context.output);
         return -1;
     }
@@ -334,14 +400,27 @@ int ctrove_png_encode(const uint8_t *pixels, int width, int height, int channels
                  PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     if (icc != NULL && icc_length > 0) {
         /*
-         * libpng refuses the HP/Microsoft "sRGB IEC61966-2.1" profile that Photoshop and
-         * Windows embed ("known incorrect sRGB profile": its white point tag says D65).
-         * Every colour-managed viewer reads it as sRGB, so it is written back byte for
-         * byte, as libvips does; the source's colours stay exactly as they were.
+         * The profile goes out as a raw iCCP chunk, byte for byte, as libvips writes it:
+         * libpng's own checks refuse the HP/Microsoft "sRGB IEC61966-2.1" profile that
+         * Photoshop and Windows embed ("known incorrect sRGB profile") and profiles whose
+         * rendering-intent field is out of range (Photoshop's "Dot Gain 20%"), which
+         * every colour-managed viewer reads. The source's colours stay as they were.
          */
-        png_set_option(png, PNG_SKIP_sRGB_CHECK_PROFILE, PNG_OPTION_ON);
-        png_set_iCCP(png, info, "ICC profile", PNG_COMPRESSION_TYPE_BASE, icc,
-                     (png_uint_32)icc_length);
+        size_t size = 0;
+        iccp = iccp_chunk_data(icc, icc_length, &size);
+        if (iccp == NULL) longjmp(png_jmpbuf(png), 1);
+        static const png_byte iccp_name[5] = {'i', 'C', 'C', 'P', 0};
+        png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_ALWAYS, iccp_name, 1);
+        png_unknown_chunk chunk;
+        memset(&chunk, 0, sizeof(chunk));
+        memcpy(chunk.name, "iCCP", 5);
+        chunk.data = iccp;
+        chunk.size = size;
+        chunk.location = PNG_HAVE_IHDR;
+        png_set_unknown_chunks(png, info, &chunk, 1); /* copies the data */
+        uint8_t *written = iccp;
+        iccp = NULL;
+        free(written);
     }
     png_write_info(png, info);
     size_t stride = (size_t)width * (size_t)channels;

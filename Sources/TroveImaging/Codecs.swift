@@ -52,6 +52,10 @@ extension ImageFormat {
     static func require(_ data: [UInt8]) throws(ImageCodecError) -> ImageFormat {
         if data.isEmpty { throw ImageCodecError(.empty, message: "no bytes") }
         guard let format = ImageFormat(sniffing: data) else {
+            if let other = FileSignature(sniffing: data) {
+                throw ImageCodecError(
+                    .unrecognizedFormat, message: "it is \(other.described); \(other.advice)")
+            }
             let start = data.prefix(4).map { String($0, radix: 16, uppercase: true) }
             throw ImageCodecError(
                 .unrecognizedFormat,

@@ -75,4 +75,17 @@ public enum DiagnosticCode {
     public static let imageTooSmall = "T209"
     /// Images that need download URLs, and no `storage.bucket` to build them from.
     public static let missingBucket = "T210"
+
+    // MARK: - About a whole file (warnings said once)
+
+    /// Keys derived from names while a column holds better ones.
+    public static let betterKeyColumn = "T220"
+    /// A column the last import of the file had is gone.
+    public static let columnGone = "T221"
+    /// A layout placeholder names a column no record has.
+    public static let unknownColumn = "T222"
+    /// A GeoJSON name or description that is not text.
+    public static let notText = "T223"
+    /// A GeoJSON file whose positions were converted from another coordinate system.
+    public static let convertedCoordinates = "T224"
 }

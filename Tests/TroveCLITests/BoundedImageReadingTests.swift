@@ -78,7 +78,7 @@ import Testing
             #expect(images.status == 1, "\(images.stderr)")
             #expect(
                 images.stderr.contains(
-                    "\(sandbox.path("img/zero.jpg")): cannot read the file: not a JPEG or PNG image: starts with bytes 00 00 00 00"
+                    "\(sandbox.path("img/zero.jpg")): not a JPEG or PNG image: starts with bytes 00 00 00 00"
                 ))
             #expect(
                 images.stderr.contains(

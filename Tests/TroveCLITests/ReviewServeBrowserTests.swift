@@ -256,6 +256,11 @@ import TroveSQLite
                     as? String == text)
             try browser.press("s")
         }
+        #expect(
+            try wait(
+                browser,
+                "document.body.dataset.ready === 'true' && document.getElementById('card').dataset.id"
+            ))
         try browser.press("p")
         #expect(try wait(browser, "!document.getElementById('user-panel').hidden"))
         try press(browser, "Escape")

@@ -40,6 +40,18 @@ struct ReviewSheetUITests {
         return browser
     }
 
+    /// What `read` gives once it gives `expected`, or after 5 s: the page applies a key or
+    /// a reload's saved decisions a moment after the event that caused it.
+    func eventually(_ expected: String?, _ read: () throws -> String?) throws -> String? {
+        let deadline = Date().addingTimeInterval(5)
+        var value = try read()
+        while value != expected && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+            value = try read()
+        }
+        return value
+    }
+
     func focused(_ browser: BrowserSession) throws -> String? {
         try browser.evaluate("document.querySelector('article.card.current').dataset.id")
             as? String
@@ -61,24 +73,24 @@ struct ReviewSheetUITests {
         Chromium.oneAtATime.lock()
         defer { Chromium.oneAtATime.unlock() }
         let browser = try openSheet()
-        #expect(try focused(browser) == "p1")
+        #expect(try eventually("p1") { try focused(browser) } == "p1")
         try browser.press("a")
-        #expect(try focused(browser) == "p2")
-        #expect(try decision(browser, "p1") == "approved")
+        #expect(try eventually("p2") { try focused(browser) } == "p2")
+        #expect(try eventually("approved") { try decision(browser, "p1") } == "approved")
         try browser.press("u")
-        #expect(try decision(browser, "p1") == nil)
-        #expect(try focused(browser) == "p1", "back to the card undone")
+        #expect(try eventually(nil) { try decision(browser, "p1") } == nil)
+        #expect(try eventually("p1") { try focused(browser) } == "p1", "back to the card undone")
         // Twice: decide again, move on, and u still undoes the one just made.
         try browser.press("r")
         try browser.press("2")
-        #expect(try focused(browser) == "p2")
+        #expect(try eventually("p2") { try focused(browser) } == "p2")
         try browser.press("u")
-        #expect(try decision(browser, "p1") == nil)
+        #expect(try eventually(nil) { try decision(browser, "p1") } == nil)
         // After moving on by hand, u is about the card in focus (nothing to undo there).
         try browser.press("a")
         try browser.press("j")
         try browser.press("u")
-        #expect(try decision(browser, "p1") == "approved")
+        #expect(try eventually("approved") { try decision(browser, "p1") } == "approved")
         #expect(
             try browser.evaluate("document.getElementById('decided').textContent") as? String
                 == "1 of 4 decided")
@@ -91,17 +103,18 @@ struct ReviewSheetUITests {
         try browser.press("a")
         try browser.press("r")
         try browser.press("1")
-        #expect(try focused(browser) == "p3")
+        #expect(try eventually("p3") { try focused(browser) } == "p3")
         for _ in 0..<2 {
             try browser.reload()
-            #expect(try focused(browser) == "p3")
-            #expect(try decision(browser, "p2") == "rejected")
+            #expect(try eventually("p3") { try focused(browser) } == "p3")
+            #expect(try eventually("rejected") { try decision(browser, "p2") } == "rejected")
         }
         // A gap: deciding p4 but not p3 still brings the focus to p3.
         try browser.press("j")
         try browser.press("a")
+        #expect(try eventually("approved") { try decision(browser, "p4") } == "approved")
         try browser.reload()
-        #expect(try focused(browser) == "p3")
+        #expect(try eventually("p3") { try focused(browser) } == "p3")
     }
 
     @Test func filtersHideCardsAndARejectTakesANote() throws {
@@ -120,7 +133,7 @@ struct ReviewSheetUITests {
         #expect(signals?.contains("text-link") == true, "\(signals ?? [])")
         try choose("signal", "text-link")
         #expect(try visibleIDs(browser) == ["p2"])
-        #expect(try focused(browser) == "p2")
+        #expect(try eventually("p2") { try focused(browser) } == "p2")
         try choose("signal", "")
         #expect(try visibleIDs(browser) == ["p1", "p2", "p3", "p4"])
 

@@ -172,6 +172,8 @@ import Testing
         terminal.send("q")
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
+        // The last lines may still be on their way from the terminal when the process ends.
+        #expect(terminal.waitFor("decisions recorded."))
         let end = terminal.screen.components(separatedBy: "[q]uit > ").last ?? ""
         #expect(end.contains("0 decisions recorded."), "\(end)")
         #expect(end.contains("1 refused, nothing changed for it:"), "\(end)")

@@ -36,7 +36,7 @@ import TroveSQLite
                 t.csv:5: warning[T207]: key '123' is all digits; Firebase may turn the parent into an array (prefix it, e.g. 't123')
                 t.csv:5: error[T120]: image \(sandbox.path("missing.png")) does not exist
                 t.csv:6: warning[T201]: name has surrounding spaces
-                t.csv:7: warning[T203]: coordinates look swapped (lon/lat): [-74.0, 40.7] is 15044 km from the others, 84 km when exchanged
+                t.csv:7: warning[T203]: coordinates look swapped (lon/lat): [-74.0, 40.7] has no other treasure within 500 km; exchanged, it is 0 m from one
 
                 """)
         #expect(result.stderr == "1 error, 6 warnings\n")

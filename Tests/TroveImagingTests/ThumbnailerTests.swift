@@ -325,3 +325,57 @@ import Testing
                 >= 16)
     }
 }
+
+/// Colour profiles whose headers libpng dislikes are kept byte for byte, as libvips and
+/// Pillow keep them.
+@Suite struct ICCQuirkTests {
+    /// A greyscale profile like Photoshop's "Dot Gain 20%": rendering intent 0x01000000.
+    static func dotGainProfile() -> [UInt8] {
+        var profile = sampleICCProfile()
+        profile.replaceSubrange(16..<20, with: Array("GRAY".utf8))
+        profile.replaceSubrange(64..<68, with: [0x01, 0, 0, 0])
+        return profile
+    }
+
+    /// A grey PNG written by hand (stored deflate), its iCCP chunk too: nothing of
+    /// trove's own encoder in the input.
+    static func greyPNG(profile: [UInt8]) -> [UInt8] {
+        let iccp = PNGBuilder.chunk(
+            "iCCP", Array("Dot Gain 20%".utf8) + [0, 0] + PNGBuilder.zlibStored(profile))
+        return PNGBuilder.make(width: 300, height: 200, depth: 8, color: 0, extra: [iccp]) {
+            x, y in [UInt8((x + y) % 256)]
+        }
+    }
+
+    @Test func aProfileLibpngDiscardsComesThroughEveryRendition() throws {
+        let profile = Self.dotGainProfile()
+        let source = Self.greyPNG(profile: profile)
+        let read = try Thumbnailer.decodeForAnalysis(source, minimumSide: 8).metadata
+        #expect(read.iccProfile == profile)
+        let renditions = try Thumbnailer.render(
+            source: source,
+            renditions: [
+                RenditionRequest(width: 256, height: 256, mode: .fit),
+                RenditionRequest(width: 100, height: 100, mode: .cover),
+                RenditionRequest(width: 1024, height: 1024, mode: .fit),
+            ])
+        for rendition in renditions {
+            let metadata = try Thumbnailer.decodeForAnalysis(rendition.bytes, minimumSide: 8)
+                .metadata
+            #expect(metadata.iccProfile == profile)
+            #expect(pngChunks(rendition.bytes).filter { $0 == "iCCP" }.count == 1)
+        }
+    }
+
+    @Test func aDamagedProfileIsDroppedWithoutCrashing() throws {
+        var iccp = Array("x".utf8) + [0, 0] + PNGBuilder.zlibStored(Self.dotGainProfile())
+        iccp.removeLast(9)  // the zlib data ends early
+        let source = PNGBuilder.make(
+            width: 40, height: 40, depth: 8, color: 0, extra: [PNGBuilder.chunk("iCCP", iccp)]
+        ) { x, y in [UInt8(x ^ y)] }
+        let rendered = try Thumbnailer.render(source: source, box: (20, 20), mode: .fit)
+        #expect(
+            try Thumbnailer.decodeForAnalysis(rendered.bytes, minimumSide: 8).metadata
+                .iccProfile == nil)
+    }
+}

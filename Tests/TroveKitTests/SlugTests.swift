@@ -8,6 +8,20 @@ import Testing
         ("  Café  Crème! ", "cafe-creme"),
         ("Bull/Bear #1", "bull-bear-1"),
         ("???", "treasure"),
+        ("Αθήνα", "athena"),
+        ("Москва", "moskva"),
+        ("Санкт-Петербург", "sankt-peterburg"),
+        ("東京", "dong-jing"),
+        ("القاهرة", "alqahrt"),
+        ("Aßlar", "asslar"),
+        ("Andøya", "andoya"),
+        ("Đà Nẵng", "da-nang"),
+        ("Łódź", "lodz"),
+        ("Æbeltoft", "aebeltoft"),
+        ("Iğdır", "igdir"),
+        ("Þingvellir", "thingvellir"),
+        ("Ðakovo", "dakovo"),
+        ("Œuvre", "oeuvre"),
     ])
     func slugsAreReadable(name: String, slug expected: String) {
         #expect(slug(name) == expected)
@@ -19,6 +33,38 @@ import Testing
         #expect(deriver.key(explicit: nil, name: "Hairy  Harry") == "hairy-harry-2")
         #expect(deriver.key(explicit: "hairy-harry-3", name: "x") == "hairy-harry-3")
         #expect(deriver.key(explicit: nil, name: "hairy harry") == "hairy-harry-4")
+    }
+
+    /// A file read before: rows take their treasures' keys by position and image, and a
+    /// row at a new position named like a stored treasure waits until the others claimed.
+    @Test func storedKeysStayWithTheirTreasures() {
+        var stored = StoredKeys()
+        stored.add(key: "springfield", name: "Springfield", latitude: 1, longitude: 1, image: nil)
+        stored.add(key: "springfield-2", name: "Springfield", latitude: 2, longitude: 2, image: nil)
+        stored.add(key: "treasure", name: "Москва", latitude: 55.75, longitude: 37.62, image: nil)
+        var deriver = KeyDeriver()
+        deriver.begin(stored)
+        // A new Springfield on top must not take a stored key: it waits.
+        #expect(
+            deriver.keyAndFirstUse(
+                explicit: nil, name: "Springfield", latitude: 3, longitude: 3, image: nil) == nil)
+        #expect(
+            deriver.keyAndFirstUse(
+                explicit: nil, name: "Springfield", latitude: 2, longitude: 2, image: nil)?.key
+                == "springfield-2")
+        #expect(
+            deriver.keyAndFirstUse(
+                explicit: nil, name: "Moscow", latitude: 55.75, longitude: 37.62, image: nil)?
+                .key == "treasure")
+        // An image changed: not the same treasure by position; a new name gets a new key.
+        #expect(
+            deriver.keyAndFirstUse(
+                explicit: nil, name: "Athens", latitude: 1, longitude: 1, image: "/a.png")?.key
+                == "athens")
+        // The waiting row is the moved Springfield: it takes the unclaimed key.
+        #expect(deriver.deferred(name: "Springfield").key == "springfield")
+        // Fresh keys never reuse one the file had.
+        #expect(deriver.deferred(name: "Treasure").key == "treasure-2")
     }
 }
 

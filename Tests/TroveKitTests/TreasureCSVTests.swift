@@ -232,6 +232,22 @@ import Testing
             error?.message == "there is no 'lon' column; the header has 'name', 'latitude', 'east'")
     }
 
+    @Test func everyMissingColumnIsNamedAtOnce() throws {
+        let error = #expect(throws: TreasureFileError.self) {
+            try rows("Title ,Breite,Länge\nA,1,2\n")
+        }
+        #expect(
+            error?.message
+                == "there are no 'lat' and 'lon' columns; the header has 'Title ', 'Breite', 'Länge'"
+        )
+        #expect(
+            error?.hint
+                == "name them 'lat' or 'latitude' or 'y'; 'lon' or 'lng' or 'long' or 'longitude' or 'x'"
+        )
+        let all = #expect(throws: TreasureFileError.self) { try rows("a,b\n1,2\n") }
+        #expect(all?.message.hasPrefix("there are no 'name', 'lat' and 'lon' columns") == true)
+    }
+
     @Test func emptyFileIsAMissingColumnError() throws {
         let error = #expect(throws: TreasureFileError.self) { try rows("") }
         #expect(error?.code == DiagnosticCode.missingColumn)

@@ -91,6 +91,9 @@ enum ExportCommand {
             options.images = invocation.resolve(invocation.option("images") ?? "build/images")
         }
         let workspace = try invocation.openWorkspace()
+        for finding in try LayoutColumns.findings(for: layout, in: workspace) {
+            invocation.warn(finding.compilerStyle)
+        }
         let out = invocation.context.standardOutput
         let summary: ExportSummary
         do {

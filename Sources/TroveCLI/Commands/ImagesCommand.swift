@@ -104,7 +104,7 @@ enum ImagesCommand {
                 ]).jsonText)
         }
         var line =
-            "made \(summary.made) renditions of \(summary.images) images "
+            "made \(summary.made) renditions of \(summary.images - summary.failures.count) images "
             + "(\(summary.unchanged) already current) in \(options.outputFolder)"
         if summary.removed > 0 {
             line +=

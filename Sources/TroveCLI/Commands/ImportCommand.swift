@@ -18,9 +18,10 @@ enum ImportCommand {
             unless --skip-invalid.
             The workspace remembers which file each treasure came from: the import says
             how many treasures of a file are no longer in it, and --sync removes them (the
-            next 'export --update' writes null for their paths). A new derived key at the
-            position and with the image of a treasure gone from the file is reported as a
-            likely rename: give the rows a key column so renames keep their key.
+            next 'export --update' writes null for their paths). A derived key stays with
+            its treasure: a row at the position and with the image of a treasure of the file
+            keeps its key, renamed or moved in the file. gzip files are read as the file they
+            hold; GeoJSON crs EPSG:3857 is converted.
             """,
         arguments: [
             Argument(
@@ -32,6 +33,9 @@ enum ImportCommand {
                 "from", value: "csv|geojson", help: "The format, for - or an unusual extension."),
             Option(
                 "encoding", value: "name", help: "Text encoding: utf8 (default), cp1252, latin1."),
+            Option(
+                "swap-coordinates",
+                help: "Read GeoJSON positions as [lat, lon] (CSV: lat as lon and lon as lat)."),
             Option("skip-invalid", help: "Import the valid rows; report the others and exit 1."),
             Option(
                 "rejects", value: "file",
@@ -72,6 +76,7 @@ enum ImportCommand {
         var rejects: [Diagnostic] = []
         var job = TreasureFileImport()
         job.encoding = encoding
+        job.swapCoordinates = invocation.flag("swap-coordinates")
         job.skipInvalid = invocation.flag("skip-invalid")
         job.dryRun = invocation.flag("dry-run")
         job.sync = invocation.flag("sync")
@@ -107,6 +112,7 @@ enum ImportCommand {
         let verb = job.dryRun ? "would import" : "imported"
         for result in results {
             let summary = result.summary
+            for warning in result.warnings { invocation.warn(warning.compilerStyle) }
             total.new += summary.new
             total.updated += summary.updated
             total.unchanged += summary.unchanged
@@ -115,6 +121,11 @@ enum ImportCommand {
                 "\(verb) \(summary.imported) treasures (\(summary.new) new, "
                 + "\(summary.updated) updated, \(summary.unchanged) unchanged) from \(result.displayPath)"
             if summary.skipped > 0 { line += "; skipped \(summary.skipped) invalid rows" }
+            if result.blankRecords > 0 {
+                line +=
+                    "; skipped \(result.blankRecords) blank row\(result.blankRecords == 1 ? "" : "s")"
+                    + " (only delimiters)"
+            }
             invocation.note(line)
             reportVanished(result, dryRun: job.dryRun, invocation)
             if result.removed {
@@ -122,6 +133,7 @@ enum ImportCommand {
             } else {
                 missing += result.vanished.count
             }
+            missing += result.keptForSkippedKeys.count
         }
         if invocation.format == .json {
             invocation.print(
@@ -148,6 +160,13 @@ enum ImportCommand {
                 text += "; add a key column to the file so a renamed row keeps its key"
             }
             invocation.warn(text)
+        }
+        if !result.keptForSkippedKeys.isEmpty {
+            let kept = result.keptForSkippedKeys
+            invocation.warn(
+                "kept \(kept.count) treasure\(kept.count == 1 ? "" : "s") of \(file) whose row"
+                    + "\(kept.count == 1 ? " was" : "s were") skipped: \(abbreviated(kept)); fix "
+                    + "the row\(kept.count == 1 ? "" : "s") and run --sync again")
         }
         let count = result.vanished.count
         guard count > 0 else { return }

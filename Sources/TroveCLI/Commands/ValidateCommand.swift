@@ -20,15 +20,28 @@ enum ValidateCommand {
                 help: "The files' format, when the extension does not say."),
             Option(
                 "encoding", value: "name", help: "Text encoding: utf8 (default), cp1252, latin1."),
+            Option(
+                "layout", value: "name|path",
+                help: "Also check that every column the layout reads is one the treasures have."),
         ],
         formats: [.text, .json]
     ) { invocation in
         let (format, encoding) = try ImportCommand.readingOptions(invocation)
         let files = invocation.arguments("file")
-        let report: Validation.Report
+        let layout = try invocation.option("layout").map {
+            try ExportCommand.loadLayout($0, invocation)
+        }
+        var report: Validation.Report
         if files.isEmpty {
-            report = try Validation.workspace(invocation.openWorkspace())
+            let workspace = try invocation.openWorkspace()
+            report = try Validation.workspace(workspace)
+            if let layout {
+                report.findings += try LayoutColumns.findings(for: layout, in: workspace)
+            }
         } else {
+            if layout != nil {
+                throw invocation.usageError("--layout checks the workspace; give no files")
+            }
             // Files are checked against game.bounds when a workspace exists to say it.
             let bounds = try? Workspace(path: invocation.workspacePath)
                 .setting(Setting.gameBounds.key).flatMap(GeoBounds.init)

@@ -1,3 +1,5 @@
+import TroveKit
+
 /// A command line that does not fit the declaration; exit status 2.
 public struct UsageError: Error, CustomStringConvertible, Equatable {
     public let message: String
@@ -253,23 +255,4 @@ func suggestion(for word: String, among candidates: [String]) -> String {
         return " (did you mean '\(best.0)'?)"
     }
     return ""
-}
-
-/// Damerau-free Levenshtein distance, enough for typos in command names.
-func editDistance(_ a: String, _ b: String) -> Int {
-    let a = Array(a)
-    let b = Array(b)
-    if a.isEmpty { return b.count }
-    if b.isEmpty { return a.count }
-    var previous = Array(0...b.count)
-    var current = Array(repeating: 0, count: b.count + 1)
-    for i in 1...a.count {
-        current[0] = i
-        for j in 1...b.count {
-            let cost = a[i - 1] == b[j - 1] ? 0 : 1
-            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
-        }
-        swap(&previous, &current)
-    }
-    return previous[b.count]
 }

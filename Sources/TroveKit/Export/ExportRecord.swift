@@ -28,6 +28,8 @@ struct ExportRecord {
     /// The source image (treasures) or photo (posts): a local path or an http(s) URL.
     private(set) var image: String?
     var extraJSON: String?
+    /// Whether the record's file wrote numbers with a decimal comma (`12,5`).
+    var decimalComma = false
     /// One per `Layout.renditionNames`, nil when that rendition has not been made.
     var renditions: [Rendition?] = []
     /// `extraJSON` parsed on first use.
@@ -201,6 +203,10 @@ struct RecordQuery {
                     "\nLEFT JOIN storage_tokens AS t\(index) ON t\(index).path = r\(index).path"
             }
         }
+        // Last: whether the record's file wrote decimal commas, for `{extra.x:number}`.
+        if records == .treasures && neededColumns.contains("o.extra") {
+            columns.append("(SELECT s.decimal_comma FROM sources AS s WHERE s.id = o.source)")
+        }
         let table = records == .treasures ? "treasures" : "posts"
         let filter = records == .posts ? "\nWHERE o.status = 'approved'" : ""
         return (
@@ -239,9 +245,13 @@ struct RecordQuery {
                 statement: try database.prepare(
                     "SELECT key, geohash FROM treasure_geohashes ORDER BY key"))
         }
-        return RecordCursor(
+        var cursor = RecordCursor(
             statement: statement, selected: columns.map { $0 != "NULL" }, geohashes: geohashes,
             renditions: renditions)
+        if columns.last?.hasPrefix("(SELECT s.decimal_comma") == true {
+            cursor.decimalCommaColumn = columns.count - 1
+        }
+        return cursor
     }
 }
 
@@ -255,6 +265,8 @@ struct RecordCursor {
     var renditions: [KeyOrderedTable?]
     /// Whether any table is merged here.
     let hasSideTables: Bool
+    /// The column that says whether the record's file wrote decimal commas.
+    var decimalCommaColumn: Int?
 
     init(
         statement: Statement, selected: [Bool], geohashes: KeyOrderedTable?,
@@ -284,6 +296,7 @@ struct RecordCursor {
         record.geohash = text(7)
         record.setImage(text(8))
         record.extraJSON = text(9)
+        record.decimalComma = decimalCommaColumn.map { row.int64($0) == 1 } ?? false
         // Filled in place: one array per stream rather than one per row.
         if record.renditions.count != renditions.count {
             record.renditions = Array(repeating: nil, count: renditions.count)

@@ -76,10 +76,18 @@ struct ExportRun {
             layout.paths.indices.first { count($0, { $0 == .geohash }) > 0 }
             ?? layout.paths.indices.first { count($0, { $0 == .lat || $0 == .lon }) > 0 }
             ?? renditionChecks
+        var failedImages: [String: (source: String, reason: String)] = [:]
+        if !layout.renditionNames.isEmpty {
+            _ = try database.query(
+                "SELECT owner_key, source, reason FROM rendition_failures WHERE owner_kind = ?",
+                [.text(noun)]
+            ) { row in failedImages[row.text(0) ?? ""] = (row.text(1) ?? "", row.text(2) ?? "") }
+        }
         for (index, template) in layout.paths.enumerated() {
-            let checker = RecordChecker(
+            var checker = RecordChecker(
                 precision: precision, renditionNames: layout.renditionNames, noun: noun,
                 positions: index == positionChecks, renditions: index == renditionChecks)
+            if checker.renditions { checker.failedImages = failedImages }
             var query = RecordQuery(
                 records: layout.records, renditionNames: layout.renditionNames,
                 needed: template.fields, checksPositions: checker.positions,

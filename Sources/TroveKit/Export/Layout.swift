@@ -95,7 +95,7 @@ public struct Layout: Sendable {
         switch records {
         case .treasures:
             return [
-                "key", "name", "description", "lat", "lon", "geohash",
+                "key", "name", "description", "lat", "lon", "alt", "geohash",
                 "extra.COLUMN[:text|int|number|bool]",
                 "image.RENDITION.url|path|width|height",
             ]

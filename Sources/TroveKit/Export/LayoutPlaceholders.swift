@@ -10,7 +10,8 @@ enum ExtraType: String, Sendable, CaseIterable {
     case int
     /// Any number, written as a JSON number.
     case number
-    /// `true` or `false` (also `yes`/`no`, `1`/`0`, any case).
+    /// `true` or `false` (also `yes`/`no`, `1`/`0`, `vrai`/`faux`, `wahr`/`falsch`,
+    /// `sí`/`no`, `ja`/`nein`, `oui`/`non`, any case).
     case bool
 }
 
@@ -52,6 +53,8 @@ enum Field: Equatable, Sendable {
             simple = [
                 "key": .key, "name": .name, "description": .description, "lat": .lat,
                 "lon": .lon, "geohash": .geohash,
+                // A GeoJSON position's third coordinate, kept as the extra `alt`.
+                "alt": .extra("alt", .number),
             ]
         case .posts:
             simple = [

@@ -9,12 +9,22 @@ struct RecordChecker {
     let positions: Bool
     /// Whether this checker looks at renditions.
     let renditions: Bool
+    /// The images `trove images` could not read, by record key: the image and why.
+    var failedImages: [String: (source: String, reason: String)] = [:]
 
     func check(_ record: ExportRecord, problems: ExportProblems) {
         if positions {
             checkPosition(record, problems: problems)
         }
         guard renditions, let image = record.image, !image.isEmpty, !record.imageIsRemote else {
+            return
+        }
+        if let failed = failedImages[record.key], failed.source == image,
+            record.renditions.contains(where: { $0 == nil })
+        {
+            problems.add(
+                "\(noun)s whose image 'trove images' could not read (fix or replace the file)",
+                "\(noun) \(record.key): \(image): \(failed.reason)")
             return
         }
         for (index, name) in renditionNames.enumerated() where record.renditions[index] == nil {

@@ -51,27 +51,41 @@ extension Renderer {
         case .int?:
             if text.isEmpty { return nil }
             if let integer = Int64(text) { return .integer(integer) }
-            guard let double = Self.number(text), double.rounded() == double,
+            guard let double = Self.number(text, decimalComma: record.decimalComma),
+                double.rounded() == double,
                 abs(double) <= 9_007_199_254_740_992
             else { return refuse("a whole number") }
             return .integer(Int64(double))
         case .number?:
             if text.isEmpty { return nil }
-            guard let double = Self.number(text) else { return refuse("a number") }
+            guard let double = Self.number(text, decimalComma: record.decimalComma) else {
+                return refuse("a number")
+            }
             return .number(double)
         case .bool?:
             if text.isEmpty { return nil }
-            switch text.lowercased() {
-            case "true", "yes", "1": return .bool(true)
-            case "false", "no", "0": return .bool(false)
-            default: return refuse("true or false")
-            }
+            if let bool = Self.boolWords[text.lowercased()] { return .bool(bool) }
+            return refuse("true or false")
         }
     }
 
+    /// The words for true and false in the languages designers write spreadsheets in
+    /// (English, French, German, Spanish, Dutch and the Nordic ones), compared lowercased.
+    static let boolWords: [String: Bool] = [
+        "true": true, "false": false, "yes": true, "no": false, "1": true, "0": false,
+        "vrai": true, "faux": false, "oui": true, "non": false, "wahr": true, "falsch": false,
+        "ja": true, "nein": false, "sí": true, "si": true, "verdadero": true, "falso": false,
+        "nee": false, "nej": false, "onwaar": false, "waar": true,
+    ]
+
     /// A finite number written in decimal (JSON's grammar, a leading `+` allowed), as
     /// spreadsheets and JSON write them; not Swift's `inf`, `nan` or hexadecimal forms.
-    static func number(_ text: String) -> Double? {
+    /// With `decimalComma` (the record's file was not separated by commas), one comma
+    /// and no point is a decimal comma: `12,5`.
+    static func number(_ text: String, decimalComma: Bool = false) -> Double? {
+        if decimalComma, text.utf8.count(where: { $0 == 0x2C }) == 1, !text.utf8.contains(0x2E) {
+            return number(text.replacingOccurrences(of: ",", with: "."))
+        }
         guard !text.isEmpty,
             text.utf8.allSatisfy({
                 ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E

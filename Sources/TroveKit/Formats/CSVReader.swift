@@ -88,6 +88,23 @@ public struct CSVReader {
         self.encoding = storage.encoding
     }
 
+    /// Reads the text a gzip file holds, sniffing the delimiter unless given.
+    /// - Throws: ``CSVError`` when the file cannot be read or its gzip data is damaged.
+    init(
+        gzip: GzipInput, displayPath: String, encoding: TextEncoding, delimiter: UInt8?
+    ) throws(CSVError) {
+        let storage = Storage(
+            descriptor: -1, closes: false, displayPath: displayPath, encoding: encoding,
+            chunkSize: 1 << 20, gzip: gzip)
+        try storage.fillFirstLine(skippingByteOrderMark: encoding == .utf8)
+        let chosen = delimiter ?? storage.sniffDelimiter()
+        storage.delimiter = chosen
+        self.storage = storage
+        self.delimiter = chosen
+        self.displayPath = displayPath
+        self.encoding = storage.encoding
+    }
+
     /// The next record, or `nil` at the end of the file.
     /// - Throws: ``CSVError`` for an unterminated quote, bytes that are not UTF-8 (when
     ///   reading UTF-8) or a read failure.
@@ -136,12 +153,15 @@ extension CSVReader {
         /// it has been handed to the parser.
         private let memory: [UInt8]?
         private var memoryRead = 0
+        /// The file's text, when it comes out of gzip instead of `descriptor`.
+        private let gzip: GzipInput?
 
         init(
             descriptor: Int32, closes: Bool, displayPath: String, encoding: TextEncoding,
-            chunkSize: Int, memory: [UInt8]? = nil
+            chunkSize: Int, memory: [UInt8]? = nil, gzip: GzipInput? = nil
         ) {
             self.memory = memory
+            self.gzip = gzip
             self.descriptor = descriptor
             self.closes = closes
             self.displayPath = displayPath
@@ -286,6 +306,14 @@ extension CSVReader {
                     target.copyMemory(from: $0.baseAddress! + memoryRead, byteCount: got)
                 }
                 memoryRead += got
+                return got
+            }
+            if let gzip {
+                let got = gzip.read(into: target, count: count)
+                guard got >= 0 else {
+                    throw CSVError(
+                        .unreadable(gzip.problem ?? "damaged gzip data"), file: displayPath)
+                }
                 return got
             }
             let got = FileIO.read(descriptor, into: target, count: count)

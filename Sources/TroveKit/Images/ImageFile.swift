@@ -24,6 +24,8 @@ public enum ImageFile {
         public let kind: Kind
         /// The reason in words that read well after "cannot be read: ".
         public let reason: String
+        /// The format a `notAnImage` file has, when it is a known one.
+        public var signature: FileSignature? = nil
         public var description: String { reason }
     }
 
@@ -79,6 +81,14 @@ public enum ImageFile {
             throw Failure(kind: .notAnImage, reason: "empty image file (0 bytes)")
         }
         guard ImageFormat(sniffing: head) != nil else {
+            // Named by its format where it has a known one (TIFF, GIF, HEIC…), with what to do.
+            head += try readUpTo(min(size, 512) - head.count, from: descriptor)
+            if let other = FileSignature(sniffing: head) {
+                throw Failure(
+                    kind: .notAnImage,
+                    reason: "not a JPEG or PNG image: it is \(other.described); \(other.advice)",
+                    signature: other)
+            }
             let start = head.prefix(4).map { String(format: "%02X", $0) }.joined(separator: " ")
             throw Failure(
                 kind: .notAnImage, reason: "not a JPEG or PNG image: starts with bytes \(start)")

@@ -115,6 +115,7 @@ public enum Renditions {
         }
         summary.made = made.count
         var replaced = try record(made, in: workspace)
+        try recordFailures(summary.failures, of: jobs, in: workspace)
         if options.includePosts { replaced += try withdrawUnpublished(workspace) }
         // Old outputs go only once the workspace no longer points at them.
         for path in replaced {
@@ -254,7 +255,8 @@ public enum Renditions {
             outcome.failure = Failure(
                 kind: job.kind, key: job.key, source: job.source,
                 reason: error.kind == .missing
-                    ? "no such file" : "cannot read the file: \(error)")
+                    ? "no such file"
+                    : error.kind == .notAnImage ? "\(error)" : "cannot read the file: \(error)")
             return outcome
         }
         let sourceHash = ContentHash.hex(bytes)
@@ -349,6 +351,32 @@ public enum Renditions {
                 try database.execute("DELETE FROM renditions WHERE " + condition)
             }
             return paths.filter { !$0.isEmpty }
+        }
+    }
+
+    /// Remembers which images failed and why (and forgets the ones that now worked), so
+    /// that an export can name the reason rather than advise another run.
+    static func recordFailures(_ failures: [Failure], of jobs: [Job], in workspace: Workspace)
+        throws
+    {
+        let database = workspace.database
+        try workspace.write {
+            let forget = try database.prepare(
+                "DELETE FROM rendition_failures WHERE owner_kind = ? AND owner_key = ?")
+            for job in jobs {
+                try forget.run([.text(job.kind.rawValue), .text(job.key)])
+            }
+            let remember = try database.prepare(
+                """
+                INSERT OR REPLACE INTO rendition_failures (owner_kind, owner_key, source, reason)
+                VALUES (?, ?, ?, ?)
+                """)
+            for failure in failures {
+                try remember.run([
+                    .text(failure.kind.rawValue), .text(failure.key), .text(failure.source),
+                    .text(failure.reason),
+                ])
+            }
         }
     }
 

@@ -13,7 +13,11 @@ struct CSVTreasureSource {
     private let longitudeIndex: Int
     private let imageIndex: Int?
     private let descriptionIndex: Int?
-    private let decimalComma: Bool
+    let decimalComma: Bool
+    /// Read the `lat` column as the longitude and `lon` as the latitude.
+    var swapCoordinates = false
+    /// Records of only delimiters read so far, skipped as blank lines are.
+    private(set) var blankRecords = 0
 
     init(_ csv: CSVReader) throws(TreasureFileError) {
         var csv = csv
@@ -31,20 +35,33 @@ struct CSVTreasureSource {
                 location: .init(file: file, line: 1))
         }
         let (columns, extras) = TreasureField.match(first.fields)
-        func required(_ field: TreasureField) throws(TreasureFileError) -> Int {
-            if let index = columns[field] { return index }
+        // Every missing column at once, so one edit of the header fixes them all.
+        guard let name = columns[.name], let latitude = columns[.latitude],
+            let longitude = columns[.longitude]
+        else {
+            let missing = [TreasureField.name, .latitude, .longitude].filter { columns[$0] == nil }
+            // A header can be long: the message names its first fields.
             var found = first.fields.prefix(20).map { "'\(TreasureCheck.shown($0))'" }
                 .joined(separator: ", ")
             if first.fields.count > 20 { found += " and \(first.fields.count - 20) more" }
+            let labels = missing.map { "'\($0.label)'" }
+            let list =
+                labels.count == 1
+                ? labels[0] : labels.dropLast().joined(separator: ", ") + " and " + labels.last!
+            let names = missing.map { field in
+                field.names.map { "'\($0)'" }.joined(separator: " or ")
+            }
             throw TreasureFileError(
                 code: DiagnosticCode.missingColumn,
-                message: "there is no '\(field.label)' column; the header has \(found)",
+                message:
+                    "there \(missing.count == 1 ? "is no \(list) column" : "are no \(list) columns"); "
+                    + "the header has \(found)",
                 location: .init(file: file, line: first.line),
-                hint: "name it \(field.names.map { "'\($0)'" }.joined(separator: " or "))")
+                hint: "name \(missing.count == 1 ? "it" : "them") \(names.joined(separator: "; "))")
         }
-        nameIndex = try required(.name)
-        latitudeIndex = try required(.latitude)
-        longitudeIndex = try required(.longitude)
+        nameIndex = name
+        latitudeIndex = latitude
+        longitudeIndex = longitude
         keyIndex = columns[.key]
         imageIndex = columns[.image]
         descriptionIndex = columns[.description]
@@ -53,8 +70,9 @@ struct CSVTreasureSource {
         self.extras = extras
         let unique = Self.uniqueNames(first.fields)
         self.extraNames = extras.map { unique[$0] }
-        // In a semicolon file, the comma is free to be the decimal separator.
-        self.decimalComma = csv.delimiter == UInt8(ascii: ";")
+        // Wherever the comma is not the delimiter (semicolon and tab files, as European
+        // spreadsheets save them), it is free to be the decimal separator.
+        self.decimalComma = csv.delimiter != UInt8(ascii: ",")
     }
 
     /// Header names made unique, as csvkit does: an empty name becomes `column_N` (its
@@ -89,14 +107,21 @@ struct CSVTreasureSource {
     }
 
     mutating func next() throws(TreasureFileError) -> TreasureRow? {
-        let record: CSVRecord?
-        do throws(CSVError) {
-            record = try csv.next()
-        } catch {
-            throw TreasureFileError(error)
+        while true {
+            let record: CSVRecord?
+            do throws(CSVError) {
+                record = try csv.next()
+            } catch {
+                throw TreasureFileError(error)
+            }
+            guard let record else { return nil }
+            // A row of only delimiters, as spreadsheets write below the data: a blank line.
+            if record.fields.allSatisfy(\.isEmpty) {
+                blankRecords += 1
+                continue
+            }
+            return row(record)
         }
-        guard let record else { return nil }
-        return row(record)
     }
 
     private func row(_ record: CSVRecord) -> TreasureRow {
@@ -135,6 +160,9 @@ struct CSVTreasureSource {
         }
         let latitude: Double
         let longitude: Double
+        let (latitudeIndex, longitudeIndex) =
+            swapCoordinates
+            ? (self.longitudeIndex, self.latitudeIndex) : (self.latitudeIndex, self.longitudeIndex)
         do throws(TreasureCheck.Problem) {
             latitude = try TreasureCheck.coordinate(
                 fields[latitudeIndex], axis: "latitude", decimalComma: decimalComma)

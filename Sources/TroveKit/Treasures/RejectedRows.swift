@@ -31,9 +31,7 @@ public enum RejectedRows {
                 ?? (try? TreasureReader.sniffFormat(source.path, source.displayPath)) ?? .csv
             switch format {
             case .csv:
-                guard
-                    var reader = try? CSVReader(
-                        path: source.path, displayPath: source.displayPath, encoding: encoding),
+                guard var reader = Self.csvReader(source, encoding: encoding),
                     let header = try? reader.next()
                 else { continue }
                 var names = CSVTreasureSource.uniqueNames(header.fields)
@@ -58,15 +56,20 @@ public enum RejectedRows {
                     for target in targets { originals[target] = row }
                 }
             case .geojson:
-                guard
-                    let bytes = try? TreasureReader.readAll(
-                        path: source.path, displayPath: source.displayPath),
-                    let document = try? GeoJSONTreasureSource(
-                        bytes: bytes, displayPath: source.displayPath, encoding: encoding)
-                else { continue }
+                let features = Set(wanted.compactMap { rejects[$0].location.feature })
+                let texts =
+                    if let contents = source.contents {
+                        GeoJSONTreasureSource.featureTexts(
+                            features, stream: JSONStream(bytes: contents),
+                            displayPath: source.displayPath, encoding: encoding)
+                    } else {
+                        TreasureReader.featureTexts(
+                            features, path: source.path, displayPath: source.displayPath,
+                            encoding: encoding)
+                    }
                 for index in wanted {
                     guard let feature = rejects[index].location.feature,
-                        let text = document.featureText(feature)
+                        let text = texts[feature]
                     else { continue }
                     originals[index]["\u{0}geojson"] = text
                     geojson = true
@@ -88,6 +91,28 @@ public enum RejectedRows {
             text += fields.map(field).joined(separator: ",") + "\n"
         }
         return text
+    }
+
+    /// The source read again as CSV, through gzip when it is compressed.
+    private static func csvReader(_ source: TreasureFileImport.Source, encoding: TextEncoding)
+        -> CSVReader?
+    {
+        if let contents = source.contents {
+            return CSVReader(bytes: contents, displayPath: source.displayPath, encoding: encoding)
+        }
+        guard let head = try? TreasureReader.head(source.path, source.displayPath) else {
+            return nil
+        }
+        guard GzipInput.isGzip(head) else {
+            return try? CSVReader(
+                path: source.path, displayPath: source.displayPath, encoding: encoding)
+        }
+        let descriptor = open(source.path, O_RDONLY)
+        guard descriptor >= 0, let gzip = GzipInput(descriptor: descriptor, closes: true) else {
+            return nil
+        }
+        return try? CSVReader(
+            gzip: gzip, displayPath: source.displayPath, encoding: encoding, delimiter: nil)
     }
 
     /// A CSV field, quoted when it holds a delimiter, a quote or a line break.

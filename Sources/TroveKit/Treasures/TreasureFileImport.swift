@@ -69,9 +69,20 @@ public struct TreasureFileImport {
         /// With `sync`, vanished treasures kept because rows of the file were skipped: a
         /// skipped row may be one of them.
         public var keptBecauseOfSkippedRows = false
+        /// With `sync`, when every skipped row named its key: the keys of skipped rows that
+        /// are kept (not in `vanished`), while the other treasures gone from the file go.
+        public var keptForSkippedKeys: [String] = []
+        /// The keys of the skipped rows, or nil when one had none (its key was to be
+        /// derived, so it may be any of the vanished treasures).
+        var skippedKeys: Set<String>? = []
         public var renames: [LikelyRename] = []
         /// Whether some rows had no key column value, so their keys were derived.
         public var derivedKeys = false
+        /// Findings about the file as a whole (keys a column would serve better, all-digit
+        /// keys, columns the last import had), each said once.
+        public var warnings: [Diagnostic] = []
+        /// Rows of only delimiters, skipped as blank lines are (not invalid rows).
+        public var blankRecords = 0
     }
 
     /// Why an import stopped; nothing was written.
@@ -90,6 +101,9 @@ public struct TreasureFileImport {
     }
 
     public var encoding: TextEncoding = .utf8
+    /// Read positions as `[latitude, longitude]` (GeoJSON), the `lat` column as the
+    /// longitude and `lon` as the latitude (CSV).
+    public var swapCoordinates = false
     public var skipInvalid = false
     public var dryRun = false
     /// Remove the treasures of these files that the files no longer hold.
@@ -148,13 +162,26 @@ public struct TreasureFileImport {
         var before = ImportSummary()
         var skipped = 0
         var rows = 0
-        for source in sources {
+        for (fileIndex, source) in sources.enumerated() {
+            // Read only when a row of the file needs a derived key, on a connection of its
+            // own: it sees the workspace as it was before this import.
+            let id = sourceIDs[fileIndex]
+            let path = database.path
+            var load: (@Sendable () throws -> StoredKeys)?
+            if known[fileIndex] {
+                load = {
+                    let reader = try Database(path: path, mode: .readOnly)
+                    return try Self.storedKeys(of: id, in: reader)
+                }
+            }
+            keys.begin(load)
             // One thread reads and prepares rows while this one writes them: the two
             // halves take about as long, and the machine has two cores.
             let channel = RowChannel(capacity: 8)
             let encoding = self.encoding
+            let swap = swapCoordinates
             let reader = Worker {
-                Self.read(source, encoding: encoding, keys: keys, into: channel)
+                Self.read(source, encoding: encoding, swap: swap, keys: keys, into: channel)
             }
             // Stopped and joined on every way out, so no reading outlives the import.
             defer {
@@ -162,6 +189,11 @@ public struct TreasureFileImport {
                 try? reader.wait()
             }
             var derivedKeys = false
+            var warnings: [Diagnostic] = []
+            var blankRecords = 0
+            var columns: [String]?
+            var decimalComma = false
+            var skippedKeys: Set<String>? = []
             while true {
                 switch channel.receive() {
                 case .rows(let batch):
@@ -170,9 +202,20 @@ public struct TreasureFileImport {
                     }
                     try importer.add(batch.treasures)
                     derivedKeys = derivedKeys || batch.derivedKeys
+                    warnings += batch.warnings
+                    blankRecords += batch.blankRecords
+                    if let read = batch.columns {
+                        columns = read
+                        decimalComma = batch.decimalComma
+                    }
                     for diagnostic in batch.invalid {
                         skipped += 1
                         onSkip(diagnostic)
+                        if let key = diagnostic.location.key {
+                            skippedKeys?.insert(key)
+                        } else {
+                            skippedKeys = nil
+                        }
                     }
                     rows += batch.treasures.count + batch.invalid.count
                     onProgress(rows)
@@ -191,6 +234,14 @@ public struct TreasureFileImport {
                 skipped: total.skipped - before.skipped)
             var result = FileResult(displayPath: source.displayPath, summary: file)
             result.derivedKeys = derivedKeys
+            if let columns {
+                result.warnings += try Self.rememberColumns(
+                    columns, decimalComma: decimalComma, of: source,
+                    id: sourceIDs[fileIndex], in: database)
+            }
+            result.warnings += warnings
+            result.skippedKeys = skippedKeys
+            result.blankRecords = blankRecords
             results.append(result)
             before = total
         }
@@ -262,7 +313,15 @@ public struct TreasureFileImport {
         let forget = try database.prepare("UPDATE treasures SET source_line = NULL WHERE key = ?")
         for index in results.indices where !results[index].vanished.isEmpty {
             if sync && results[index].summary.skipped > 0 {
-                results[index].keptBecauseOfSkippedRows = true
+                if let keys = results[index].skippedKeys {
+                    // Every skipped row named its key: only those treasures stay.
+                    let all = results[index].vanished
+                    results[index].keptForSkippedKeys = all.map(\.key).filter(keys.contains)
+                    results[index].vanished = all.filter { !keys.contains($0.key) }
+                    for key in results[index].keptForSkippedKeys { try forget.run([.text(key)]) }
+                } else {
+                    results[index].keptBecauseOfSkippedRows = true
+                }
             }
             let removes = sync && !results[index].keptBecauseOfSkippedRows
             results[index].removed = removes
@@ -276,22 +335,84 @@ public struct TreasureFileImport {
         }
     }
 
-    /// About how many rows the files hold, from their sizes (a treasure row is rarely
-    /// under 40 bytes).
+    /// The keys, positions, images and names of the treasures last imported from the
+    /// file `source`, oldest line first, so a re-read row keeps its treasure's key.
+    ///
+    /// - Throws: `SQLiteError`.
+    static func storedKeys(of source: Int64, in database: Database) throws -> StoredKeys {
+        var stored = StoredKeys()
+        let scan = try database.prepare(
+            """
+            SELECT key, name, lat, lon, image FROM treasures WHERE source = ?
+            ORDER BY source_line IS NULL, source_line, key
+            """)
+        try scan.bind([.integer(source)])
+        while let row = try scan.next() {
+            stored.add(
+                key: row.text(0) ?? "", name: row.text(1) ?? "", latitude: row.double(2) ?? .nan,
+                longitude: row.double(3) ?? .nan, image: row.text(4))
+        }
+        return stored
+    }
+
+    /// Stores the columns a file was read with, and says which columns of its last import
+    /// it no longer has (a header typo, `Points` → `Pionts`, drops the field from every
+    /// record).
+    ///
+    /// - Throws: `SQLiteError`.
+    static func rememberColumns(
+        _ columns: [String], decimalComma: Bool, of source: Source, id: Int64,
+        in database: Database
+    ) throws -> [Diagnostic] {
+        var warnings: [Diagnostic] = []
+        if let stored = try database.scalar(
+            "SELECT columns FROM sources WHERE id = ?", [.integer(id)])?.string
+        {
+            var parser = JSONParser(Array(stored.utf8))
+            if case .array(let values)? = try? parser.parseValue() {
+                // Exactly: `{extra.Points}` reads nothing from a column now named `points`.
+                let now = Set(columns)
+                for case .string(let name) in values where !now.contains(name) {
+                    let lineOne: Int? = source.format == .geojson ? nil : 1
+                    warnings.append(
+                        Diagnostic(
+                            .warning, DiagnosticCode.columnGone,
+                            "the column '\(TreasureCheck.shown(name))' of the file's last import is "
+                                + "gone" + ColumnSuggestion.text(for: name, among: columns),
+                            at: .init(file: source.displayPath, line: lineOne),
+                            hint: "the treasures no longer have it, and layouts write nothing "
+                                + "for {extra.\(TreasureCheck.shown(name))}"))
+                }
+            }
+        }
+        try database.execute(
+            "UPDATE sources SET columns = ?, decimal_comma = ? WHERE id = ?",
+            [
+                .text(JSONValue.array(columns.map { .string($0) }).jsonText),
+                .integer(decimalComma ? 1 : 0), .integer(id),
+            ])
+        return warnings
+    }
+
+    /// About how many rows the files hold, from their sizes: a CSV row is rarely under
+    /// 40 bytes, a GeoJSON Feature under 90 (its type, geometry and properties members).
     static func expectedRows(in sources: [Source]) -> Int {
-        let bytes = sources.reduce(0) { total, source in
-            if let contents = source.contents { return total + contents.count }
+        let rows = sources.reduce(0) { total, source in
+            let perRow =
+                (source.format ?? TreasureFormat(path: source.path)) == .geojson ? 90 : 40
+            if let contents = source.contents { return total + contents.count / perRow }
             var info = stat()
             guard stat(source.path, &info) == 0 else { return total }
-            return total + Int(info.st_size)
+            return total + Int(info.st_size) / perRow
         }
-        return min(bytes / 40, 50_000_000)
+        return min(rows, 50_000_000)
     }
 
     /// The reading half: parses `source`, derives keys and resolves images, and sends
     /// the rows in batches until the end, an unreadable file, or cancellation.
     private static func read(
-        _ source: Source, encoding: TextEncoding, keys: SharedKeyDeriver, into channel: RowChannel
+        _ source: Source, encoding: TextEncoding, swap: Bool, keys: SharedKeyDeriver,
+        into channel: RowChannel
     ) {
         do {
             var reader =
@@ -304,24 +425,53 @@ public struct TreasureFileImport {
                         path: source.path, displayPath: source.displayPath, format: source.format,
                         encoding: encoding)
                 }
+            reader.swapCoordinates = swap
             var batch = RowBatch(file: source.displayPath, sourcePath: source.identity)
+            var notes = FileNotes(file: source.displayPath)
+            // Rows at a new position named like a stored treasure: keyed at the end.
+            var held: [(input: TreasureInput, image: String?)] = []
+            func send() -> Bool {
+                guard batch.treasures.count + batch.invalid.count == RowItem.batchSize else {
+                    return true
+                }
+                guard channel.send(.rows(batch)) else { return false }
+                batch = RowBatch(file: source.displayPath, sourcePath: source.identity)
+                return true
+            }
+            func append(_ input: TreasureInput, image: String?, key: String, first: Bool) {
+                notes.keyed(key, explicit: input.key != nil, input: input)
+                batch.treasures.append(key: key, input: input, image: image, firstUse: first)
+            }
             while let row = try reader.next() {
                 switch row {
                 case .treasure(let input):
                     if input.key == nil { batch.derivedKeys = true }
-                    let (key, first) = keys.keyAndFirstUse(explicit: input.key, name: input.name)
-                    batch.treasures.append(
-                        key: key, input: input, image: resolveImage(input.image, in: source),
-                        firstUse: first)
+                    let image = resolveImage(input.image, in: source)
+                    if let (key, first) = try keys.keyAndFirstUse(
+                        explicit: input.key, name: input.name, latitude: input.latitude,
+                        longitude: input.longitude, image: image)
+                    {
+                        append(input, image: image, key: key, first: first)
+                    } else {
+                        held.append((input, image))
+                    }
                 case .invalid(let diagnostic):
                     batch.invalid.append(diagnostic)
                 }
-                if batch.treasures.count + batch.invalid.count == RowItem.batchSize {
-                    guard channel.send(.rows(batch)) else { return }
-                    batch = RowBatch(file: source.displayPath, sourcePath: source.identity)
-                }
+                guard send() else { return }
             }
-            if batch.treasures.count + batch.invalid.count > 0 {
+            for (input, image) in held {
+                let (key, first) = keys.deferred(name: input.name)
+                append(input, image: image, key: key, first: first)
+                guard send() else { return }
+            }
+            batch.warnings = reader.fileWarnings + notes.warnings()
+            batch.blankRecords = reader.blankRecords
+            batch.columns = reader.columnNames
+            batch.decimalComma = reader.decimalComma
+            if batch.treasures.count + batch.invalid.count > 0 || !batch.warnings.isEmpty
+                || batch.blankRecords > 0
+            {
                 guard channel.send(.rows(batch)) else { return }
             }
             _ = channel.send(.finished)
@@ -351,6 +501,13 @@ struct RowBatch: Sendable {
     var invalid: [Diagnostic] = []
     /// Whether some of the rows had their key derived from the name.
     var derivedKeys = false
+    /// Said once about the whole file, in its last batch.
+    var warnings: [Diagnostic] = []
+    /// Rows of only delimiters the file had, in its last batch.
+    var blankRecords = 0
+    /// The file's columns and whether its commas are decimal commas, in its last batch.
+    var columns: [String]?
+    var decimalComma = false
 
     init(file: String, sourcePath: String) {
         treasures = PackedTreasures(file: file, sourcePath: sourcePath)
@@ -379,10 +536,40 @@ final class SharedKeyDeriver: @unchecked Sendable {
         deriver.reserve(expectedKeys)
     }
 
-    func keyAndFirstUse(explicit: String?, name: String) -> (key: String, first: Bool) {
+    /// The treasures the next file gave at its last import, read by `load` when a row
+    /// first needs them (a file whose rows all have keys never does).
+    func begin(_ load: (@Sendable () throws -> StoredKeys)?) {
         lock.lock()
         defer { lock.unlock() }
-        return deriver.keyAndFirstUse(explicit: explicit, name: name)
+        deriver.begin(StoredKeys())
+        loader = load
+    }
+    private var loader: (@Sendable () throws -> StoredKeys)?
+
+    func keyAndFirstUse(
+        explicit: String?, name: String, latitude: Double, longitude: Double, image: String?
+    ) throws(TreasureFileError) -> (key: String, first: Bool)? {
+        lock.lock()
+        defer { lock.unlock() }
+        if explicit == nil, let load = loader {
+            loader = nil
+            do {
+                deriver.begin(try load())
+            } catch {
+                throw TreasureFileError(
+                    code: nil, message: "cannot read the keys of the file's last import: \(error)",
+                    location: .init())
+            }
+        }
+        return deriver.keyAndFirstUse(
+            explicit: explicit, name: name, latitude: latitude, longitude: longitude,
+            image: image)
+    }
+
+    func deferred(name: String) -> (key: String, first: Bool) {
+        lock.lock()
+        defer { lock.unlock() }
+        return deriver.deferred(name: name)
     }
 
     /// Whether this import has stored a treasure under the key in `utf8`.

@@ -326,8 +326,17 @@ public struct PackedTreasures: Sendable {
 }
 
 /// Derives readable, unique keys from names, in the order rows arrive.
+///
+/// A key once given stays with its treasure. Before a known file is read again, the keys
+/// its treasures have are handed over as ``StoredKeys``: a row without a key takes the key
+/// of the stored treasure at its position with its image (the rename rules), so a renamed
+/// row keeps its key and a row added or moved in the file never takes another's. A row
+/// at a new position whose name a stored treasure has waits for the end of the file
+/// (``deferred(name:)``), when every row at a stored position has claimed its key: then
+/// it takes the moved treasure's key. Fresh keys never reuse a key the file had.
 struct KeyDeriver {
     private var used: Set<String> = []
+    private var stored = StoredKeys()
 
     /// Room for about `count` keys, so that a big file does not grow the set again and
     /// again (each growth rehashes every key).
@@ -335,6 +344,9 @@ struct KeyDeriver {
 
     /// Whether `key` was handed out (explicit or derived).
     func contains(_ key: String) -> Bool { used.contains(key) }
+
+    /// The treasures the next file gave last time (empty for a file new to the workspace).
+    mutating func begin(_ stored: StoredKeys) { self.stored = stored }
 
     mutating func key(explicit: String?, name: String) -> String {
         keyAndFirstUse(explicit: explicit, name: name).key
@@ -346,10 +358,44 @@ struct KeyDeriver {
         if let explicit {
             return (explicit, used.insert(explicit).inserted)
         }
+        return fresh(name)
+    }
+
+    /// Like ``keyAndFirstUse(explicit:name:)`` for a row of a file read before: the stored
+    /// key at the row's position and image, or `nil` when the row must wait for
+    /// ``deferred(name:)``.
+    mutating func keyAndFirstUse(
+        explicit: String?, name: String, latitude: Double, longitude: Double, image: String?
+    ) -> (key: String, first: Bool)? {
+        if explicit != nil || stored.isEmpty {
+            return keyAndFirstUse(explicit: explicit, name: name)
+        }
+        if let key = stored.key(
+            latitude: latitude, longitude: longitude, image: image,
+            where: { !used.contains($0) })
+        {
+            used.insert(key)
+            return (key, true)
+        }
+        if stored.hasName(name) { return nil }
+        return fresh(name)
+    }
+
+    /// The key of a row held back by ``keyAndFirstUse(explicit:name:latitude:longitude:image:)``:
+    /// an unclaimed stored key of a treasure with this name (it moved), else a fresh one.
+    mutating func deferred(name: String) -> (key: String, first: Bool) {
+        if let key = stored.key(named: name, where: { !used.contains($0) }) {
+            used.insert(key)
+            return (key, true)
+        }
+        return fresh(name)
+    }
+
+    private mutating func fresh(_ name: String) -> (key: String, first: Bool) {
         let base = slug(name)
         var candidate = base
         var counter = 1
-        while used.contains(candidate) {
+        while used.contains(candidate) || stored.contains(candidate) {
             counter += 1
             candidate = "\(base)-\(counter)"
         }
@@ -358,12 +404,111 @@ struct KeyDeriver {
     }
 }
 
-/// `Hairy Harry!` → `hairy-harry`; accents folded, anything else becomes one hyphen.
+/// The treasures a file gave at its last import: key, position, image and name, indexed
+/// by position and image and by name in hashes (a few dozen bytes a treasure).
+struct StoredKeys: Sendable {
+    private var keys: [String] = []
+    private var latitudes: [Double] = []
+    private var longitudes: [Double] = []
+    private var images: [String?] = []
+    private var names: [UInt64] = []
+    private var byKey: Set<String> = []
+    /// First entry of each position-and-image hash, then the next entry with the same
+    /// hash (-1 ends a chain); likewise for names.
+    private var spotHeads: [UInt64: Int32] = [:]
+    private var spotNext: [Int32] = []
+    private var nameHeads: [UInt64: Int32] = [:]
+    private var nameNext: [Int32] = []
+
+    var isEmpty: Bool { keys.isEmpty }
+
+    /// Adds a stored treasure; entries added earlier are preferred.
+    mutating func add(
+        key: String, name: String, latitude: Double, longitude: Double, image: String?
+    ) {
+        let index = Int32(keys.count)
+        keys.append(key)
+        latitudes.append(latitude)
+        longitudes.append(longitude)
+        images.append(image)
+        byKey.insert(key)
+        let nameHash = Self.hash(name)
+        names.append(nameHash)
+        spotNext.append(-1)
+        nameNext.append(-1)
+        Self.append(
+            index, hash: Self.hash(latitude, longitude, image), heads: &spotHeads, next: &spotNext)
+        Self.append(index, hash: nameHash, heads: &nameHeads, next: &nameNext)
+    }
+
+    private static func append(
+        _ index: Int32, hash: UInt64, heads: inout [UInt64: Int32], next: inout [Int32]
+    ) {
+        guard var at = heads[hash] else {
+            heads[hash] = index
+            return
+        }
+        while next[Int(at)] >= 0 { at = next[Int(at)] }
+        next[Int(at)] = index
+    }
+
+    func contains(_ key: String) -> Bool { byKey.contains(key) }
+
+    func hasName(_ name: String) -> Bool { nameHeads[Self.hash(name)] != nil }
+
+    /// The first key at this position with this image that `available` accepts.
+    func key(
+        latitude: Double, longitude: Double, image: String?, where available: (String) -> Bool
+    ) -> String? {
+        var at = spotHeads[Self.hash(latitude, longitude, image)] ?? -1
+        while at >= 0 {
+            let index = Int(at)
+            if latitudes[index] == latitude, longitudes[index] == longitude, images[index] == image,
+                available(keys[index])
+            {
+                return keys[index]
+            }
+            at = spotNext[index]
+        }
+        return nil
+    }
+
+    /// The first key of a treasure with this name that `available` accepts.
+    func key(named name: String, where available: (String) -> Bool) -> String? {
+        let hash = Self.hash(name)
+        var at = nameHeads[hash] ?? -1
+        while at >= 0 {
+            let index = Int(at)
+            if names[index] == hash, available(keys[index]) { return keys[index] }
+            at = nameNext[index]
+        }
+        return nil
+    }
+
+    private static func hash(_ latitude: Double, _ longitude: Double, _ image: String?) -> UInt64 {
+        var hasher = Hasher()
+        // 0.0 and -0.0 are the same position.
+        hasher.combine(latitude == 0 ? 0 : latitude.bitPattern)
+        hasher.combine(longitude == 0 ? 0 : longitude.bitPattern)
+        hasher.combine(image)
+        return UInt64(bitPattern: Int64(hasher.finalize()))
+    }
+
+    private static func hash(_ name: String) -> UInt64 {
+        var hasher = Hasher()
+        hasher.combine(name)
+        return UInt64(bitPattern: Int64(hasher.finalize()))
+    }
+}
+
+/// `Hairy Harry!` → `hairy-harry`, `Αθήνα` → `athena`, `Москва` → `moskva`, `東京` →
+/// `dong-jing`: other scripts transliterated to Latin (ICU's Any-Latin), accents folded,
+/// the letters that have no accent to fold spelled out (`ß` → `ss`, `ø` → `o`), anything
+/// else one hyphen.
 func slug(_ name: String) -> String {
-    let folded = name.applyingTransform(.stripDiacritics, reverse: false) ?? name
     var result = ""
     var pendingHyphen = false
-    for scalar in folded.unicodeScalars {
+    func append(_ scalar: Unicode.Scalar) {
         if scalar.isASCII, scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) {
             if pendingHyphen && !result.isEmpty { result.append("-") }
             pendingHyphen = false
@@ -371,10 +516,33 @@ func slug(_ name: String) -> String {
         } else {
             pendingHyphen = true
         }
-        if result.utf8.count >= 96 { break }
+    }
+    if name.utf8.allSatisfy({ $0 < 0x80 }) {
+        for scalar in name.unicodeScalars {
+            append(scalar)
+            if result.utf8.count >= 96 { break }
+        }
+    } else {
+        let latin = name.applyingTransform(.toLatin, reverse: false) ?? name
+        let folded = (latin.applyingTransform(.stripDiacritics, reverse: false) ?? latin)
+            .lowercased()
+        outer: for scalar in folded.unicodeScalars {
+            if let spelled = keptLetters[scalar] {
+                for letter in spelled.unicodeScalars { append(letter) }
+            } else {
+                append(scalar)
+            }
+            if result.utf8.count >= 96 { break outer }
+        }
     }
     return result.isEmpty ? "treasure" : result
 }
+
+/// Letters that the transforms leave as they are, for they carry no accent to strip.
+private let keptLetters: [Unicode.Scalar: String] = [
+    "ß": "ss", "ø": "o", "đ": "d", "ł": "l", "æ": "ae", "ı": "i", "ð": "d", "þ": "th",
+    "œ": "oe", "ħ": "h", "ŧ": "t", "ŋ": "ng", "ĸ": "q", "ſ": "s",
+]
 
 extension Unicode.Scalar {
     fileprivate var lowercasedASCII: Unicode.Scalar {

@@ -1,3 +1,5 @@
+import TroveImaging
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -97,8 +99,9 @@ public struct TreasureFileError: Error, Equatable, Sendable, CustomStringConvert
 /// ```
 ///
 /// Problems with one record come back as ``TreasureRow/invalid(_:)``; problems with the
-/// file as a whole are thrown as ``TreasureFileError``. CSV is streamed; GeoJSON is
-/// read whole.
+/// file as a whole are thrown as ``TreasureFileError``. Both formats are streamed (GeoJSON
+/// a feature at a time), gzip-compressed files too; other binary formats are refused by
+/// their signature.
 ///
 /// Locations: CSV rows carry the file and the physical line the record starts on, and
 /// a diagnostic about one value adds its 1-based column (field) number. GeoJSON
@@ -132,6 +135,15 @@ public struct TreasureReader {
         encoding: TextEncoding = .utf8
     ) throws(TreasureFileError) {
         let shown = displayPath ?? path
+        // Signatures first: a spreadsheet, an archive or an image is named, and gzip read.
+        let head = try Self.head(path, shown)
+        if GzipInput.isGzip(head) {
+            (source, self.format) = try Self.gzipSource(
+                path: path, displayPath: shown, format: format, encoding: encoding)
+            self.displayPath = shown
+            return
+        }
+        try Self.refuseOtherFormats(head, shown)
         let chosen: TreasureFormat
         if let known = format ?? TreasureFormat(path: path) {
             chosen = known
@@ -148,12 +160,72 @@ public struct TreasureReader {
             }
             source = .csv(try CSVTreasureSource(csv))
         case .geojson:
-            let bytes = try Self.readAll(path: path, displayPath: shown)
+            let descriptor = open(path, O_RDONLY)
+            guard descriptor >= 0 else { throw Self.unreadable(shown) }
+            let file = StreamedFile(descriptor: descriptor, closes: true)
             source = .geojson(
-                try GeoJSONTreasureSource(bytes: bytes, displayPath: shown, encoding: encoding))
+                try GeoJSONTreasureSource(
+                    stream: JSONStream { file.read(into: $0, count: $1) }, displayPath: shown,
+                    encoding: encoding))
         }
         self.format = chosen
         self.displayPath = shown
+    }
+
+    /// Reads a gzip-compressed treasure file (`cities.csv.gz`) as the file it holds: its
+    /// format from the name without `.gz`, else from its first character.
+    private static func gzipSource(
+        path: String, displayPath shown: String, format: TreasureFormat?,
+        encoding: TextEncoding
+    ) throws(TreasureFileError) -> (Source, TreasureFormat) {
+        let inner = path.lowercased().hasSuffix(".gz") ? String(path.dropLast(3)) : path
+        func openGzip() throws(TreasureFileError) -> GzipInput {
+            let descriptor = open(path, O_RDONLY)
+            guard descriptor >= 0, let gzip = GzipInput(descriptor: descriptor, closes: true)
+            else { throw unreadable(shown) }
+            return gzip
+        }
+        func damaged(_ gzip: GzipInput) -> TreasureFileError {
+            TreasureFileError(
+                code: nil, message: gzip.problem ?? "the gzip data is damaged",
+                location: .init(file: shown))
+        }
+        var chosen = format ?? TreasureFormat(path: inner)
+        if chosen == nil {
+            let gzip = try openGzip()
+            var first = [UInt8](repeating: 0, count: 512)
+            let count = first.withUnsafeMutableBytes {
+                gzip.read(into: $0.baseAddress!, count: 512)
+            }
+            guard count >= 0 else { throw damaged(gzip) }
+            try refuseOtherFormats(first[..<count], shown)
+            let text = first[..<count].drop {
+                [0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0)
+            }
+            chosen = text.first == UInt8(ascii: "{") ? .geojson : .csv
+        }
+        let gzip = try openGzip()
+        switch chosen ?? .csv {
+        case .csv:
+            let csv: CSVReader
+            do throws(CSVError) {
+                csv = try CSVReader(
+                    gzip: gzip, displayPath: shown, encoding: encoding,
+                    delimiter: inner.lowercased().hasSuffix(".tsv") ? UInt8(ascii: "\t") : nil)
+            } catch {
+                throw TreasureFileError(error)
+            }
+            return (.csv(try CSVTreasureSource(csv)), .csv)
+        case .geojson:
+            let stream = JSONStream { gzip.read(into: $0, count: $1) }
+            do throws(TreasureFileError) {
+                let geojson = try GeoJSONTreasureSource(
+                    stream: stream, displayPath: shown, encoding: encoding)
+                return (.geojson(geojson), .geojson)
+            } catch {
+                throw gzip.problem == nil ? error : damaged(gzip)
+            }
+        }
     }
 
     /// Reads an open descriptor without closing it; tests use pipes.
@@ -174,10 +246,11 @@ public struct TreasureReader {
             }
             source = .csv(try CSVTreasureSource(csv))
         case .geojson:
-            let bytes = try Self.readAll(descriptor: fileDescriptor, displayPath: displayPath)
+            let file = StreamedFile(descriptor: fileDescriptor, closes: false)
             source = .geojson(
                 try GeoJSONTreasureSource(
-                    bytes: bytes, displayPath: displayPath, encoding: encoding))
+                    stream: JSONStream { file.read(into: $0, count: $1) },
+                    displayPath: displayPath, encoding: encoding))
         }
         self.format = format
         self.displayPath = displayPath
@@ -190,6 +263,7 @@ public struct TreasureReader {
         bytes: [UInt8], format: TreasureFormat, displayPath: String,
         encoding: TextEncoding = .utf8
     ) throws(TreasureFileError) {
+        try Self.refuseOtherFormats(bytes.prefix(512), displayPath)
         switch format {
         case .csv:
             let csv = CSVReader(bytes: bytes, displayPath: displayPath, encoding: encoding)
@@ -220,7 +294,7 @@ public struct TreasureReader {
             source = .csv(csv)
             return row
         case .geojson(var geojson):
-            let row = geojson.next()
+            let row = try geojson.next()
             source = .geojson(geojson)
             return row
         }
@@ -236,7 +310,129 @@ public struct TreasureReader {
         }
     }
 
+    /// The columns the file has: the CSV header's names as extras are stored under them
+    /// (made unique), or the property names of
+    /// the GeoJSON features read so far, in order of first use.
+    public var columnNames: [String] {
+        switch source {
+        case .csv(let csv): CSVTreasureSource.uniqueNames(csv.header)
+        case .geojson(let geojson): geojson.propertyNames
+        }
+    }
+
+    /// Whether a comma in a value is a decimal comma (CSV not separated by commas).
+    public var decimalComma: Bool {
+        switch source {
+        case .csv(let csv): csv.decimalComma
+        case .geojson: false
+        }
+    }
+
+    /// Read positions as `[latitude, longitude]`, or the `lat` column as the longitude and
+    /// the `lon` column as the latitude (`--swap-coordinates`).
+    public var swapCoordinates: Bool {
+        get {
+            switch source {
+            case .csv(let csv): csv.swapCoordinates
+            case .geojson(let geojson): geojson.swapCoordinates
+            }
+        }
+        set {
+            switch source {
+            case .csv(var csv):
+                csv.swapCoordinates = newValue
+                source = .csv(csv)
+            case .geojson(var geojson):
+                geojson.swapCoordinates = newValue
+                source = .geojson(geojson)
+            }
+        }
+    }
+
+    /// Findings about the file as a whole, complete once every record was read: GeoJSON
+    /// positions converted from Web Mercator, names that are not text, a file written
+    /// lat,lon.
+    public var fileWarnings: [Diagnostic] {
+        switch source {
+        case .csv: []
+        case .geojson(let geojson): geojson.warnings
+        }
+    }
+
+    /// The JSON text of the features `wanted` (by index) of a GeoJSON file, read again,
+    /// for the rejects file.
+    static func featureTexts(
+        _ wanted: Set<Int>, path: String, displayPath: String, encoding: TextEncoding
+    ) -> [Int: String] {
+        guard let head = try? head(path, displayPath) else { return [:] }
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { return [:] }
+        let stream: JSONStream
+        if GzipInput.isGzip(head) {
+            guard let gzip = GzipInput(descriptor: descriptor, closes: true) else { return [:] }
+            stream = JSONStream { gzip.read(into: $0, count: $1) }
+        } else {
+            let file = StreamedFile(descriptor: descriptor, closes: true)
+            stream = JSONStream { file.read(into: $0, count: $1) }
+        }
+        return GeoJSONTreasureSource.featureTexts(
+            wanted, stream: stream, displayPath: displayPath, encoding: encoding)
+    }
+
+    /// Records of only delimiters (`,,,,`) skipped so far, as blank lines are; CSV only.
+    public var blankRecords: Int {
+        switch source {
+        case .csv(let csv): csv.blankRecords
+        case .geojson: 0
+        }
+    }
+
     // MARK: - Files
+
+    /// The first 512 bytes of the file (fewer when it is shorter).
+    static func head(_ path: String, _ shown: String) throws(TreasureFileError) -> [UInt8] {
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { throw unreadable(shown) }
+        defer { _ = close(descriptor) }
+        var bytes = [UInt8](repeating: 0, count: 512)
+        var count = 0
+        while count < bytes.count {
+            let got = bytes.withUnsafeMutableBytes {
+                FileIO.read(descriptor, into: $0.baseAddress! + count, count: 512 - count)
+            }
+            guard got >= 0 else { throw unreadable(shown) }
+            if got == 0 { break }
+            count += got
+        }
+        return Array(bytes[..<count])
+    }
+
+    /// Refuses a file that is not text by its signature (a spreadsheet, an archive, an
+    /// image, a database), naming what it is and what to do, instead of reading its bytes
+    /// as CSV; and any other file whose first bytes hold a NUL (text never does, except
+    /// UTF-16 with its byte order mark).
+    static func refuseOtherFormats(_ head: some Collection<UInt8>, _ shown: String)
+        throws(TreasureFileError)
+    {
+        if let signature = FileSignature(sniffing: head) {
+            throw TreasureFileError(
+                code: nil,
+                message: "this is \(signature.described), not a CSV or GeoJSON file",
+                location: .init(file: shown), hint: signature.advice)
+        }
+        if GzipInput.isGzip(head) {
+            throw TreasureFileError(
+                code: nil, message: "this is gzip data; trove reads gzip from files only",
+                location: .init(file: shown), hint: "name the .gz file, or pipe it through gunzip")
+        }
+        let isUTF16 = head.starts(with: [0xFF, 0xFE]) || head.starts(with: [0xFE, 0xFF])
+        if !isUTF16, head.contains(0) {
+            throw TreasureFileError(
+                code: nil, message: "this is a binary file, not CSV or GeoJSON text",
+                location: .init(file: shown),
+                hint: "export the data as CSV UTF-8 or GeoJSON")
+        }
+    }
 
     static func sniffFormat(_ path: String, _ shown: String) throws(TreasureFileError)
         -> TreasureFormat

@@ -25,9 +25,10 @@ public enum ImageCheck {
             case .missing:
                 return finding(.error, DiagnosticCode.imageMissing, "image \(path) does not exist")
             case .notAnImage:
+                let named = error.signature.map { ": it is \($0.described); \($0.advice)" }
                 return finding(
                     .error, DiagnosticCode.imageNotJPEGOrPNG,
-                    "image \(path) is neither JPEG nor PNG")
+                    "image \(path) is neither JPEG nor PNG" + (named ?? ""))
             case .unreadable, .notRegular, .tooLarge:
                 return finding(
                     .error, DiagnosticCode.imageUnreadable,
@@ -39,9 +40,12 @@ public enum ImageCheck {
             header = try ImageHeader.read(from: bytes)
         } catch {
             if case .unrecognizedFormat = error.kind {
+                let named = FileSignature(sniffing: bytes).map {
+                    ": it is \($0.described); \($0.advice)"
+                }
                 return finding(
                     .error, DiagnosticCode.imageNotJPEGOrPNG,
-                    "image \(path) is neither JPEG nor PNG")
+                    "image \(path) is neither JPEG nor PNG" + (named ?? ""))
             }
             return finding(
                 .error, DiagnosticCode.imageUnreadable, "image \(path) cannot be read: \(error)")

@@ -329,32 +329,78 @@ public struct TreasureValidator {
         }
     }
 
-    /// Without game.bounds: a point far from the others that lands among them when its
-    /// coordinates are exchanged was probably written lon/lat.
+    /// Without game.bounds: a point far from every other that lands among others when its
+    /// coordinates are exchanged was probably written lon/lat. Each point is judged by
+    /// its neighbours, not by the file's centre, so a world file's remote towns are not
+    /// suspects: only a point with no other within `isolation` whose exchanged position has
+    /// at least two others within `landing`.
     private mutating func findSwappedOutliers() {
-        let valid = entries.enumerated().filter { $0.element.latitude.isFinite }
-        guard valid.count >= 3 else { return }
-        let latitudes = valid.map(\.element.latitude).sorted()
-        let longitudes = valid.map(\.element.longitude).sorted()
-        let centre = (latitudes[latitudes.count / 2], longitudes[longitudes.count / 2])
-        for (index, entry) in valid {
-            let asIs = greatCircleDistance(
-                fromLatitude: entry.latitude, longitude: entry.longitude,
-                toLatitude: centre.0, longitude: centre.1)
-            guard asIs > 1_000_000, (-90...90).contains(entry.longitude) else { continue }
-            let swapped = greatCircleDistance(
-                fromLatitude: entry.longitude, longitude: entry.latitude,
-                toLatitude: centre.0, longitude: centre.1)
-            if swapped < 100_000 {
-                findings.append(
-                    Diagnostic(
-                        .warning, DiagnosticCode.swappedCoordinates,
-                        "coordinates look swapped (lon/lat): [\(entry.latitude), "
-                            + "\(entry.longitude)] is \(Int(asIs / 1000)) km from the others, "
-                            + "\(Int(swapped / 1000)) km when exchanged",
-                        at: location(Int32(index))))
-            }
+        let landing = 100_000.0
+        let isolation = 500_000.0
+        // One-degree cells (about 111 km of latitude).
+        var cells: [Int64: [Int32]] = [:]
+        func cell(_ latitude: Double, _ longitude: Double) -> Int64 {
+            Int64((latitude + 90).rounded(.down)) * 1000 + Int64((longitude + 180).rounded(.down))
         }
+        for (index, entry) in entries.enumerated() where entry.latitude.isFinite {
+            cells[cell(entry.latitude, entry.longitude), default: []].append(Int32(index))
+        }
+        guard entries.count >= 3 else { return }
+        /// The others within `radius` of a position (at most `limit` counted), and the
+        /// distance to the nearest one.
+        func neighbours(
+            _ latitude: Double, _ longitude: Double, within radius: Double, excluding: Int,
+            limit: Int
+        ) -> (count: Int, nearest: Double) {
+            let rows = Int((radius / 111_000).rounded(.up))
+            let columns = Int(
+                min(180, (Double(rows) / max(cos(latitude * .pi / 180), 0.01)).rounded(.up)))
+            var count = 0
+            var nearest = Double.infinity
+            let baseRow = Int((latitude + 90).rounded(.down))
+            let baseColumn = Int((longitude + 180).rounded(.down))
+            for row in (baseRow - rows)...(baseRow + rows) where (0..<180).contains(row) {
+                for offset in -columns...columns {
+                    let column = ((baseColumn + offset) % 360 + 360) % 360
+                    guard let members = cells[Int64(row) * 1000 + Int64(column)] else { continue }
+                    for other in members where Int(other) != excluding {
+                        let neighbour = entries[Int(other)]
+                        let distance = greatCircleDistance(
+                            fromLatitude: latitude, longitude: longitude,
+                            toLatitude: neighbour.latitude, longitude: neighbour.longitude)
+                        if distance <= radius {
+                            count += 1
+                            nearest = min(nearest, distance)
+                            if count >= limit { return (count, nearest) }
+                        }
+                    }
+                }
+            }
+            return (count, nearest)
+        }
+        for (index, entry) in entries.enumerated() where entry.latitude.isFinite {
+            guard (-90...90).contains(entry.longitude), entry.latitude != entry.longitude else {
+                continue
+            }
+            let exchanged = neighbours(
+                entry.longitude, entry.latitude, within: landing, excluding: index, limit: 2)
+            guard exchanged.count >= 2 else { continue }
+            let asIs = neighbours(
+                entry.latitude, entry.longitude, within: isolation, excluding: index, limit: 1)
+            guard asIs.count == 0 else { continue }
+            findings.append(
+                Diagnostic(
+                    .warning, DiagnosticCode.swappedCoordinates,
+                    "coordinates look swapped (lon/lat): [\(entry.latitude), \(entry.longitude)] "
+                        + "has no other treasure within \(Int(isolation / 1000)) km; exchanged, it "
+                        + "is \(Self.distanceText(exchanged.nearest)) from one",
+                    at: location(Int32(index))))
+        }
+    }
+
+    /// `84 km`, or `350 m` under a kilometre.
+    private static func distanceText(_ metres: Double) -> String {
+        metres >= 1000 ? "\(Int(metres / 1000)) km" : "\(Int(metres)) m"
     }
 }
 

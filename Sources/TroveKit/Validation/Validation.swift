@@ -89,6 +89,7 @@ public enum Validation {
                         report.findings.append(diagnostic)
                     }
                 }
+                report.findings += reader.fileWarnings
             } catch {
                 report.findings.append(error.diagnostic)
                 report.unreadableFiles += 1

@@ -15,6 +15,7 @@ enum Schema {
         .init("009-storage-plan-blocks-and-rendition-paths", apply: storagePlanBlocks),
         .init("010-publish-targets", sql: publishTargets),
         .init("011-post-versions-signed-sheets-withdrawn", apply: moderation),
+        .init("012-source-columns-and-rendition-failures", sql: sourceColumnsAndDecimalComma),
         .init("015-moderators-sessions-claims", sql: serve),
     ])
 
