@@ -114,7 +114,10 @@ struct ReviewSheetUITests {
         try browser.press("a")
         #expect(try eventually("approved") { try decision(browser, "p4") } == "approved")
         try browser.reload()
-        #expect(try eventually("p3") { try focused(browser) } == "p3")
+        let after = try eventually("p3") { try focused(browser) }
+        let saved = try browser.evaluate(
+            "JSON.stringify(Object.keys(localStorage).map(k => [k, localStorage.getItem(k)]))")
+        #expect(after == "p3", "\(saved ?? "")")
     }
 
     @Test func filtersHideCardsAndARejectTakesANote() throws {
