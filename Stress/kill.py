@@ -41,7 +41,8 @@ import zlib
 
 # Columns whose value is the wall clock at the time of writing, not content, or random per
 # run (Storage download tokens: a trial's run draws other tokens than the measured one).
-VOLATILE = {"at", "imported_at", "updated_at", "made_at", "applied_at", "token"}
+VOLATILE = {"at", "imported_at", "updated_at", "made_at", "applied_at", "token", "seen_at",
+            "decided_at", "added_at", "published_at", "planned_at", "created_at"}
 
 
 def png(width, height, seed):
