@@ -205,6 +205,13 @@ final class BrowserSession {
         return sessionID ?? ""
     }
 
+    /// Gives the browser a moment to take in what the page just wrote to its local
+    /// storage before a reload reads it back: under load it arrives a little after the
+    /// page wrote it.
+    func settle() {
+        Thread.sleep(forTimeInterval: 0.5)
+    }
+
     /// Sends the next commands to the page of `session` (from `openIsolated`).
     func use(_ session: String) {
         sessionID = session

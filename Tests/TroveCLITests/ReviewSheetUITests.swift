@@ -104,6 +104,7 @@ struct ReviewSheetUITests {
         try browser.press("r")
         try browser.press("1")
         #expect(try eventually("p3") { try focused(browser) } == "p3")
+        browser.settle()
         for _ in 0..<2 {
             try browser.reload()
             #expect(try eventually("p3") { try focused(browser) } == "p3")
@@ -113,6 +114,7 @@ struct ReviewSheetUITests {
         try browser.press("j")
         try browser.press("a")
         #expect(try eventually("approved") { try decision(browser, "p4") } == "approved")
+        browser.settle()
         try browser.reload()
         let after = try eventually("p3") { try focused(browser) }
         let saved = try browser.evaluate(
@@ -170,6 +172,7 @@ struct ReviewSheetUITests {
             )
             as? String
         #expect(line == "→ rejected (inappropriate): a face in the picture", "\(line ?? "")")
+        browser.settle()
         try browser.reload()
         #expect(
             try browser.evaluate(
