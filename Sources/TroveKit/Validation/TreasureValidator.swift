@@ -359,8 +359,15 @@ public struct TreasureValidator {
             var nearest = Double.infinity
             let baseRow = Int((latitude + 90).rounded(.down))
             let baseColumn = Int((longitude + 180).rounded(.down))
-            for row in (baseRow - rows)...(baseRow + rows) where (0..<180).contains(row) {
-                for offset in -columns...columns {
+            // The point's own cell first, then outwards: in a dense file the first cell
+            // usually answers, and `limit` ends the search there.
+            func outwards(_ reach: Int) -> [Int] {
+                [0] + (0..<reach).flatMap { [-($0 + 1), $0 + 1] }
+            }
+            for rowOffset in outwards(rows) {
+                let row = baseRow + rowOffset
+                guard (0..<180).contains(row) else { continue }
+                for offset in outwards(columns) {
                     let column = ((baseColumn + offset) % 360 + 360) % 360
                     guard let members = cells[Int64(row) * 1000 + Int64(column)] else { continue }
                     for other in members where Int(other) != excluding {
@@ -382,12 +389,13 @@ public struct TreasureValidator {
             guard (-90...90).contains(entry.longitude), entry.latitude != entry.longitude else {
                 continue
             }
-            let exchanged = neighbours(
-                entry.longitude, entry.latitude, within: landing, excluding: index, limit: 2)
-            guard exchanged.count >= 2 else { continue }
+            // Isolation first: nearly every point has a neighbour in its own cell.
             let asIs = neighbours(
                 entry.latitude, entry.longitude, within: isolation, excluding: index, limit: 1)
             guard asIs.count == 0 else { continue }
+            let exchanged = neighbours(
+                entry.longitude, entry.latitude, within: landing, excluding: index, limit: 2)
+            guard exchanged.count >= 2 else { continue }
             findings.append(
                 Diagnostic(
                     .warning, DiagnosticCode.swappedCoordinates,
