@@ -62,12 +62,7 @@ public struct CSVReader {
             chunkSize: 1 << 20, memory: bytes)
         // Reading memory cannot fail.
         try? storage.fillFirstLine(skippingByteOrderMark: encoding == .utf8)
-        let chosen = delimiter ?? storage.sniffDelimiter()
-        storage.delimiter = chosen
-        self.storage = storage
-        self.delimiter = chosen
-        self.displayPath = displayPath
-        self.encoding = storage.encoding
+        self.init(storage: storage, displayPath: displayPath, delimiter: delimiter)
     }
 
     /// Reads an open descriptor; `chunkSize` is small in tests so that fields cross
@@ -80,12 +75,7 @@ public struct CSVReader {
             descriptor: fileDescriptor, closes: closesDescriptor, displayPath: displayPath,
             encoding: encoding, chunkSize: max(chunkSize, 1))
         try storage.fillFirstLine(skippingByteOrderMark: encoding == .utf8)
-        let chosen = delimiter ?? storage.sniffDelimiter()
-        storage.delimiter = chosen
-        self.storage = storage
-        self.delimiter = chosen
-        self.displayPath = displayPath
-        self.encoding = storage.encoding
+        self.init(storage: storage, displayPath: displayPath, delimiter: delimiter)
     }
 
     /// Reads the text a gzip file holds, sniffing the delimiter unless given.
@@ -97,6 +87,12 @@ public struct CSVReader {
             descriptor: -1, closes: false, displayPath: displayPath, encoding: encoding,
             chunkSize: 1 << 20, gzip: gzip)
         try storage.fillFirstLine(skippingByteOrderMark: encoding == .utf8)
+        self.init(storage: storage, displayPath: displayPath, delimiter: delimiter)
+    }
+
+    /// The reader over `storage`, whose first line is read: the delimiter given, or the one
+    /// that line shows.
+    private init(storage: Storage, displayPath: String, delimiter: UInt8?) {
         let chosen = delimiter ?? storage.sniffDelimiter()
         storage.delimiter = chosen
         self.storage = storage

@@ -14,7 +14,7 @@ public enum PostRejects {
         let json = rejects.contains { $0.json != nil }
         var header = ["file", "line", "record", "reason"] + columns
         if json { header.append("json") }
-        var text = header.map(field).joined(separator: ",") + "\n"
+        var text = header.map(RejectedRows.field).joined(separator: ",") + "\n"
         for reject in rejects {
             var fields = [
                 reject.file, reject.line.map(String.init) ?? "", reject.record ?? "",
@@ -22,15 +22,8 @@ public enum PostRejects {
             ]
             fields += columns.map { reject.fields[$0] ?? "" }
             if json { fields.append(reject.json ?? "") }
-            text += fields.map(field).joined(separator: ",") + "\n"
+            text += fields.map(RejectedRows.field).joined(separator: ",") + "\n"
         }
         return text
-    }
-
-    /// A CSV field, quoted when it holds a delimiter, a quote or a line break.
-    private static func field(_ text: String) -> String {
-        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" })
-        else { return text }
-        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }

@@ -74,23 +74,6 @@ enum PublishState {
             "UPDATE publish_state SET planned = 0 WHERE target = ? AND planned = 1",
             [.text(target)])
     }
-
-    /// Every object in `reader`, for tests and drift reports.
-    static func allObjects(_ reader: PlannedObjectReader) throws -> [(
-        path: String, token: String?
-    )] {
-        var reader = reader
-        var objects: [(path: String, token: String?)] = []
-        while !reader.isAtEnd {
-            objects.append(
-                (
-                    String(decoding: reader.path, as: UTF8.self),
-                    reader.token.map { String(decoding: $0, as: UTF8.self) }
-                ))
-            try reader.advance()
-        }
-        return objects
-    }
 }
 
 /// A publish's render of the tree: compared with what the target holds rather than with

@@ -59,15 +59,21 @@ struct PlannedObjectReader {
     static func all(database: Database, output: String) throws -> [(
         path: String, token: String?
     )] {
-        var reader = try PlannedObjectReader(database: database, output: output)
+        try PlannedObjectReader(database: database, output: output).remaining()
+    }
+
+    /// Every object from the current one on, read to the end.
+    ///
+    /// - Throws: `StoragePlanError.damaged`, or what reading the blocks throws.
+    consuming func remaining() throws -> [(path: String, token: String?)] {
         var objects: [(path: String, token: String?)] = []
-        while !reader.isAtEnd {
+        while !isAtEnd {
             objects.append(
                 (
-                    String(decoding: reader.path, as: UTF8.self),
-                    reader.token.map { String(decoding: $0, as: UTF8.self) }
+                    String(decoding: path, as: UTF8.self),
+                    token.map { String(decoding: $0, as: UTF8.self) }
                 ))
-            try reader.advance()
+            try advance()
         }
         return objects
     }

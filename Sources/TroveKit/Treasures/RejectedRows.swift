@@ -115,8 +115,9 @@ public enum RejectedRows {
             gzip: gzip, displayPath: source.displayPath, encoding: encoding, delimiter: nil)
     }
 
-    /// A CSV field, quoted when it holds a delimiter, a quote or a line break.
-    private static func field(_ text: String) -> String {
+    /// A CSV field, quoted when it holds a delimiter, a quote or a line break: the rule of
+    /// every rejects file (posts' too).
+    static func field(_ text: String) -> String {
         guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" })
         else { return text }
         return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
