@@ -139,6 +139,10 @@ enum ExportCommand {
             invocation.warn("\(rules) is your own and was left alone; merge into it:")
             for line in summary.rulesToMerge { invocation.warn("  \(line)") }
         }
+        if let reason = summary.fullRenderReason {
+            // Said because the cost is the whole workspace's rather than the change's.
+            invocation.note("note: every record was rendered: \(reason)")
+        }
         if summary.remoteImages > 0 {
             let count = summary.remoteImages
             invocation.note(
@@ -171,7 +175,7 @@ enum ExportCommand {
             "paths": summary.paths, "changed": summary.changed, "removed": summary.removed,
             "written": summary.written, "unchanged": summary.unchanged,
             "rulesToMerge": summary.rulesToMerge, "remoteImages": summary.remoteImages,
-            "storage": storage,
+            "storage": storage, "fullRender": summary.fullRenderReason,
         ]).jsonText
     }
 

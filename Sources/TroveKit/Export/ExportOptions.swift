@@ -107,4 +107,7 @@ public struct ExportSummary: Equatable, Sendable {
     public var storagePlan: StoragePlan.Summary?
     /// Paths recorded in the new state (for a publish's plan).
     var statePaths = 0
+    /// Why an `--update` rendered every record rather than only those changed since its
+    /// base; nil when it rendered only those, or was no update.
+    public var fullRenderReason: String?
 }

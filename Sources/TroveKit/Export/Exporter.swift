@@ -113,8 +113,9 @@ public enum Exporter {
         try database.execute(
             """
             INSERT INTO export_log
-                (layout, at, out, kind, base, generation, records, paths, changed, removed)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                (layout, at, out, kind, base, generation, records, paths, changed, removed,
+                 change_seq, inputs)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT seq FROM change_clock), ?)
             """,
             [
                 .text(layout), .text(at), .text(options.output ?? "-"),
@@ -122,6 +123,7 @@ public enum Exporter {
                 run.baseExport.map { .integer($0) }, .integer(run.newGeneration),
                 .integer(Int64(summary.records)), .integer(Int64(summary.paths)),
                 .integer(Int64(summary.changed)), .integer(Int64(summary.removed)),
+                .text(run.inputs),
             ])
         try database.execute(
             """
