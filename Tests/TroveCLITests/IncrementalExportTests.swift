@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TroveImaging
 
 @testable import TroveKit
 
@@ -150,5 +151,77 @@ import Testing
         #expect(edited.stderr.contains("note: every record was rendered"), "\(edited.stderr)")
         let renamed = try ExportSupport.parse(ExportSupport.read(sandbox.path("u.json")))
         #expect(renamed.objectValue?.keys.sorted() == ["treasureProfiles/a"])
+    }
+
+    /// The objects the plan beside `output` lists: path and state.
+    static func listed(_ sandbox: Sandbox, _ manifest: String) throws -> [String] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: sandbox.path(manifest)))
+        let document = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+        let objects = document["objects"] as? [[String: Any]] ?? []
+        return objects.map { "\($0["path"] as? String ?? "") \($0["state"] as? String ?? "")" }
+    }
+
+    static func deleted(_ sandbox: Sandbox, _ manifest: String) throws -> [String] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: sandbox.path(manifest)))
+        let document = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+        return document["delete"] as? [String] ?? []
+    }
+
+    @Test func theStoragePlanOfAnUpdateListsOnlyTheObjectsThatChange() throws {
+        let sandbox = try Sandbox()
+        #expect(sandbox.run("init").status == 0)
+        #expect(sandbox.run("config", "set", "storage.bucket", "game.appspot.com").status == 0)
+        for name in ["a", "b", "c", "d"] {
+            try sandbox.write(
+                "art/\(name).png",
+                Data(
+                    try PNG.encode(
+                        ImagesTests.photo(width: 40 + Int(name.utf8.first! % 7), height: 30))))
+        }
+        func importRows(_ rows: [(String, String)]) {
+            let csv =
+                "key,name,lat,lon,image\n"
+                + rows.map { "\($0.0),\($0.1),40.7,-74,art/\($0.0 == "c" ? "d" : $0.0).png\n" }
+                .joined()
+            try? sandbox.write("t.csv", csv)
+            #expect(sandbox.run("import", "treasures", "t.csv", "--sync", "-q").status == 0)
+            #expect(sandbox.run("geohash", "-q").status == 0)
+            #expect(sandbox.run("images", "-q").status == 0)
+        }
+        importRows([("a", "A"), ("b", "B")])
+        let export = ["export", "--layout", "flatirongo", "--update", "--out", "f.json"]
+        let first = sandbox.run(export)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(try Self.listed(sandbox, "f.storage.json").count == 2)
+
+        // A new name changes no object; a new treasure brings one; a rotated token is
+        // re-tokened; a removed treasure's object is deleted after the update.
+        importRows([("a", "A2"), ("b", "B"), ("c", "C")])
+        let rotated = sandbox.run("storage", "rotate", "treasure:b")
+        #expect(rotated.status == 0, "\(rotated.stderr)")
+        let second = sandbox.run(export)
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(!second.stderr.contains("every record was rendered"), "\(second.stderr)")
+        let listed = try Self.listed(sandbox, "f.storage.json")
+        #expect(listed.count == 2, "\(listed)")
+        #expect(listed.contains { $0.hasPrefix("treasures/b/") && $0.hasSuffix(" rotated") })
+        #expect(listed.contains { $0.hasPrefix("treasures/c/") && $0.hasSuffix(" new") })
+        #expect(second.stderr.contains("storage: 3 objects referenced, 2 to upload, 0 to delete"))
+
+        importRows([("b", "B"), ("c", "C")])
+        let third = sandbox.run(export)
+        #expect(third.status == 0, "\(third.stderr)")
+        #expect(try Self.listed(sandbox, "f.storage.json").isEmpty)
+        let gone = try Self.deleted(sandbox, "f.storage.json")
+        #expect(gone.count == 1 && gone[0].hasPrefix("treasures/a/"), "\(gone)")
+        #expect(third.stderr.contains("storage: 2 objects referenced, 0 to upload, 1 to delete"))
+
+        // Every object, on request, is what the tree's URLs reference.
+        let all = sandbox.run(
+            "export", "--layout", "flatirongo", "--out", "all.json", "--all-objects")
+        #expect(all.status == 0, "\(all.stderr)")
+        let everything = try Self.listed(sandbox, "all.storage.json")
+        #expect(everything.count == 2)
+        #expect(everything.allSatisfy { $0.hasSuffix(" unchanged") }, "\(everything)")
     }
 }

@@ -55,6 +55,9 @@ enum ExportCommand {
                 "images", value: "dir",
                 help: "Where 'trove images' wrote the renditions (default: build/images).",
                 role: .input),
+            Option(
+                "all-objects",
+                help: "List every object in the Storage plan, not only those that change."),
             Option("force", help: "Replace an existing --out file that trove did not write."),
         ],
         formats: [.text, .json],
@@ -87,6 +90,7 @@ enum ExportCommand {
         options.now = Date()
         options.dryRun = invocation.flag("dry-run")
         options.since = since
+        options.allObjects = invocation.flag("all-objects")
         if output != nil {
             options.images = invocation.resolve(invocation.option("images") ?? "build/images")
         }
@@ -130,8 +134,9 @@ enum ExportCommand {
             invocation.note(
                 "note: nothing changed since the last recorded export; if its update never"
                     + " reached the database, make it again with --update --since ID (the export"
-                    + " before it in 'trove export log') and upload every image with 'sh "
-                    + "\(StoragePlan.paths(output: output).script) upload --all'")
+                    + " before it in 'trove export log') and upload every image: add"
+                    + " --all-objects, then 'sh \(StoragePlan.paths(output: output).script)"
+                    + " upload --all'")
         }
         for path in summary.written { invocation.note("wrote \(path)") }
         for path in summary.unchanged { invocation.note("\(path) is unchanged") }

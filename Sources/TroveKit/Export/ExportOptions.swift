@@ -30,6 +30,9 @@ public struct ExportOptions: Sendable {
     /// The folder `trove images` wrote the renditions to, for the Storage plan written
     /// beside `output` (`OUT.storage.json`, `OUT.storage.sh`); nil writes no plan.
     public var images: String?
+    /// List every object the export references in its Storage plan, not only those that
+    /// change.
+    public var allObjects = false
 
     /// Options for a full export to stdout unless changed.
     public init(

@@ -26,6 +26,8 @@ struct ExportRun {
     private let noun: String
     /// The fingerprint of the layout and its settings, recorded with the state.
     let inputs: String
+    /// The generation this export compares with.
+    let baseGeneration: Int64?
     /// The base when only the records changed since it are rendered.
     private(set) var incremental: IncrementalBase?
     /// Why every record is rendered, when an `--update` could have rendered fewer.
@@ -67,14 +69,22 @@ struct ExportRun {
                 database: database, layout: layout.name, generation: previous)
         }
         inputs = ExportInputs.fingerprint(layout: layout, storage: storage, precision: precision)
+        baseGeneration = previous
+        var baseObjects: Int?
         var changedSince: Int64?
         if options.update && publishing == nil, let previous {
             let base = try database.query(
                 """
-                SELECT change_seq, inputs, paths FROM export_log
+                SELECT change_seq, inputs, paths, objects FROM export_log
                 WHERE layout = ? AND generation = ? ORDER BY id DESC LIMIT 1
                 """, [.text(layout.name), .integer(previous)]
-            ) { (seq: $0.int64(0), inputs: $0.text(1), paths: Int($0.int64(2) ?? 0)) }.first
+            ) {
+                (
+                    seq: $0.int64(0), inputs: $0.text(1), paths: Int($0.int64(2) ?? 0),
+                    objects: $0.int64(3).map(Int.init)
+                )
+            }.first
+            baseObjects = base?.objects
             let name = layout.name
             let decision = try IncrementalBase.decide(
                 layout: layout, inputs: inputs, baseSeq: base?.seq, baseInputs: base?.inputs,
@@ -170,9 +180,16 @@ struct ExportRun {
         }
         // Staged after the export itself, so an unwritable folder is reported by its name.
         if options.isRecorded, let output = options.output, let images = options.images {
+            // With the changes alone rendered, the plan lists the changed records' objects;
+            // that needs the count of the base's objects, which older records lack.
+            let changes = incremental.flatMap { base in
+                options.allObjects || baseObjects == nil ? nil : (seq: base.seq, keys: base.keys)
+            }
             storagePlan = try StoragePlanWriter(
                 database: database, layout: layout, output: output, bucket: storage.bucket,
-                tokens: tokens, images: images, outputs: outputs)
+                tokens: tokens, images: images, outputs: outputs, baseGeneration: previous,
+                baseObjects: baseObjects ?? 0, newGeneration: newGeneration,
+                listsAll: options.allObjects, changed: changes)
         }
     }
 

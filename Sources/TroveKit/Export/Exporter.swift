@@ -114,8 +114,8 @@ public enum Exporter {
             """
             INSERT INTO export_log
                 (layout, at, out, kind, base, generation, records, paths, changed, removed,
-                 change_seq, inputs)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT seq FROM change_clock), ?)
+                 change_seq, inputs, objects)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT seq FROM change_clock), ?, ?)
             """,
             [
                 .text(layout), .text(at), .text(options.output ?? "-"),
@@ -123,14 +123,16 @@ public enum Exporter {
                 run.baseExport.map { .integer($0) }, .integer(run.newGeneration),
                 .integer(Int64(summary.records)), .integer(Int64(summary.paths)),
                 .integer(Int64(summary.changed)), .integer(Int64(summary.removed)),
-                .text(run.inputs),
+                .text(run.inputs), summary.storagePlan.map { .integer(Int64($0.objects)) },
             ])
-        try database.execute(
-            """
-            DELETE FROM export_state WHERE layout = ?1 AND generation NOT IN (
-                SELECT generation FROM export_log WHERE layout = ?1 ORDER BY id DESC LIMIT ?2)
-            """,
-            [.text(layout), .integer(Int64(ExportOptions.keptStates))])
+        for table in ["export_state", "export_objects"] {
+            try database.execute(
+                """
+                DELETE FROM \(table) WHERE layout = ?1 AND generation NOT IN (
+                    SELECT generation FROM export_log WHERE layout = ?1 ORDER BY id DESC LIMIT ?2)
+                """,
+                [.text(layout), .integer(Int64(ExportOptions.keptStates))])
+        }
         try StateBlocks.collectGarbage(database: database)
         try database.execute(
             """

@@ -164,27 +164,86 @@ struct IncrementalBase {
         store: ((_ seq: Int64, _ reference: StateBlockReference) throws -> Void)?,
         emit: (_ path: [UInt8], _ value: [UInt8]?) throws -> Void
     ) throws -> Patch {
+        var values: [[UInt8]: [UInt8]] = [:]
+        for entry in fresh { values[entry.path] = entry.value }
+        let entries = fresh.map { entry in
+            StateEntry(
+                path: entry.path, payload: withUnsafeBytes(of: entry.hash.littleEndian, Array.init))
+        }
+        let gone = Set(candidates)
+        var affected = Set<Int>()
+        for path in candidates {
+            affected.insert(StatePatcher.blockIndex(of: path, in: index, compare: comparePaths))
+        }
         var result = Patch()
         result.statePaths = statePaths
-        // Which block each touched path falls in: the last whose first path is not after it.
-        func blockIndex(_ path: [UInt8]) -> Int {
-            var low = 0
-            var high = index.count
-            while low < high {
-                let middle = (low + high) / 2
-                if comparePaths(index[middle].first, path) <= 0 {
-                    low = middle + 1
-                } else {
-                    high = middle
-                }
+        try StatePatcher.patch(
+            index: index, fresh: entries, affected: affected, isGone: { gone.contains($0) },
+            compare: comparePaths, entriesPerBlock: Self.entriesPerBlock,
+            readPayload: { reader in Array(try reader.readBytes(8)) },
+            database: database, store: store
+        ) { path, old, new in
+            if new == nil {
+                result.removed += 1
+                result.statePaths -= 1
+                try emit(path, nil)
+            } else {
+                result.changed += 1
+                if old == nil { result.statePaths += 1 }
+                try emit(path, values[path])
             }
-            return max(low - 1, 0)
         }
-        var freshByBlock: [Int: [Entry]] = [:]
-        for entry in fresh { freshByBlock[blockIndex(entry.path), default: []].append(entry) }
-        var candidatesByBlock: [Int: Set<[UInt8]>] = [:]
-        for path in candidates { candidatesByBlock[blockIndex(path), default: []].insert(path) }
-        let affected = Set(freshByBlock.keys).union(candidatesByBlock.keys)
+        return result
+    }
+
+    /// Entries per block, as `ExportStateWriter` writes them.
+    static let entriesPerBlock = 4096
+}
+
+/// A state's entry: its path and the bytes the state keeps after it.
+struct StateEntry {
+    var path: [UInt8]
+    var payload: [UInt8]
+}
+
+/// Rewrites the blocks of a state that a change touches, sharing the others.
+enum StatePatcher {
+    /// The block a path falls in: the last whose first path is not after it.
+    static func blockIndex(
+        of path: [UInt8], in index: [StateBlockReference], compare: ([UInt8], [UInt8]) -> Int
+    ) -> Int {
+        var low = 0
+        var high = index.count
+        while low < high {
+            let middle = (low + high) / 2
+            if compare(index[middle].first, path) <= 0 {
+                low = middle + 1
+            } else {
+                high = middle
+            }
+        }
+        return max(low - 1, 0)
+    }
+
+    /// Merges `fresh` (sorted by `compare`) into the blocks of `index` they fall in and
+    /// the blocks in `affected`, dropping the entries `isGone` names unless `fresh` has
+    /// them again. Calls `changed` for each path whose payload differs now (nil: absent),
+    /// in order; `store` receives the new state's block references in order.
+    ///
+    /// - Throws: `SQLiteError`, `ExportError.damagedState`, what the closures throw.
+    static func patch(
+        index: [StateBlockReference], fresh: [StateEntry], affected: Set<Int>,
+        isGone: ([UInt8]) -> Bool, compare: ([UInt8], [UInt8]) -> Int, entriesPerBlock: Int,
+        readPayload: (inout FrontCodedReader) throws -> [UInt8], database: Database,
+        store: ((_ seq: Int64, _ reference: StateBlockReference) throws -> Void)?,
+        changed: (_ path: [UInt8], _ old: [UInt8]?, _ new: [UInt8]?) throws -> Void
+    ) throws {
+        var freshByBlock: [Int: [StateEntry]] = [:]
+        for entry in fresh {
+            freshByBlock[blockIndex(of: entry.path, in: index, compare: compare), default: []]
+                .append(entry)
+        }
+        let affected = affected.union(freshByBlock.keys)
         let read = try database.prepare("SELECT entries FROM state_blocks WHERE id = ?")
         var seq: Int64 = 0
         func keep(_ reference: StateBlockReference) throws {
@@ -198,24 +257,25 @@ struct IncrementalBase {
                 if let reference { try keep(reference) }
                 continue
             }
-            var old: [(path: [UInt8], hash: UInt64)] = []
+            var old: [StateEntry] = []
             if let reference {
                 try read.bind([.integer(reference.block)])
-                let entries = try read.next()?.blob(0) ?? []
+                let bytes = try read.next()?.blob(0) ?? []
                 read.reset()
                 var given = false
-                var reader = try ExportStateReader {
+                var reader = FrontCodedReader(damaged: ExportError.damagedState) {
                     defer { given = true }
-                    return given ? nil : entries
+                    return given ? nil : bytes
                 }
+                try reader.advance()
                 while !reader.isAtEnd {
-                    old.append((reader.path, reader.hash))
+                    let path = reader.path
+                    old.append(StateEntry(path: path, payload: try readPayload(&reader)))
                     try reader.advance()
                 }
             }
-            let gone = candidatesByBlock[position] ?? []
             let new = freshByBlock[position] ?? []
-            var merged: [(path: [UInt8], hash: UInt64)] = []
+            var merged: [StateEntry] = []
             merged.reserveCapacity(old.count + new.count)
             var oldIndex = 0
             var newIndex = 0
@@ -224,54 +284,44 @@ struct IncrementalBase {
                     oldIndex == old.count
                     ? 1
                     : newIndex == new.count
-                        ? -1 : comparePaths(old[oldIndex].path, new[newIndex].path)
+                        ? -1 : compare(old[oldIndex].path, new[newIndex].path)
                 if order < 0 {
                     let entry = old[oldIndex]
                     oldIndex += 1
-                    if gone.contains(entry.path) {
-                        result.removed += 1
-                        result.statePaths -= 1
-                        try emit(entry.path, nil)
+                    if isGone(entry.path) {
+                        try changed(entry.path, entry.payload, nil)
                     } else {
                         merged.append(entry)
                     }
                 } else {
                     let entry = new[newIndex]
                     newIndex += 1
+                    var previous: [UInt8]?
                     if order == 0 {
-                        let previous = old[oldIndex]
+                        previous = old[oldIndex].payload
                         oldIndex += 1
-                        if previous.hash != entry.hash {
-                            result.changed += 1
-                            try emit(entry.path, entry.value)
-                        }
-                    } else {
-                        result.changed += 1
-                        result.statePaths += 1
-                        try emit(entry.path, entry.value)
                     }
-                    merged.append((entry.path, entry.hash))
+                    if previous != entry.payload {
+                        try changed(entry.path, previous, entry.payload)
+                    }
+                    merged.append(entry)
                 }
             }
             guard store != nil else { continue }
-            // Blocks stay near their usual size: split one that grew to twice it.
-            let size = merged.count >= 2 * Self.entriesPerBlock ? Self.entriesPerBlock : .max
+            // Blocks stay near their usual size: one that grew to twice it is split.
+            let size = merged.count >= 2 * entriesPerBlock ? entriesPerBlock : .max
             var start = 0
             while start < merged.count {
                 let end = min(start + size, merged.count)
-                var block = FrontCodedBlock(entriesPerBlock: Self.entriesPerBlock)
+                var block = FrontCodedBlock(entriesPerBlock: entriesPerBlock)
                 for entry in merged[start..<end] {
                     entry.path.withUnsafeBufferPointer { block.begin(path: $0) }
-                    withUnsafeBytes(of: entry.hash.littleEndian) { block.write($0) }
+                    block.write(entry.payload)
                 }
                 let id = try StateBlocks.insert(block.bytes, database: database)
                 try keep(StateBlockReference(first: merged[start].path, block: id))
                 start = end
             }
         }
-        return result
     }
-
-    /// Entries per block, as `ExportStateWriter` writes them.
-    static let entriesPerBlock = 4096
 }

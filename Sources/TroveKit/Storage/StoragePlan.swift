@@ -82,7 +82,7 @@ public enum StoragePlan {
     /// The objects `layout` exported now references, with their tokens (NULL when tokens
     /// are off), sorted by path; a path several renditions share comes once per rendition,
     /// in consecutive rows.
-    static func objectsQuery(layout: Layout, tokens: Bool) -> String {
+    static func objectsQuery(layout: Layout, tokens: Bool, changedSince: Bool = false) -> String {
         let names = layout.renditionNames.map {
             "'" + $0.replacingOccurrences(of: "'", with: "''") + "'"
         }
@@ -96,6 +96,19 @@ public enum StoragePlan {
         let join = tokens ? "LEFT JOIN storage_tokens AS t ON t.path = r.path" : ""
         // Read in the order of the path index: nothing is sorted (DISTINCT and ORDER BY
         // over the table built two temporary B-trees of every object).
+        if changedSince {
+            // Only the records changed after clock value ?1, looked up one by one.
+            let kind = layout.records == .treasures ? "treasure" : "post"
+            return """
+                SELECT r.path, \(token) FROM (
+                    SELECT key AS changed FROM record_changes
+                    WHERE kind = '\(kind)' AND seq > ?1 AND key <> '') AS c
+                CROSS JOIN renditions AS r ON r.owner_kind = '\(kind)' AND r.owner_key = c.changed
+                \(owner) \(join)
+                WHERE r.name IN (\(names.joined(separator: ", ")))
+                ORDER BY r.path
+                """
+        }
         return """
             SELECT r.path, \(token) FROM renditions AS r INDEXED BY renditions_path \(owner) \(join)
             WHERE r.name IN (\(names.joined(separator: ", ")))

@@ -20,6 +20,7 @@ enum Schema {
         .init("016-change-tracking", sql: changeTracking),
         .init("018-shared-state-blocks", apply: stateBlocks),
         .init("019-change-triggers", sql: changeTriggers),
+        .init("020-export-objects", apply: exportObjects),
     ])
 
     static let treasures = """
