@@ -113,4 +113,6 @@ public struct ExportSummary: Equatable, Sendable {
     /// Why an `--update` rendered every record rather than only those changed since its
     /// base; nil when it rendered only those, or was no update.
     public var fullRenderReason: String?
+    /// The fingerprint of the layout and settings the export rendered with.
+    var inputs = ""
 }

@@ -30,6 +30,7 @@ struct ExportRun {
     let baseGeneration: Int64?
     /// The base when only the records changed since it are rendered.
     private(set) var incremental: IncrementalBase?
+    private let publishing: PublishRender?
     /// Why every record is rendered, when an `--update` could have rendered fewer.
     private(set) var fullRenderReason: String?
     /// The changed records' entries, collected as they stream (incremental runs only).
@@ -44,6 +45,7 @@ struct ExportRun {
         self.layout = layout
         self.options = options
         self.problems = problems
+        self.publishing = publishing
         noun = layout.records == .treasures ? "treasure" : "post"
         let latest = try database.scalar(
             "SELECT max(generation) FROM export_state WHERE layout = ?", [.text(layout.name)])?
@@ -104,6 +106,10 @@ struct ExportRun {
             case .everything(let reason):
                 fullRenderReason = reason
             }
+        }
+        if let publishing, let base = publishing.incremental {
+            incremental = base
+            changedSince = base.seq
         }
         if options.isRecorded && publishing == nil && incremental == nil {
             newState = try ExportStateWriter(
@@ -268,6 +274,7 @@ struct ExportRun {
             summary.records = Int(try database.scalar(count)?.int64 ?? 0)
         }
         summary.fullRenderReason = fullRenderReason
+        summary.inputs = inputs
         // The streams' problems first, in template order, so messages read the same on
         // every run whatever the threads' timing.
         let merged = ExportProblems()
@@ -316,8 +323,8 @@ struct ExportRun {
         _ base: IncrementalBase, _ summary: inout ExportSummary
     ) throws {
         let candidates = try base.candidatePaths(layout: layout, database: database)
-        var store: ((Int64, StateBlockReference) throws -> Void)?
-        if options.isRecorded {
+        var store: ((Int64, StateBlockReference) throws -> Void)? = publishing?.storeIndex
+        if options.isRecorded && publishing == nil {
             let insert = try database.prepare(
                 """
                 INSERT INTO export_state (layout, generation, seq, first, block)

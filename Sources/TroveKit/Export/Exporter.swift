@@ -51,11 +51,8 @@ public enum Exporter {
     ) throws -> ExportSummary {
         let database = workspace.database
         let precision = try workspace.geohashPrecision()
-        let bucket = try publishing?.bucket ?? workspace.setting(Setting.storageBucket.key)
-        let tokens = try workspace.setting(Setting.storageTokens.key) != "off"
-        let storage = StorageURL(
-            bucket: bucket, template: try workspace.setting(Setting.storageURLTemplate.key),
-            tokens: tokens)
+        let storage = try storageURL(workspace, bucket: publishing?.bucket)
+        let tokens = storage.tokens
         if let problem = storage.problem { throw ExportError.storageSetting(problem) }
         let usesURLs = layout.paths.contains {
             $0.fields.contains {
@@ -98,8 +95,18 @@ public enum Exporter {
         // --update is relative to the older state, which only repeats some changes.
         var written = try run.commit(summary, standardOutput: standardOutput)
         placed(written)
-        written.remoteImages = try StoragePlan.remoteImages(database: database, layout: layout)
+        written.remoteImages = try StoragePlan.remoteImages(
+            database: database, layout: layout, changedSince: run.incremental?.seq)
         return written
+    }
+
+    /// How image URLs are built: from the settings, with `bucket` instead of the
+    /// configured one when given (a publish target's).
+    static func storageURL(_ workspace: Workspace, bucket: String?) throws -> StorageURL {
+        StorageURL(
+            bucket: try bucket ?? workspace.setting(Setting.storageBucket.key),
+            template: try workspace.setting(Setting.storageURLTemplate.key),
+            tokens: try workspace.setting(Setting.storageTokens.key) != "off")
     }
 
     /// Logs an export written to a file, makes its state the base of the next `--update`,

@@ -91,6 +91,13 @@ extension Publisher {
                     "SELECT objects FROM export_log WHERE id = ?", [.integer(export.id)])?.int64
                 ?? 0
             try PublishState.promotePlanned(target: target.name, database: database)
+            // The target now holds what that export took in.
+            try database.execute(
+                """
+                UPDATE publish_targets SET change_seq = l.change_seq, inputs = l.inputs,
+                    paths = l.paths, objects = l.objects
+                FROM export_log AS l WHERE l.id = ? AND publish_targets.name = ?
+                """, [.integer(export.id), targetName])
             let at = SQLiteValue.text(timestamp(now))
             try database.execute(
                 """

@@ -249,7 +249,8 @@ final class StoragePlanWriter: @unchecked Sendable {
         throws -> Bool
     {
         guard !index.isEmpty else { return false }
-        let position = StatePatcher.blockIndex(of: path, in: index, compare: compareBytes)
+        let position = StatePatcher.blockIndex(
+            of: path, in: index, compare: StoragePlan.compareBytes)
         let bytes =
             try database.query(
                 "SELECT entries FROM state_blocks WHERE id = ?", [.integer(index[position].block)]
@@ -283,14 +284,8 @@ final class StoragePlanWriter: @unchecked Sendable {
             while let row = try objects.next() {
                 let path = row.withUTF8(0) { Array($0) } ?? []
                 if fresh.last?.path == path { continue }
-                var payload = FrontCodedBlock(entriesPerBlock: 1)
-                if let token = row.withUTF8(1, { Array($0) }) {
-                    payload.writeVarint(token.count + 1)
-                    payload.write(token)
-                } else {
-                    payload.writeVarint(0)
-                }
-                fresh.append(StateEntry(path: path, payload: payload.bytes))
+                let token = row.withUTF8(1) { Array($0) }
+                fresh.append(StateEntry(path: path, payload: StoragePlan.payload(token: token)))
             }
         }
         // A record's objects all sit in its own folder: what it had lies under that prefix.
@@ -298,21 +293,6 @@ final class StoragePlanWriter: @unchecked Sendable {
             keys.map { Array("\(kind.folder)/\(Renditions.safePathComponent($0))/".utf8) })
         let index = try Self.objectIndex(
             layout: layout.name, generation: baseGeneration, database: database)
-        var affected = Set<Int>()
-        for prefix in prefixes {
-            let low = StatePatcher.blockIndex(of: prefix, in: index, compare: compareBytes)
-            let high = StatePatcher.blockIndex(
-                of: prefix + [0xFF], in: index, compare: compareBytes)
-            affected.formUnion(low...max(low, high))
-        }
-        func folder(of path: [UInt8]) -> [UInt8]? {
-            var slashes = 0
-            for (offset, byte) in path.enumerated() where byte == UInt8(ascii: "/") {
-                slashes += 1
-                if slashes == 2 { return Array(path[...offset]) }
-            }
-            return nil
-        }
         let insert = try database.prepare(
             "INSERT INTO export_objects (layout, generation, seq, first, block) VALUES (?, ?, ?, ?, ?)"
         )
@@ -322,16 +302,11 @@ final class StoragePlanWriter: @unchecked Sendable {
         var scriptLine: [UInt8] = []
         var total = baseObjects
         try StatePatcher.patch(
-            index: index, fresh: fresh, affected: affected,
-            isGone: { folder(of: $0).map(prefixes.contains) ?? false }, compare: compareBytes,
+            index: index, fresh: fresh, affected: StoragePlan.blocks(holding: prefixes, in: index),
+            isGone: { StoragePlan.folder(of: $0).map(prefixes.contains) ?? false },
+            compare: StoragePlan.compareBytes,
             entriesPerBlock: PlannedObjectEncoder.entriesPerBlock,
-            readPayload: { reader in
-                var payload = FrontCodedBlock(entriesPerBlock: 1)
-                let length = try reader.readVarint()
-                payload.writeVarint(length)
-                if length > 0 { payload.write(try reader.readBytes(length - 1)) }
-                return payload.bytes
-            },
+            readPayload: StoragePlan.readPayload,
             database: database,
             store: { seq, reference in
                 try insert.run([
@@ -346,9 +321,7 @@ final class StoragePlanWriter: @unchecked Sendable {
                 return
             }
             if old == nil { total += 1 }
-            // The payload holds the token's length plus one, then its bytes.
-            let start = Self.varintLength(new)
-            let token = new.count > start ? Array(new[start...]) : nil
+            let token = StoragePlan.token(inPayload: new)
             try path.withUnsafeBufferPointer { path in
                 try Self.withOptional(token) { token in
                     try writeObject(
@@ -363,15 +336,6 @@ final class StoragePlanWriter: @unchecked Sendable {
         summary.deletions = deletions.count
         try writeManifestEnd(deletions: deletions)
         try writeScriptEnd(deletions: deletions, countsAt: countsAt)
-    }
-
-    private static func varintLength(_ bytes: [UInt8]) -> Int {
-        var count = 0
-        while count < bytes.count {
-            count += 1
-            if bytes[count - 1] < 0x80 { break }
-        }
-        return count
     }
 
     private static func withOptional<T>(
@@ -629,9 +593,4 @@ private func compareBytes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPoin
         if order != 0 { return Int(order) }
     }
     return a.count - b.count
-}
-
-/// `compareBytes` for arrays.
-private func compareBytes(_ a: [UInt8], _ b: [UInt8]) -> Int {
-    a.withUnsafeBufferPointer { left in b.withUnsafeBufferPointer { compareBytes(left, $0) } }
 }

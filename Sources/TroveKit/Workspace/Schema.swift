@@ -21,6 +21,7 @@ enum Schema {
         .init("018-shared-state-blocks", apply: stateBlocks),
         .init("019-change-triggers", sql: changeTriggers),
         .init("020-export-objects", apply: exportObjects),
+        .init("021-published-counts", sql: publishedCounts),
     ])
 
     static let treasures = """
