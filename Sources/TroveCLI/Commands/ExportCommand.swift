@@ -118,7 +118,8 @@ enum ExportCommand {
             invocation.print(jsonSummary(summary, options, layout: layoutName, since: since))
             return .success
         }
-        let noun = layout.records == .treasures ? "treasures" : "approved posts"
+        var noun = layout.records == .treasures ? "treasures" : "approved posts"
+        if summary.renderedChangesOnly { noun = "changed " + noun }
         var message =
             "\(options.dryRun ? "would export" : "exported") \(summary.records) \(noun) with "
             + "\(layoutName): \(summary.paths) paths"
@@ -181,6 +182,7 @@ enum ExportCommand {
             "written": summary.written, "unchanged": summary.unchanged,
             "rulesToMerge": summary.rulesToMerge, "remoteImages": summary.remoteImages,
             "storage": storage, "fullRender": summary.fullRenderReason,
+            "rendered": summary.renderedChangesOnly ? "changes" : "all",
         ]).jsonText
     }
 

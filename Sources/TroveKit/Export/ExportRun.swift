@@ -265,14 +265,9 @@ struct ExportRun {
         try updates?.finish()
         summary.storagePlan = try storagePlan?.finish()
         summary.records = streams.map(\.recordCount).max() ?? 0
-        if incremental != nil {
-            // Only the changed records were read: the count comes from the table.
-            let count =
-                layout.records == .treasures
-                ? "SELECT count(*) FROM treasures"
-                : "SELECT count(*) FROM posts WHERE status = 'approved'"
-            summary.records = Int(try database.scalar(count)?.int64 ?? 0)
-        }
+        // Only the changed records were read, and only they are counted: counting the
+        // table would read all of it.
+        summary.renderedChangesOnly = incremental != nil
         summary.fullRenderReason = fullRenderReason
         summary.inputs = inputs
         // The streams' problems first, in template order, so messages read the same on
