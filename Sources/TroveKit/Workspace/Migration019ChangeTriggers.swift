@@ -4,7 +4,17 @@ extension Schema {
     /// trigger per inserted row would cost a third of an import to do), and these
     /// triggers catch every change of a row that exists. Each advances the clock first,
     /// so the mark is newer than anything a consumer has taken in.
+    ///
+    /// A trigger is quiet while a mark of every record of its kind holds the clock's
+    /// current value: a writer that changes most rows marks them all at once first.
     static let changeTriggers: String = {
+        /// Whether no mark of every record of `kind` covers this moment.
+        func unmarked(_ kind: String) -> String {
+            """
+            WHEN NOT EXISTS (SELECT 1 FROM record_changes WHERE kind = \(kind) AND key = ''
+                AND seq = (SELECT seq FROM change_clock WHERE id = 1))
+            """
+        }
         /// Marks `key` (an expression) of `kind`.
         func mark(_ kind: String, _ key: String) -> String {
             """
@@ -20,38 +30,46 @@ extension Schema {
         return """
             CREATE TRIGGER treasures_marked_updated
             AFTER UPDATE OF key, name, lat, lon, description, image, extra ON treasures
+            \(unmarked("'treasure'"))
             BEGIN
             \(mark("'treasure'", "NEW.key"))
             \(mark("'treasure'", "OLD.key"))
             END;
             CREATE TRIGGER treasures_marked_deleted AFTER DELETE ON treasures
+            \(unmarked("'treasure'"))
             BEGIN
             \(mark("'treasure'", "OLD.key"))
             END;
             CREATE TRIGGER treasure_geohashes_marked_updated
             AFTER UPDATE OF geohash ON treasure_geohashes
+            \(unmarked("'treasure'"))
             BEGIN
             \(mark("'treasure'", "NEW.key"))
             END;
             CREATE TRIGGER treasure_geohashes_marked_deleted AFTER DELETE ON treasure_geohashes
+            \(unmarked("'treasure'"))
             BEGIN
             \(mark("'treasure'", "OLD.key"))
             END;
             CREATE TRIGGER posts_marked_updated
             AFTER UPDATE OF id, user, lat, lon, description, date, photo, status, geohash ON posts
+            \(unmarked("'post'"))
             BEGIN
             \(mark("'post'", "NEW.id"))
             \(mark("'post'", "OLD.id"))
             END;
             CREATE TRIGGER posts_marked_deleted AFTER DELETE ON posts
+            \(unmarked("'post'"))
             BEGIN
             \(mark("'post'", "OLD.id"))
             END;
             CREATE TRIGGER renditions_marked_updated AFTER UPDATE ON renditions
+            \(unmarked("NEW.owner_kind"))
             BEGIN
             \(mark("NEW.owner_kind", "NEW.owner_key"))
             END;
             CREATE TRIGGER renditions_marked_deleted AFTER DELETE ON renditions
+            \(unmarked("OLD.owner_kind"))
             BEGIN
             \(mark("OLD.owner_kind", "OLD.owner_key"))
             END;
