@@ -417,6 +417,12 @@ class Harness:
                                  "out/firebase.storage.sh"),
                      journal="out/.firebase.json.trove-commit"),
             Scenario("reimport-changed", ["import", "treasures", "changed.csv"], None),
+            # Renders only the changed treasures and merges them into the recorded state.
+            Scenario("export-update-out", ["export", "--layout", "flatirongo", "--update",
+                                           "--out", "out/update.json"], None,
+                     output_set=("out/update.json", "out/update.storage.json",
+                                 "out/update.storage.sh"),
+                     journal="out/.update.json.trove-commit"),
             Scenario("export-update-stdout", ["export", "--layout", "flatirongo", "--update"], None),
             Scenario("geohash-again", ["geohash"], None),
             Scenario("export-max-bytes", ["export", "--layout", "flatirongo", "--max-bytes", "60000",
