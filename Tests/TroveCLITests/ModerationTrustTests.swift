@@ -536,6 +536,17 @@ import TroveKit
                 #expect(
                     refused.stderr.contains("was withdrawn by its user (no longer in export.json)"))
             }
+            // The withdrawal is a change like any other: an update of the changed posts
+            // alone takes the approved one out.
+            let update = sandbox.run(
+                "export", "--layout", "trashmapper", "--update", "--out", "u.json")
+            #expect(update.status == 0, "\(update.stderr)")
+            #expect(!update.stderr.contains("every record was rendered"), "\(update.stderr)")
+            let changes = try String(contentsOfFile: sandbox.path("u.json"), encoding: .utf8)
+            #expect(
+                changes.contains("\"locations/p2\": null") == (run == 1)
+                    && changes.contains("\"locationIndex/p2\": null") == (run == 1),
+                "run \(run): \(changes)")
             #expect(sandbox.run("export", "--layout", "trashmapper", "--out", "t.json").status == 0)
             let tree = try String(contentsOfFile: sandbox.path("t.json"), encoding: .utf8)
             #expect(!tree.contains("\"p2\""))

@@ -47,9 +47,14 @@ struct ExportRun {
         self.problems = problems
         self.publishing = publishing
         noun = layout.records == .treasures ? "treasure" : "post"
+        // The latest recorded export, whether or not its state holds any path (an export
+        // of nothing keeps no block, but is still what the next one follows).
         let latest = try database.scalar(
-            "SELECT max(generation) FROM export_state WHERE layout = ?", [.text(layout.name)])?
-            .int64
+            """
+            SELECT max(generation) FROM (
+                SELECT max(generation) AS generation FROM export_state WHERE layout = ?1
+                UNION ALL SELECT max(generation) FROM export_log WHERE layout = ?1)
+            """, [.text(layout.name)])?.int64
         var previous = latest
         if let since = options.since {
             previous = try Self.generation(of: since, layout: layout.name, database: database)
