@@ -102,8 +102,8 @@ public enum TroveCLI {
             // a dropped table) read as such, whichever layer met them.
             let error =
                 Workspace.classify(
-                    any: error, path: invocation.workspacePath,
-                    busyTimeout: (try? invocation.busyTimeout()) ?? Workspace.defaultBusyTimeout)
+                    any: error, path: invocation.workspace.path,
+                    busyTimeout: invocation.workspace.busyTimeoutForMessages)
                 ?? error
             context.standardError.write(TerminalText.safe("error: \(describe(error))\n"))
             return exitStatus(for: error).rawValue
@@ -114,19 +114,10 @@ public enum TroveCLI {
     /// start with `-` without a push id's shape. The workspace is opened only when the
     /// parser asks, and a missing or unusable one knows no ids.
     static func postLookup(_ arguments: [String], _ context: Context) -> (String) -> Bool {
-        var path = context.environment["TROVE_WORKSPACE"] ?? "trove.sqlite"
-        for (index, word) in arguments.enumerated() {
-            if word == "--" { break }
-            if (word == "-w" || word == "--workspace"), index + 1 < arguments.count {
-                path = arguments[index + 1]
-            } else if word.hasPrefix("--workspace=") {
-                path = String(word.dropFirst("--workspace=".count))
-            }
-        }
-        if !path.hasPrefix("/") { path = context.currentDirectory + "/" + path }
-        return { [path] word in
-            guard FileManager.default.fileExists(atPath: path),
-                let workspace = try? Workspace(path: path),
+        let path = WorkspaceLocation(scanning: arguments, context: context).path
+        return { word in
+            // Read-only and unmigrated: parsing a word never writes to the workspace.
+            guard let workspace = try? Workspace(readingOnly: path),
                 let statuses = try? Moderation(workspace: workspace).statuses([word])
             else { return false }
             return !statuses.isEmpty

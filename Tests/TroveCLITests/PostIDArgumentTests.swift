@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TroveSQLite
 
 @testable import TroveCLI
 
@@ -118,5 +119,36 @@ import Testing
         #expect(result.stderr.contains("goes after '--' (trove review approve -- -nope)"))
         #expect(result.stderr.contains("usage: trove review approve"))
         #expect(sandbox.run("review", "lst").stderr.contains("did you mean 'list'?"))
+    }
+
+    /// Asking whether a word is a post id reads the workspace the line names, read-only:
+    /// it neither migrates an older one nor writes anything to the file.
+    @Test func lookingUpAPostIDNeverWritesToTheWorkspace() throws {
+        let sandbox = try Sandbox()
+        #expect(sandbox.run("-w", "old.sqlite", "init").status == 0)
+        let path = sandbox.path("old.sqlite")
+        let database = try TroveSQLite.Database(path: path)
+        try database.execute(
+            """
+            INSERT INTO posts (id, user, lat, lon, content_hash, status, imported_at, updated_at)
+            VALUES ('-odd', 'u', 1, 2, 'c', 'pending', 'x', 'x');
+            DELETE FROM schema_migrations WHERE name = '021-published-counts';
+            ALTER TABLE publish_targets DROP COLUMN paths;
+            ALTER TABLE publish_targets DROP COLUMN objects;
+            PRAGMA wal_checkpoint(TRUNCATE);
+            """)
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let context = Context(
+            standardOutput: OutputStream(capturingAsTerminal: false),
+            standardError: OutputStream(capturingAsTerminal: false), environment: [:],
+            currentDirectory: sandbox.folder.path)
+        let lookup = TroveCLI.postLookup(["review", "show", "-w", "old.sqlite", "-odd"], context)
+        #expect(lookup("-odd"))
+        #expect(!lookup("-even"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        #expect(
+            try database.scalar(
+                "SELECT count(*) FROM schema_migrations WHERE name = '021-published-counts'")
+                == .integer(0))
     }
 }

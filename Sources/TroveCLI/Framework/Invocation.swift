@@ -118,10 +118,13 @@ public struct Invocation {
             .standardizedFileURL.path
     }
 
-    /// `-w`, else `$TROVE_WORKSPACE`, else `./trove.sqlite`.
-    public var workspacePath: String {
-        resolve(option("workspace") ?? context.environment["TROVE_WORKSPACE"] ?? "trove.sqlite")
+    /// The workspace the command line names (`WorkspaceLocation`).
+    var workspace: WorkspaceLocation {
+        WorkspaceLocation(option: option("workspace"), context: context)
     }
+
+    /// `-w`, else `$TROVE_WORKSPACE`, else `./trove.sqlite`.
+    public var workspacePath: String { workspace.path }
 
     /// Opens the workspace (exit 4 when it is missing, newer or damaged).
     ///
@@ -135,14 +138,10 @@ public struct Invocation {
     ///
     /// - Throws: `UsageError` when the variable is not a number of seconds.
     public func busyTimeout() throws(UsageError) -> Int32 {
-        guard let text = context.environment["TROVE_BUSY_TIMEOUT"], !text.isEmpty else {
-            return Workspace.defaultBusyTimeout
+        switch workspace.busyTimeout {
+        case .success(let milliseconds): return milliseconds
+        case .failure(let problem): throw usageError(problem.message)
         }
-        guard let seconds = Double(text), seconds >= 0, seconds <= 86_400 else {
-            throw usageError(
-                "TROVE_BUSY_TIMEOUT must be a number of seconds from 0 to 86400, not '\(text)'")
-        }
-        return Int32((seconds * 1000).rounded())
     }
 }
 

@@ -152,6 +152,32 @@ public final class Workspace {
         }
     }
 
+    /// Opens the workspace at `path` for a look-up that only reads: read-only, without
+    /// migrating it or switching its journal, so that looking something up never writes
+    /// to the file. An older schema is read as it is.
+    ///
+    /// - Throws: `WorkspaceError`.
+    public init(readingOnly path: String) throws(WorkspaceError) {
+        self.path = path
+        busyTimeout = 0
+        var status = stat()
+        guard stat(path, &status) == 0 else { throw .missing(path: path) }
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            throw .notAWorkspace(path: path, reason: "it is not a regular file")
+        }
+        do {
+            let database = try Database(path: path, mode: .readOnly, busyTimeout: 0)
+            try Self.checkIdentity(database, path: path, create: false)
+            self.database = database
+        } catch let error as WorkspaceError {
+            throw error
+        } catch let error as SQLiteError {
+            throw Self.workspaceError(error, path: path, busyTimeout: 0)
+        } catch {
+            throw .unusable(path: path, message: "\(error)")
+        }
+    }
+
     /// Refuses a file that is not trove's before anything writes to it: a foreign
     /// database must not gain trove's tables, and an empty file is no workspace.
     private static func checkIdentity(_ database: Database, path: String, create: Bool) throws {
