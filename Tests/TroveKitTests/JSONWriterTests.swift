@@ -34,3 +34,12 @@ import Testing
         }
     }
 }
+
+/// A JSON value's text uses the one string escaper: DEL and the line separators that
+/// end a JavaScript string are escaped too.
+@Test func jsonValueTextEscapesAsTheWriterDoes() throws {
+    let value = JSONValue.object([
+        JSONMember(name: "k\u{2029}", value: .string("del\u{7F} ls\u{2028} \"q\" \u{01}"))
+    ])
+    #expect(value.jsonText == #"{"k\u2029":"del\u007f ls\u2028 \"q\" \u0001"}"#)
+}

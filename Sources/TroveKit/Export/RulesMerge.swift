@@ -22,7 +22,7 @@ enum RulesMerge {
             guard case .literal(let name) = template.segments.first, seen.insert(name).inserted
             else { continue }
             if !rootReadable && !readable(document?["rules"]?[name]) {
-                lines.append("\"rules\" > \(JSONValue.quoted(name)): add \".read\": true")
+                lines.append("\"rules\" > \(JSONText.quoted(name)): add \".read\": true")
             }
         }
         for template in layout.paths where template.isGeoFireNode {

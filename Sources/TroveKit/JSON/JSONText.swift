@@ -16,6 +16,13 @@ extension JSONOutput {
 /// How trove prints JSON scalars, shared by every export file.
 enum JSONText {
     /// Appends `text` as a JSON string literal, escaping what `jsonString` escapes.
+    /// `text` as a JSON string, quotes included: the one escaper, as `appendString`.
+    static func quoted(_ text: String) -> String {
+        var bytes: [UInt8] = []
+        appendString(text, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     static func appendString(_ text: String, to output: inout some JSONOutput) {
         var text = text
         text.withUTF8 { appendString(bytes: $0, to: &output) }

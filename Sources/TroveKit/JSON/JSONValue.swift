@@ -49,31 +49,13 @@ indirect enum JSONValue: Equatable {
         case .null: return "null"
         case .bool(let value): return value ? "true" : "false"
         case .number(let text): return text
-        case .string(let text): return Self.quoted(text)
+        case .string(let text): return JSONText.quoted(text)
         case .array(let values): return "[" + values.map(\.jsonText).joined(separator: ",") + "]"
         case .object(let members):
             return "{"
-                + members.map { Self.quoted($0.name) + ":" + $0.value.jsonText }.joined(
+                + members.map { JSONText.quoted($0.name) + ":" + $0.value.jsonText }.joined(
                     separator: ",") + "}"
         }
-    }
-
-    static func quoted(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case "\u{00}"..."\u{1F}":
-                let hex = String(scalar.value, radix: 16)
-                result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result + "\""
     }
 }
 

@@ -397,16 +397,10 @@ final class StoragePlanWriter: @unchecked Sendable {
         Array($0.rawValue.utf8)
     }
 
-    private static func string(_ text: String) -> String {
-        var bytes: [UInt8] = []
-        JSONText.appendString(text, to: &bytes)
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
     /// The JSON manifest up to its objects. Its `delete` list, known only once every object
     /// was read, is its last member.
     private func writeManifestHeader() throws {
-        let string = Self.string
+        let string = JSONText.quoted
         let lines = [
             "{",
             "  \"bucket\": \(bucket.map(string) ?? "null"),",
@@ -423,7 +417,7 @@ final class StoragePlanWriter: @unchecked Sendable {
     private func writeManifestEnd(deletions: [String]) throws {
         try manifestFile.write((listed > 0 ? "\n" : "") + "  ],\n")
         try manifestFile.write(
-            "  \"delete\": [" + deletions.map(Self.string).joined(separator: ", ") + "]\n}\n")
+            "  \"delete\": [" + deletions.map(JSONText.quoted).joined(separator: ", ") + "]\n}\n")
     }
 
     /// Room for the header lines that count objects, filled in at the end.
