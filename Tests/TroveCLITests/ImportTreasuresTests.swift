@@ -240,8 +240,9 @@ import TroveSQLite
         #expect(result.stderr.contains("skipped 1 invalid rows"))
         #expect(try snapshot().count == 2)
         let rejects = try String(contentsOfFile: sandbox.path("rejects.csv"), encoding: .utf8)
-        #expect(rejects.hasPrefix("file,line,feature,code,reason,name,lat,lon\nmixed.csv,3,,T101,"))
-        #expect(rejects.hasSuffix(",Bad,95,2\n"))
+        #expect(
+            rejects.hasPrefix("file,line,feature,code,reason,name,lat,lon\r\nmixed.csv,3,,T101,"))
+        #expect(rejects.hasSuffix(",Bad,95,2\r\n"))
     }
 
     @Test func dryRunReportsButWritesNothing() throws {

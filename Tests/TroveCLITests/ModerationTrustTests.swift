@@ -490,7 +490,7 @@ import TroveKit
             #expect(!err.contains("'?'"))
             #expect(err.contains("skipped 4 invalid records"), "\(err)")
             let rejects = try String(contentsOfFile: sandbox.path("rejects.csv"), encoding: .utf8)
-            let lines = rejects.split(separator: "\n")
+            let lines = rejects.split(separator: "\r\n")
             #expect(lines.first == "file,line,record,reason,json")
             #expect(lines.count == 5)
             #expect(rejects.contains("export.json,,Locations/p2,date 'yesterday' is not a date,"))

@@ -230,7 +230,8 @@ import TroveSQLite
         #expect(result.status == 1)
         let path = sandbox.path("r.csv")
         let text = try String(contentsOfFile: path, encoding: .utf8)
-        #expect(text.hasPrefix("file,line,feature,code,reason,name,lat,lon,note,note_2,geojson\n"))
+        #expect(
+            text.hasPrefix("file,line,feature,code,reason,name,lat,lon,note,note_2,geojson\r\n"))
         // Read back as CSV: the rejected rows are there, field for field, to be fixed.
         var reader = try CSVReader(path: path)
         var records: [[String]] = []

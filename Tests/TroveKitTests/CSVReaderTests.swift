@@ -234,4 +234,19 @@ import Testing
         #expect(try reader.next()?.fields == ["x", "1", "2"])
         #expect(try reader.next() == nil)
     }
+
+    /// Every CSV output's one rule: a field that holds a delimiter, a quote or a line
+    /// break (a lone LF too), or has surrounding spaces, is quoted, and reads back as
+    /// written.
+    @Test func csvWriterFieldsReadBackExactly() throws {
+        let fields = [
+            "plain", "a,b", "semi;colon", "tab\there", "say \"hi\"", "multi\nline", "cr\rlf",
+            "crlf\r\nend", " lead", "trail ", "",
+        ]
+        #expect(CSVWriter.field("multi\nline") == "\"multi\nline\"")
+        #expect(CSVWriter.field("plain") == "plain")
+        let text = CSVWriter.record(fields) + CSVWriter.record(["x", "y"])
+        #expect(text.hasSuffix("\r\nx,y\r\n"))
+        #expect(try self.fields(text) == [fields, ["x", "y"]])
+    }
 }

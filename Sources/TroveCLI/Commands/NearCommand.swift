@@ -57,13 +57,14 @@ enum NearCommand {
             }
             invocation.print(items.jsonText)
         case .csv:
-            invocation.print("key,name,lat,lon,distance_m")
+            let out = invocation.context.standardOutput
+            out.write(CSVWriter.record(["key", "name", "lat", "lon", "distance_m"]))
             for record in found {
-                invocation.print(
-                    [
-                        csvField(record.key), csvField(record.name), jsonNumber(record.latitude),
+                out.write(
+                    CSVWriter.record([
+                        record.key, record.name, jsonNumber(record.latitude),
                         jsonNumber(record.longitude), String(format: "%.1f", record.distance),
-                    ].joined(separator: ","))
+                    ]))
             }
         case .text, .geojson:
             for record in found {

@@ -131,7 +131,10 @@ enum ReviewCommand {
                 out.write(String(decoding: chunk, as: UTF8.self))
             }
         case .csv:
-            out.write("id,user,lat,lon,date,description,status,signals\r\n")
+            out.write(
+                CSVWriter.record([
+                    "id", "user", "lat", "lon", "date", "description", "status", "signals",
+                ]))
             try query.list(status: status, signal: signal, user: invocation.option("user")) {
                 out.write(ReviewFormat.csv($0))
                 count += 1

@@ -76,7 +76,7 @@ enum ReviewFormat {
             post.longitude.map(jsonNumber) ?? "", post.date ?? "", post.description ?? "",
             post.status, post.signalNames.replacingOccurrences(of: ",", with: ";"),
         ]
-        return fields.map(csvField).joined(separator: ",") + "\r\n"
+        return CSVWriter.record(fields)
     }
 
     static func pad(_ text: String, _ width: Int) -> String {

@@ -14,7 +14,7 @@ public enum PostRejects {
         let json = rejects.contains { $0.json != nil }
         var header = ["file", "line", "record", "reason"] + columns
         if json { header.append("json") }
-        var text = header.map(RejectedRows.field).joined(separator: ",") + "\n"
+        var text = CSVWriter.record(header)
         for reject in rejects {
             var fields = [
                 reject.file, reject.line.map(String.init) ?? "", reject.record ?? "",
@@ -22,7 +22,7 @@ public enum PostRejects {
             ]
             fields += columns.map { reject.fields[$0] ?? "" }
             if json { fields.append(reject.json ?? "") }
-            text += fields.map(RejectedRows.field).joined(separator: ",") + "\n"
+            text += CSVWriter.record(fields)
         }
         return text
     }

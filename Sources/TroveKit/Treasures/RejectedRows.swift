@@ -76,10 +76,8 @@ public enum RejectedRows {
                 }
             }
         }
-        var text = (["file", "line", "feature", "code", "reason"] + columns).map(field)
-            .joined(separator: ",")
-        if geojson { text += ",geojson" }
-        text += "\n"
+        var text = CSVWriter.record(
+            ["file", "line", "feature", "code", "reason"] + columns + (geojson ? ["geojson"] : []))
         for (index, reject) in rejects.enumerated() {
             let location = reject.location
             var fields = [
@@ -88,7 +86,7 @@ public enum RejectedRows {
             ]
             fields += columns.map { originals[index][$0] ?? "" }
             if geojson { fields.append(originals[index]["\u{0}geojson"] ?? "") }
-            text += fields.map(field).joined(separator: ",") + "\n"
+            text += CSVWriter.record(fields)
         }
         return text
     }
@@ -113,13 +111,5 @@ public enum RejectedRows {
         }
         return try? CSVReader(
             gzip: gzip, displayPath: source.displayPath, encoding: encoding, delimiter: nil)
-    }
-
-    /// A CSV field, quoted when it holds a delimiter, a quote or a line break: the rule of
-    /// every rejects file (posts' too).
-    static func field(_ text: String) -> String {
-        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" })
-        else { return text }
-        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }

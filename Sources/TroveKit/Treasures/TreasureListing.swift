@@ -154,7 +154,7 @@ public struct TreasureListing {
             }
         }
         let header = ["key", "name", "lat", "lon", "image", "description"] + columns
-        try write(header.map(Self.csvField).joined(separator: ",") + "\r\n")
+        try write(CSVWriter.record(header))
         var chunk = ""
         var typed: [(key: String, column: String)] = []
         try forEach { treasure in
@@ -168,7 +168,7 @@ public struct TreasureListing {
                 if !extra.json.hasPrefix("\"") { typed.append((treasure.key, extra.name)) }
             }
             fields += columns.map { values[$0] ?? "" }
-            chunk += fields.map(Self.csvField).joined(separator: ",") + "\r\n"
+            chunk += CSVWriter.record(fields)
             if chunk.utf8.count > 1 << 16 {
                 try write(chunk)
                 chunk = ""
@@ -240,15 +240,5 @@ public struct TreasureListing {
             "image": treasure.image, "extra": extra, "geohash": treasure.geohash,
             "file": treasure.file, "line": treasure.line, "feature": treasure.feature,
         ]).jsonText
-    }
-
-    /// A CSV field, quoted when it holds a delimiter, quote, line break or surrounding
-    /// space (so text comes back exactly as stored).
-    static func csvField(_ text: String) -> String {
-        let needsQuotes =
-            text.contains { ",\"\r\n;\t".contains($0) } || text.first == " "
-            || text.last == " "
-        guard needsQuotes else { return text }
-        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }
