@@ -196,14 +196,23 @@ public enum GeohashAssignment {
             "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?", [.text(index)])?
             .string
         if rebuild, definition != nil { try database.execute("DROP INDEX \(index)") }
-        if rebuild { try ChangeLog.markEverything(.post, in: database) }
+        // Many changes are marked as one, before the update: its triggers then stay quiet,
+        // and no row is returned (SQLite holds every RETURNING row until the last).
+        let many = rebuild || changing > IncrementalBase.changeLimit
+        if many { try ChangeLog.markEverything(.post, in: database) }
         var changed = 0
-        _ = try database.query(
-            "UPDATE \(table) SET geohash = trove_geohash(lat, lon, ?1) WHERE \(stale) RETURNING id",
-            [length]
-        ) { row in
-            changed += 1
-            workspace.markChanged(.post, row.text(0) ?? "")
+        if many {
+            changed = try database.execute(
+                "UPDATE \(table) SET geohash = trove_geohash(lat, lon, ?1) WHERE \(stale)", [length]
+            )
+        } else {
+            _ = try database.query(
+                "UPDATE \(table) SET geohash = trove_geohash(lat, lon, ?1) WHERE \(stale) RETURNING id",
+                [length]
+            ) { row in
+                changed += 1
+                workspace.markChanged(.post, row.text(0) ?? "")
+            }
         }
         if rebuild, let definition { try rebuildIndex(definition, in: database) }
         return changed
