@@ -252,9 +252,10 @@ public enum StaleRecords: String, Sendable {
                                   AND r.owner_key = t.key AND r.source = t.image)
                 """ + (restricted ? " AND t.key IN \(candidates)" : "")
         case (.images, .post):
+            // Restricted, the candidates lead, not the index of every approved post.
             return """
                 SELECT p.id FROM posts AS p
-                WHERE p.photo IS NOT NULL AND p.status = 'approved'
+                WHERE p.photo IS NOT NULL AND \(restricted ? "+" : "")p.status = 'approved'
                   AND NOT EXISTS (SELECT 1 FROM renditions AS r WHERE r.owner_kind = 'post'
                                   AND r.owner_key = p.id AND r.source = p.photo)
                 """ + (restricted ? " AND p.id IN \(candidates)" : "")
