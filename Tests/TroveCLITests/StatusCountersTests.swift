@@ -147,12 +147,40 @@ import TroveSQLite
         #expect(sandbox.run("import", "treasures", "a.csv").status == 0)
         #expect(sandbox.run("check").status == 0)
         let database = try Database(path: sandbox.workspace)
-        try database.execute("UPDATE status_counters SET n = n + 1 WHERE name = 'treasures'")
+        try database.execute("UPDATE status_counters SET treasures = treasures + 1")
         let check = sandbox.run("check")
         #expect(check.status == 1)
         #expect(
             check.stdout
                 == "status count of treasures is 3, but the workspace holds 2: it was written "
                 + "outside trove\n")
+    }
+
+    @Test func aWorkspaceFromBeforeTheCountersIsCountedOnceWhenItIsMigrated() throws {
+        let older = try Sandbox()
+        let database = try Database(path: older.workspace)
+        try Migrator(Schema.migrator.migrations.filter { !$0.name.hasPrefix("017-") })
+            .migrate(database)
+        try database.execute(
+            """
+            PRAGMA application_id = \(Workspace.applicationID);
+            INSERT INTO treasures (key, name, lat, lon, image) VALUES
+              ('a', 'A', 40.1, -74, '/art/a.png'), ('b', 'B', 40.2, -74, 'https://x/b.png'),
+              ('c', 'C', 40.3, -74, '');
+            INSERT INTO posts (id, lat, lon, photo, content_hash, status, imported_at, updated_at)
+            VALUES ('p1', 40.7, -74, '/photos/p1.jpg', 'h', 'approved', 'x', 'x'),
+                   ('p2', 40.7, -74, NULL, 'h', 'pending', 'x', 'x');
+            INSERT INTO decisions (post_id, at, moderator, from_status, to_status)
+            VALUES ('p1', '2026-01-01T00:00:00Z', 'ann', 'pending', 'approved');
+            """)
+        let status = older.run("status", "--format", "json")
+        #expect(status.status == 0, "\(status.stderr)")
+        #expect(
+            status.stdout.hasPrefix(
+                "{\"treasures\": 3, \"posts\": {\"pending\": 1, \"approved\": 1, \"rejected\": 0, "
+                    + "\"flagged\": 0}, \"images\": {\"current\": 0, \"stale\": 3}, "
+                    + "\"photos\": {\"to_publish\": 1, \"total\": 1}, \"geohash_stale\": 5"))
+        let check = older.run("check")
+        #expect(check.stdout == "ok\n", "\(check.stdout)")
     }
 }

@@ -6,18 +6,37 @@ import TroveSQLite
 /// empty table, which counts them itself (see `TreasureImporter`), since a trigger per row
 /// would double the cost of a first import.
 enum StatusCounters {
-    /// Every counter by name.
+    /// The counts, as the row holds them.
+    struct Counts {
+        var treasures = 0
+        var treasureImages = 0
+        var treasureImagesEmpty = 0
+        var posts: [String: Int] = [:]
+        var postPhotos = 0
+        var postPhotosEmpty = 0
+        var postPhotosApproved = 0
+    }
+
+    /// Every count.
     ///
     /// - Throws: `SQLiteError`.
-    static func read(in database: Database) throws -> [String: Int] {
-        var counters: [String: Int] = [:]
-        for (name, n) in try database.query(
-            "SELECT name, n FROM status_counters", [],
-            { ($0.text(0) ?? "", Int($0.int64(1) ?? 0)) })
-        {
-            counters[name] = n
-        }
-        return counters
+    static func read(in database: Database) throws -> Counts {
+        let statuses = ["pending", "approved", "rejected", "flagged", "withdrawn"]
+        let sql =
+            "SELECT treasures, treasure_images, treasure_images_empty, "
+            + statuses.map { "posts_\($0)" }.joined(separator: ", ")
+            + ", post_photos, post_photos_empty, post_photos_approved FROM status_counters"
+        return try database.query(sql) { row in
+            func int(_ index: Int) -> Int { Int(row.int64(index) ?? 0) }
+            var counts = Counts(
+                treasures: int(0), treasureImages: int(1), treasureImagesEmpty: int(2))
+            for (offset, status) in statuses.enumerated() {
+                counts.posts[status] = int(3 + offset)
+            }
+            (counts.postPhotos, counts.postPhotosEmpty, counts.postPhotosApproved) =
+                (int(8), int(9), int(10))
+            return counts
+        }.first ?? Counts()
     }
 
     /// What one batch of new treasures adds to the counters.
@@ -60,9 +79,10 @@ enum StatusCounters {
         guard counts.treasures > 0 else { return }
         try database.execute(
             """
-            UPDATE status_counters SET n = n + CASE name
-                WHEN 'treasures' THEN ?1 WHEN 'treasure_images' THEN ?2 ELSE ?3 END
-            WHERE name IN ('treasures', 'treasure_images', 'treasure_images_empty')
+            UPDATE status_counters SET treasures = treasures + ?1,
+                treasure_images = treasure_images + ?2,
+                treasure_images_empty = treasure_images_empty + ?3
+            WHERE id = 1
             """,
             [
                 .integer(Int64(counts.treasures)), .integer(Int64(counts.images)),

@@ -34,21 +34,18 @@ public struct WorkspaceStatus: Equatable, Sendable {
     ///
     /// - Throws: `SQLiteError`.
     public init(workspace: Workspace) throws {
-        let counters = try StatusCounters.read(in: workspace.database)
-        treasures = counters["treasures", default: 0]
-        for (name, count) in counters where name.hasPrefix("posts:") {
-            let status = String(name.dropFirst("posts:".count))
-            if count != 0 || posts[status] != nil { posts[status] = count }
+        let counts = try StatusCounters.read(in: workspace.database)
+        treasures = counts.treasures
+        for (status, count) in counts.posts where count != 0 || posts[status] != nil {
+            posts[status] = count
         }
-        photos = counters["post_photos", default: 0]
-        photosToPublish = counters["post_photos_approved", default: 0]
-        bucketTreasureImages =
-            counters["treasure_images", default: 0] - counters["treasure_images_empty", default: 0]
-        bucketPostPhotos =
-            counters["post_photos", default: 0] - counters["post_photos_empty", default: 0]
+        photos = counts.postPhotos
+        photosToPublish = counts.postPhotosApproved
+        bucketTreasureImages = counts.treasureImages - counts.treasureImagesEmpty
+        bucketPostPhotos = counts.postPhotos - counts.postPhotosEmpty
         geohashStale = try StaleRecords.geohash.countRecording(in: workspace)
         imagesStale = try StaleRecords.images.countRecording(in: workspace)
-        imagesCurrent = counters["treasure_images", default: 0] + photosToPublish - imagesStale
+        imagesCurrent = counts.treasureImages + photosToPublish - imagesStale
         try readExports(workspace.database)
     }
 
