@@ -71,8 +71,8 @@ import Testing
         let note =
             "note: nothing changed since the last recorded export; if its update never reached"
             + " the database, make it again with --update --since ID (the export before it in"
-            + " 'trove export log') and upload every image with 'sh \(sandbox.path("o.storage.sh"))"
-            + " upload --all'"
+            + " 'trove export log') and upload every image: add --all-objects, then 'sh "
+            + "\(sandbox.path("o.storage.sh")) upload --all'"
         for _ in 0..<2 {
             let empty = sandbox.run(
                 "export", "--layout", "flatirongo", "--update", "--out", "u.json")

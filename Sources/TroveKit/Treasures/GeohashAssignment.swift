@@ -76,6 +76,8 @@ public enum GeohashAssignment {
             "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?", [.text(index)])?
             .string
         if definition != nil { try database.execute("DROP INDEX \(index)") }
+        // Every treasure changes: one mark says so, and the triggers stay quiet.
+        try ChangeLog.markEverything(.treasure, in: database)
         try database.execute("DELETE FROM treasure_geohashes")
         let written = try refill(precision: precision, in: database)
         if written > 0 { workspace.markAllChanged(.treasure) }
@@ -163,7 +165,8 @@ public enum GeohashAssignment {
     /// workspace keeps temporary data in memory, where SQLite's sort of a million keys
     /// takes a third longer and 30 MB more, so files are used here when they can be.
     private static func rebuildIndex(_ definition: String, in database: Database) throws {
-        try database.execute("PRAGMA temp_store = FILE")
+        // Refused once the transaction has used temporary storage: then in memory.
+        try? database.execute("PRAGMA temp_store = FILE")
         defer { try? database.execute("PRAGMA temp_store = MEMORY") }
         do {
             try database.execute(definition)
@@ -201,6 +204,7 @@ public enum GeohashAssignment {
             "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?", [.text(index)])?
             .string
         if rebuild, definition != nil { try database.execute("DROP INDEX \(index)") }
+        if rebuild { try ChangeLog.markEverything(.post, in: database) }
         var changed = 0
         _ = try database.query(
             "UPDATE \(table) SET geohash = trove_geohash(lat, lon, ?1) WHERE \(stale) RETURNING id",

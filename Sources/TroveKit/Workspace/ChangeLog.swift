@@ -75,6 +75,17 @@ public enum ChangeLog {
         return bulk > seq
     }
 
+    /// Marks every record of `kind` changed now, in the write in progress: the marks the
+    /// triggers would make of each row this transaction changes from here on are left
+    /// out, as this one covers them. For a writer about to change most rows of a table.
+    ///
+    /// - Throws: `SQLiteError`.
+    public static func markEverything(_ kind: RecordKind, in database: Database) throws {
+        var marks = ChangeMarks(kind)
+        marks.markEverything()
+        try marks.record(in: database)
+    }
+
     /// The clock value consumer `name` last took in, and its inputs' fingerprint.
     ///
     /// - Throws: `SQLiteError`.
