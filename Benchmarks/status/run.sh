@@ -70,7 +70,7 @@ FROM n;
 COMMIT;
 SQL
 "$TROVE" -w "$STATUS_WS" geohash -q
-report_status "$treasures treasures, $POSTS posts"
+report_status "+$POSTS posts"
 
 rm -rf "$STATUS_WS" "$STATUS_WS-wal" "$STATUS_WS-shm" "$DATA/status-images" \
   "$DATA/status-export.json" "$DATA/status-export.storage.json" "$DATA/status-export.storage.sh"
