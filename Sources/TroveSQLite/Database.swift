@@ -58,6 +58,13 @@ public final class Database {
         sqlite3_close_v2(handle)
     }
 
+    /// Sets how long a statement waits for another connection's lock before failing with
+    /// `SQLITE_BUSY`; 0 fails at once.
+    /// [sqlite3_busy_timeout](https://sqlite.org/c3ref/busy_timeout.html)
+    public func setBusyTimeout(_ milliseconds: Int32) {
+        sqlite3_busy_timeout(handle, milliseconds)
+    }
+
     /// A `file:` URI for `path` with `immutable=1`, its special characters escaped.
     static func immutableURI(_ path: String) -> String {
         var uri = "file:"

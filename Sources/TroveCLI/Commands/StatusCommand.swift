@@ -26,7 +26,9 @@ enum StatusCommand {
                 ]).jsonText)
             return .success
         }
-        if let missing = try MissingBucket.find(in: workspace) {
+        if let missing = try MissingBucket.find(
+            in: workspace, treasures: status.bucketTreasureImages, posts: status.bucketPostPhotos)
+        {
             // First, because every export with image URLs fails until it is set.
             invocation.print("\(missing.message) (\(MissingBucket.hint))")
             invocation.print("")

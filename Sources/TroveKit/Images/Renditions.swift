@@ -120,6 +120,8 @@ public enum Renditions {
         var replaced = try record(made, in: workspace)
         try recordFailures(summary.failures, of: jobs, in: workspace)
         if options.includePosts { replaced += try withdrawUnpublished(workspace) }
+        // What is still without renditions, for status to count from.
+        _ = try workspace.write { try StaleRecords.images.record(in: workspace) }
         // Old outputs go only once the workspace no longer points at them.
         for path in replaced {
             try? FileManager.default.removeItem(

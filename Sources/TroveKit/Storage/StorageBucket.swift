@@ -122,11 +122,36 @@ public struct MissingBucket: Equatable, Sendable {
     public static func find(in workspace: Workspace, approvedPostsOnly: Bool = false) throws
         -> MissingBucket?
     {
-        if try workspace.setting(Setting.storageBucket.key) != nil
+        guard try !isSet(in: workspace) else { return nil }
+        let counts = try counts(in: workspace, approvedPostsOnly: approvedPostsOnly)
+        return find(treasures: counts.treasures, posts: counts.posts)
+    }
+
+    /// The same from counts already known (`WorkspaceStatus` keeps them), or nil when a
+    /// bucket or URL template is set or no local image needs one.
+    ///
+    /// - Throws: `SQLiteError`.
+    public static func find(in workspace: Workspace, treasures: Int, posts: Int) throws
+        -> MissingBucket?
+    {
+        guard try !isSet(in: workspace) else { return nil }
+        return find(treasures: treasures, posts: posts)
+    }
+
+    private static func find(treasures: Int, posts: Int) -> MissingBucket? {
+        guard treasures + posts > 0 else { return nil }
+        return MissingBucket(treasures: treasures, posts: posts)
+    }
+
+    private static func isSet(in workspace: Workspace) throws -> Bool {
+        try workspace.setting(Setting.storageBucket.key) != nil
             || workspace.setting(Setting.storageURLTemplate.key) != nil
-        {
-            return nil
-        }
+    }
+
+    /// Local treasure images and post photos, by scanning.
+    static func counts(in workspace: Workspace, approvedPostsOnly: Bool) throws -> (
+        treasures: Int, posts: Int
+    ) {
         let treasures =
             try workspace.database.scalar(
                 """
@@ -137,8 +162,7 @@ public struct MissingBucket: Equatable, Sendable {
             try workspace.database.scalar(
                 "SELECT count(*) FROM posts WHERE photo IS NOT NULL AND photo <> ''"
                     + (approvedPostsOnly ? " AND status = 'approved'" : ""))?.int64 ?? 0
-        guard treasures + posts > 0 else { return nil }
-        return MissingBucket(treasures: Int(treasures), posts: Int(posts))
+        return (Int(treasures), Int(posts))
     }
 }
 

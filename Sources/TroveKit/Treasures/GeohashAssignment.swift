@@ -25,8 +25,13 @@ public enum GeohashAssignment {
             }
             let length = try workspace.geohashPrecision()
             var result = Result()
-            result.treasures = try assignTreasures(precision: length, in: workspace)
+            let refilled: Bool
+            (result.treasures, refilled) = try assignTreasures(precision: length, in: workspace)
             result.posts = try assignPosts(precision: length, in: workspace)
+            // Every post's geohash is its position's now (or NULL, as is trove_geohash of a
+            // position out of range), and so is every treasure's after a refill.
+            try StaleRecords.geohash.record(
+                fresh: refilled ? [.treasure, .post] : [.post], in: workspace)
             return result
         }
     }
@@ -37,7 +42,10 @@ public enum GeohashAssignment {
     /// than a million scattered index updates. Otherwise only stale rows are written.
     /// Deciding that takes one probe of the table, not a count of either table: at a
     /// million rows a count is a full scan.
-    private static func assignTreasures(precision: Int, in workspace: Workspace) throws -> Int {
+    /// Returns how many were written, and whether the table was refilled.
+    private static func assignTreasures(precision: Int, in workspace: Workspace) throws -> (
+        Int, Bool
+    ) {
         let database = workspace.database
         let length = SQLiteValue.integer(Int64(precision))
         let fresh = "trove_geohash(t.lat, t.lon, ?1)"
@@ -61,7 +69,7 @@ public enum GeohashAssignment {
                 written += 1
                 workspace.markChanged(.treasure, row.text(0) ?? "")
             }
-            return written
+            return (written, false)
         }
         let index = "treasure_geohashes_geohash"
         let definition = try database.scalar(
@@ -74,7 +82,7 @@ public enum GeohashAssignment {
         let written = try refill(precision: precision, in: database)
         if written > 0 { workspace.markAllChanged(.treasure) }
         if let definition { try rebuildIndex(definition, in: database) }
-        return written
+        return (written, true)
     }
 
     /// Fills the empty table in key order. Another connection reads the positions and

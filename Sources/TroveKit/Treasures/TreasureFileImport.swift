@@ -249,6 +249,7 @@ public struct TreasureFileImport {
         // import is that file's now, not gone.
         try settleVanished(
             &results, sourceIDs: sourceIDs, known: known, keys: keys, workspace: workspace)
+        try importer.finish()
         if notesNewKeys {
             try database.execute(
                 "DROP TRIGGER temp.import_new_key; DROP TABLE temp.import_new_keys;")

@@ -54,6 +54,8 @@ public final class TreasureImporter {
         countRows = try database.prepare("SELECT count(*) FROM treasures")
         rowsBefore = Int(try countRows.next()?.int64(0) ?? 0)
         countRows.reset()
+        // Into an empty table, plain inserts count their rows for status themselves.
+        if rowsBefore == 0 { try StatusCounters.stopCountingInserts(in: database) }
         // The WHERE clause makes an identical row a no-op, so `changes` tells us whether
         // anything was written. A moved treasure's geohash turns stale until `trove geohash`.
         upsert = try database.prepare(
@@ -184,6 +186,7 @@ public final class TreasureImporter {
             // its first row stored.
             let rows = batch.rows
             var pending = 0
+            var counts = StatusCounters.TreasureCounts()
             func flush(upTo end: Int) throws {
                 var start = pending
                 while end - start >= Self.chunk {
@@ -197,6 +200,14 @@ public final class TreasureImporter {
                 for row in rows[start..<end] {
                     try bind(row, after: 0, in: insert)
                     try insert.step()
+                }
+                for row in rows[pending..<end] {
+                    counts.add(
+                        image: row.image.count < 0
+                            ? nil
+                            : UnsafeRawBufferPointer(
+                                rebasing: bytes[
+                                    Int(row.image.start)..<Int(row.image.start + row.image.count)]))
                 }
                 // Rows go this way only into a table that was empty: every one is new.
                 if end > pending { workspace.markAllChanged(.treasure) }
@@ -223,8 +234,16 @@ public final class TreasureImporter {
                 }
             }
             try flush(upTo: rows.count)
+            try StatusCounters.add(counts, in: workspace.database)
             processed += batch.rows.count
         }
+    }
+
+    /// Ends the import: call once, after the last batch, inside the same write.
+    ///
+    /// - Throws: `SQLiteError`.
+    public func finish() throws {
+        try StatusCounters.countInserts(in: workspace.database)
     }
 
     /// The counts so far.

@@ -42,10 +42,7 @@ public enum ChangeLog {
         of kind: RecordKind, since seq: Int64?, limit: Int = .max, in database: Database
     ) throws -> ChangeSet {
         guard let seq else { return .everything(reason: "nothing was taken in before") }
-        if let bulk = try database.scalar(
-            "SELECT seq FROM record_changes WHERE kind = ? AND key = ''", [.text(kind.rawValue)])?
-            .int64, bulk > seq
-        {
+        if try markedAll(kind, since: seq, in: database) {
             return .everything(reason: "every \(kind.rawValue) was written at once since")
         }
         let statement = try database.prepare(
@@ -61,6 +58,21 @@ public enum ChangeLog {
             return .everything(reason: "more than \(limit) \(kind.rawValue)s changed since")
         }
         return .keys(keys)
+    }
+
+    /// Whether a bulk mark after clock value `seq` says every record of `kind` may have
+    /// changed.
+    ///
+    /// - Throws: `SQLiteError`.
+    public static func markedAll(_ kind: RecordKind, since seq: Int64, in database: Database)
+        throws -> Bool
+    {
+        guard
+            let bulk = try database.scalar(
+                "SELECT seq FROM record_changes WHERE kind = ? AND key = ''",
+                [.text(kind.rawValue)])?.int64
+        else { return false }
+        return bulk > seq
     }
 
     /// Marks every record of `kind` changed now, in the write in progress: the marks the

@@ -41,6 +41,13 @@ public struct IntegrityCheck {
             """, []
         ) { "post \($0.text(0) ?? "") is \($0.text(1) ?? "") without a decision in the log" }
         problems += badStatus
+        // The counts status answers from, against a count of the workspace itself.
+        let counted = try WorkspaceStatus(recounting: workspace)
+        for drift in try WorkspaceStatus(workspace: workspace).differences(from: counted) {
+            problems.append(
+                "status count of \(drift.name) is \(drift.mine), but the workspace holds "
+                    + "\(drift.other): it was written outside trove")
+        }
     }
 
     public var isHealthy: Bool { problems.isEmpty }

@@ -18,6 +18,7 @@ enum Schema {
         .init("012-source-columns-and-rendition-failures", sql: sourceColumnsAndDecimalComma),
         .init("015-moderators-sessions-claims", sql: serve),
         .init("016-change-tracking", sql: changeTracking),
+        .init("017-status-counters", sql: statusCounters),
         .init("018-shared-state-blocks", apply: stateBlocks),
         .init("019-change-triggers", sql: changeTriggers),
         .init("020-export-objects", apply: exportObjects),

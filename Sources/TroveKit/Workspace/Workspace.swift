@@ -317,6 +317,22 @@ public final class Workspace {
         }
     }
 
+    /// Runs `body` in one write transaction if the write lock is free now, without waiting
+    /// for it: nil when another writer holds it or the workspace is read-only.
+    ///
+    /// - Throws: `WorkspaceError` other than a lock, or whatever `body` throws.
+    public func writeIfFree<T>(_ body: () throws -> T) throws -> T? {
+        if isReadOnly { return nil }
+        database.setBusyTimeout(0)
+        defer { database.setBusyTimeout(busyTimeout) }
+        do {
+            return try write(body)
+        } catch let error as WorkspaceError {
+            if case .locked = error { return nil }
+            throw error
+        }
+    }
+
     /// Runs `body` in one read transaction: one snapshot, no write lock, so it works on a
     /// read-only workspace. `body` must not write.
     ///
@@ -340,6 +356,15 @@ public final class Workspace {
         case .treasure: treasureChanges.mark(key)
         case .post: postChanges.mark(key)
         }
+    }
+
+    /// Records the marks of the write in progress now, with a new clock value, so that a
+    /// consumer recorded after this in the same write takes them in. Call inside `write`.
+    ///
+    /// - Throws: `SQLiteError`.
+    public func recordChanges() throws {
+        try treasureChanges.record(in: database)
+        try postChanges.record(in: database)
     }
 
     /// Notes that every record of `kind` may have changed in the write in progress.

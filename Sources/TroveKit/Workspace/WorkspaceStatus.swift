@@ -22,13 +22,39 @@ public struct WorkspaceStatus: Equatable, Sendable {
         public var out: String
     }
 
-    /// Reads the counts from `workspace`.
+    /// Local treasure images other than `''`, and posts' photos other than `''`: what
+    /// needs a Storage bucket for its download URL (see `MissingBucket`).
+    public var bucketTreasureImages = 0
+    public var bucketPostPhotos = 0
+
+    /// Reads the counts from `workspace`'s counters, and the stale ones from the records
+    /// changed since `geohash`, `images` or a status last took them in: no scan, unless a
+    /// write since may have changed every record. What a count found is recorded when the
+    /// workspace can be written without waiting, so that the next status is quick.
     ///
     /// - Throws: `SQLiteError`.
     public init(workspace: Workspace) throws {
+        let counts = try StatusCounters.read(in: workspace.database)
+        treasures = counts.treasures
+        for (status, count) in counts.posts where count != 0 || posts[status] != nil {
+            posts[status] = count
+        }
+        photos = counts.postPhotos
+        photosToPublish = counts.postPhotosApproved
+        bucketTreasureImages = counts.treasureImages - counts.treasureImagesEmpty
+        bucketPostPhotos = counts.postPhotos - counts.postPhotosEmpty
+        geohashStale = try StaleRecords.geohash.countRecording(in: workspace)
+        imagesStale = try StaleRecords.images.countRecording(in: workspace)
+        imagesCurrent = counts.treasureImages + photosToPublish - imagesStale
+        try readExports(workspace.database)
+    }
+
+    /// Counts everything by scanning the workspace: what the counters must agree with
+    /// (`trove check` compares the two).
+    ///
+    /// - Throws: `SQLiteError`.
+    public init(recounting workspace: Workspace) throws {
         let database = workspace.database
-        let precision = try workspace.geohashPrecision()
-        try GeohashFunction.register(on: database)
         treasures = Int(try database.scalar("SELECT count(*) FROM treasures")?.int64 ?? 0)
         for (status, count) in try database.query(
             "SELECT status, count(*) FROM posts GROUP BY status", [],
@@ -36,29 +62,16 @@ public struct WorkspaceStatus: Equatable, Sendable {
         {
             posts[status] = count
         }
-        let length = SQLiteValue.integer(Int64(precision))
-        geohashStale =
-            Int(
-                try database.scalar(
-                    """
-                    SELECT count(*) FROM treasures AS t
-                    LEFT JOIN treasure_geohashes AS g ON g.key = t.key
-                    WHERE g.geohash IS NOT trove_geohash(t.lat, t.lon, ?)
-                    """, [length])?.int64 ?? 0)
-            + Int(
-                try database.scalar(
-                    """
-                    SELECT count(*) FROM posts
-                    WHERE lat IS NOT NULL AND lon IS NOT NULL
-                      AND geohash IS NOT trove_geohash(lat, lon, ?)
-                    """, [length])?.int64 ?? 0)
-        let images = try ImageInventory(workspace: workspace)
-        imagesCurrent = images.current
-        imagesStale = images.stale
-        lastExport = try database.scalar("SELECT max(at) FROM exports")?.string
-        lastRecordedExport = try database.query(
-            "SELECT layout, out FROM exports WHERE out IS NOT NULL ORDER BY at DESC LIMIT 1", []
-        ) { row in RecordedExport(layout: row.text(0) ?? "", out: row.text(1) ?? "") }.first
+        geohashStale = try StaleRecords.geohash.recount(in: workspace)
+        imagesStale = try StaleRecords.images.recount(in: workspace)
+        let images =
+            try database.scalar(
+                """
+                SELECT (SELECT count(*) FROM treasures WHERE image IS NOT NULL
+                          AND image NOT LIKE 'http://%' AND image NOT LIKE 'https://%')
+                     + (SELECT count(*) FROM posts WHERE photo IS NOT NULL AND status = 'approved')
+                """)?.int64 ?? 0
+        imagesCurrent = Int(images) - imagesStale
         (photosToPublish, photos) =
             try database.query(
                 """
@@ -66,6 +79,36 @@ public struct WorkspaceStatus: Equatable, Sendable {
                 WHERE photo IS NOT NULL
                 """, []
             ) { row in (Int(row.int64(0) ?? 0), Int(row.int64(1) ?? 0)) }.first ?? (0, 0)
+        let bucket = try MissingBucket.counts(in: workspace, approvedPostsOnly: false)
+        (bucketTreasureImages, bucketPostPhotos) = (bucket.treasures, bucket.posts)
+        try readExports(database)
+    }
+
+    private mutating func readExports(_ database: Database) throws {
+        lastExport = try database.scalar("SELECT max(at) FROM exports")?.string
+        lastRecordedExport = try database.query(
+            "SELECT layout, out FROM exports WHERE out IS NOT NULL ORDER BY at DESC LIMIT 1", []
+        ) { row in RecordedExport(layout: row.text(0) ?? "", out: row.text(1) ?? "") }.first
+    }
+
+    /// The counts that differ from `other`'s, by name, for a message.
+    public func differences(from other: WorkspaceStatus) -> [(name: String, mine: Int, other: Int)]
+    {
+        var counts: [(String, Int, Int)] = [
+            ("treasures", treasures, other.treasures),
+            ("images current", imagesCurrent, other.imagesCurrent),
+            ("images stale", imagesStale, other.imagesStale),
+            ("geohashes stale", geohashStale, other.geohashStale),
+            ("photos to publish", photosToPublish, other.photosToPublish),
+            ("photos", photos, other.photos),
+            ("treasure images needing a bucket", bucketTreasureImages, other.bucketTreasureImages),
+            ("post photos needing a bucket", bucketPostPhotos, other.bucketPostPhotos),
+        ]
+        for status in Set(posts.keys).union(other.posts.keys).sorted() {
+            counts.append(
+                ("\(status) posts", posts[status, default: 0], other.posts[status, default: 0]))
+        }
+        return counts.filter { $0.1 != $0.2 }.map { (name: $0.0, mine: $0.1, other: $0.2) }
     }
 
     /// What to run next, like `git status` suggests.
@@ -78,32 +121,5 @@ public struct WorkspaceStatus: Equatable, Sendable {
         if posts["pending", default: 0] > 0 { return "trove review" }
         if lastExport == nil { return "trove export --layout flatirongo --out build/firebase.json" }
         return nil
-    }
-}
-
-/// Images referenced by treasures and posts, split by whether their renditions are made.
-struct ImageInventory {
-    var current = 0
-    var stale = 0
-
-    init(workspace: Workspace) throws {
-        let database = workspace.database
-        // An image is current when a rendition was made from its present source path.
-        let sql = """
-            SELECT count(*), count(r.owner_key) FROM (
-                SELECT 'treasure' AS kind, key, image AS source FROM treasures
-                WHERE image IS NOT NULL AND image NOT LIKE 'http://%' AND image NOT LIKE 'https://%'
-                UNION ALL
-                SELECT 'post', id, photo FROM posts WHERE photo IS NOT NULL AND status = 'approved'
-            ) AS i
-            LEFT JOIN (SELECT DISTINCT owner_kind, owner_key, source FROM renditions) AS r
-              ON r.owner_kind = i.kind AND r.owner_key = i.key AND r.source = i.source
-            """
-        let statement = try database.prepare(sql)
-        if let row = try statement.next() {
-            let total = Int(row.int64(0) ?? 0)
-            current = Int(row.int64(1) ?? 0)
-            stale = total - current
-        }
     }
 }
