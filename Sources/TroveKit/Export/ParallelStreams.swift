@@ -6,7 +6,9 @@ import TroveSQLite
 // wait in memory; beyond that the producer spills them to an anonymous temporary file
 // rather than waiting. Templates write separate parts of the tree, so the merging thread
 // often takes all of one stream before any of the next: the later streams work ahead
-// through the spill instead of idling, and memory stays bounded.
+// through the spill instead of idling, and memory stays bounded. A process that may run
+// on one processor only has no idle one to work ahead on: its producers wait instead,
+// which saves writing and reading back every batch of the later streams.
 
 /// Entries handed from a producer thread to the merging thread, in compact batches.
 struct EntryBatch {
@@ -68,12 +70,26 @@ final class ParallelStream: @unchecked Sendable {
     private let stream: TemplateStream
     /// Kept open while the stream reads from it.
     private let database: Database
-    let channel = BoundedChannel<EntryBatch>(capacity: 8, overflow: EntrySpill())
+    let channel = BoundedChannel<EntryBatch>(
+        capacity: 8, overflow: ParallelStream.canWorkAhead ? EntrySpill() : nil)
     private var worker: Worker<Int>?
     /// Valid once the stream is done.
     let problems: ExportProblems
     /// How many records the stream read; valid once `join` returned.
     private(set) var recordCount = 0
+
+    /// Whether the process may run on more than one processor, so that a stream can work
+    /// ahead: Linux's `Cpus_allowed` mask (which `taskset` and cpusets narrow) has more
+    /// than one bit, or cannot be read.
+    static let canWorkAhead: Bool = {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed:") })
+        else { return true }
+        let processors = line.dropFirst("Cpus_allowed:".count).reduce(0) { count, digit in
+            count + (digit.hexDigitValue?.nonzeroBitCount ?? 0)
+        }
+        return processors != 1
+    }()
 
     init(stream: TemplateStream, database: Database) {
         self.stream = stream
