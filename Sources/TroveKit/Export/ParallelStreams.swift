@@ -110,9 +110,9 @@ final class ParallelStream: @unchecked Sendable {
         while true {
             try stream.advance()
             if stream.isDone { break }
-            batch.bytes.append(contentsOf: stream.path)
+            stream.path.withUnsafeBufferPointer { batch.bytes.append(contentsOf: $0) }
             batch.ends.append(batch.bytes.count)
-            batch.bytes.append(contentsOf: stream.value)
+            stream.value.withUnsafeBufferPointer { batch.bytes.append(contentsOf: $0) }
             batch.ends.append(batch.bytes.count)
             var key = stream.recordKey
             key.withUTF8 { batch.bytes.append(contentsOf: $0) }

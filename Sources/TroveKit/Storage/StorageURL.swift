@@ -179,15 +179,14 @@ public struct StorageURL: Sendable {
 
     /// Appends the download URL of `path` as JSON string content (no quotes); false when
     /// no storage location is configured or the token the URL needs is missing.
-    func appendURL(for path: [UInt8], token: [UInt8]?, to output: inout [UInt8]) -> Bool {
+    func appendURL(for path: [UInt8], token: [UInt8]?, to output: inout some JSONOutput) -> Bool {
         guard isConfigured else { return false }
         return pieces.withUnsafeBufferPointer { pieces in
             pool.withUnsafeBufferPointer { pool in
                 for piece in pieces {
                     switch piece {
                     case .literal(let start, let end):
-                        output.append(
-                            contentsOf: UnsafeBufferPointer(rebasing: pool[Int(start)..<Int(end)]))
+                        output.write(UnsafeBufferPointer(rebasing: pool[Int(start)..<Int(end)]))
                     case .path:
                         path.withUnsafeBufferPointer {
                             Self.appendPercentEncoded(utf8: $0, keepingSlashes: false, to: &output)
@@ -198,7 +197,7 @@ public struct StorageURL: Sendable {
                         }
                     case .token:
                         guard let token else { return false }
-                        output.append(contentsOf: token)
+                        output.write(token)
                     case .missingBucket:
                         return false
                     }
@@ -256,13 +255,13 @@ public struct StorageURL: Sendable {
 
     private static let hex = Array("0123456789ABCDEF".utf8)
 
-    static func appendPercentEncoded(_ text: String, to bytes: inout [UInt8]) {
+    static func appendPercentEncoded(_ text: String, to bytes: inout some JSONOutput) {
         var text = text
         text.withUTF8 { appendPercentEncoded(utf8: $0, keepingSlashes: false, to: &bytes) }
     }
 
     private static func appendPercentEncoded(
-        utf8: UnsafeBufferPointer<UInt8>, keepingSlashes: Bool, to bytes: inout [UInt8]
+        utf8: UnsafeBufferPointer<UInt8>, keepingSlashes: Bool, to bytes: inout some JSONOutput
     ) {
         unreserved.withUnsafeBufferPointer { unreserved in
             hex.withUnsafeBufferPointer { hex in
@@ -270,13 +269,13 @@ public struct StorageURL: Sendable {
                 var start = 0
                 for (index, byte) in utf8.enumerated()
                 where !unreserved[Int(byte)] && !(keepingSlashes && byte == UInt8(ascii: "/")) {
-                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
-                    bytes.append(UInt8(ascii: "%"))
-                    bytes.append(hex[Int(byte >> 4)])
-                    bytes.append(hex[Int(byte & 0xF)])
+                    bytes.write(UnsafeBufferPointer(rebasing: utf8[start..<index]))
+                    bytes.write(byte: UInt8(ascii: "%"))
+                    bytes.write(byte: hex[Int(byte >> 4)])
+                    bytes.write(byte: hex[Int(byte & 0xF)])
                     start = index + 1
                 }
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
+                bytes.write(UnsafeBufferPointer(rebasing: utf8[start...]))
             }
         }
     }
