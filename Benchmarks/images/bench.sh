@@ -54,14 +54,14 @@ for spec in "jpeg-mixed:jpeg-baseline jpeg-progressive:40" "jpeg-baseline:jpeg-b
   printf '%-22s %10.1f %16.1f %15.1f %11.2fx %11.2fx\n' "$set" "$ours" "$vips" "$pillow" \
     "$(echo "$ours / $vips" | bc -l)" "$(echo "$ours / $pillow" | bc -l)"
   report_rate "images $set (2 workers)" "$ours" "$target"
-  [ "$set" = png-rgba ] && png_rate=$ours
+  if [ "$set" = png-rgba ]; then png_rate=$ours; fi
 done
 
 # PNG thumbnails against their floor: libpng decoding the same files to rows in as many
 # processes, with nothing else done (Benchmarks/images/png_decode_floor.c), best of
 # three, measured right after trove's runs.
 floor_bin=$DATA/png-decode-floor
-cc -O2 -o "$floor_bin" Benchmarks/images/png_decode_floor.c -lpng
+"${CC:-cc}" -O2 -o "$floor_bin" Benchmarks/images/png_decode_floor.c -lpng
 png_floor=$("$floor_bin" 2 3 "$CORPUS"/png-rgba/*)
 printf '%-44s %8.1f images/s (trove %.1f images/s)\n' "libpng decode-only floor (2 processes)" \
   "$png_floor" "$png_rate"
