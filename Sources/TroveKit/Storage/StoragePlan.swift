@@ -121,10 +121,13 @@ extension StoragePlan {
     /// - Throws: `SQLiteError`.
     static func remoteImages(database: Database, layout: Layout) throws -> Int {
         guard !layout.renditionNames.isEmpty else { return 0 }
+        // 'http%' first: a local path fails it at its first byte, and only what passes
+        // is matched against the two schemes.
         let sql =
             layout.records == .treasures
-            ? "SELECT count(*) FROM treasures WHERE image LIKE 'http://%' OR image LIKE 'https://%'"
-            : "SELECT count(*) FROM posts WHERE status = 'approved'"
+            ? "SELECT count(*) FROM treasures WHERE image LIKE 'http%'"
+                + " AND (image LIKE 'http://%' OR image LIKE 'https://%')"
+            : "SELECT count(*) FROM posts WHERE status = 'approved' AND photo LIKE 'http%'"
                 + " AND (photo LIKE 'http://%' OR photo LIKE 'https://%')"
         return Int(try database.scalar(sql)?.int64 ?? 0)
     }
