@@ -21,6 +21,14 @@ report_ratio() {
   echo "$line"; RESULTS+=("$line")
 }
 
+# report_min_ratio NAME OURS FLOOR MIN_RATIO: for rates, where more is better.
+report_min_ratio() {
+  local ratio; ratio=$(echo "$2 / $3" | bc -l)
+  local ok; ok=$(echo "$ratio >= $4" | bc -l)
+  local line; line=$(printf '%-44s ratio %.2fx (target >= %sx) %s' "$1" "$ratio" "$4" "$(verdict "$ok")")
+  echo "$line"; RESULTS+=("$line")
+}
+
 # report_limit NAME SECONDS MAX_SECONDS
 report_limit() {
   local ok; ok=$(echo "$2 <= $3" | bc -l)

@@ -4,7 +4,8 @@
 # Storage plan beside it (FILE.storage.json, FILE.storage.sh), against the sqlite3 shell
 # building the same tree with its JSON functions. Prints both times (best of three runs
 # each), the ratio and trove's peak RSS; the same export to stdout (which records nothing
-# and writes no plan) is measured too, for comparison.
+# and writes no plan) is measured beside the sqlite3 shell scanning the same columns to
+# /dev/null, on one core and on all, and the two ratios are reported.
 #
 #   Benchmarks/export/run.sh            # builds release, uses a fresh folder
 #   TROVE=/path/to/trove COUNT=100000 Benchmarks/export/run.sh
@@ -73,20 +74,52 @@ for run in $(seq "$RUNS"); do
   [ "$kb" -gt "$TROVE_RSS_KB" ] && TROVE_RSS_KB=$kb
 done
 
-echo "trove export to stdout (no state recorded, no Storage plan)" >&2
-STDOUT_SECONDS=
+# The full export to stdout (which records nothing and writes no plan) beside its floor:
+# the sqlite3 shell reading the same columns in key order (with the geohash, rendition
+# and download-token joins the tree needs) and printing them to /dev/null. Both run on one
+# core (taskset -c 0) and on every core, alternating, RUNS times each; the best times
+# count and the spread is printed.
+SCAN_SQL="SELECT t.key, t.name, t.lat, t.lon, t.image, g.geohash, r.path, r.width, r.height,
+  k.token FROM treasures AS t LEFT JOIN treasure_geohashes AS g ON g.key = t.key
+  LEFT JOIN renditions AS r ON r.owner_kind = 'treasure' AND r.owner_key = t.key
+   AND r.name = 'full' AND r.source = t.image
+  LEFT JOIN storage_tokens AS k ON k.path = r.path ORDER BY t.key;"
+elapsed() {  # elapsed SECONDS-VAR CMD...: wall-clock seconds of CMD, its stdout discarded
+  local var=$1; shift
+  local start end; start=$(date +%s.%N)
+  "$@" > /dev/null
+  end=$(date +%s.%N)
+  printf -v "$var" '%.3f' "$(echo "$end - $start" | bc -l)"
+}
+best_of() { printf '%s\n' "$@" | sort -g | head -1; }
+spread() { printf '%s-%s' "$(printf '%s\n' "$@" | sort -g | head -1)" "$(printf '%s\n' "$@" | sort -g | tail -1)"; }
+echo "trove export to stdout (no state recorded, no Storage plan) beside the sqlite3 scan" >&2
+CORES=one
+command -v taskset > /dev/null && CORES="one all"
 STDOUT_RSS_KB=0
-for run in $(seq "$RUNS"); do
-  /usr/bin/time -v -o "$WORK/time.txt" "$TROVE" -w "$WS" export --layout flatirongo -q \
-    > "$WORK/stdout.json"
-  seconds=$(awk -F': ' '/Elapsed \(wall clock\)/ {split($2, t, ":"); print (length(t) == 3 ? t[1] * 3600 + t[2] * 60 + t[3] : t[1] * 60 + t[2])}' "$WORK/time.txt")
-  kb=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$WORK/time.txt")
-  echo "  stdout run $run: $seconds s, $kb KB" >&2
-  if [ -z "$STDOUT_SECONDS" ] || [ "$(echo "$seconds < $STDOUT_SECONDS" | bc)" = 1 ]; then
-    STDOUT_SECONDS=$seconds
+for cores in $CORES; do
+  pin=()
+  [ "$cores" = one ] && pin=(taskset -c 0)
+  ours=(); peer=()
+  for run in $(seq "$RUNS"); do
+    /usr/bin/time -v -o "$WORK/time.txt" "${pin[@]}" "$TROVE" -w "$WS" export \
+      --layout flatirongo -q > "$WORK/stdout.json"
+    seconds=$(awk -F': ' '/Elapsed \(wall clock\)/ {split($2, t, ":"); print (length(t) == 3 ? t[1] * 3600 + t[2] * 60 + t[3] : t[1] * 60 + t[2])}' "$WORK/time.txt")
+    kb=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$WORK/time.txt")
+    [ "$kb" -gt "$STDOUT_RSS_KB" ] && STDOUT_RSS_KB=$kb
+    elapsed scan "${pin[@]}" sqlite3 "$WS" "$SCAN_SQL"
+    echo "  $cores core(s), run $run: trove $seconds s, sqlite3 scan $scan s" >&2
+    ours+=("$seconds"); peer+=("$scan")
+  done
+  if [ "$cores" = one ]; then
+    STDOUT_ONE=$(best_of "${ours[@]}"); SCAN_ONE=$(best_of "${peer[@]}")
+    SPREAD_ONE="trove $(spread "${ours[@]}") s, scan $(spread "${peer[@]}") s"
+  else
+    STDOUT_ALL=$(best_of "${ours[@]}"); SCAN_ALL=$(best_of "${peer[@]}")
+    SPREAD_ALL="trove $(spread "${ours[@]}") s, scan $(spread "${peer[@]}") s"
   fi
-  [ "$kb" -gt "$STDOUT_RSS_KB" ] && STDOUT_RSS_KB=$kb
 done
+STDOUT_SECONDS=${STDOUT_ALL:-$STDOUT_ONE}
 cmp -s "$WORK/stdout.json" "$WORK/firebase.json" || { echo "stdout and --out trees differ" >&2; exit 1; }
 
 echo "sqlite3 shell with json_group_object" >&2
@@ -124,6 +157,8 @@ printf 'trove export:     %.2f s (best of %d), peak RSS %.1f MB, %d bytes + plan
   "$(stat -c %s "$WORK/firebase.storage.json")" "$(stat -c %s "$WORK/firebase.storage.sh")"
 printf 'to stdout:        %.2f s (best of %d), peak RSS %.1f MB\n' "$STDOUT_SECONDS" "$RUNS" \
   "$(echo "$STDOUT_RSS_KB / 1024" | bc -l)"
+printf 'sqlite3 scan:     %.2f s on one core (%s), %s\n' "$SCAN_ONE" "$SPREAD_ONE" \
+  "${SCAN_ALL:+$SCAN_ALL s on $(nproc) cores ($SPREAD_ALL)}"
 printf 'sqlite3 JSON:     %.2f s (best of %d), %d bytes (compact)\n' "$SQLITE_SECONDS" "$RUNS" \
   "$(stat -c %s "$WORK/sqlite.json")"
 printf 'ratio trove/sqlite3: %.2f\n' "$(echo "$TROVE_SECONDS / $SQLITE_SECONDS" | bc -l)"
@@ -152,4 +187,8 @@ fi
 source Benchmarks/lib.sh
 report_limit "export --out $COUNT treasures (flatirongo)" "$TROVE_SECONDS" 3.0
 report_memory "export --out peak memory" "$TROVE_RSS_KB" 150
+report_ratio "export to stdout vs sqlite3 scan, 1 core" "$STDOUT_ONE" "$SCAN_ONE" 1.5
+if [ -n "${STDOUT_ALL:-}" ]; then
+  report_ratio "export to stdout vs sqlite3 scan, $(nproc) cores" "$STDOUT_ALL" "$SCAN_ALL" 1.5
+fi
 summary

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Thumbnail throughput: `trove images` beside vipsthumbnail and Pillow (draft) on the same
-# deterministic corpus, 256 px box, JPEG quality 80, two workers each, ratios printed.
+# deterministic corpus, 256 px box, JPEG quality 80, two workers each, ratios printed; the
+# PNG set also beside libpng's decode-only floor on the same files.
 #   TROVE=.build/release/trove DATA=bench-data Benchmarks/images/bench.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -53,7 +54,18 @@ for spec in "jpeg-mixed:jpeg-baseline jpeg-progressive:40" "jpeg-baseline:jpeg-b
   printf '%-22s %10.1f %16.1f %15.1f %11.2fx %11.2fx\n' "$set" "$ours" "$vips" "$pillow" \
     "$(echo "$ours / $vips" | bc -l)" "$(echo "$ours / $pillow" | bc -l)"
   report_rate "images $set (2 workers)" "$ours" "$target"
+  if [ "$set" = png-rgba ]; then png_rate=$ours; fi
 done
+
+# PNG thumbnails against their floor: libpng decoding the same files to rows in as many
+# processes, with nothing else done (Benchmarks/images/png_decode_floor.c), best of
+# three, measured right after trove's runs.
+floor_bin=$DATA/png-decode-floor
+"${CC:-cc}" -O2 -o "$floor_bin" Benchmarks/images/png_decode_floor.c -lpng
+png_floor=$("$floor_bin" 2 3 "$CORPUS"/png-rgba/*)
+printf '%-44s %8.1f images/s (trove %.1f images/s)\n' "libpng decode-only floor (2 processes)" \
+  "$png_floor" "$png_rate"
+report_min_ratio "PNG thumbnails vs libpng decode-only floor" "$png_rate" "$png_floor" 0.85
 
 # Peak memory of one worker on 12 MP input: one thread over the mixed set, less what the
 # same process holds before any image work (runtime, Foundation, the workspace).

@@ -28,14 +28,27 @@ SQL
 # Warm the page cache once, then time each run.
 "$TROVE" -w "$WS" review list --format json > /dev/null
 rows=$("$TROVE" -w "$WS" review list --format json | grep -c '"id"')
-best=""
-for run in $(seq "$RUNS"); do
+# Beside it, for reference, the sqlite3 shell running the listing's query to /dev/null and
+# trove's own start-up (`trove --version`), alternating with trove's runs.
+SQL="SELECT id, user, lat, lon, date, description, status, signal_names FROM posts
+     WHERE status = 'pending' ORDER BY date, id"
+ms_of() {  # ms_of CMD...: wall-clock milliseconds of CMD, its output discarded
     start=$(date +%s%N)
-    "$TROVE" -w "$WS" review list --format json > /dev/null
+    "$@" > /dev/null
     end=$(date +%s%N)
-    ms=$(( (end - start) / 1000000 ))
+    echo $(( (end - start) / 1000000 ))
+}
+best=""; worst=""; peer=""; startup=""
+for run in $(seq "$RUNS"); do
+    ms=$(ms_of "$TROVE" -w "$WS" review list --format json)
     if [ -z "$best" ] || [ "$ms" -lt "$best" ]; then best=$ms; fi
+    if [ -z "$worst" ] || [ "$ms" -gt "$worst" ]; then worst=$ms; fi
+    ms=$(ms_of sqlite3 "$WS" "$SQL")
+    if [ -z "$peer" ] || [ "$ms" -lt "$peer" ]; then peer=$ms; fi
+    ms=$(ms_of "$TROVE" --version)
+    if [ -z "$startup" ] || [ "$ms" -lt "$startup" ]; then startup=$ms; fi
 done
-echo "review list --format json: $rows pending of $COUNT posts in $best ms (best of $RUNS)"
+echo "review list --format json: $rows pending of $COUNT posts in $best ms (best of $RUNS, worst $worst ms)"
+echo "  beside it: sqlite3 shell, same query, $peer ms; trove --version $startup ms (best of $RUNS)"
 if [ "$best" -lt 100 ]; then verdict=PASS; else verdict=FAIL; fi
 printf '%-44s %d ms (target < 100 ms) %s\n' "review list over $COUNT posts" "$best" "$verdict"

@@ -7,11 +7,24 @@ protocol FilterPixel {
     static var zero: Self { get }
     static func + (lhs: Self, rhs: Self) -> Self
     static func * (lhs: Self, rhs: Float) -> Self
+    static func * (lhs: Self, rhs: Self) -> Self
+    /// `value` in every channel: a weight the filter multiplies a whole pixel by.
+    init(broadcast value: Float)
 }
 
-extension Float: FilterPixel {}
+extension Float: FilterPixel {
+    init(broadcast value: Float) { self = value }
+}
 
-extension SIMD4: FilterPixel where Scalar == Float {}
+extension SIMD4: FilterPixel where Scalar == Float {
+    init(broadcast value: Float) { self.init(repeating: value) }
+}
+
+/// Alpha's byte to the factor premultiplying the colour channels (alpha itself is
+/// multiplied by 1): `broadcast(alpha) * premultiplyScale + premultiplyOne` is
+/// `(a / 255, a / 255, a / 255, 1)` exactly, in three vector operations.
+private let premultiplyScale = SIMD4<Float>(1 / 255, 1 / 255, 1 / 255, 0)
+private let premultiplyOne = SIMD4<Float>(0, 0, 0, 1)
 
 // MARK: - Kernel
 
@@ -25,6 +38,9 @@ final class Kernel<Pixel: FilterPixel> {
     private let outputHeight: Int
     private let ringSize: Int
     private let line: UnsafeMutablePointer<Pixel>
+    /// `columns.values` with each weight in every channel, so the horizontal pass
+    /// multiplies whole pixels without spreading a weight at every tap.
+    private let columnWeights: UnsafeMutablePointer<Pixel>
     private let ring: UnsafeMutablePointer<Pixel>
     private let sum: UnsafeMutablePointer<Pixel>
     private var ringRow: [Int]
@@ -50,6 +66,10 @@ final class Kernel<Pixel: FilterPixel> {
         // needs none, as every row is added into the output sums as it comes.
         ringSize = scattered ? 1 : rows.stride
         line = .allocate(capacity: width)
+        columnWeights = .allocate(capacity: max(1, columns.values.count))
+        for (index, weight) in columns.values.enumerated() {
+            (columnWeights + index).initialize(to: Pixel(broadcast: weight))
+        }
         ring = .allocate(capacity: ringSize * outputWidth)
         sum = .allocate(capacity: outputWidth)
         ringRow = [Int](repeating: -1, count: ringSize)
@@ -64,6 +84,7 @@ final class Kernel<Pixel: FilterPixel> {
 
     deinit {
         line.deallocate()
+        columnWeights.deallocate()
         ring.deallocate()
         sum.deallocate()
         accumulator?.deallocate()
@@ -87,7 +108,7 @@ final class Kernel<Pixel: FilterPixel> {
             columns.counts.withUnsafeBufferPointer { counts in
                 columns.values.withUnsafeBufferPointer { weights in
                     if step == 1 {
-                        filter(line, into: sum, outputWidth, starts, counts, weights)
+                        filter(line, into: sum, outputWidth, starts, counts)
                     } else {
                         filterLattice(
                             line, first: first, step: step, into: sum, starts, counts, weights)
@@ -137,8 +158,8 @@ final class Kernel<Pixel: FilterPixel> {
             for k in 0..<count {
                 let value = SIMD4<Float>(
                     raw.loadUnaligned(fromByteOffset: k * 4, as: SIMD4<UInt8>.self))
-                var factor = SIMD4<Float>(repeating: value[3] * (1 / 255))
-                factor[3] = 1
+                let factor =
+                    SIMD4<Float>(repeating: value[3]) * premultiplyScale + premultiplyOne
                 out[first + k * step] = value * factor
             }
         }
@@ -178,10 +199,7 @@ final class Kernel<Pixel: FilterPixel> {
         load(row, into: line)
         columns.starts.withUnsafeBufferPointer { starts in
             columns.counts.withUnsafeBufferPointer { counts in
-                columns.values.withUnsafeBufferPointer { weights in
-                    filter(
-                        line, into: ring + slot * outputWidth, outputWidth, starts, counts, weights)
-                }
+                filter(line, into: ring + slot * outputWidth, outputWidth, starts, counts)
             }
         }
         ringRow[slot] = current
@@ -231,9 +249,8 @@ final class Kernel<Pixel: FilterPixel> {
             for x in 0..<width {
                 let bytes = raw.loadUnaligned(fromByteOffset: x * 4, as: SIMD4<UInt8>.self)
                 let value = SIMD4<Float>(bytes)
-                let alpha = value[3]
-                var factor = SIMD4<Float>(repeating: alpha * (1 / 255))
-                factor[3] = 1
+                let factor =
+                    SIMD4<Float>(repeating: value[3]) * premultiplyScale + premultiplyOne
                 out[x] = value * factor
             }
         }
@@ -242,11 +259,10 @@ final class Kernel<Pixel: FilterPixel> {
     @inline(__always)
     private func filter(
         _ line: UnsafeMutablePointer<Pixel>, into output: UnsafeMutablePointer<Pixel>,
-        _ outputWidth: Int, _ starts: UnsafeBufferPointer<Int>, _ counts: UnsafeBufferPointer<Int>,
-        _ weights: UnsafeBufferPointer<Float>
+        _ outputWidth: Int, _ starts: UnsafeBufferPointer<Int>, _ counts: UnsafeBufferPointer<Int>
     ) {
         let stride = columns.stride
-        let weightBase = weights.baseAddress!
+        let weightBase = columnWeights
         for x in 0..<outputWidth {
             let pixels = line + starts[x]
             let taps = weightBase + x * stride

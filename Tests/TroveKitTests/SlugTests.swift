@@ -80,4 +80,24 @@ import Testing
     func escapesWhatJSONAndJavaScriptNeed(text: String, json: String) {
         #expect(jsonString(text) == json)
     }
+
+    /// Long text is scanned eight bytes at a time: a character that needs escaping is
+    /// found wherever it falls, and those around it that do not are kept.
+    @Test func escapesAtEveryPositionOfLongText() {
+        let escapes: [(String, String)] = [
+            ("\"", #"\""#), ("\\", #"\\"#), ("\n", #"\n"#), ("\u{1}", #"\u0001"#),
+            ("\u{1F}", #"\u001f"#), ("\u{7F}", #"\u007f"#), ("\u{2028}", #"\u2028"#),
+            ("é", "é"), ("\u{2026}", "\u{2026}"), (" ", " "), ("~", "~"), ("!", "!"),
+        ]
+        let filler = Array("abcdefghijklmnopqrstuvwx")
+        for (character, escaped) in escapes {
+            for position in 0...filler.count {
+                let prefix = String(filler[..<position])
+                let suffix = String(filler[position...])
+                #expect(
+                    jsonString(prefix + character + suffix)
+                        == "\"" + prefix + escaped + suffix + "\"")
+            }
+        }
+    }
 }

@@ -102,7 +102,7 @@ enum ExportCommand {
         let summary: ExportSummary
         do {
             summary = try Exporter.run(workspace: workspace, layout: layout, options: options) {
-                out.write(String(decoding: $0, as: UTF8.self))
+                out.write(bytes: $0)
             }
         } catch ExportError.unknownBase(let reason) {
             throw CommandFailure(reason, status: .usage)

@@ -128,7 +128,7 @@ enum ReviewCommand {
             try PostListing(workspace: workspace).writeJSON(
                 status: status, signal: signal, user: invocation.option("user")
             ) { chunk in
-                out.write(String(decoding: chunk, as: UTF8.self))
+                out.write(bytes: chunk)
             }
         case .csv:
             out.write(

@@ -42,6 +42,31 @@ public final class OutputStream: @unchecked Sendable {
         }
     }
 
+    /// Writes UTF-8 bytes; a large piece goes to the descriptor as it is, after what is
+    /// buffered, rather than through the buffer.
+    public func write(bytes: ArraySlice<UInt8>) {
+        bytes.withUnsafeBytes { write(bytes: $0) }
+    }
+
+    /// `write(bytes:)` for bytes in place.
+    public func write(bytes: UnsafeRawBufferPointer) {
+        lock.lock()
+        defer { lock.unlock() }
+        if let fileDescriptor, bytes.count >= 1 << 16 {
+            if !buffer.isEmpty {
+                Self.writeAll(buffer, to: fileDescriptor)
+                buffer.removeAll(keepingCapacity: true)
+            }
+            _ = FileIO.writeAll(fileDescriptor, bytes)
+            return
+        }
+        buffer.append(contentsOf: bytes)
+        if let fileDescriptor, buffer.count >= 1 << 16 || isTerminal {
+            Self.writeAll(buffer, to: fileDescriptor)
+            buffer.removeAll(keepingCapacity: true)
+        }
+    }
+
     /// Writes buffered bytes out (a no-op for a capturing stream).
     public func flush() {
         lock.lock()

@@ -26,7 +26,10 @@ struct ExportRecord {
     var longitude: Double?
     var geohash: String?
     /// The source image (treasures) or photo (posts): a local path or an http(s) URL.
-    private(set) var image: String?
+    var image: String? { hasImage ? String(decoding: imageBytes, as: UTF8.self) : nil }
+    /// `image`'s UTF-8 bytes, refilled in place record after record.
+    private(set) var imageBytes: [UInt8] = []
+    private(set) var hasImage = false
     var extraJSON: String?
     /// Whether the record's file wrote numbers with a decimal comma (`12,5`).
     var decimalComma = false
@@ -38,14 +41,20 @@ struct ExportRecord {
     /// Whether `image` is a remote URL that is exported as it is.
     private(set) var imageIsRemote = false
 
-    /// Sets `image` and whether it is remote.
-    mutating func setImage(_ image: String?) {
-        self.image = image
-        guard let image else {
-            imageIsRemote = false
-            return
+    /// Sets `image` from its UTF-8 bytes (nil for none) and whether it is remote.
+    mutating func setImage(bytes: UnsafeBufferPointer<UInt8>?) {
+        imageBytes.removeAll(keepingCapacity: true)
+        hasImage = bytes != nil
+        imageIsRemote = false
+        guard let bytes else { return }
+        imageBytes.append(contentsOf: bytes)
+        // Only text whose bytes start so can: a local path never becomes a String here.
+        if bytes.count >= 7 && bytes[0] == UInt8(ascii: "h") && bytes[1] == UInt8(ascii: "t")
+            && bytes[2] == UInt8(ascii: "t") && bytes[3] == UInt8(ascii: "p")
+        {
+            let image = String(decoding: bytes, as: UTF8.self)
+            imageIsRemote = image.hasPrefix("http://") || image.hasPrefix("https://")
         }
-        imageIsRemote = image.hasPrefix("http://") || image.hasPrefix("https://")
     }
 
     /// Sets rendition `index`, reusing the previous record's buffer for its path.
@@ -313,7 +322,9 @@ struct RecordCursor {
         record.latitude = double(5)
         record.longitude = double(6)
         record.geohash = text(7)
-        record.setImage(text(8))
+        if !selected[8] || row.withUTF8(8, { record.setImage(bytes: $0) }) == nil {
+            record.setImage(bytes: nil)
+        }
         record.extraJSON = text(9)
         record.decimalComma = decimalCommaColumn.map { row.int64($0) == 1 } ?? false
         // Filled in place: one array per stream rather than one per row.

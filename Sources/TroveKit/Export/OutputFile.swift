@@ -104,8 +104,11 @@ final class OutputFile {
     }
 
     /// A stable 64-bit hash of the bytes written so far (whole once `close` ran), for
-    /// names that change exactly when the content does.
-    var contentHash: UInt64 { hashState }
+    /// names that change exactly when the content does; not kept for a spill file.
+    var contentHash: UInt64 {
+        precondition(!isSpill, "a spill file keeps no content hash")
+        return hashState
+    }
 
     private func flush() throws {
         if buffer.isEmpty { return }
@@ -116,9 +119,12 @@ final class OutputFile {
     /// Writes `bytes` to the file now, past the buffer (which must be empty).
     private func writeThrough(_ bytes: UnsafeBufferPointer<UInt8>) throws {
         byteCount += bytes.count
-        let chunkHash = valueHash(bytes)
-        hashState = (hashState ^ chunkHash) &* 0xBF58_476D_1CE4_E5B9
-        hashState ^= hashState >> 31
+        // Output for standard output is never named by its content.
+        if !isSpill {
+            let chunkHash = valueHash(bytes)
+            hashState = (hashState ^ chunkHash) &* 0xBF58_476D_1CE4_E5B9
+            hashState ^= hashState >> 31
+        }
         guard FileIO.writeAll(descriptor, UnsafeRawBufferPointer(bytes)) else {
             throw FileWriteError(path: path, errno: errno)
         }
@@ -251,21 +257,32 @@ final class OutputFile {
         guard lseek(descriptor, 0, SEEK_SET) == 0 else {
             throw FileWriteError(path: path, errno: errno)
         }
-        var pending: [UInt8] = []
+        // Read straight into one buffer; the bytes after its last line break move to its
+        // front for the next read.
         var chunk = [UInt8](repeating: 0, count: Self.bufferSize)
+        var kept = 0
         while true {
+            if kept == chunk.count { chunk += [UInt8](repeating: 0, count: chunk.count) }
             let count = chunk.withUnsafeMutableBytes {
-                FileIO.read(descriptor, into: $0.baseAddress!, count: $0.count)
+                FileIO.read(descriptor, into: $0.baseAddress! + kept, count: $0.count - kept)
             }
             if count < 0 { throw FileWriteError(path: path, errno: errno) }
             if count == 0 { break }
-            pending.append(contentsOf: chunk[..<count])
-            if let lastBreak = pending.lastIndex(of: 0x0A) {
-                body(pending[...lastBreak])
-                pending.removeFirst(lastBreak + 1)
+            let filled = kept + count
+            let lastBreak = chunk.withUnsafeBufferPointer {
+                UnsafeBufferPointer(rebasing: $0[..<filled]).lastIndex(of: 0x0A)
+            }
+            guard let lastBreak else {
+                kept = filled
+                continue
+            }
+            body(chunk[...lastBreak])
+            kept = filled - (lastBreak + 1)
+            chunk.withUnsafeMutableBufferPointer {
+                $0.baseAddress!.update(from: $0.baseAddress! + lastBreak + 1, count: kept)
             }
         }
-        if !pending.isEmpty { body(pending[...]) }
+        if kept > 0 { body(chunk[..<kept]) }
     }
 
     /// Whether two files hold the same bytes (false when either cannot be read).

@@ -6,7 +6,9 @@ import TroveSQLite
 // wait in memory; beyond that the producer spills them to an anonymous temporary file
 // rather than waiting. Templates write separate parts of the tree, so the merging thread
 // often takes all of one stream before any of the next: the later streams work ahead
-// through the spill instead of idling, and memory stays bounded.
+// through the spill instead of idling, and memory stays bounded. A process that may run
+// on one processor only has no idle one to work ahead on: its producers wait instead,
+// which saves writing and reading back every batch of the later streams.
 
 /// Entries handed from a producer thread to the merging thread, in compact batches.
 struct EntryBatch {
@@ -68,12 +70,26 @@ final class ParallelStream: @unchecked Sendable {
     private let stream: TemplateStream
     /// Kept open while the stream reads from it.
     private let database: Database
-    let channel = BoundedChannel<EntryBatch>(capacity: 8, overflow: EntrySpill())
+    let channel = BoundedChannel<EntryBatch>(
+        capacity: 8, overflow: ParallelStream.canWorkAhead ? EntrySpill() : nil)
     private var worker: Worker<Int>?
     /// Valid once the stream is done.
     let problems: ExportProblems
     /// How many records the stream read; valid once `join` returned.
     private(set) var recordCount = 0
+
+    /// Whether the process may run on more than one processor, so that a stream can work
+    /// ahead: Linux's `Cpus_allowed` mask (which `taskset` and cpusets narrow) has more
+    /// than one bit, or cannot be read.
+    static let canWorkAhead: Bool = {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed:") })
+        else { return true }
+        let processors = line.dropFirst("Cpus_allowed:".count).reduce(0) { count, digit in
+            count + (digit.hexDigitValue?.nonzeroBitCount ?? 0)
+        }
+        return processors != 1
+    }()
 
     init(stream: TemplateStream, database: Database) {
         self.stream = stream
@@ -94,11 +110,12 @@ final class ParallelStream: @unchecked Sendable {
         while true {
             try stream.advance()
             if stream.isDone { break }
-            batch.bytes.append(contentsOf: stream.path)
+            stream.path.withUnsafeBufferPointer { batch.bytes.append(contentsOf: $0) }
             batch.ends.append(batch.bytes.count)
-            batch.bytes.append(contentsOf: stream.value)
+            stream.value.withUnsafeBufferPointer { batch.bytes.append(contentsOf: $0) }
             batch.ends.append(batch.bytes.count)
-            batch.bytes.append(contentsOf: stream.recordKey.utf8)
+            var key = stream.recordKey
+            key.withUTF8 { batch.bytes.append(contentsOf: $0) }
             batch.ends.append(batch.bytes.count)
             batch.hashes.append(stream.value.withUnsafeBufferPointer(valueHash))
             if batch.count == EntryBatch.capacity {
@@ -127,17 +144,21 @@ final class ParallelStream: @unchecked Sendable {
 
 /// The merging thread's view of one parallel stream: its current entry, read in place
 /// from the batch that holds it.
+///
+/// Only the merging thread touches a cursor, and never two accesses at once, so its
+/// state skips the runtime's exclusivity checks (four an entry, a million entries a
+/// template).
 final class StreamCursor {
     private let stream: ParallelStream
-    private var batch = EntryBatch()
-    private var index = 0
-    private var valueRange = 0..<0
-    private var keyRange = 0..<0
+    @exclusivity(unchecked) private var batch = EntryBatch()
+    @exclusivity(unchecked) private var index = 0
+    @exclusivity(unchecked) private var valueRange = 0..<0
+    @exclusivity(unchecked) private var keyRange = 0..<0
 
-    private(set) var isDone = false
+    @exclusivity(unchecked) private(set) var isDone = false
     /// The current entry's path (copied: paths are compared often).
-    private(set) var path: [UInt8] = []
-    private(set) var hash: UInt64 = 0
+    @exclusivity(unchecked) private(set) var path: [UInt8] = []
+    @exclusivity(unchecked) private(set) var hash: UInt64 = 0
 
     init(_ stream: ParallelStream) {
         self.stream = stream

@@ -16,7 +16,10 @@ struct RecordChecker {
         if positions {
             checkPosition(record, problems: problems)
         }
-        guard renditions, let image = record.image, !image.isEmpty, !record.imageIsRemote else {
+        // Most records have every rendition: those are done without reading the image.
+        guard renditions, !record.imageBytes.isEmpty, !record.imageIsRemote,
+            record.renditions.contains(where: { $0 == nil }), let image = record.image
+        else {
             return
         }
         if let failed = failedImages[record.key], failed.source == image,

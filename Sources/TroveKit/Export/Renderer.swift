@@ -119,7 +119,7 @@ struct Renderer {
     /// Appends the path for `segments` joined by `/`; returns nil when a segment has no
     /// value (the record writes nothing there) or a problem when a key breaks a limit.
     mutating func renderPath(
-        _ path: CompiledPath, record: inout ExportRecord, into output: inout [UInt8]
+        _ path: CompiledPath, record: inout ExportRecord, into output: inout RenderBuffer
     ) -> PathOutcome {
         for (index, segment) in path.segments.enumerated() {
             if index > 0 { output.append(UInt8(ascii: "/")) }
@@ -167,7 +167,7 @@ struct Renderer {
     /// Appends `value` rendered for `record`; returns false (and appends nothing) when it
     /// has no value.
     mutating func render(
-        _ value: CompiledValue, record: inout ExportRecord, into output: inout [UInt8]
+        _ value: CompiledValue, record: inout ExportRecord, into output: inout RenderBuffer
     ) -> Bool {
         value.nodes.withUnsafeBufferPointer { nodes in
             value.members.withUnsafeBufferPointer { members in
@@ -183,7 +183,7 @@ struct Renderer {
     private mutating func render(
         _ index: Int32, of value: CompiledValue, nodes: UnsafeBufferPointer<CompiledValue.Node>,
         members: UnsafeBufferPointer<CompiledValue.Member>, pool: UnsafeBufferPointer<UInt8>,
-        record: inout ExportRecord, into output: inout [UInt8]
+        record: inout ExportRecord, into output: inout RenderBuffer
     ) -> Bool {
         func append(_ start: Int32, _ end: Int32) {
             output.append(contentsOf: UnsafeBufferPointer(rebasing: pool[Int(start)..<Int(end)]))
@@ -208,7 +208,7 @@ struct Renderer {
             var written = false
             for member in members[Int(node.first)..<Int(node.first + node.count)] {
                 let mark = output.count
-                if written { output.append(contentsOf: [UInt8(ascii: ","), 0x20]) }
+                if written { output.append(", ") }
                 append(member.start, member.end)
                 if render(
                     member.node, of: value, nodes: nodes, members: members, pool: pool,
@@ -233,7 +233,7 @@ struct Renderer {
             for position in Int(node.first)..<Int(node.first + node.count) {
                 let member = members[position]
                 if position > Int(node.first) {
-                    output.append(contentsOf: [UInt8(ascii: ","), 0x20])
+                    output.append(", ")
                 }
                 guard
                     render(
@@ -252,7 +252,7 @@ struct Renderer {
     /// Appends the value of a whole-string placeholder; false when it has none.
     private mutating func render(
         _ slot: CompiledValue.Slot, of value: CompiledValue, record: inout ExportRecord,
-        into output: inout [UInt8]
+        into output: inout RenderBuffer
     ) -> Bool {
         func number(_ number: Double?) -> Bool {
             guard let number, number.isFinite else { return false }
@@ -291,19 +291,19 @@ struct Renderer {
             case .string(let text): return appendString(text, into: &output)
             case .number(let number): JSONText.appendNumber(number, to: &output)
             case .integer(let integer): JSONText.appendInteger(integer, to: &output)
-            case .bool(let bool): output.append(contentsOf: (bool ? "true" : "false").utf8)
+            case .bool(let bool): output.append(bool ? "true" : "false")
             case .json(let json): return appendJSON(json, into: &output)
             }
             return true
         }
     }
 
-    mutating func appendString(_ text: String?, into output: inout [UInt8]) -> Bool {
+    mutating func appendString(_ text: String?, into output: inout RenderBuffer) -> Bool {
         guard let text else { return false }
         return appendString(text, into: &output)
     }
 
-    mutating func appendString(_ text: String, into output: inout [UInt8]) -> Bool {
+    mutating func appendString(_ text: String, into output: inout RenderBuffer) -> Bool {
         if text.isEmpty { return false }
         if text.utf8.count > FirebaseLimits.maximumStringBytes {
             if problem == nil {

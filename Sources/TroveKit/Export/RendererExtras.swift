@@ -99,11 +99,11 @@ extension Renderer {
     /// Appends a JSON value read from a GeoJSON property, as the Realtime Database stores
     /// it: object members sorted, `null` members and empty containers left out. False
     /// (and nothing appended) when nothing is left.
-    mutating func appendJSON(_ value: JSONValue, into output: inout [UInt8]) -> Bool {
+    mutating func appendJSON(_ value: JSONValue, into output: inout RenderBuffer) -> Bool {
         switch value {
         case .null: return false
         case .bool(let bool):
-            output.append(contentsOf: (bool ? "true" : "false").utf8)
+            output.append(bool ? "true" : "false")
             return true
         case .number(let text):
             guard let double = Double(text), double.isFinite else {
@@ -117,10 +117,10 @@ extension Renderer {
             let start = output.count
             output.append(UInt8(ascii: "["))
             for (index, element) in elements.enumerated() {
-                if index > 0 { output.append(contentsOf: [UInt8(ascii: ","), 0x20]) }
+                if index > 0 { output.append(", ") }
                 // A position carries meaning: a missing element is written as null.
                 if !appendJSON(element, into: &output) {
-                    output.append(contentsOf: "null".utf8)
+                    output.append("null")
                 }
             }
             guard !elements.isEmpty else {
@@ -137,9 +137,9 @@ extension Renderer {
             var written = false
             for name in latest.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
                 let mark = output.count
-                if written { output.append(contentsOf: [UInt8(ascii: ","), 0x20]) }
+                if written { output.append(", ") }
                 JSONText.appendString(name, to: &output)
-                output.append(contentsOf: [UInt8(ascii: ":"), 0x20])
+                output.append(": ")
                 if appendJSON(latest[name]!, into: &output) {
                     written = true
                 } else {

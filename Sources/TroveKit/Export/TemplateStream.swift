@@ -19,8 +19,9 @@ struct TemplateStream {
     private var sortedIndex = 0
 
     private(set) var isDone = false
-    private(set) var path: [UInt8] = []
-    private(set) var value: [UInt8] = []
+    /// The current entry's path and value, refilled in place entry after entry.
+    let path = RenderBuffer()
+    let value = RenderBuffer()
     private(set) var recordKey = ""
     private(set) var recordCount = 0
 
@@ -43,7 +44,7 @@ struct TemplateStream {
     mutating func advance() throws {
         if orderColumns == nil && sorted == nil {
             var entries: [(path: [UInt8], value: [UInt8], record: String)] = []
-            while try step() { entries.append((path, value, recordKey)) }
+            while try step() { entries.append((path.bytes, value.bytes, recordKey)) }
             entries.sort { comparePaths($0.path, $1.path) < 0 }
             sorted = entries
         }
@@ -52,7 +53,9 @@ struct TemplateStream {
                 isDone = true
                 return
             }
-            (path, value, recordKey) = sorted[sortedIndex]
+            path.replace(with: sorted[sortedIndex].path)
+            value.replace(with: sorted[sortedIndex].value)
+            recordKey = sorted[sortedIndex].record
             sortedIndex += 1
             return
         }
@@ -64,7 +67,8 @@ struct TemplateStream {
         while try cursor.next(into: &record) {
             recordCount += 1
             checker?.check(record, problems: problems)
-            path.removeAll(keepingCapacity: true)
+            path.removeAll()
+            var path = self.path
             switch renderer.renderPath(compiledPath, record: &record, into: &path) {
             case .absent: continue
             case .illegal(let reason):
@@ -74,7 +78,8 @@ struct TemplateStream {
                 continue
             case .written: break
             }
-            value.removeAll(keepingCapacity: true)
+            value.removeAll()
+            var value = self.value
             renderer.problem = nil
             let written = renderer.render(compiledValue, record: &record, into: &value)
             if let problem = renderer.problem {

@@ -34,14 +34,37 @@ enum JSONText {
         $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F || $0 == 0xE2
     }
 
+    /// Whether any of the eight bytes of `word` may start an escape, or is not ASCII: a
+    /// control, `"`, `\\`, DEL or a byte from 0x80. True can be a false alarm for the
+    /// bytes above the first match (the byte loop decides); false is never wrong.
+    @inline(__always)
+    private static func mayNeedEscape(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        /// Some byte of `v` is below `n` (n <= 128).
+        func below(_ v: UInt64, _ n: UInt64) -> Bool { (v &- ones &* n) & ~v & highs != 0 }
+        return word & highs != 0 || below(word, 0x20) || below(word ^ (ones &* 0x22), 1)
+            || below(word ^ (ones &* 0x5C), 1) || below(word ^ (ones &* 0x7F), 1)
+    }
+
     /// Appends UTF-8 `bytes` as a JSON string literal.
     static func appendString(bytes: UnsafeBufferPointer<UInt8>, to output: inout some JSONOutput) {
         output.write(byte: UInt8(ascii: "\""))
-        // Runs of bytes that need no escaping (nearly all text) are copied whole.
+        // Runs of bytes that need no escaping (nearly all text) are copied whole; the first
+        // byte that may need one is looked for eight at a time.
+        var clean = 0
+        let count = bytes.count
+        if let base = bytes.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            while clean + 8 <= count
+                && !mayNeedEscape(raw.loadUnaligned(fromByteOffset: clean, as: UInt64.self))
+            {
+                clean += 8
+            }
+        }
         mayEscape.withUnsafeBufferPointer { mayEscape in
             var runStart = 0
-            var index = 0
-            let count = bytes.count
+            var index = clean
             while index < count {
                 let byte = bytes[index]
                 guard mayEscape[Int(byte)] else {

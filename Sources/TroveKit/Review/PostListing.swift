@@ -93,8 +93,13 @@ private struct ByteSink: JSONOutput {
 
     func deallocate() { start.deallocate() }
 
+    @inline(__always)
     private mutating func reserve(_ extra: Int) {
-        guard count + extra > capacity else { return }
+        if count + extra > capacity { grow(extra) }
+    }
+
+    @inline(never)
+    private mutating func grow(_ extra: Int) {
         capacity = max(capacity * 2, count + extra)
         let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
         grown.update(from: start, count: count)

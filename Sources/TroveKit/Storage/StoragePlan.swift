@@ -145,11 +145,13 @@ extension StoragePlan {
             ? ""
             : " AND \(layout.records == .treasures ? "key" : "id") IN (SELECT key FROM "
                 + "record_changes WHERE kind = '\(kind)' AND seq > ? AND key <> '')"
+        // 'http%' first: a local path fails it at its first byte, and only what passes
+        // is matched against the two schemes.
         let sql =
             layout.records == .treasures
-            ? "SELECT count(*) FROM treasures WHERE (image LIKE 'http://%' OR image LIKE 'https://%')"
-                + changed
-            : "SELECT count(*) FROM posts WHERE status = 'approved'"
+            ? "SELECT count(*) FROM treasures WHERE image LIKE 'http%'"
+                + " AND (image LIKE 'http://%' OR image LIKE 'https://%')" + changed
+            : "SELECT count(*) FROM posts WHERE status = 'approved' AND photo LIKE 'http%'"
                 + " AND (photo LIKE 'http://%' OR photo LIKE 'https://%')" + changed
         return Int(
             try database.scalar(sql, changedSince.map { [.integer($0)] } ?? [])?.int64 ?? 0)

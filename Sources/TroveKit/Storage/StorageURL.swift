@@ -26,23 +26,72 @@ public struct StorageURL: Sendable {
 
     let parts: [Part]
 
+    /// `parts` as `appendURL` walks them, a million times an export: the literal text and
+    /// the encoded bucket as JSON bytes in one pool, so that building a URL copies no
+    /// arrays and touches no reference counts.
+    private enum Piece: Sendable {
+        /// Bytes of `pool`.
+        case literal(Int32, Int32)
+        case path
+        case rawPath
+        case token
+        /// `{bucket}` without a bucket: no URL.
+        case missingBucket
+    }
+
+    private let pieces: [Piece]
+    private let pool: [UInt8]
+
     /// URLs from `storage.url-template` when set, else from `storage.bucket`.
     public init(bucket: String?, template: String?, tokens: Bool = false) {
-        self.bucket = bucket.map { StorageBucket.normalize($0) ?? $0 }
+        let bucket = bucket.map { StorageBucket.normalize($0) ?? $0 }
+        self.bucket = bucket
         self.template = template
         self.tokens = tokens
+        let parts: [Part]
         if let template {
             parts = Self.parse(template).parts
         } else if bucket != nil {
-            var parts: [Part] = [
+            var defaultParts: [Part] = [
                 Self.text("https://firebasestorage.googleapis.com/v0/b/"), .bucket,
                 Self.text("/o/"), .path, Self.text("?alt=media"),
             ]
-            if tokens { parts += [Self.text("&token="), .token] }
-            self.parts = parts
+            if tokens { defaultParts += [Self.text("&token="), .token] }
+            parts = defaultParts
         } else {
             parts = []
         }
+        self.parts = parts
+        var pieces: [Piece] = []
+        var pool: [UInt8] = []
+        func literal(_ bytes: [UInt8]) {
+            let start = Int32(pool.count)
+            pool += bytes
+            if case .literal(let previous, _)? = pieces.last, pieces.count > 0 {
+                pieces[pieces.count - 1] = .literal(previous, Int32(pool.count))
+            } else {
+                pieces.append(.literal(start, Int32(pool.count)))
+            }
+        }
+        for part in parts {
+            switch part {
+            case .text(_, let json): literal(json)
+            case .path: pieces.append(.path)
+            case .rawPath: pieces.append(.rawPath)
+            case .token: pieces.append(.token)
+            case .bucket:
+                if let bucket {
+                    // Percent-encoded text is JSON string content as it is.
+                    var encoded: [UInt8] = []
+                    Self.appendPercentEncoded(bucket, to: &encoded)
+                    literal(encoded)
+                } else {
+                    pieces.append(.missingBucket)
+                }
+            }
+        }
+        self.pieces = pieces
+        self.pool = pool
     }
 
     /// The placeholders a template may hold.
@@ -130,28 +179,32 @@ public struct StorageURL: Sendable {
 
     /// Appends the download URL of `path` as JSON string content (no quotes); false when
     /// no storage location is configured or the token the URL needs is missing.
-    func appendURL(for path: [UInt8], token: [UInt8]?, to output: inout [UInt8]) -> Bool {
+    func appendURL(for path: [UInt8], token: [UInt8]?, to output: inout some JSONOutput) -> Bool {
         guard isConfigured else { return false }
-        for part in parts {
-            switch part {
-            case .text(_, let json): output.append(contentsOf: json)
-            case .path:
-                path.withUnsafeBufferPointer {
-                    Self.appendPercentEncoded(utf8: $0, keepingSlashes: false, to: &output)
+        return pieces.withUnsafeBufferPointer { pieces in
+            pool.withUnsafeBufferPointer { pool in
+                for piece in pieces {
+                    switch piece {
+                    case .literal(let start, let end):
+                        output.write(UnsafeBufferPointer(rebasing: pool[Int(start)..<Int(end)]))
+                    case .path:
+                        path.withUnsafeBufferPointer {
+                            Self.appendPercentEncoded(utf8: $0, keepingSlashes: false, to: &output)
+                        }
+                    case .rawPath:
+                        path.withUnsafeBufferPointer {
+                            Self.appendPercentEncoded(utf8: $0, keepingSlashes: true, to: &output)
+                        }
+                    case .token:
+                        guard let token else { return false }
+                        output.write(token)
+                    case .missingBucket:
+                        return false
+                    }
                 }
-            case .rawPath:
-                path.withUnsafeBufferPointer {
-                    Self.appendPercentEncoded(utf8: $0, keepingSlashes: true, to: &output)
-                }
-            case .bucket:
-                guard let bucket else { return false }
-                Self.appendPercentEncoded(bucket, to: &output)
-            case .token:
-                guard let token else { return false }
-                output.append(contentsOf: token)
+                return true
             }
         }
-        return true
     }
 
     /// The download URL of the object at `path` (`treasures/hairy-harry/full-3fa2.jpg`)
@@ -202,13 +255,13 @@ public struct StorageURL: Sendable {
 
     private static let hex = Array("0123456789ABCDEF".utf8)
 
-    static func appendPercentEncoded(_ text: String, to bytes: inout [UInt8]) {
+    static func appendPercentEncoded(_ text: String, to bytes: inout some JSONOutput) {
         var text = text
         text.withUTF8 { appendPercentEncoded(utf8: $0, keepingSlashes: false, to: &bytes) }
     }
 
     private static func appendPercentEncoded(
-        utf8: UnsafeBufferPointer<UInt8>, keepingSlashes: Bool, to bytes: inout [UInt8]
+        utf8: UnsafeBufferPointer<UInt8>, keepingSlashes: Bool, to bytes: inout some JSONOutput
     ) {
         unreserved.withUnsafeBufferPointer { unreserved in
             hex.withUnsafeBufferPointer { hex in
@@ -216,13 +269,13 @@ public struct StorageURL: Sendable {
                 var start = 0
                 for (index, byte) in utf8.enumerated()
                 where !unreserved[Int(byte)] && !(keepingSlashes && byte == UInt8(ascii: "/")) {
-                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
-                    bytes.append(UInt8(ascii: "%"))
-                    bytes.append(hex[Int(byte >> 4)])
-                    bytes.append(hex[Int(byte & 0xF)])
+                    bytes.write(UnsafeBufferPointer(rebasing: utf8[start..<index]))
+                    bytes.write(byte: UInt8(ascii: "%"))
+                    bytes.write(byte: hex[Int(byte >> 4)])
+                    bytes.write(byte: hex[Int(byte & 0xF)])
                     start = index + 1
                 }
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
+                bytes.write(UnsafeBufferPointer(rebasing: utf8[start...]))
             }
         }
     }
