@@ -36,7 +36,7 @@ enum ValidateCommand {
             let workspace = try invocation.openWorkspace()
             report = try Validation.workspace(workspace)
             if let layout {
-                report.findings += try LayoutColumns.findings(for: layout, in: workspace)
+                report.append(try LayoutColumns.findings(for: layout, in: workspace))
             }
         } else {
             if layout != nil {
@@ -55,9 +55,9 @@ enum ValidateCommand {
         }
 
         if invocation.format == .json {
-            invocation.print(json(report))
+            try writeJSON(report, to: invocation.context.standardOutput)
         } else {
-            for finding in report.findings { invocation.print(finding.compilerStyle) }
+            try report.forEach { invocation.print($0.compilerStyle) }
             invocation.note(
                 "\(report.errors) error\(report.errors == 1 ? "" : "s"), "
                     + "\(report.warnings) warning\(report.warnings == 1 ? "" : "s")")
@@ -67,8 +67,12 @@ enum ValidateCommand {
         return failed ? .problems : .success
     }
 
-    static func json(_ report: Validation.Report) -> String {
-        let findings = report.findings.map { finding in
+    /// `{"findings": [...], "errors": N, "warnings": N}` on one line, written a finding at
+    /// a time.
+    static func writeJSON(_ report: Validation.Report, to output: OutputStream) throws {
+        output.write("{" + jsonString("findings") + ": [")
+        var separator = ""
+        try report.forEach { finding in
             let location = finding.location
             var object = JSONObject([
                 "code": finding.code, "severity": finding.severity.rawValue,
@@ -77,10 +81,13 @@ enum ValidateCommand {
             ])
             if let feature = location.feature { object.add("feature", feature) }
             if let hint = finding.hint { object.add("hint", hint) }
-            return object
+            output.write(separator + object.jsonText)
+            separator = ", "
         }
-        return JSONObject([
-            "findings": findings, "errors": report.errors, "warnings": report.warnings,
-        ]).jsonText
+        var counts = JSONObject()
+        counts.add("errors", report.errors)
+        counts.add("warnings", report.warnings)
+        // The counts' members follow the findings' in the same object.
+        output.write("], " + String(counts.jsonText.dropFirst()) + "\n")
     }
 }

@@ -30,10 +30,11 @@ public struct TreasureRecord: Sendable {
 }
 
 /// Checks treasures one by one and across the set (duplicates, neighbours, swapped
-/// coordinates), collecting `Diagnostic`s with stable codes.
+/// coordinates), putting `Diagnostic`s with stable codes in `findings` as it goes.
 ///
-/// What it keeps per record is small (position, file index, line), so a million
-/// treasures validate in a few seconds and a few dozen megabytes.
+/// What it keeps per record is small (position, file index, line), and findings do not
+/// stay in memory (`OrderedFindings`), so a million treasures validate in a few seconds
+/// and a few dozen megabytes, however many findings they have.
 public struct TreasureValidator {
     /// Names longer than this do not fit the apps' callouts.
     public static let maximumNameLength = 80
@@ -44,7 +45,7 @@ public struct TreasureValidator {
     /// Geohash precision to judge stored geohashes by; nil skips geohash checks (files).
     public var geohashPrecision: Int?
     /// Checks one image reference; returns its findings. Called from several threads at
-    /// once in `finish()`.
+    /// once, for a batch of records.
     public var inspectImage: @Sendable (String, Diagnostic.Location) -> [Diagnostic]
     /// Set when keys cannot repeat (the workspace's primary key), to skip that check.
     public var keysAreUnique = false
@@ -58,12 +59,17 @@ public struct TreasureValidator {
         var feature: Int32
     }
 
-    private var findings: [Diagnostic] = []
+    /// Where the findings go, in compiler order.
+    let findings = OrderedFindings()
     /// Records with a position but no geohash yet, reported once as T130 by the caller.
     public private(set) var missingGeohashes = 0
-    /// Images to check in `finish()`, where their findings go in `findings`, and for
-    /// which record.
-    private var pendingImages: [(path: String, location: Diagnostic.Location, at: Int)] = []
+    /// Records whose findings wait for a batch of image checks, each with its image, so
+    /// that an image's findings follow its record's others.
+    private var pending: [(found: [Diagnostic], image: String?, location: Diagnostic.Location)] =
+        []
+    private var pendingImages = 0
+    /// Images checked at once: enough to keep every core busy, few enough to hold.
+    private static let imageBatch = 512
     private var entries: [Entry] = []
     private var keys: [String] = []
     private var files: [String] = []
@@ -95,6 +101,7 @@ public struct TreasureValidator {
     public mutating func add(_ record: TreasureRecord) {
         var location = record.location
         location.key = record.key
+        findings.register(file: location.file)
         let index = Int32(entries.count)
         var found: [Diagnostic] = []
         func report(
@@ -198,9 +205,14 @@ public struct TreasureValidator {
                 missingGeohashes += 1
             }
         }
-        findings += found
         if let image = record.image, !image.hasPrefix("http://"), !image.hasPrefix("https://") {
-            pendingImages.append((image, location, findings.count))
+            pending.append((found, image, location))
+            pendingImages += 1
+            if pendingImages >= Self.imageBatch { checkImages() }
+        } else if !pending.isEmpty {
+            pending.append((found, nil, location))
+        } else {
+            for finding in found { findings.add(finding) }
         }
 
         let file = location.file ?? ""
@@ -233,35 +245,28 @@ public struct TreasureValidator {
 
     // MARK: - Across records
 
-    /// The findings, in input order, with the checks across records added.
-    public mutating func finish() -> [Diagnostic] {
+    /// Adds the checks across records to `findings`, after the records' own.
+    mutating func finish() {
         checkImages()
         findCloseNeighbours()
         if bounds == nil { findSwappedOutliers() }
-        return findings
     }
 
-    /// Decodes the images on every core (each check is a decode at 1/8 scale, so this is
-    /// most of a validation's time with artwork) and puts each one's findings after its
-    /// record's other findings.
+    /// Decodes the batch's images on every core (each check is a decode at 1/8 scale, so
+    /// this is most of a validation's time with artwork) and puts each one's findings after
+    /// its record's other findings.
     private mutating func checkImages() {
-        guard !pendingImages.isEmpty else { return }
-        let pending = pendingImages
-        pendingImages = []
+        guard !pending.isEmpty else { return }
+        let batch = pending
+        pending = []
+        pendingImages = 0
         let inspect = inspectImage
         let results = parallelMap(
-            count: pending.count, threads: ProcessInfo.processInfo.activeProcessorCount
-        ) { inspect(pending[$0].path, pending[$0].location) }
-        var merged: [Diagnostic] = []
-        merged.reserveCapacity(findings.count)
-        var cursor = 0
-        for (index, image) in pending.enumerated() {
-            merged += findings[cursor..<image.at]
-            merged += results[index]
-            cursor = image.at
+            count: batch.count, threads: ProcessInfo.processInfo.activeProcessorCount
+        ) { index in batch[index].image.map { inspect($0, batch[index].location) } ?? [] }
+        for (record, imageFindings) in zip(batch, results) {
+            for finding in record.found + imageFindings { findings.add(finding) }
         }
-        merged += findings[cursor...]
-        findings = merged
     }
 
     /// Pairs closer than `minimumSpacing`. Records are sorted into grid cells at least
@@ -291,41 +296,44 @@ public struct TreasureValidator {
             }
             return low
         }
-        var closest: [Int32: (other: Int32, distance: Double)] = [:]
-        for current in cells {
-            let entry = entries[Int(current.index)]
+        // Record by record, so that each finding is said as it is found.
+        for (index, entry) in entries.enumerated() where entry.latitude.isFinite {
+            let current = Int32(index)
+            let currentRow = Int64((entry.latitude / cell).rounded(.down))
+            let currentColumn = Int64((entry.longitude / cell).rounded(.down))
+            var closest: (other: Int32, distance: Double)?
             // Longitude cells shrink towards the poles; widen the search to match.
             let span = Int64(
                 min(1000, (1 / max(cos(entry.latitude * .pi / 180), 1e-3)).rounded(.up)))
-            for row in (current.row - 1)...(current.row + 1) {
-                var position = firstCell(atLeast: row, current.column - span)
+            for row in (currentRow - 1)...(currentRow + 1) {
+                var position = firstCell(atLeast: row, currentColumn - span)
                 while position < cells.count, cells[position].row == row,
-                    cells[position].column <= current.column + span
+                    cells[position].column <= currentColumn + span
                 {
                     let other = cells[position].index
                     position += 1
                     // Report each pair once, on the later record.
-                    guard other < current.index else { continue }
+                    guard other < current else { continue }
                     let neighbour = entries[Int(other)]
                     let distance = greatCircleDistance(
                         fromLatitude: entry.latitude, longitude: entry.longitude,
                         toLatitude: neighbour.latitude, longitude: neighbour.longitude)
                     if distance < Self.minimumSpacing,
-                        closest[current.index].map({ distance < $0.distance }) ?? true
+                        closest.map({ distance < $0.distance }) ?? true
                     {
-                        closest[current.index] = (other, distance)
+                        closest = (other, distance)
                     }
                 }
             }
-        }
-        for (index, pair) in closest.sorted(by: { $0.key < $1.key }) {
-            findings.append(
-                Diagnostic(
-                    .warning, DiagnosticCode.tooClose,
-                    String(
-                        format: "only %.1f m from '%@' (%@)", pair.distance, keys[Int(pair.other)],
-                        locationText(pair.other)),
-                    at: location(index)))
+            if let closest {
+                findings.add(
+                    Diagnostic(
+                        .warning, DiagnosticCode.tooClose,
+                        String(
+                            format: "only %.1f m from '%@' (%@)", closest.distance,
+                            keys[Int(closest.other)], locationText(closest.other)),
+                        at: location(current)))
+            }
         }
     }
 
@@ -396,7 +404,7 @@ public struct TreasureValidator {
             let exchanged = neighbours(
                 entry.longitude, entry.latitude, within: landing, excluding: index, limit: 2)
             guard exchanged.count >= 2 else { continue }
-            findings.append(
+            findings.add(
                 Diagnostic(
                     .warning, DiagnosticCode.swappedCoordinates,
                     "coordinates look swapped (lon/lat): [\(entry.latitude), \(entry.longitude)] "

@@ -4,13 +4,53 @@ import TroveSQLite
 /// Runs `TreasureValidator` over the workspace or over files without importing them.
 public enum Validation {
     /// The findings, and whether any file could not be read at all.
-    public struct Report: Sendable {
-        public var findings: [Diagnostic] = []
+    ///
+    /// Findings about the workspace as a whole come first, then the records' in compiler
+    /// order (`OrderedFindings`: not held in memory), then any appended.
+    public struct Report {
+        private var leading: [Diagnostic] = []
+        private var ordered: OrderedFindings
+        private var trailing: [Diagnostic] = []
         /// Files that could not be read or parsed (exit status 3).
         public var unreadableFiles = 0
 
-        public var errors: Int { findings.filter { $0.severity == .error }.count }
-        public var warnings: Int { findings.filter { $0.severity == .warning }.count }
+        init(_ ordered: OrderedFindings) {
+            self.ordered = ordered
+        }
+
+        public var errors: Int {
+            ordered.errors + (leading + trailing).filter { $0.severity == .error }.count
+        }
+        public var warnings: Int {
+            ordered.warnings + (leading + trailing).filter { $0.severity == .warning }.count
+        }
+
+        /// Adds findings after all the others.
+        public mutating func append(_ findings: [Diagnostic]) {
+            trailing += findings
+        }
+
+        mutating func insertFirst(_ finding: Diagnostic) {
+            leading.insert(finding, at: 0)
+        }
+
+        /// Calls `body` with each finding in order. The report is read once: a second
+        /// call sees only the findings said first and last.
+        ///
+        /// - Throws: what `body` throws, or `SpillError` when findings set aside in a
+        ///   temporary file cannot be read back.
+        public func forEach(_ body: (Diagnostic) throws -> Void) throws {
+            for finding in leading { try body(finding) }
+            try ordered.drain(body)
+            for finding in trailing { try body(finding) }
+        }
+
+        /// Every finding, in order, in memory: for tests and small reports.
+        public func collected() throws -> [Diagnostic] {
+            var findings: [Diagnostic] = []
+            try forEach { findings.append($0) }
+            return findings
+        }
     }
 
     /// Checks every treasure in the workspace, in import order.
@@ -44,33 +84,37 @@ public enum Validation {
                     location: source ?? Diagnostic.Location()
                 ))
         }
-        var findings = inFileOrder(validator.finish())
+        validator.finish()
+        var report = Report(validator.findings)
         if validator.missingGeohashes > 0 {
             let count = validator.missingGeohashes
-            findings.insert(
+            report.insertFirst(
                 Diagnostic(
                     .warning, DiagnosticCode.geohashMissing,
                     "\(count) treasure\(count == 1 ? " has" : "s have") no geohash yet",
-                    at: .init(), hint: "run 'trove geohash'"), at: 0)
+                    at: .init(), hint: "run 'trove geohash'"))
         }
         // Said first: until it is set, no export with image URLs can succeed.
         if let missing = try MissingBucket.find(in: workspace) {
-            findings.insert(
+            report.insertFirst(
                 Diagnostic(
                     .warning, DiagnosticCode.missingBucket, missing.message, at: .init(),
-                    hint: MissingBucket.hint), at: 0)
+                    hint: MissingBucket.hint))
         }
-        return Report(findings: findings)
+        return report
     }
 
     /// Checks files as `import treasures` would read them, without importing.
     public static func files(
         _ sources: [TreasureFileImport.Source], encoding: TextEncoding, bounds: GeoBounds?
     ) -> Report {
-        var report = Report()
         var validator = TreasureValidator(bounds: bounds)
+        let findings = validator.findings
+        var report = Report(findings)
         var keys = KeyDeriver()
         for source in sources {
+            // Files rank in the order given, before anything is found in them.
+            findings.register(file: source.displayPath)
             do {
                 var reader = try TreasureReader(
                     path: source.path, displayPath: source.displayPath, format: source.format,
@@ -86,35 +130,16 @@ public enum Validation {
                                 image: TreasureFileImport.resolveImage(input.image, in: source),
                                 description: input.description, location: input.location))
                     case .invalid(let diagnostic):
-                        report.findings.append(diagnostic)
+                        findings.add(diagnostic, asRead: true)
                     }
                 }
-                report.findings += reader.fileWarnings
+                for warning in reader.fileWarnings { findings.add(warning, asRead: true) }
             } catch {
-                report.findings.append(error.diagnostic)
+                findings.add(error.diagnostic, asRead: true)
                 report.unreadableFiles += 1
             }
         }
-        report.findings = inFileOrder(report.findings + validator.finish())
+        validator.finish()
         return report
-    }
-
-    /// Findings sorted by file (in the order files first appear) and line, as a compiler
-    /// lists them; findings at one place keep their order.
-    static func inFileOrder(_ findings: [Diagnostic]) -> [Diagnostic] {
-        var fileOrder: [String: Int] = [:]
-        for finding in findings {
-            let file = finding.location.file ?? ""
-            if fileOrder[file] == nil { fileOrder[file] = fileOrder.count }
-        }
-        return findings.enumerated().sorted { lhs, rhs in
-            let left = lhs.element.location
-            let right = rhs.element.location
-            let leftKey = (fileOrder[left.file ?? ""]!, left.line ?? left.feature ?? 0, lhs.offset)
-            let rightKey = (
-                fileOrder[right.file ?? ""]!, right.line ?? right.feature ?? 0, rhs.offset
-            )
-            return leftKey < rightKey
-        }.map(\.element)
     }
 }
