@@ -57,7 +57,7 @@ TROVE_SECONDS=
 TROVE_RSS_KB=0
 echo "trove export (release), peak RSS via /usr/bin/time -v" >&2
 for run in $(seq "$RUNS"); do
-  sqlite3 "$WS" "DELETE FROM export_state; DELETE FROM exports; DELETE FROM storage_plan_blocks;"
+  sqlite3 "$WS" "DELETE FROM export_state; DELETE FROM state_blocks WHERE id NOT IN (SELECT block FROM publish_state); DELETE FROM exports; DELETE FROM storage_plan_blocks;"
   rm -f "$WORK/firebase.json" "$WORK/firebase.storage.json" "$WORK/firebase.storage.sh"
   /usr/bin/time -v -o "$WORK/time.txt" "$TROVE" -w "$WS" export --layout flatirongo \
     --out "$WORK/firebase.json" --images "$WORK/images" -q

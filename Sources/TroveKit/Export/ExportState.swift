@@ -88,7 +88,10 @@ struct ExportStateReader {
         var statement: Statement?
         if let generation {
             statement = try database.prepare(
-                "SELECT entries FROM export_state WHERE layout = ? AND generation = ? ORDER BY seq")
+                """
+                SELECT b.entries FROM export_state AS s JOIN state_blocks AS b ON b.id = s.block
+                WHERE s.layout = ? AND s.generation = ? ORDER BY s.seq
+                """)
             try statement?.bind([.text(layout), .integer(generation)])
         }
         try self.init { [statement] in
@@ -128,9 +131,14 @@ struct ExportStateWriter {
     /// - Throws: `SQLiteError`.
     init(database: Database, layout: String, generation: Int64) throws {
         let insert = try database.prepare(
-            "INSERT INTO export_state (layout, generation, seq, entries) VALUES (?, ?, ?, ?)")
+            "INSERT INTO export_state (layout, generation, seq, first, block) VALUES (?, ?, ?, ?, ?)"
+        )
         store = { seq, block in
-            try insert.run([.text(layout), .integer(generation), .integer(seq), .blob(block)])
+            let id = try StateBlocks.insert(block, database: database)
+            try insert.run([
+                .text(layout), .integer(generation), .integer(seq),
+                .blob(StateBlocks.firstPath(of: block)), .integer(id),
+            ])
         }
     }
 

@@ -129,6 +129,7 @@ public enum Exporter {
                 SELECT generation FROM export_log WHERE layout = ?1 ORDER BY id DESC LIMIT ?2)
             """,
             [.text(layout), .integer(Int64(ExportOptions.keptStates))])
+        try StateBlocks.collectGarbage(database: database)
         try database.execute(
             """
             INSERT INTO exports (layout, at, out) VALUES (?, ?, ?)

@@ -95,6 +95,20 @@ struct FrontCodedReader {
         offset += suffix
     }
 
+    /// The first path of `entries`, a block on its own (the reader's position is lost).
+    ///
+    /// - Throws: `damaged`.
+    mutating func firstPath(of entries: [UInt8]) throws -> [UInt8] {
+        block = entries
+        offset = 0
+        path.removeAll()
+        guard !entries.isEmpty else { return [] }
+        let shared = try readVarint()
+        let suffix = try readVarint()
+        guard shared == 0, offset + suffix <= block.count else { throw damaged }
+        return Array(block[offset..<offset + suffix])
+    }
+
     /// - Throws: `damaged`.
     mutating func readVarint() throws -> Int {
         var value = 0

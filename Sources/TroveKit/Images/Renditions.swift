@@ -14,6 +14,9 @@ public enum Renditions {
 
         /// The output subfolder.
         var folder: String { self == .treasure ? "treasures" : "posts" }
+
+        /// The kind of record whose changes are tracked.
+        var record: RecordKind { self == .treasure ? .treasure : .post }
     }
 
     /// What to make and where.
@@ -344,8 +347,11 @@ public enum Renditions {
                 AND photo IS NOT NULL)
             """
         return try workspace.write {
-            let paths = try database.query("SELECT path FROM renditions WHERE " + condition) {
-                $0.text(0) ?? ""
+            let paths = try database.query(
+                "SELECT path, owner_key FROM renditions WHERE " + condition
+            ) { row in
+                workspace.markChanged(.post, row.text(1) ?? "")
+                return row.text(0) ?? ""
             }
             if !paths.isEmpty {
                 try database.execute("DELETE FROM renditions WHERE " + condition)
@@ -364,7 +370,10 @@ public enum Renditions {
             let forget = try database.prepare(
                 "DELETE FROM rendition_failures WHERE owner_kind = ? AND owner_key = ?")
             for job in jobs {
-                try forget.run([.text(job.kind.rawValue), .text(job.key)])
+                // A failure forgotten or remembered changes what an export says of it.
+                if try forget.run([.text(job.kind.rawValue), .text(job.key)]) > 0 {
+                    workspace.markChanged(job.kind.record, job.key)
+                }
             }
             let remember = try database.prepare(
                 """
@@ -372,6 +381,7 @@ public enum Renditions {
                 VALUES (?, ?, ?, ?)
                 """)
             for failure in failures {
+                workspace.markChanged(failure.kind.record, failure.key)
                 try remember.run([
                     .text(failure.kind.rawValue), .text(failure.key), .text(failure.source),
                     .text(failure.reason),
@@ -408,6 +418,7 @@ public enum Renditions {
                     replaced.append(old)
                 }
                 previous.reset()
+                workspace.markChanged(record.kind.record, record.key)
                 try upsert.run([
                     .text(record.kind.rawValue), .text(record.key), .text(record.name),
                     .text(record.source), .text(record.sourceHash), .text(record.settings),

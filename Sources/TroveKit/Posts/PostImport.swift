@@ -224,6 +224,7 @@ public struct PostImporter {
                 // Back in the export after it was gone: the user restored it.
                 let note = "back in \(input.source) after it was withdrawn"
                 try reopen.run([.text(input.id), .text(note)])
+                workspace.markChanged(.post, input.id)
                 try trail.append(
                     Decision(
                         postID: input.id, at: at, moderator: Self.systemModerator,
@@ -253,6 +254,7 @@ public struct PostImporter {
                 .text(input.source), origin.map { .text($0) },
             ]
             try upsert.run(values)
+            workspace.markChanged(.post, input.id)
             try version.run([
                 .text(input.id), .text(newVersion), input.user.map { .text($0) },
                 .real(input.latitude), .real(input.longitude), input.description.map { .text($0) },
@@ -305,6 +307,7 @@ public struct PostImporter {
         for (id, status, version) in gone {
             let note = "no longer in \(name)"
             try update.run([.text(id), .text(note), .text(at)])
+            workspace.markChanged(.post, id)
             try trail.append(
                 Decision(
                     postID: id, at: at, moderator: Self.systemModerator, from: status,

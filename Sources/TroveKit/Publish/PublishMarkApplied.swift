@@ -74,8 +74,8 @@ extension Publisher {
                 "DELETE FROM publish_state WHERE target = ? AND planned = 1", [targetName])
             try database.execute(
                 """
-                INSERT INTO publish_state (target, kind, planned, seq, data)
-                SELECT ?, 'paths', 1, seq, entries FROM export_state
+                INSERT INTO publish_state (target, kind, planned, seq, first, block)
+                SELECT ?, 'paths', 1, seq, first, block FROM export_state
                 WHERE layout = ? AND generation = ?
                 """, [targetName, .text(export.layout), .integer(export.generation)])
             let store = try PublishState.store(.objects, target: target.name, database: database)

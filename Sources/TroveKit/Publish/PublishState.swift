@@ -21,8 +21,8 @@ enum PublishState {
     ) throws -> () throws -> [UInt8]? {
         let statement = try database.prepare(
             """
-            SELECT data FROM publish_state WHERE target = ? AND kind = ? AND planned = ?
-            ORDER BY seq
+            SELECT b.entries FROM publish_state AS s JOIN state_blocks AS b ON b.id = s.block
+            WHERE s.target = ? AND s.kind = ? AND s.planned = ? ORDER BY s.seq
             """)
         try statement.bind([.text(target), .text(kind.rawValue), .integer(planned ? 1 : 0)])
         return {
@@ -58,9 +58,16 @@ enum PublishState {
         -> (Int64, [UInt8]) throws -> Void
     {
         let insert = try database.prepare(
-            "INSERT INTO publish_state (target, kind, planned, seq, data) VALUES (?, ?, 1, ?, ?)")
+            """
+            INSERT INTO publish_state (target, kind, planned, seq, first, block)
+            VALUES (?, ?, 1, ?, ?, ?)
+            """)
         return { seq, block in
-            try insert.run([.text(target), .text(kind.rawValue), .integer(seq), .blob(block)])
+            let id = try StateBlocks.insert(block, database: database)
+            try insert.run([
+                .text(target), .text(kind.rawValue), .integer(seq),
+                .blob(StateBlocks.firstPath(of: block)), .integer(id),
+            ])
         }
     }
 
@@ -73,6 +80,7 @@ enum PublishState {
         try database.execute(
             "UPDATE publish_state SET planned = 0 WHERE target = ? AND planned = 1",
             [.text(target)])
+        try StateBlocks.collectGarbage(database: database)
     }
 }
 

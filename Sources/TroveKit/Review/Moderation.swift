@@ -377,6 +377,7 @@ public struct Moderation {
                             last: try lastDecision(request.id)))
                     continue
                 }
+                workspace.markChanged(.post, request.id)
                 let decision = Decision(
                     postID: request.id, at: at, moderator: moderator, from: current,
                     to: target, reason: reason, note: note, appliedBy: appliedBy,

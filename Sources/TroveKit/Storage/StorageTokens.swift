@@ -38,6 +38,17 @@ public enum StorageTokens {
                 WHERE path NOT IN (SELECT path FROM storage_tokens) ORDER BY path
                 """
             ) { $0.text(0) ?? "" }
+            // The owners' download URLs carry the token.
+            let owners = try database.prepare(
+                "SELECT owner_kind, owner_key FROM renditions WHERE path = ?")
+            func markOwners(of path: String) throws {
+                try owners.bind([.text(path)])
+                while let row = try owners.next() {
+                    let kind = RecordKind(rawValue: row.text(0) ?? "") ?? .treasure
+                    workspace.markChanged(kind, row.text(1) ?? "")
+                }
+            }
+            for path in rotation.made { try markOwners(of: path) }
             _ = try database.execute(
                 """
                 INSERT OR IGNORE INTO storage_tokens (path, token)
@@ -76,6 +87,7 @@ public enum StorageTokens {
                 _ = try database.execute(
                     "UPDATE storage_tokens SET token = \(Schema.randomUUID) WHERE path = ?",
                     [.text(path)])
+                try markOwners(of: path)
             }
             rotation.rotated = paths.sorted()
             return rotation

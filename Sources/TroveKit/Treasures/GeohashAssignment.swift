@@ -25,9 +25,8 @@ public enum GeohashAssignment {
             }
             let length = try workspace.geohashPrecision()
             var result = Result()
-            result.treasures = try assignTreasures(precision: length, in: database)
-            result.posts = try assign(
-                table: "posts", index: "posts_geohash", precision: length, in: database)
+            result.treasures = try assignTreasures(precision: length, in: workspace)
+            result.posts = try assignPosts(precision: length, in: workspace)
             return result
         }
     }
@@ -38,7 +37,8 @@ public enum GeohashAssignment {
     /// than a million scattered index updates. Otherwise only stale rows are written.
     /// Deciding that takes one probe of the table, not a count of either table: at a
     /// million rows a count is a full scan.
-    private static func assignTreasures(precision: Int, in database: Database) throws -> Int {
+    private static func assignTreasures(precision: Int, in workspace: Workspace) throws -> Int {
+        let database = workspace.database
         let length = SQLiteValue.integer(Int64(precision))
         let fresh = "trove_geohash(t.lat, t.lon, ?1)"
         let anyCurrent =
@@ -47,14 +47,21 @@ public enum GeohashAssignment {
                 [length])?.int64 == 1
         guard !anyCurrent else {
             // A NULL geohash (a position out of range) fails NOT NULL and is skipped.
-            return try database.execute(
+            var written = 0
+            _ = try database.query(
                 """
                 INSERT OR IGNORE INTO treasure_geohashes (key, geohash)
                 SELECT t.key, \(fresh) FROM treasures AS t
                 LEFT JOIN treasure_geohashes AS g ON g.key = t.key
                 WHERE g.geohash IS NOT \(fresh)
                 ON CONFLICT (key) DO UPDATE SET geohash = excluded.geohash
-                """, [length])
+                RETURNING key
+                """, [length]
+            ) { row in
+                written += 1
+                workspace.markChanged(.treasure, row.text(0) ?? "")
+            }
+            return written
         }
         let index = "treasure_geohashes_geohash"
         let definition = try database.scalar(
@@ -63,6 +70,7 @@ public enum GeohashAssignment {
         if definition != nil { try database.execute("DROP INDEX \(index)") }
         try database.execute("DELETE FROM treasure_geohashes")
         let written = try refill(precision: precision, in: database)
+        if written > 0 { workspace.markAllChanged(.treasure) }
         if let definition { try rebuildIndex(definition, in: database) }
         return written
     }
@@ -169,9 +177,10 @@ public enum GeohashAssignment {
     /// Recomputes one table's geohashes in a single pass and writes only those that
     /// differ. When most rows change, the geohash index is dropped and rebuilt: one sort is
     /// much cheaper than a million scattered index updates.
-    private static func assign(
-        table: String, index: String, precision: Int, in database: Database
-    ) throws -> Int {
+    private static func assignPosts(precision: Int, in workspace: Workspace) throws -> Int {
+        let database = workspace.database
+        let table = "posts"
+        let index = "posts_geohash"
         let length = SQLiteValue.integer(Int64(precision))
         let stale = "geohash IS NOT trove_geohash(lat, lon, ?1)"
         let rows = Int(try database.scalar("SELECT count(*) FROM \(table)")?.int64 ?? 0)
@@ -184,8 +193,14 @@ public enum GeohashAssignment {
             "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?", [.text(index)])?
             .string
         if rebuild, definition != nil { try database.execute("DROP INDEX \(index)") }
-        let changed = try database.execute(
-            "UPDATE \(table) SET geohash = trove_geohash(lat, lon, ?1) WHERE \(stale)", [length])
+        var changed = 0
+        _ = try database.query(
+            "UPDATE \(table) SET geohash = trove_geohash(lat, lon, ?1) WHERE \(stale) RETURNING id",
+            [length]
+        ) { row in
+            changed += 1
+            workspace.markChanged(.post, row.text(0) ?? "")
+        }
         if rebuild, let definition { try rebuildIndex(definition, in: database) }
         return changed
     }

@@ -248,7 +248,7 @@ public struct TreasureFileImport {
         // Only now, with every file read: a treasure that moved to a later file of this
         // import is that file's now, not gone.
         try settleVanished(
-            &results, sourceIDs: sourceIDs, known: known, keys: keys, database: database)
+            &results, sourceIDs: sourceIDs, known: known, keys: keys, workspace: workspace)
         if notesNewKeys {
             try database.execute(
                 "DROP TRIGGER temp.import_new_key; DROP TABLE temp.import_new_keys;")
@@ -261,8 +261,9 @@ public struct TreasureFileImport {
     /// holds something else, and findings name them by key.
     private func settleVanished(
         _ results: inout [FileResult], sourceIDs: [Int64], known: [Bool],
-        keys: SharedKeyDeriver, database: Database
+        keys: SharedKeyDeriver, workspace: Workspace
     ) throws {
+        let database = workspace.database
         struct Spot: Hashable {
             var source: Int64
             var lat: Double
@@ -309,7 +310,7 @@ public struct TreasureFileImport {
                     location: SourceLine.location(file: nil, stored: row.int64(5))
                         ?? Diagnostic.Location()))
         }
-        let remover = try TreasureRemover(database: database)
+        let remover = try TreasureRemover(workspace: workspace)
         let forget = try database.prepare("UPDATE treasures SET source_line = NULL WHERE key = ?")
         for index in results.indices where !results[index].vanished.isEmpty {
             if sync && results[index].summary.skipped > 0 {

@@ -198,6 +198,8 @@ public final class TreasureImporter {
                     try bind(row, after: 0, in: insert)
                     try insert.step()
                 }
+                // Rows go this way only into a table that was empty: every one is new.
+                if end > pending { workspace.markAllChanged(.treasure) }
                 inserted += end - pending
                 changed += end - pending
                 pending = end
@@ -211,6 +213,9 @@ public final class TreasureImporter {
                 if workspace.database.changes > 0 {
                     upsertChanged = true
                     changed += 1
+                    let key = UnsafeRawBufferPointer(
+                        rebasing: bytes[Int(row.key.start)..<Int(row.key.start + row.key.count)])
+                    workspace.markChanged(.treasure, String(decoding: key, as: UTF8.self))
                 } else {
                     try bind(row.key, at: 1, in: relocate)
                     try relocate.bind(int: row.line, at: 9)

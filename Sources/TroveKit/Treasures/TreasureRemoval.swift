@@ -6,11 +6,14 @@ import TroveSQLite
 ///
 /// Call inside a transaction.
 public final class TreasureRemover {
+    private let workspace: Workspace
     private let deleteTreasure: Statement
     private let deleteRenditions: Statement
 
     /// - Throws: `SQLiteError`.
-    public init(database: Database) throws {
+    public init(workspace: Workspace) throws {
+        self.workspace = workspace
+        let database = workspace.database
         deleteTreasure = try database.prepare("DELETE FROM treasures WHERE key = ?")
         deleteRenditions = try database.prepare(
             "DELETE FROM renditions WHERE owner_kind = 'treasure' AND owner_key = ?")
@@ -24,6 +27,7 @@ public final class TreasureRemover {
     public func remove(_ key: String) throws -> Bool {
         let removed = try deleteTreasure.run([.text(key)]) > 0
         try deleteRenditions.run([.text(key)])
+        if removed { workspace.markChanged(.treasure, key) }
         return removed
     }
 }
@@ -47,7 +51,7 @@ extension TreasureRemover {
         struct RolledBack: Error { let outcome: Outcome }
         do {
             return try workspace.write {
-                let remover = try TreasureRemover(database: workspace.database)
+                let remover = try TreasureRemover(workspace: workspace)
                 var outcome = Outcome()
                 var seen = Set<String>()
                 for key in keys where seen.insert(key).inserted {

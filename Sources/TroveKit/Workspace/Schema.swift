@@ -17,6 +17,8 @@ enum Schema {
         .init("011-post-versions-signed-sheets-withdrawn", apply: moderation),
         .init("012-source-columns-and-rendition-failures", sql: sourceColumnsAndDecimalComma),
         .init("015-moderators-sessions-claims", sql: serve),
+        .init("016-change-tracking", sql: changeTracking),
+        .init("018-shared-state-blocks", apply: stateBlocks),
     ])
 
     static let treasures = """

@@ -75,6 +75,9 @@ public final class Workspace {
     public let path: String
     /// How long a writer waits for another one, in milliseconds.
     public let busyTimeout: Int32
+    /// What the write transaction in progress changed, recorded just before it commits.
+    private var treasureChanges = ChangeMarks(.treasure)
+    private var postChanges = ChangeMarks(.post)
 
     /// SQLite's `application_id` of a trove workspace: "TROV" in ASCII.
     public static let applicationID: Int32 = 0x5452_4F56
@@ -271,8 +274,18 @@ public final class Workspace {
     /// - Throws: `WorkspaceError`, or whatever `body` throws.
     public func write<T>(_ body: () throws -> T) throws -> T {
         if isReadOnly { throw WorkspaceError.readOnly(path: path) }
+        // Marks left by a transaction that failed must not reach the next one.
+        defer {
+            treasureChanges = ChangeMarks(.treasure)
+            postChanges = ChangeMarks(.post)
+        }
         do {
-            return try database.transaction(body)
+            return try database.transaction {
+                let result = try body()
+                try treasureChanges.record(in: database)
+                try postChanges.record(in: database)
+                return result
+            }
         } catch let error as SQLiteError {
             throw Self.classify(error, path: path, busyTimeout: busyTimeout) ?? error
         }
@@ -289,6 +302,25 @@ public final class Workspace {
             return try body()
         } catch let error as SQLiteError {
             throw Self.classify(error, path: path, busyTimeout: busyTimeout) ?? error
+        }
+    }
+
+    // MARK: - Changes
+
+    /// Notes that the record `key` of `kind` changed (was written, deleted, or had what an
+    /// export renders of it change) in the write transaction in progress.
+    public func markChanged(_ kind: RecordKind, _ key: String) {
+        switch kind {
+        case .treasure: treasureChanges.mark(key)
+        case .post: postChanges.mark(key)
+        }
+    }
+
+    /// Notes that every record of `kind` may have changed in the write in progress.
+    public func markAllChanged(_ kind: RecordKind) {
+        switch kind {
+        case .treasure: treasureChanges.markEverything()
+        case .post: postChanges.markEverything()
         }
     }
 

@@ -1,0 +1,156 @@
+import TroveSQLite
+
+/// The kinds of record whose changes are tracked.
+public enum RecordKind: String, Sendable {
+    case treasure
+    case post
+}
+
+/// What changed after a consumer's clock value.
+public enum ChangeSet: Equatable, Sendable {
+    /// Every record may have changed; `reason` says why, for a message.
+    case everything(reason: String)
+    /// Only these records changed (sorted; deleted ones included).
+    case keys([String])
+}
+
+/// Which records changed, and when, recorded in the same transaction as the changes.
+///
+/// Writers collect what they change in `ChangeMarks` and record it before their
+/// transaction commits. Consumers (an export's state, a publish target, validate) note the
+/// clock when they have taken everything in, and later ask what changed since.
+public enum ChangeLog {
+    /// The clock's current value: every change recorded so far has a value at most this.
+    ///
+    /// - Throws: `SQLiteError`.
+    public static func clock(in database: Database) throws -> Int64 {
+        try database.scalar("SELECT seq FROM change_clock WHERE id = 1")?.int64 ?? 0
+    }
+
+    /// The subquery of the keys of `?1`'s kind changed after clock value `?2`: for
+    /// restricting a query to changed records without reading the keys first.
+    public static let changedKeysSQL =
+        "SELECT key FROM record_changes WHERE kind = ?1 AND seq > ?2 AND key <> ''"
+
+    /// What changed of `kind` after clock value `seq` (nil: the consumer never took
+    /// anything in).
+    ///
+    /// - Parameter limit: beyond this many keys, answers `.everything`: rendering every
+    ///   record costs less then.
+    /// - Throws: `SQLiteError`.
+    public static func changes(
+        of kind: RecordKind, since seq: Int64?, limit: Int = .max, in database: Database
+    ) throws -> ChangeSet {
+        guard let seq else { return .everything(reason: "nothing was taken in before") }
+        if let bulk = try database.scalar(
+            "SELECT seq FROM record_changes WHERE kind = ? AND key = ''", [.text(kind.rawValue)])?
+            .int64, bulk > seq
+        {
+            return .everything(reason: "every \(kind.rawValue) was written at once since")
+        }
+        let statement = try database.prepare(
+            changedKeysSQL + " ORDER BY key LIMIT ?3")
+        try statement.bind([
+            .text(kind.rawValue), .integer(seq), .integer(Int64(min(limit, Int(Int32.max)) + 1)),
+        ])
+        var keys: [String] = []
+        while let row = try statement.next() {
+            keys.append(row.text(0) ?? "")
+        }
+        if keys.count > limit {
+            return .everything(reason: "more than \(limit) \(kind.rawValue)s changed since")
+        }
+        return .keys(keys)
+    }
+
+    /// The clock value consumer `name` last took in, and its inputs' fingerprint.
+    ///
+    /// - Throws: `SQLiteError`.
+    public static func consumer(_ name: String, in database: Database) throws -> (
+        seq: Int64, inputs: String?
+    )? {
+        try database.query(
+            "SELECT seq, inputs FROM change_consumers WHERE name = ?", [.text(name)]
+        ) { (seq: $0.int64(0) ?? 0, inputs: $0.text(1)) }.first
+    }
+
+    /// Records that consumer `name` has taken in everything up to the clock's value now.
+    /// Call inside the write transaction that did the taking in.
+    ///
+    /// - Throws: `SQLiteError`.
+    public static func recordConsumer(_ name: String, inputs: String?, in database: Database)
+        throws
+    {
+        try database.execute(
+            """
+            INSERT INTO change_consumers (name, seq, inputs)
+            VALUES (?1, (SELECT seq FROM change_clock WHERE id = 1), ?2)
+            ON CONFLICT (name) DO UPDATE SET seq = excluded.seq, inputs = excluded.inputs
+            """, [.text(name), inputs.map { .text($0) }])
+    }
+}
+
+/// The records one write changes, recorded with `record(in:)` before it commits.
+///
+/// Up to `limit` keys are kept and marked one by one; beyond that, or after
+/// `markEverything()`, one mark stands for every record of the kind, so a bulk write
+/// costs one row here instead of one per record.
+public struct ChangeMarks {
+    public let kind: RecordKind
+    private var keys: Set<String> = []
+    private var everything = false
+    private let limit: Int
+
+    public init(_ kind: RecordKind, limit: Int = 50_000) {
+        self.kind = kind
+        self.limit = limit
+    }
+
+    /// Whether nothing has been marked.
+    public var isEmpty: Bool { !everything && keys.isEmpty }
+
+    /// Marks record `key` as changed (written, moved, re-rendered or deleted).
+    public mutating func mark(_ key: String) {
+        guard !everything else { return }
+        keys.insert(key)
+        if keys.count > limit { markEverything() }
+    }
+
+    /// Marks every record of the kind as changed.
+    public mutating func markEverything() {
+        everything = true
+        keys = []
+    }
+
+    /// Writes the marks with a new clock value and clears them. Call inside the write
+    /// transaction that made the changes.
+    ///
+    /// - Throws: `SQLiteError`.
+    public mutating func record(in database: Database) throws {
+        guard !isEmpty else { return }
+        try database.execute("UPDATE change_clock SET seq = seq + 1 WHERE id = 1")
+        let kind = SQLiteValue.text(self.kind.rawValue)
+        if everything {
+            // Every consumer older than this mark takes in everything, so the marks it
+            // covers are of no further use.
+            try database.execute("DELETE FROM record_changes WHERE kind = ?", [kind])
+            try database.execute(
+                """
+                INSERT INTO record_changes (kind, key, seq)
+                VALUES (?, '', (SELECT seq FROM change_clock WHERE id = 1))
+                """, [kind])
+        } else {
+            let upsert = try database.prepare(
+                """
+                INSERT INTO record_changes (kind, key, seq)
+                VALUES (?1, ?2, (SELECT seq FROM change_clock WHERE id = 1))
+                ON CONFLICT (kind, key) DO UPDATE SET seq = excluded.seq
+                """)
+            for key in keys.sorted() {
+                try upsert.run([kind, .text(key)])
+            }
+        }
+        keys = []
+        everything = false
+    }
+}
