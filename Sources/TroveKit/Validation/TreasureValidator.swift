@@ -49,6 +49,11 @@ public struct TreasureValidator {
     public var inspectImage: @Sendable (String, Diagnostic.Location) -> [Diagnostic]
     /// Set when keys cannot repeat (the workspace's primary key), to skip that check.
     public var keysAreUnique = false
+    /// The records to report on (`validate --changed`); nil reports on every record.
+    /// The others are remembered for the checks across records, not checked themselves.
+    var focus: Focus?
+    /// How many records were reported on.
+    private(set) var checked = 0
 
     /// A record as remembered for the checks across records.
     private struct Entry {
@@ -71,6 +76,8 @@ public struct TreasureValidator {
     /// Images checked at once: enough to keep every core busy, few enough to hold.
     private static let imageBatch = 512
     private var entries: [Entry] = []
+    /// With a focus, whether each record is reported on.
+    private var reported: [Bool] = []
     private var keys: [String] = []
     private var files: [String] = []
     private var fileIndex: [String: Int32] = [:]
@@ -103,6 +110,17 @@ public struct TreasureValidator {
         location.key = record.key
         findings.register(file: location.file)
         let index = Int32(entries.count)
+        if let focus {
+            let included = focus.includes(
+                key: record.key, name: record.name, latitude: record.latitude,
+                longitude: record.longitude)
+            reported.append(included)
+            if !included {
+                remember(record, at: location)
+                return
+            }
+        }
+        checked += 1
         var found: [Diagnostic] = []
         func report(
             _ severity: Diagnostic.Severity, _ code: String, _ message: String, hint: String? = nil
@@ -155,9 +173,7 @@ public struct TreasureValidator {
 
         let latitude = record.latitude
         let longitude = record.longitude
-        let inRange =
-            latitude.isFinite && longitude.isFinite && (-90...90).contains(latitude)
-            && (-180...180).contains(longitude)
+        let inRange = Self.inRange(latitude, longitude)
         if !latitude.isFinite || !longitude.isFinite {
             report(.error, DiagnosticCode.notANumber, "position is not a finite number")
         } else {
@@ -214,7 +230,23 @@ public struct TreasureValidator {
         } else {
             for finding in found { findings.add(finding) }
         }
+        append(record, at: location, inRange: inRange)
+    }
 
+    /// Remembers a record outside the focus as the checks across records need it: the
+    /// first of its key and name, and its entry.
+    private mutating func remember(_ record: TreasureRecord, at location: Diagnostic.Location) {
+        let index = Int32(entries.count)
+        if !keysAreUnique, firstOfKey[record.key] == nil { firstOfKey[record.key] = index }
+        if !record.name.isEmpty, firstOfName[record.name] == nil {
+            firstOfName[record.name] = index
+        }
+        append(record, at: location, inRange: Self.inRange(record.latitude, record.longitude))
+    }
+
+    private mutating func append(
+        _ record: TreasureRecord, at location: Diagnostic.Location, inRange: Bool
+    ) {
         let file = location.file ?? ""
         let fileNumber =
             fileIndex[file]
@@ -225,10 +257,22 @@ public struct TreasureValidator {
             }()
         entries.append(
             Entry(
-                latitude: inRange ? latitude : .nan, longitude: inRange ? longitude : .nan,
+                latitude: inRange ? record.latitude : .nan,
+                longitude: inRange ? record.longitude : .nan,
                 file: fileNumber, line: Int32(clamping: location.line ?? -1),
                 feature: Int32(clamping: location.feature ?? -1)))
         keys.append(record.key)
+    }
+
+    /// Whether a position is one the checks across records compare.
+    static func inRange(_ latitude: Double, _ longitude: Double) -> Bool {
+        latitude.isFinite && longitude.isFinite && (-90...90).contains(latitude)
+            && (-180...180).contains(longitude)
+    }
+
+    /// Whether record `index` is reported on.
+    private func isReported(_ index: Int) -> Bool {
+        focus == nil || reported[index]
     }
 
     private func location(_ index: Int32) -> Diagnostic.Location {
@@ -297,7 +341,8 @@ public struct TreasureValidator {
             return low
         }
         // Record by record, so that each finding is said as it is found.
-        for (index, entry) in entries.enumerated() where entry.latitude.isFinite {
+        for (index, entry) in entries.enumerated()
+        where entry.latitude.isFinite && isReported(index) {
             let current = Int32(index)
             let currentRow = Int64((entry.latitude / cell).rounded(.down))
             let currentColumn = Int64((entry.longitude / cell).rounded(.down))
@@ -393,7 +438,8 @@ public struct TreasureValidator {
             }
             return (count, nearest)
         }
-        for (index, entry) in entries.enumerated() where entry.latitude.isFinite {
+        for (index, entry) in entries.enumerated()
+        where entry.latitude.isFinite && isReported(index) {
             guard (-90...90).contains(entry.longitude), entry.latitude != entry.longitude else {
                 continue
             }
@@ -457,5 +503,49 @@ extension String {
             return false
         }
         return firstScalar.properties.isWhitespace || lastScalar.properties.isWhitespace
+    }
+}
+
+extension TreasureValidator {
+    /// The records `validate --changed` reports on: the changed ones, those closer than
+    /// `minimumSpacing` to one (a changed record can make or end a near-duplicate finding
+    /// on either side), and those that share a name with one (likewise for duplicate names).
+    struct Focus {
+        var keys: Set<String> = []
+        var names: Set<String> = []
+        /// The changed records' positions, by row of the near-duplicate grid.
+        private var rows: [Int64: [(latitude: Double, longitude: Double)]] = [:]
+
+        private static let cell = TreasureValidator.minimumSpacing / 111_000
+
+        /// Adds a changed record.
+        mutating func add(key: String, name: String, latitude: Double, longitude: Double) {
+            keys.insert(key)
+            if !name.isEmpty { names.insert(name) }
+            if TreasureValidator.inRange(latitude, longitude) {
+                rows[Int64((latitude / Self.cell).rounded(.down)), default: []].append(
+                    (latitude, longitude))
+            }
+        }
+
+        /// Whether the record with these fields is reported on.
+        func includes(key: String, name: String, latitude: Double, longitude: Double) -> Bool {
+            if keys.contains(key) || names.contains(name) { return true }
+            guard !rows.isEmpty, TreasureValidator.inRange(latitude, longitude) else {
+                return false
+            }
+            let row = Int64((latitude / Self.cell).rounded(.down))
+            for neighbourRow in (row - 1)...(row + 1) {
+                for position in rows[neighbourRow] ?? []
+                where greatCircleDistance(
+                    fromLatitude: latitude, longitude: longitude,
+                    toLatitude: position.latitude, longitude: position.longitude)
+                    < TreasureValidator.minimumSpacing
+                {
+                    return true
+                }
+            }
+            return false
+        }
     }
 }
