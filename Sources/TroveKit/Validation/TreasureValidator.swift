@@ -52,6 +52,9 @@ public struct TreasureValidator {
     /// The records to report on (`validate --changed`); nil reports on every record.
     /// The others are remembered for the checks across records, not checked themselves.
     var focus: Focus?
+    /// The positions of every record, in order, when only some were added (`--changed`):
+    /// the swapped-coordinates check compares a point with all of them.
+    var swappedContext: SwappedCheck?
     /// How many records were reported on.
     private(set) var checked = 0
 
@@ -383,79 +386,26 @@ public struct TreasureValidator {
     }
 
     /// Without game.bounds: a point far from every other that lands among others when its
-    /// coordinates are exchanged was probably written lon/lat. Each point is judged by
-    /// its neighbours, not by the file's centre, so a world file's remote towns are not
-    /// suspects: only a point with no other within `isolation` whose exchanged position has
-    /// at least two others within `landing`.
+    /// coordinates are exchanged was probably written lon/lat (`SwappedCheck`).
     private mutating func findSwappedOutliers() {
-        let landing = 100_000.0
-        let isolation = 500_000.0
-        // One-degree cells (about 111 km of latitude).
-        var cells: [Int64: [Int32]] = [:]
-        func cell(_ latitude: Double, _ longitude: Double) -> Int64 {
-            Int64((latitude + 90).rounded(.down)) * 1000 + Int64((longitude + 180).rounded(.down))
-        }
-        for (index, entry) in entries.enumerated() where entry.latitude.isFinite {
-            cells[cell(entry.latitude, entry.longitude), default: []].append(Int32(index))
-        }
-        guard entries.count >= 3 else { return }
-        /// The others within `radius` of a position (at most `limit` counted), and the
-        /// distance to the nearest one.
-        func neighbours(
-            _ latitude: Double, _ longitude: Double, within radius: Double, excluding: Int,
-            limit: Int
-        ) -> (count: Int, nearest: Double) {
-            let rows = Int((radius / 111_000).rounded(.up))
-            let columns = Int(
-                min(180, (Double(rows) / max(cos(latitude * .pi / 180), 0.01)).rounded(.up)))
-            var count = 0
-            var nearest = Double.infinity
-            let baseRow = Int((latitude + 90).rounded(.down))
-            let baseColumn = Int((longitude + 180).rounded(.down))
-            // The point's own cell first, then outwards: in a dense file the first cell
-            // usually answers, and `limit` ends the search there.
-            func outwards(_ reach: Int) -> [Int] {
-                [0] + (0..<reach).flatMap { [-($0 + 1), $0 + 1] }
-            }
-            for rowOffset in outwards(rows) {
-                let row = baseRow + rowOffset
-                guard (0..<180).contains(row) else { continue }
-                for offset in outwards(columns) {
-                    let column = ((baseColumn + offset) % 360 + 360) % 360
-                    guard let members = cells[Int64(row) * 1000 + Int64(column)] else { continue }
-                    for other in members where Int(other) != excluding {
-                        let neighbour = entries[Int(other)]
-                        let distance = greatCircleDistance(
-                            fromLatitude: latitude, longitude: longitude,
-                            toLatitude: neighbour.latitude, longitude: neighbour.longitude)
-                        if distance <= radius {
-                            count += 1
-                            nearest = min(nearest, distance)
-                            if count >= limit { return (count, nearest) }
-                        }
-                    }
-                }
-            }
-            return (count, nearest)
-        }
+        let check =
+            swappedContext
+            ?? SwappedCheck(
+                positions: entries.lazy.filter { $0.latitude.isFinite }.map {
+                    ($0.latitude, $0.longitude)
+                }, count: entries.count)
+        guard check.count >= 3 else { return }
         for (index, entry) in entries.enumerated()
         where entry.latitude.isFinite && isReported(index) {
-            guard (-90...90).contains(entry.longitude), entry.latitude != entry.longitude else {
+            guard let nearest = check.nearestWhenSwapped(entry.latitude, entry.longitude) else {
                 continue
             }
-            // Isolation first: nearly every point has a neighbour in its own cell.
-            let asIs = neighbours(
-                entry.latitude, entry.longitude, within: isolation, excluding: index, limit: 1)
-            guard asIs.count == 0 else { continue }
-            let exchanged = neighbours(
-                entry.longitude, entry.latitude, within: landing, excluding: index, limit: 2)
-            guard exchanged.count >= 2 else { continue }
             findings.add(
                 Diagnostic(
                     .warning, DiagnosticCode.swappedCoordinates,
                     "coordinates look swapped (lon/lat): [\(entry.latitude), \(entry.longitude)] "
-                        + "has no other treasure within \(Int(isolation / 1000)) km; exchanged, it "
-                        + "is \(Self.distanceText(exchanged.nearest)) from one",
+                        + "has no other treasure within \(Int(SwappedCheck.isolation / 1000)) km; "
+                        + "exchanged, it is \(Self.distanceText(nearest)) from one",
                     at: location(Int32(index))))
         }
     }
@@ -518,6 +468,14 @@ extension TreasureValidator {
 
         private static let cell = TreasureValidator.minimumSpacing / 111_000
 
+        /// A focus on no record.
+        init() {}
+
+        /// A focus on the records with these keys alone.
+        init(keys: Set<String>) {
+            self.keys = keys
+        }
+
         /// Adds a changed record.
         mutating func add(key: String, name: String, latitude: Double, longitude: Double) {
             keys.insert(key)
@@ -530,7 +488,12 @@ extension TreasureValidator {
 
         /// Whether the record with these fields is reported on.
         func includes(key: String, name: String, latitude: Double, longitude: Double) -> Bool {
-            if keys.contains(key) || names.contains(name) { return true }
+            keys.contains(key) || names.contains(name)
+                || isNear(latitude: latitude, longitude: longitude)
+        }
+
+        /// Whether a position is closer than `minimumSpacing` to a focused record's.
+        func isNear(latitude: Double, longitude: Double) -> Bool {
             guard !rows.isEmpty, TreasureValidator.inRange(latitude, longitude) else {
                 return false
             }

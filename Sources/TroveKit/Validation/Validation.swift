@@ -130,13 +130,31 @@ public enum Validation {
                 }
             }
         }
+        let bounds = try workspace.setting(Setting.gameBounds.key).flatMap(GeoBounds.init)
         var validator = TreasureValidator(
-            bounds: try workspace.setting(Setting.gameBounds.key).flatMap(GeoBounds.init),
-            geohashPrecision: try workspace.geohashPrecision())
+            bounds: bounds, geohashPrecision: try workspace.geohashPrecision())
         validator.keysAreUnique = true
-        validator.focus = focus
         let count = try database.scalar("SELECT count(*) FROM treasures")?.int64 ?? 0
-        validator.reserveCapacity(Int(count))
+        // With a focus, only the records compared with the reported ones are read in full.
+        var only = ""
+        var onlyKeys: [SQLiteValue?] = []
+        if let changed = focus {
+            let context = try FocusScan(changed, in: database)
+            validator.focus = context.reported
+            only = "WHERE t.key IN (SELECT value FROM json_each(?1))"
+            onlyKeys = [.text(context.compared.jsonText)]
+            for file in context.files { validator.findings.register(file: file) }
+            if bounds == nil {
+                validator.swappedContext = try SwappedCheck(
+                    positions: database.query(
+                        "SELECT lat, lon FROM treasures ORDER BY source, source_line, key", []
+                    ) { row in
+                        (row.double(0) ?? .nan, row.double(1) ?? .nan)
+                    }.filter { TreasureValidator.inRange($0.0, $0.1) }, count: Int(count))
+            }
+        } else {
+            validator.reserveCapacity(Int(count))
+        }
         let statement = try database.prepare(
             """
             SELECT t.key, t.name, t.lat, t.lon, t.image, t.description, g.geohash,
@@ -144,8 +162,10 @@ public enum Validation {
                    t.source_line
             FROM treasures AS t LEFT JOIN sources AS s ON s.id = t.source
             LEFT JOIN treasure_geohashes AS g ON g.key = t.key
+            \(only)
             ORDER BY t.source, t.source_line, t.key
             """)
+        try statement.bind(onlyKeys)
         while let row = try statement.next() {
             // Lines are the ones of each treasure's last import. A treasure whose row is
             // gone from its file has no line any more, and is named by its key.
@@ -155,9 +175,7 @@ public enum Validation {
             let latitude = row.double(2) ?? .nan
             let longitude = row.double(3) ?? .nan
             // What only the record's own checks read is read only for those reported on.
-            let reported =
-                focus?.includes(key: key, name: name, latitude: latitude, longitude: longitude)
-                ?? true
+            let reported = validator.focus?.keys.contains(key) ?? true
             validator.add(
                 TreasureRecord(
                     key: key, name: name, latitude: latitude, longitude: longitude,
@@ -208,6 +226,87 @@ public enum Validation {
                 latitude: row.double(2) ?? .nan, longitude: row.double(3) ?? .nan)
         }
         return focus
+    }
+
+    /// What `--changed` reads beyond the changed treasures, found by scans of the columns
+    /// compared alone: the workspace has no index by position or name, and one would cost
+    /// every import more than these scans cost validate.
+    private struct FocusScan {
+        /// The records reported on: the changed ones, those closer than 5 m to one, and
+        /// those named like one.
+        var reported = TreasureValidator.Focus()
+        /// The keys of every record a reported one is compared with: those closer than 5 m
+        /// to one, and those named like one (the reported ones among them).
+        var compared: [String] = []
+        /// The files as a full validate ranks them: in the records' order, a source's
+        /// records that are gone from it (no line, so no file) before its others.
+        var files: [String?] = []
+
+        init(_ changed: TreasureValidator.Focus, in database: Database) throws {
+            var sources: Set<SourcePart> = []
+            let reportedKeys = try Self.keys(near: changed, in: database) { row in
+                sources.insert(SourcePart(source: row.int64(4), gone: row.int64(5) == 1))
+            }
+            var reported = TreasureValidator.Focus()
+            let statement = try database.prepare(
+                "SELECT key, name, lat, lon FROM treasures "
+                    + "WHERE key IN (SELECT value FROM json_each(?1))")
+            try statement.bind([.text(reportedKeys.jsonText)])
+            while let row = try statement.next() {
+                reported.add(
+                    key: row.text(0) ?? "", name: row.text(1) ?? "",
+                    latitude: row.double(2) ?? .nan, longitude: row.double(3) ?? .nan)
+            }
+            compared = try Self.keys(near: reported, in: database) { _ in }
+            self.reported = TreasureValidator.Focus(keys: reported.keys)
+            let names = Dictionary(
+                try database.query("SELECT id, coalesce(name, path) FROM sources", []) {
+                    ($0.int64(0) ?? 0, $0.text(1))
+                }, uniquingKeysWith: { first, _ in first })
+            // A missing source sorts first, and a missing line first in its source.
+            let ordered = sources.sorted {
+                ($0.source ?? .min, $0.gone ? 0 : 1) < ($1.source ?? .min, $1.gone ? 0 : 1)
+            }
+            for part in ordered {
+                files.append(part.gone ? nil : part.source.flatMap { names[$0] ?? nil })
+            }
+        }
+
+        /// The records of one source with a line, or without one.
+        private struct SourcePart: Hashable {
+            var source: Int64?
+            var gone: Bool
+        }
+
+        /// The keys of the records `focus` includes, in no order, from one scan that
+        /// makes text of a key only for those; `each` sees every row (its source at 4 and
+        /// whether its line is missing at 5).
+        private static func keys(
+            near focus: TreasureValidator.Focus, in database: Database, each: (Row) -> Void
+        ) throws -> [String] {
+            let statement = try database.prepare(
+                """
+                SELECT lat, lon,
+                       name IN (SELECT value FROM json_each(?1))
+                       OR key IN (SELECT value FROM json_each(?2)),
+                       key, source, source_line IS NULL
+                FROM treasures
+                """)
+            try statement.bind([
+                .text(Array(focus.names).jsonText), .text(Array(focus.keys).jsonText),
+            ])
+            var keys: [String] = []
+            while let row = try statement.next() {
+                each(row)
+                if row.int64(2) == 1
+                    || focus.isNear(
+                        latitude: row.double(0) ?? .nan, longitude: row.double(1) ?? .nan)
+                {
+                    keys.append(row.text(3) ?? "")
+                }
+            }
+            return keys
+        }
     }
 
     /// Checks files as `import treasures` would read them, without importing.
