@@ -526,15 +526,20 @@ import TroveSQLite
     private func mutate(_ workspace: Workspace, round: Int, random: inout SeededGenerator) throws {
         let database = workspace.database
         let keys = try database.query("SELECT key FROM treasures ORDER BY key") { $0.text(0) ?? "" }
-        for index in 0..<Int(random.next() % 4) {
-            try database.execute(
-                "INSERT OR REPLACE INTO treasures (key, name, lat, lon) VALUES (?, ?, ?, ?)",
-                [
-                    .text("t\(round)-\(index)-\(random.next() % 1000)"),
-                    .text("N\(random.next() % 9)"),
-                    .real(Double(random.next() % 180_000) / 1000 - 90),
-                    .real(Double(random.next() % 360_000) / 1000 - 180),
-                ])
+        // As a writer does: what it inserts it marks itself (updates and deletions are
+        // marked by the workspace's triggers).
+        try workspace.write {
+            for index in 0..<Int(random.next() % 4) {
+                let key = "t\(round)-\(index)-\(random.next() % 1000)"
+                try database.execute(
+                    "INSERT OR REPLACE INTO treasures (key, name, lat, lon) VALUES (?, ?, ?, ?)",
+                    [
+                        .text(key), .text("N\(random.next() % 9)"),
+                        .real(Double(random.next() % 180_000) / 1000 - 90),
+                        .real(Double(random.next() % 360_000) / 1000 - 180),
+                    ])
+                workspace.markChanged(.treasure, key)
+            }
         }
         for key in keys {
             switch random.next() % 6 {

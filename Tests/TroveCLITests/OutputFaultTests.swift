@@ -172,10 +172,8 @@ import TroveSQLite
         let database = try Database(path: sandbox.workspace)
         #expect(try database.scalar("SELECT count(*) FROM export_log")?.int64 == 1)
         #expect(
-            try PlannedObjectReader.all(
-                database: database, output: sandbox.path("out/firebase.json")
-            )
-            .map(\.path) == ["treasures/hairy-harry/full-3fa2c9e1.png"])
+            try PlannedObjectReader.all(database: database, layout: "flatirongo")
+                .map(\.path) == ["treasures/hairy-harry/full-3fa2c9e1.png"])
     }
 
     @Test func aStoragePlanInAFolderThatCannotBeWrittenFailsBeforeAnyWork() throws {
@@ -192,22 +190,27 @@ import TroveSQLite
         #expect(sandbox.run("status", "--format", "json").stdout.contains("\"last_export\": null"))
     }
 
-    @Test func plansRecordedRowByRowCarryOverToBlocks() throws {
-        // The workspace as the schema before the blocks left it, with a plan recorded a
-        // row per object: one object still referenced, one gone since.
+    @Test func plansRecordedRowByRowCarryOverToTheLayoutsState() throws {
+        // The workspace as the schema before the blocks left it, after an export recorded
+        // its plan a row per object: one object still referenced, one gone since, and a
+        // plan of a file no recorded export wrote.
+        #expect(sandbox.run(exportArguments).status == 0)
         let output = sandbox.path("out/firebase.json")
         let database = try Database(path: sandbox.workspace)
         try database.execute(
             """
-            DROP TABLE storage_plan_blocks;
+            DROP TABLE export_objects;
             DROP INDEX renditions_path;
-            DELETE FROM schema_migrations WHERE name = '009-storage-plan-blocks-and-rendition-paths';
+            DELETE FROM schema_migrations WHERE name IN (
+                '009-storage-plan-blocks-and-rendition-paths', '020-export-objects');
             PRAGMA user_version = 8;
             CREATE TABLE storage_plan (
                 output TEXT NOT NULL, path TEXT NOT NULL, token TEXT,
                 PRIMARY KEY (output, path)
             ) WITHOUT ROWID;
             """)
+        try database.execute(
+            "ALTER TABLE export_log DROP COLUMN objects")
         _ = try database.execute(
             """
             INSERT INTO storage_plan (output, path, token) VALUES
@@ -223,14 +226,18 @@ import TroveSQLite
         )
         let manifest = try ExportSupport.read(sandbox.path("out/firebase.storage.json"))
         #expect(manifest.contains("\"delete\": [\"treasures/old/full-00000009.png\"]"))
-        #expect(manifest.contains("\"state\": \"unchanged\""))
+        // Only what changes is listed; the referenced object is counted.
+        #expect(manifest.contains("\"listsEveryObject\": false"))
+        #expect(!manifest.contains("full-3fa2c9e1.png\", \"state\""))
         #expect(
-            try PlannedObjectReader.all(database: database, output: "elsewhere.json").map {
-                "\($0.path) \($0.token ?? "-")"
-            } == ["treasures/x/full-1.png tok"])
-        #expect(
-            try database.scalar(
-                "SELECT count(*) FROM sqlite_master WHERE name = 'storage_plan'") == .integer(0))
+            try PlannedObjectReader.all(database: database, layout: "flatirongo").map(\.path)
+                == ["treasures/hairy-harry/full-3fa2c9e1.png"])
+        for table in ["storage_plan", "storage_plan_blocks"] {
+            #expect(
+                try database.scalar(
+                    "SELECT count(*) FROM sqlite_master WHERE name = ?", [.text(table)])
+                    == .integer(0))
+        }
     }
 
     @Test func anObjectTwoRenditionsShareIsPlannedOnce() throws {

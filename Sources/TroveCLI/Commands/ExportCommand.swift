@@ -55,6 +55,9 @@ enum ExportCommand {
                 "images", value: "dir",
                 help: "Where 'trove images' wrote the renditions (default: build/images).",
                 role: .input),
+            Option(
+                "all-objects",
+                help: "List every object in the Storage plan, not only those that change."),
             Option("force", help: "Replace an existing --out file that trove did not write."),
         ],
         formats: [.text, .json],
@@ -87,6 +90,7 @@ enum ExportCommand {
         options.now = Date()
         options.dryRun = invocation.flag("dry-run")
         options.since = since
+        options.allObjects = invocation.flag("all-objects")
         if output != nil {
             options.images = invocation.resolve(invocation.option("images") ?? "build/images")
         }
@@ -130,14 +134,19 @@ enum ExportCommand {
             invocation.note(
                 "note: nothing changed since the last recorded export; if its update never"
                     + " reached the database, make it again with --update --since ID (the export"
-                    + " before it in 'trove export log') and upload every image with 'sh "
-                    + "\(StoragePlan.paths(output: output).script) upload --all'")
+                    + " before it in 'trove export log') and upload every image: add"
+                    + " --all-objects, then 'sh \(StoragePlan.paths(output: output).script)"
+                    + " upload --all'")
         }
         for path in summary.written { invocation.note("wrote \(path)") }
         for path in summary.unchanged { invocation.note("\(path) is unchanged") }
         if let rules = options.rules, !summary.rulesToMerge.isEmpty {
             invocation.warn("\(rules) is your own and was left alone; merge into it:")
             for line in summary.rulesToMerge { invocation.warn("  \(line)") }
+        }
+        if let reason = summary.fullRenderReason {
+            // Said because the cost is the whole workspace's rather than the change's.
+            invocation.note("note: every record was rendered: \(reason)")
         }
         if summary.remoteImages > 0 {
             let count = summary.remoteImages
@@ -171,7 +180,7 @@ enum ExportCommand {
             "paths": summary.paths, "changed": summary.changed, "removed": summary.removed,
             "written": summary.written, "unchanged": summary.unchanged,
             "rulesToMerge": summary.rulesToMerge, "remoteImages": summary.remoteImages,
-            "storage": storage,
+            "storage": storage, "fullRender": summary.fullRenderReason,
         ]).jsonText
     }
 

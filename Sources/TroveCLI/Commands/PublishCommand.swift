@@ -143,6 +143,7 @@ enum PublishCommand {
             "paths": plan.paths, "set": plan.changed, "removed": plan.removed,
             "requests": plan.requests, "objects": plan.objects, "uploads": plan.uploads,
             "retokens": plan.retokens, "deletes": plan.deletes,
+            "rendered": plan.renderedChangesOnly ? "changes" : "all",
         ])
         if let drift = plan.drift {
             object.add(

@@ -30,6 +30,9 @@ public struct ExportOptions: Sendable {
     /// The folder `trove images` wrote the renditions to, for the Storage plan written
     /// beside `output` (`OUT.storage.json`, `OUT.storage.sh`); nil writes no plan.
     public var images: String?
+    /// List every object the export references in its Storage plan, not only those that
+    /// change.
+    public var allObjects = false
 
     /// Options for a full export to stdout unless changed.
     public init(
@@ -107,4 +110,9 @@ public struct ExportSummary: Equatable, Sendable {
     public var storagePlan: StoragePlan.Summary?
     /// Paths recorded in the new state (for a publish's plan).
     var statePaths = 0
+    /// Why an `--update` rendered every record rather than only those changed since its
+    /// base; nil when it rendered only those, or was no update.
+    public var fullRenderReason: String?
+    /// The fingerprint of the layout and settings the export rendered with.
+    var inputs = ""
 }

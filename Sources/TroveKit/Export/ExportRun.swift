@@ -24,6 +24,17 @@ struct ExportRun {
     /// The Storage plan, written beside a recorded export as the tree streams.
     private(set) var storagePlan: StoragePlanWriter?
     private let noun: String
+    /// The fingerprint of the layout and its settings, recorded with the state.
+    let inputs: String
+    /// The generation this export compares with.
+    let baseGeneration: Int64?
+    /// The base when only the records changed since it are rendered.
+    private(set) var incremental: IncrementalBase?
+    private let publishing: PublishRender?
+    /// Why every record is rendered, when an `--update` could have rendered fewer.
+    private(set) var fullRenderReason: String?
+    /// The changed records' entries, collected as they stream (incremental runs only).
+    private var fresh: [IncrementalBase.Entry] = []
 
     init(
         database: Database, layout: Layout, options: ExportOptions, storage: StorageURL,
@@ -34,6 +45,7 @@ struct ExportRun {
         self.layout = layout
         self.options = options
         self.problems = problems
+        self.publishing = publishing
         noun = layout.records == .treasures ? "treasure" : "post"
         let latest = try database.scalar(
             "SELECT max(generation) FROM export_state WHERE layout = ?", [.text(layout.name)])?
@@ -58,7 +70,48 @@ struct ExportRun {
             oldState = try ExportStateReader(
                 database: database, layout: layout.name, generation: previous)
         }
-        if options.isRecorded && publishing == nil {
+        inputs = ExportInputs.fingerprint(layout: layout, storage: storage, precision: precision)
+        baseGeneration = previous
+        var baseObjects: Int?
+        var changedSince: Int64?
+        if options.update && publishing == nil, let previous {
+            let base = try database.query(
+                """
+                SELECT change_seq, inputs, paths, objects FROM export_log
+                WHERE layout = ? AND generation = ? ORDER BY id DESC LIMIT 1
+                """, [.text(layout.name), .integer(previous)]
+            ) {
+                (
+                    seq: $0.int64(0), inputs: $0.text(1), paths: Int($0.int64(2) ?? 0),
+                    objects: $0.int64(3).map(Int.init)
+                )
+            }.first
+            baseObjects = base?.objects
+            let name = layout.name
+            let decision = try IncrementalBase.decide(
+                layout: layout, inputs: inputs, baseSeq: base?.seq, baseInputs: base?.inputs,
+                statePaths: base?.paths ?? 0, database: database
+            ) {
+                try database.query(
+                    """
+                    SELECT first, block FROM export_state
+                    WHERE layout = ? AND generation = ? ORDER BY seq
+                    """, [.text(name), .integer(previous)]
+                ) { StateBlockReference(first: $0.blob(0) ?? [], block: $0.int64(1) ?? 0) }
+            }
+            switch decision {
+            case .incremental(let base):
+                incremental = base
+                changedSince = base.seq
+            case .everything(let reason):
+                fullRenderReason = reason
+            }
+        }
+        if let publishing, let base = publishing.incremental {
+            incremental = base
+            changedSince = base.seq
+        }
+        if options.isRecorded && publishing == nil && incremental == nil {
             newState = try ExportStateWriter(
                 database: database, layout: layout.name, generation: newGeneration)
         }
@@ -93,6 +146,7 @@ struct ExportRun {
                 needed: template.fields, checksPositions: checker.positions,
                 checksRenditions: checker.renditions)
             query.readsTokens = storage.usesTokens
+            query.changedSince = changedSince
             // Each template reads on its own connection and thread. The connection's
             // snapshot is fixed now, while this transaction holds the write lock, so every
             // template sees exactly the rows this connection sees.
@@ -132,9 +186,16 @@ struct ExportRun {
         }
         // Staged after the export itself, so an unwritable folder is reported by its name.
         if options.isRecorded, let output = options.output, let images = options.images {
+            // With the changes alone rendered, the plan lists the changed records' objects;
+            // that needs the count of the base's objects, which older records lack.
+            let changes = incremental.flatMap { base in
+                options.allObjects || baseObjects == nil ? nil : (seq: base.seq, keys: base.keys)
+            }
             storagePlan = try StoragePlanWriter(
                 database: database, layout: layout, output: output, bucket: storage.bucket,
-                tokens: tokens, images: images, outputs: outputs)
+                tokens: tokens, images: images, outputs: outputs, baseGeneration: previous,
+                baseObjects: baseObjects ?? 0, newGeneration: newGeneration,
+                listsAll: options.allObjects, changed: changes)
         }
     }
 
@@ -189,17 +250,31 @@ struct ExportRun {
             hasPrevious = true
             try cursor.advance()
         }
-        // Whatever the last export had beyond the last current path is gone now.
-        while !oldState.isAtEnd {
-            try removed(oldState.path, &summary)
-            try oldState.advance()
+        if let incremental {
+            try finishIncremental(incremental, &summary)
+        } else {
+            // Whatever the last export had beyond the last current path is gone now.
+            while !oldState.isAtEnd {
+                try removed(oldState.path, &summary)
+                try oldState.advance()
+            }
+            try newState?.finish()
+            summary.statePaths = newState?.count ?? 0
         }
-        try newState?.finish()
-        summary.statePaths = newState?.count ?? 0
         try tree?.finish()
         try updates?.finish()
         summary.storagePlan = try storagePlan?.finish()
         summary.records = streams.map(\.recordCount).max() ?? 0
+        if incremental != nil {
+            // Only the changed records were read: the count comes from the table.
+            let count =
+                layout.records == .treasures
+                ? "SELECT count(*) FROM treasures"
+                : "SELECT count(*) FROM posts WHERE status = 'approved'"
+            summary.records = Int(try database.scalar(count)?.int64 ?? 0)
+        }
+        summary.fullRenderReason = fullRenderReason
+        summary.inputs = inputs
         // The streams' problems first, in template order, so messages read the same on
         // every run whatever the threads' timing.
         let merged = ExportProblems()
@@ -213,6 +288,10 @@ struct ExportRun {
         path: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, hash: UInt64,
         _ summary: inout ExportSummary, record: () -> String
     ) throws {
+        if incremental != nil {
+            fresh.append(IncrementalBase.Entry(path: Array(path), hash: hash, value: Array(value)))
+            return
+        }
         summary.paths += 1
         try newState?.append(path: path, hash: hash)
         var changed = true
@@ -236,6 +315,56 @@ struct ExportRun {
                     "\(noun) \(record()): \(String(decoding: path, as: UTF8.self)) does not fit")
             }
         }
+    }
+
+    /// Merges the changed records' entries into the base state: the update holds what
+    /// differs, and the new state refers to every block they did not touch.
+    private mutating func finishIncremental(
+        _ base: IncrementalBase, _ summary: inout ExportSummary
+    ) throws {
+        let candidates = try base.candidatePaths(layout: layout, database: database)
+        var store: ((Int64, StateBlockReference) throws -> Void)? = publishing?.storeIndex
+        if options.isRecorded && publishing == nil {
+            let insert = try database.prepare(
+                """
+                INSERT INTO export_state (layout, generation, seq, first, block)
+                VALUES (?, ?, ?, ?, ?)
+                """)
+            let layout = layout.name
+            let generation = newGeneration
+            store = { seq, reference in
+                try insert.run([
+                    .text(layout), .integer(generation), .integer(seq), .blob(reference.first),
+                    .integer(reference.block),
+                ])
+            }
+        }
+        let updates = self.updates
+        let maxBytes = options.maxBytes
+        let noun = self.noun
+        let problems = self.problems
+        let patch = try base.patch(
+            fresh: fresh, candidates: candidates, database: database, store: store
+        ) { path, value in
+            guard let updates else { return }
+            let fits = try path.withUnsafeBufferPointer { path in
+                if let value {
+                    return try value.withUnsafeBufferPointer {
+                        try updates.add(path: path, value: $0)
+                    }
+                }
+                return try updates.add(path: path, value: nil)
+            }
+            if !fits {
+                problems.add(
+                    "records larger than --max-bytes \(maxBytes ?? 0)",
+                    "\(noun) path \(String(decoding: path, as: UTF8.self)) does not fit")
+            }
+        }
+        summary.changed = patch.changed
+        summary.removed = patch.removed
+        summary.paths = patch.statePaths
+        summary.statePaths = patch.statePaths
     }
 
     private func removed(_ path: [UInt8], _ summary: inout ExportSummary) throws {

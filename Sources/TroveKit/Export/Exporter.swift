@@ -51,11 +51,8 @@ public enum Exporter {
     ) throws -> ExportSummary {
         let database = workspace.database
         let precision = try workspace.geohashPrecision()
-        let bucket = try publishing?.bucket ?? workspace.setting(Setting.storageBucket.key)
-        let tokens = try workspace.setting(Setting.storageTokens.key) != "off"
-        let storage = StorageURL(
-            bucket: bucket, template: try workspace.setting(Setting.storageURLTemplate.key),
-            tokens: tokens)
+        let storage = try storageURL(workspace, bucket: publishing?.bucket)
+        let tokens = storage.tokens
         if let problem = storage.problem { throw ExportError.storageSetting(problem) }
         let usesURLs = layout.paths.contains {
             $0.fields.contains {
@@ -98,8 +95,18 @@ public enum Exporter {
         // --update is relative to the older state, which only repeats some changes.
         var written = try run.commit(summary, standardOutput: standardOutput)
         placed(written)
-        written.remoteImages = try StoragePlan.remoteImages(database: database, layout: layout)
+        written.remoteImages = try StoragePlan.remoteImages(
+            database: database, layout: layout, changedSince: run.incremental?.seq)
         return written
+    }
+
+    /// How image URLs are built: from the settings, with `bucket` instead of the
+    /// configured one when given (a publish target's).
+    static func storageURL(_ workspace: Workspace, bucket: String?) throws -> StorageURL {
+        StorageURL(
+            bucket: try bucket ?? workspace.setting(Setting.storageBucket.key),
+            template: try workspace.setting(Setting.storageURLTemplate.key),
+            tokens: try workspace.setting(Setting.storageTokens.key) != "off")
     }
 
     /// Logs an export written to a file, makes its state the base of the next `--update`,
@@ -113,8 +120,9 @@ public enum Exporter {
         try database.execute(
             """
             INSERT INTO export_log
-                (layout, at, out, kind, base, generation, records, paths, changed, removed)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                (layout, at, out, kind, base, generation, records, paths, changed, removed,
+                 change_seq, inputs, objects)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT seq FROM change_clock), ?, ?)
             """,
             [
                 .text(layout), .text(at), .text(options.output ?? "-"),
@@ -122,13 +130,16 @@ public enum Exporter {
                 run.baseExport.map { .integer($0) }, .integer(run.newGeneration),
                 .integer(Int64(summary.records)), .integer(Int64(summary.paths)),
                 .integer(Int64(summary.changed)), .integer(Int64(summary.removed)),
+                .text(run.inputs), summary.storagePlan.map { .integer(Int64($0.objects)) },
             ])
-        try database.execute(
-            """
-            DELETE FROM export_state WHERE layout = ?1 AND generation NOT IN (
-                SELECT generation FROM export_log WHERE layout = ?1 ORDER BY id DESC LIMIT ?2)
-            """,
-            [.text(layout), .integer(Int64(ExportOptions.keptStates))])
+        for table in ["export_state", "export_objects"] {
+            try database.execute(
+                """
+                DELETE FROM \(table) WHERE layout = ?1 AND generation NOT IN (
+                    SELECT generation FROM export_log WHERE layout = ?1 ORDER BY id DESC LIMIT ?2)
+                """,
+                [.text(layout), .integer(Int64(ExportOptions.keptStates))])
+        }
         try StateBlocks.collectGarbage(database: database)
         try database.execute(
             """

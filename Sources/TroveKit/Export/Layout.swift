@@ -26,6 +26,8 @@ public struct Layout: Sendable {
     let renditionNames: [String]
     /// Whether some placeholder reads an extra column.
     let usesExtra: Bool
+    /// A hash of the layout's text: a different one means every record renders anew.
+    let fingerprint: UInt64
 
     /// Reads a layout from JSON text.
     ///
@@ -33,6 +35,7 @@ public struct Layout: Sendable {
     /// - Throws: `LayoutError`.
     public init(name: String, json: some Collection<UInt8>) throws(LayoutError) {
         self.name = name
+        fingerprint = Array(json).withUnsafeBufferPointer(valueHash)
         let document: JSONValue
         do {
             document = try JSONValue(parsingStrictly: json)

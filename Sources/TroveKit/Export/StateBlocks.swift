@@ -20,7 +20,8 @@ enum StateBlocks {
         try database.execute(
             """
             DELETE FROM state_blocks WHERE id NOT IN (
-                SELECT block FROM export_state UNION SELECT block FROM publish_state)
+                SELECT block FROM export_state UNION SELECT block FROM export_objects
+                UNION SELECT block FROM publish_state)
             """)
     }
 

@@ -78,29 +78,26 @@ extension Publisher {
                 SELECT ?, 'paths', 1, seq, first, block FROM export_state
                 WHERE layout = ? AND generation = ?
                 """, [targetName, .text(export.layout), .integer(export.generation)])
-            let store = try PublishState.store(.objects, target: target.name, database: database)
-            var seq: Int64 = 0
-            var encoder = PlannedObjectEncoder { block in
-                try store(seq, block)
-                seq += 1
-            }
-            for object in objects.list {
-                var path = Array(object.path.utf8)
-                var token = object.token.map { Array($0.utf8) }
-                try path.withUnsafeBufferPointer { path in
-                    if token != nil {
-                        try token!.withUnsafeBufferPointer {
-                            try encoder.append(path: path, token: $0)
-                        }
-                    } else {
-                        try encoder.append(path: path, token: nil)
-                    }
-                }
-                path = []
-                token = nil
-            }
-            try encoder.finish()
+            // The objects the export referenced, as it recorded them: its plan file may list
+            // only those that changed.
+            try database.execute(
+                """
+                INSERT INTO publish_state (target, kind, planned, seq, first, block)
+                SELECT ?, 'objects', 1, seq, first, block FROM export_objects
+                WHERE layout = ? AND generation = ?
+                """, [targetName, .text(export.layout), .integer(export.generation)])
+            let objectCount =
+                try database.scalar(
+                    "SELECT objects FROM export_log WHERE id = ?", [.integer(export.id)])?.int64
+                ?? 0
             try PublishState.promotePlanned(target: target.name, database: database)
+            // The target now holds what that export took in.
+            try database.execute(
+                """
+                UPDATE publish_targets SET change_seq = l.change_seq, inputs = l.inputs,
+                    paths = l.paths, objects = l.objects
+                FROM export_log AS l WHERE l.id = ? AND publish_targets.name = ?
+                """, [.integer(export.id), targetName])
             let at = SQLiteValue.text(timestamp(now))
             try database.execute(
                 """
@@ -119,7 +116,7 @@ extension Publisher {
                 "UPDATE publish_targets SET published_at = ? WHERE name = ?", [at, targetName])
             var marked = MarkedPlan(target: target.name, export: export.id)
             marked.paths = Int(export.paths)
-            marked.objects = objects.list.count
+            marked.objects = Int(objectCount)
             if let bucket = objects.bucket, bucket != target.bucket { marked.otherBucket = bucket }
             return marked
         }

@@ -23,6 +23,8 @@ public struct PublishPlanSummary: Equatable, Sendable {
 
     /// What the live database held that differs from the tree, when planned against it.
     public var drift: PublishDrift?
+    /// Whether only the records changed since the target's last publish were rendered.
+    public var renderedChangesOnly = false
 
     public init() {}
 
@@ -105,9 +107,36 @@ enum PublishPlanner {
             ])
         }
         var summary = PublishPlanSummary()
-        try planObjects(
-            database: database, target: target, layout: layout, tokens: tokens(workspace),
-            summary: &summary, addStep: addStep)
+        // What the target took in when it was last published: with the same layout and
+        // settings, only the records changed since are rendered and their objects merged.
+        var incremental: IncrementalBase?
+        let inputs = ExportInputs.fingerprint(
+            layout: layout, storage: try Exporter.storageURL(workspace, bucket: target.bucket),
+            precision: try workspace.geohashPrecision())
+        let held = try database.query(
+            "SELECT change_seq, inputs, paths, objects FROM publish_targets WHERE name = ?", [name]
+        ) { (seq: $0.int64(0), inputs: $0.text(1), paths: $0.int64(2), objects: $0.int64(3)) }
+        .first
+        if live == nil, let held, let paths = held.paths, let objects = held.objects {
+            let decision = try IncrementalBase.decide(
+                layout: layout, inputs: inputs, baseSeq: held.seq, baseInputs: held.inputs,
+                statePaths: Int(paths), database: database
+            ) {
+                try PublishState.index(
+                    .paths, target: target.name, planned: false, database: database)
+            }
+            if case .incremental(let base) = decision {
+                incremental = base
+                try planChangedObjects(
+                    database: database, target: target, layout: layout, tokens: tokens(workspace),
+                    base: base, baseObjects: Int(objects), summary: &summary, addStep: addStep)
+            }
+        }
+        if incremental == nil {
+            try planObjects(
+                database: database, target: target, layout: layout, tokens: tokens(workspace),
+                summary: &summary, addStep: addStep)
+        }
         try checkFiles(database: database, target: target.name, images: images)
 
         // The tree, compared path by path with what the target holds; against a live
@@ -122,7 +151,9 @@ enum PublishPlanner {
                 : ExportStateReader(blocks: { nil }),
             new: ExportStateWriter(
                 store: try PublishState.store(.paths, target: target.name, database: database)),
-            bucket: target.bucket,
+            bucket: target.bucket, incremental: incremental,
+            storeIndex: try PublishState.storeIndex(
+                .paths, target: target.name, database: database),
             body: { body in
                 if live != nil {
                     try rendered.collect(body)
@@ -134,6 +165,7 @@ enum PublishPlanner {
         let export = try Exporter.runInTransaction(
             workspace: workspace, layout: layout, options: options, publishing: render)
         summary.paths = export.statePaths
+        summary.renderedChangesOnly = incremental != nil
         summary.changed = export.changed
         summary.removed = export.removed
         if let live {
@@ -151,11 +183,17 @@ enum PublishPlanner {
             try writer.finish()
         }
         summary.requests = requests.count
+        // A plan against a live download took in no clock value: the next plan renders all.
         try database.execute(
-            "UPDATE publish_plans SET paths = ?, objects = ?, changed = ?, removed = ? WHERE target = ?",
+            """
+            UPDATE publish_plans SET paths = ?, objects = ?, changed = ?, removed = ?,
+                change_seq = CASE WHEN ? THEN (SELECT seq FROM change_clock) END, inputs = ?
+            WHERE target = ?
+            """,
             [
                 .integer(Int64(summary.paths)), .integer(Int64(summary.objects)),
-                .integer(Int64(summary.changed)), .integer(Int64(summary.removed)), name,
+                .integer(Int64(summary.changed)), .integer(Int64(summary.removed)),
+                .integer(live == nil ? 1 : 0), .text(export.inputs), name,
             ])
         return summary
     }
@@ -299,6 +337,74 @@ enum PublishPlanner {
             try previous.advance()
         }
         try encoder.finish()
+        for name in try unshared(gone, target: target, database: database) {
+            try addStep(.delete, name, nil, nil)
+            summary.deletes += 1
+        }
+    }
+
+    /// `planObjects` for the records changed since the target's last publish: their
+    /// objects now are merged into the blocks of the target's objects they fall in (a
+    /// record's objects all lie in its own folder), and the other blocks are shared.
+    private static func planChangedObjects(
+        database: Database, target: PublishTarget, layout: Layout, tokens: Bool,
+        base: IncrementalBase, baseObjects: Int, summary: inout PublishPlanSummary,
+        addStep: (StepKind, String?, String?, [UInt8]?) throws -> Void
+    ) throws {
+        var fresh: [StateEntry] = []
+        if !layout.renditionNames.isEmpty {
+            let rows = try database.prepare(
+                StoragePlan.objectsQuery(layout: layout, tokens: tokens, changedSince: true))
+            try rows.bind([.integer(base.seq)])
+            while let row = try rows.next() {
+                let path = row.withUTF8(0) { Array($0) } ?? []
+                if fresh.last?.path == path { continue }
+                fresh.append(
+                    StateEntry(
+                        path: path,
+                        payload: StoragePlan.payload(token: row.withUTF8(1) { Array($0) })))
+            }
+        }
+        let kind: Renditions.OwnerKind = layout.records == .treasures ? .treasure : .post
+        let prefixes = Set(
+            base.keys.map { Array("\(kind.folder)/\(Renditions.safePathComponent($0))/".utf8) })
+        let index = try PublishState.index(
+            .objects, target: target.name, planned: false, database: database)
+        var gone: [String] = []
+        summary.objects = baseObjects
+        try StatePatcher.patch(
+            index: index, fresh: fresh,
+            affected: StoragePlan.blocks(holding: prefixes, in: index),
+            isGone: { StoragePlan.folder(of: $0).map(prefixes.contains) ?? false },
+            compare: StoragePlan.compareBytes,
+            entriesPerBlock: PlannedObjectEncoder.entriesPerBlock,
+            readPayload: StoragePlan.readPayload, database: database,
+            store: try PublishState.storeIndex(.objects, target: target.name, database: database)
+        ) { path, old, new in
+            let name = String(decoding: path, as: UTF8.self)
+            guard let new else {
+                summary.objects -= 1
+                gone.append(name)
+                return
+            }
+            let token = StoragePlan.token(inPayload: new).map {
+                String(decoding: $0, as: UTF8.self)
+            }
+            guard let old else {
+                summary.objects += 1
+                try addStep(.upload, name, token, nil)
+                summary.uploads += 1
+                return
+            }
+            let previous = StoragePlan.token(inPayload: old).map {
+                String(decoding: $0, as: UTF8.self)
+            }
+            // The old URL works until the tree names the new one: both tokens until then.
+            let both = [previous, token].compactMap { $0 }.joined(separator: ",")
+            try addStep(.token, name, both, nil)
+            if both != token { try addStep(.revoke, name, token, nil) }
+            summary.retokens += 1
+        }
         for name in try unshared(gone, target: target, database: database) {
             try addStep(.delete, name, nil, nil)
             summary.deletes += 1

@@ -71,10 +71,50 @@ enum PublishState {
         }
     }
 
-    /// Makes the planned state what the target holds.
+    /// The block references of one kind of a target's state, in order.
+    ///
+    /// - Throws: `SQLiteError`.
+    static func index(_ kind: Kind, target: String, planned: Bool, database: Database) throws
+        -> [StateBlockReference]
+    {
+        try database.query(
+            """
+            SELECT first, block FROM publish_state WHERE target = ? AND kind = ? AND planned = ?
+            ORDER BY seq
+            """, [.text(target), .text(kind.rawValue), .integer(planned ? 1 : 0)]
+        ) { StateBlockReference(first: $0.blob(0) ?? [], block: $0.int64(1) ?? 0) }
+    }
+
+    /// Stores block references of one kind as the target's planned state.
+    ///
+    /// - Throws: `SQLiteError`.
+    static func storeIndex(_ kind: Kind, target: String, database: Database) throws
+        -> (Int64, StateBlockReference) throws -> Void
+    {
+        let insert = try database.prepare(
+            """
+            INSERT INTO publish_state (target, kind, planned, seq, first, block)
+            VALUES (?, ?, 1, ?, ?, ?)
+            """)
+        return { seq, reference in
+            try insert.run([
+                .text(target), .text(kind.rawValue), .integer(seq), .blob(reference.first),
+                .integer(reference.block),
+            ])
+        }
+    }
+
+    /// Makes the planned state what the target holds, with the clock value, inputs and
+    /// counts of the plan that made it.
     ///
     /// - Throws: `SQLiteError`.
     static func promotePlanned(target: String, database: Database) throws {
+        try database.execute(
+            """
+            UPDATE publish_targets SET change_seq = p.change_seq, inputs = p.inputs,
+                paths = p.paths, objects = p.objects
+            FROM publish_plans AS p WHERE p.target = publish_targets.name AND p.target = ?
+            """, [.text(target)])
         try database.execute(
             "DELETE FROM publish_state WHERE target = ? AND planned = 0", [.text(target)])
         try database.execute(
@@ -91,6 +131,10 @@ struct PublishRender {
     var old: ExportStateReader
     var new: ExportStateWriter
     var bucket: String
+    /// When only the records changed since the target's last publish are rendered: the
+    /// base, and where the new state's block references go.
+    var incremental: IncrementalBase?
+    var storeIndex: (Int64, StateBlockReference) throws -> Void = { _, _ in }
     /// Receives each part of the update, in order.
     var body: ([UInt8]) throws -> Void
 }

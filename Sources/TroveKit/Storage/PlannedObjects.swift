@@ -18,22 +18,6 @@ struct PlannedObjectReader {
     /// The current object's path; meaningless once `isAtEnd`.
     var path: [UInt8] { entries.path }
 
-    /// Opens the objects planned for `output` (in path order), or with `others`, those
-    /// planned for every other output (in path order per output).
-    ///
-    /// - Throws: `SQLiteError`, `StoragePlanError.damaged`.
-    init(database: Database, output: String, others: Bool = false) throws {
-        let statement = try database.prepare(
-            others
-                ? "SELECT data FROM storage_plan_blocks WHERE output <> ? ORDER BY output, seq"
-                : "SELECT data FROM storage_plan_blocks WHERE output = ? ORDER BY seq")
-        try statement.bind([.text(output)])
-        try self.init {
-            guard let row = try statement.next() else { return nil }
-            return row.blob(0) ?? []
-        }
-    }
-
     /// Opens objects whose blocks `nextBlock` returns in order (nil after the last).
     ///
     /// - Throws: `SQLiteError`, `StoragePlanError.damaged`.
@@ -53,13 +37,19 @@ struct PlannedObjectReader {
         token = tokenLength == 0 ? nil : Array(try entries.readBytes(tokenLength - 1))
     }
 
-    /// Every object planned for `output`, for tests and tools.
+    /// Every object the export generation `generation` of `layout` referenced, for tests
+    /// and tools.
     ///
     /// - Throws: `SQLiteError`, `StoragePlanError.damaged`.
-    static func all(database: Database, output: String) throws -> [(
+    static func all(database: Database, layout: String, generation: Int64? = nil) throws -> [(
         path: String, token: String?
     )] {
-        try PlannedObjectReader(database: database, output: output).remaining()
+        let latest = try database.scalar(
+            "SELECT max(generation) FROM export_objects WHERE layout = ?", [.text(layout)])?.int64
+        return try PlannedObjectReader(
+            blocks: StoragePlanWriter.objectBlocks(
+                layout: layout, generation: generation ?? latest, database: database)
+        ).remaining()
     }
 
     /// Every object from the current one on, read to the end.
@@ -81,7 +71,8 @@ struct PlannedObjectReader {
 
 /// Encodes planned objects, given in path order, into blocks handed to `store`.
 struct PlannedObjectEncoder {
-    private var block = FrontCodedBlock(entriesPerBlock: 2048)
+    static let entriesPerBlock = 2048
+    private var block = FrontCodedBlock(entriesPerBlock: entriesPerBlock)
     private(set) var blocks = 0
     private let store: ([UInt8]) throws -> Void
 

@@ -82,7 +82,7 @@ public enum StoragePlan {
     /// The objects `layout` exported now references, with their tokens (NULL when tokens
     /// are off), sorted by path; a path several renditions share comes once per rendition,
     /// in consecutive rows.
-    static func objectsQuery(layout: Layout, tokens: Bool) -> String {
+    static func objectsQuery(layout: Layout, tokens: Bool, changedSince: Bool = false) -> String {
         let names = layout.renditionNames.map {
             "'" + $0.replacingOccurrences(of: "'", with: "''") + "'"
         }
@@ -96,6 +96,19 @@ public enum StoragePlan {
         let join = tokens ? "LEFT JOIN storage_tokens AS t ON t.path = r.path" : ""
         // Read in the order of the path index: nothing is sorted (DISTINCT and ORDER BY
         // over the table built two temporary B-trees of every object).
+        if changedSince {
+            // Only the records changed after clock value ?1, looked up one by one.
+            let kind = layout.records == .treasures ? "treasure" : "post"
+            return """
+                SELECT r.path, \(token) FROM (
+                    SELECT key AS changed FROM record_changes
+                    WHERE kind = '\(kind)' AND seq > ?1 AND key <> '') AS c
+                CROSS JOIN renditions AS r ON r.owner_kind = '\(kind)' AND r.owner_key = c.changed
+                \(owner) \(join)
+                WHERE r.name IN (\(names.joined(separator: ", ")))
+                ORDER BY r.path
+                """
+        }
         return """
             SELECT r.path, \(token) FROM renditions AS r INDEXED BY renditions_path \(owner) \(join)
             WHERE r.name IN (\(names.joined(separator: ", ")))
@@ -119,13 +132,93 @@ extension StoragePlan {
     /// How many of the layout's records have a remote image, exported as given.
     ///
     /// - Throws: `SQLiteError`.
-    static func remoteImages(database: Database, layout: Layout) throws -> Int {
+    ///
+    /// - Parameter changedSince: count only the records changed after this clock value
+    ///   (those an incremental export wrote).
+    static func remoteImages(database: Database, layout: Layout, changedSince: Int64? = nil)
+        throws -> Int
+    {
         guard !layout.renditionNames.isEmpty else { return 0 }
+        let kind = layout.records == .treasures ? "treasure" : "post"
+        let changed =
+            changedSince == nil
+            ? ""
+            : " AND \(layout.records == .treasures ? "key" : "id") IN (SELECT key FROM "
+                + "record_changes WHERE kind = '\(kind)' AND seq > ? AND key <> '')"
         let sql =
             layout.records == .treasures
-            ? "SELECT count(*) FROM treasures WHERE image LIKE 'http://%' OR image LIKE 'https://%'"
+            ? "SELECT count(*) FROM treasures WHERE (image LIKE 'http://%' OR image LIKE 'https://%')"
+                + changed
             : "SELECT count(*) FROM posts WHERE status = 'approved'"
-                + " AND (photo LIKE 'http://%' OR photo LIKE 'https://%')"
-        return Int(try database.scalar(sql)?.int64 ?? 0)
+                + " AND (photo LIKE 'http://%' OR photo LIKE 'https://%')" + changed
+        return Int(
+            try database.scalar(sql, changedSince.map { [.integer($0)] } ?? [])?.int64 ?? 0)
+    }
+}
+
+// MARK: - Objects as state entries
+
+extension StoragePlan {
+    /// An object's token as a state keeps it after the path: its length plus one (0 for
+    /// none), then its bytes.
+    static func payload(token: [UInt8]?) -> [UInt8] {
+        var block = FrontCodedBlock(entriesPerBlock: 1)
+        if let token {
+            block.writeVarint(token.count + 1)
+            block.write(token)
+        } else {
+            block.writeVarint(0)
+        }
+        return block.bytes
+    }
+
+    /// The token of a `payload(token:)`.
+    static func token(inPayload payload: [UInt8]) -> [UInt8]? {
+        var start = 0
+        while start < payload.count {
+            start += 1
+            if payload[start - 1] < 0x80 { break }
+        }
+        return payload.count > start ? Array(payload[start...]) : nil
+    }
+
+    /// Reads the payload of the reader's current object.
+    static func readPayload(_ reader: inout FrontCodedReader) throws -> [UInt8] {
+        let length = try reader.readVarint()
+        let token = length > 0 ? Array(try reader.readBytes(length - 1)) : nil
+        return payload(token: token)
+    }
+
+    /// `folder/key/` of an object path: where a record's renditions all lie.
+    static func folder(of path: [UInt8]) -> [UInt8]? {
+        var slashes = 0
+        for (offset, byte) in path.enumerated() where byte == UInt8(ascii: "/") {
+            slashes += 1
+            if slashes == 2 { return Array(path[...offset]) }
+        }
+        return nil
+    }
+
+    /// The blocks of `index` that objects under any of `prefixes` can lie in.
+    static func blocks(holding prefixes: Set<[UInt8]>, in index: [StateBlockReference])
+        -> Set<Int>
+    {
+        var affected = Set<Int>()
+        for prefix in prefixes {
+            let low = StatePatcher.blockIndex(of: prefix, in: index, compare: compareBytes)
+            let high = StatePatcher.blockIndex(
+                of: prefix + [0xFF], in: index, compare: compareBytes)
+            affected.formUnion(low...max(low, high))
+        }
+        return affected
+    }
+
+    /// Byte order, as SQLite's BINARY collation sorts object paths.
+    static func compareBytes(_ a: [UInt8], _ b: [UInt8]) -> Int {
+        let common = min(a.count, b.count)
+        for index in 0..<common where a[index] != b[index] {
+            return a[index] < b[index] ? -1 : 1
+        }
+        return a.count - b.count
     }
 }

@@ -17,7 +17,18 @@ import TroveSQLite
 /// and set aside until the export records it on its own connection.
 final class StoragePlanWriter: @unchecked Sendable {
     private let reader: Database
+    /// The export's own connection, for what an incremental plan reads and records.
+    private let database: Database
     private let layout: Layout
+    /// The export generation the plan compares with (nil: none) and the one it makes.
+    private let baseGeneration: Int64?
+    private let newGeneration: Int64
+    /// Objects the base referenced.
+    private let baseObjects: Int
+    /// Whether every referenced object is listed, not only those that change.
+    private let listsAll: Bool
+    /// For a plan of the records changed since this clock value only: their keys.
+    private let changed: (seq: Int64, keys: [String])?
     private let output: String
     private let bucket: String?
     private let tokens: Bool
@@ -26,13 +37,15 @@ final class StoragePlanWriter: @unchecked Sendable {
     let manifestFile: OutputFile
     let scriptFile: OutputFile
 
-    /// The plan to record, in blocks; recorded only when it differs from the last one.
+    /// The plan to record, in blocks; recorded only when it differs from the base.
     private let blocks = BlockSpill()
-    private var changed = false
+    private var differs = false
     /// Paths of the previous plan that nothing references now (deleted from the record
     /// whether or not another plan holds them).
     private var gone: [String] = []
     private var summary = StoragePlan.Summary()
+    /// Objects listed in the files so far.
+    private var listed = 0
 
     private var worker: Worker<Void>?
     private let cancelled = LockedValue(false)
@@ -42,8 +55,15 @@ final class StoragePlanWriter: @unchecked Sendable {
     /// - Throws: `FileWriteError` when the files cannot be staged, `SQLiteError`.
     init(
         database: Database, layout: Layout, output: String, bucket: String?, tokens: Bool,
-        images: String, outputs: OutputSet
+        images: String, outputs: OutputSet, baseGeneration: Int64?, baseObjects: Int,
+        newGeneration: Int64, listsAll: Bool, changed: (seq: Int64, keys: [String])?
     ) throws {
+        self.database = database
+        self.baseGeneration = baseGeneration
+        self.baseObjects = baseObjects
+        self.newGeneration = newGeneration
+        self.listsAll = listsAll
+        self.changed = changed
         self.layout = layout
         self.output = output
         self.bucket = bucket
@@ -59,8 +79,10 @@ final class StoragePlanWriter: @unchecked Sendable {
         _ = try reader.scalar("SELECT count(*) FROM sqlite_master")
     }
 
-    /// Starts writing on a thread of its own.
+    /// Starts writing on a thread of its own (a plan of changed records only is written
+    /// at `finish`, on the export's connection).
     func start() {
+        guard changed == nil else { return }
         worker = Worker { [self] in
             defer { try? reader.execute("COMMIT") }
             try write()
@@ -71,6 +93,11 @@ final class StoragePlanWriter: @unchecked Sendable {
     ///
     /// - Throws: `FileWriteError`, `SQLiteError`, `StoragePlanError`.
     func finish() throws -> StoragePlan.Summary {
+        if let changed {
+            try? reader.execute("COMMIT")
+            try writeChanges(since: changed.seq, keys: changed.keys)
+            return summary
+        }
         if worker == nil { start() }
         defer { worker = nil }
         try worker?.wait()
@@ -91,7 +118,9 @@ final class StoragePlanWriter: @unchecked Sendable {
 
     private func write() throws {
         var encoder = PlannedObjectEncoder { [blocks] in try blocks.write($0) }
-        var previous = try PlannedObjectReader(database: reader, output: output)
+        var previous = try PlannedObjectReader(
+            blocks: Self.objectBlocks(
+                layout: layout.name, generation: baseGeneration, database: reader))
         let countsAt = try writeScriptHeader()
         try writeManifestHeader()
         var manifestLine: [UInt8] = []
@@ -131,9 +160,12 @@ final class StoragePlanWriter: @unchecked Sendable {
                         try previous.advance()
                     }
                     try encoder.append(path: path, token: token)
-                    try writeObject(
-                        path: path, token: token, state: state, manifestLine: &manifestLine,
-                        scriptLine: &scriptLine)
+                    summary.objects += 1
+                    if listsAll || state != .unchanged {
+                        try writeObject(
+                            path: path, token: token, state: state, manifestLine: &manifestLine,
+                            scriptLine: &scriptLine)
+                    }
                 }
             }
         }
@@ -144,22 +176,173 @@ final class StoragePlanWriter: @unchecked Sendable {
         try encoder.finish()
         let deletions = try deletions()
         summary.deletions = deletions.count
-        changed = summary.new + summary.rotated > 0 || !gone.isEmpty
+        differs = summary.new + summary.rotated > 0 || !gone.isEmpty || baseGeneration == nil
         try writeManifestEnd(deletions: deletions)
         try writeScriptEnd(deletions: deletions, countsAt: countsAt)
     }
 
-    /// The gone paths that no other export's plan holds, in order.
-    private func deletions() throws -> [String] {
+    /// The gone paths that no other layout's last export references, in order.
+    private func deletions(on connection: Database? = nil) throws -> [String] {
         guard !gone.isEmpty else { return [] }
-        // One pass over the other plans, keeping only the few gone paths in memory.
+        let connection = connection ?? reader
         var candidates = Set(gone)
-        var others = try PlannedObjectReader(database: reader, output: output, others: true)
-        while !others.isAtEnd && !candidates.isEmpty {
-            candidates.remove(String(decoding: others.path, as: UTF8.self))
-            try others.advance()
+        let others = try connection.query(
+            """
+            SELECT layout, max(generation) FROM export_objects WHERE layout <> ? GROUP BY layout
+            """, [.text(layout.name)]
+        ) { ($0.text(0) ?? "", $0.int64(1) ?? 0) }
+        for (other, generation) in others where !candidates.isEmpty {
+            if gone.count > 64 {
+                // Many gone: one pass over the other's objects.
+                var reader = try PlannedObjectReader(
+                    blocks: Self.objectBlocks(
+                        layout: other, generation: generation, database: connection))
+                while !reader.isAtEnd && !candidates.isEmpty {
+                    candidates.remove(String(decoding: reader.path, as: UTF8.self))
+                    try reader.advance()
+                }
+            } else {
+                // A few: each looked up in the block it would be in.
+                let index = try Self.objectIndex(
+                    layout: other, generation: generation, database: connection)
+                for path in candidates.sorted() {
+                    if try Self.holds(Array(path.utf8), index: index, database: connection) {
+                        candidates.remove(path)
+                    }
+                }
+            }
         }
         return gone.filter { candidates.contains($0) }
+    }
+
+    /// The blocks of the objects generation `generation` of `layout` referenced, in order;
+    /// none for nil.
+    static func objectBlocks(layout: String, generation: Int64?, database: Database) throws
+        -> () throws -> [UInt8]?
+    {
+        guard let generation else { return { nil } }
+        let statement = try database.prepare(
+            """
+            SELECT b.entries FROM export_objects AS s JOIN state_blocks AS b ON b.id = s.block
+            WHERE s.layout = ? AND s.generation = ? ORDER BY s.seq
+            """)
+        try statement.bind([.text(layout), .integer(generation)])
+        return {
+            guard let row = try statement.next() else { return nil }
+            return row.blob(0) ?? []
+        }
+    }
+
+    /// The block references of the objects of one export generation, in order.
+    static func objectIndex(layout: String, generation: Int64?, database: Database) throws
+        -> [StateBlockReference]
+    {
+        guard let generation else { return [] }
+        return try database.query(
+            "SELECT first, block FROM export_objects WHERE layout = ? AND generation = ? ORDER BY seq",
+            [.text(layout), .integer(generation)]
+        ) { StateBlockReference(first: $0.blob(0) ?? [], block: $0.int64(1) ?? 0) }
+    }
+
+    /// Whether the objects of `index` hold `path`.
+    private static func holds(_ path: [UInt8], index: [StateBlockReference], database: Database)
+        throws -> Bool
+    {
+        guard !index.isEmpty else { return false }
+        let position = StatePatcher.blockIndex(
+            of: path, in: index, compare: StoragePlan.compareBytes)
+        let bytes =
+            try database.query(
+                "SELECT entries FROM state_blocks WHERE id = ?", [.integer(index[position].block)]
+            ) { $0.blob(0) ?? [] }.first ?? []
+        var given = false
+        var reader = try PlannedObjectReader {
+            defer { given = true }
+            return given ? nil : bytes
+        }
+        while !reader.isAtEnd {
+            if reader.path == path { return true }
+            try reader.advance()
+        }
+        return false
+    }
+
+    // MARK: - A plan of the changed records
+
+    /// The objects of the records changed since clock value `seq`, merged into the base's
+    /// objects: the few blocks they fall in are rewritten, the others shared. Runs on the
+    /// export's connection, inside its transaction.
+    private func writeChanges(since seq: Int64, keys: [String]) throws {
+        let countsAt = try writeScriptHeader()
+        try writeManifestHeader()
+        let kind: Renditions.OwnerKind = layout.records == .treasures ? .treasure : .post
+        var fresh: [StateEntry] = []
+        if !layout.renditionNames.isEmpty {
+            let objects = try database.prepare(
+                StoragePlan.objectsQuery(layout: layout, tokens: tokens, changedSince: true))
+            try objects.bind([.integer(seq)])
+            while let row = try objects.next() {
+                let path = row.withUTF8(0) { Array($0) } ?? []
+                if fresh.last?.path == path { continue }
+                let token = row.withUTF8(1) { Array($0) }
+                fresh.append(StateEntry(path: path, payload: StoragePlan.payload(token: token)))
+            }
+        }
+        // A record's objects all sit in its own folder: what it had lies under that prefix.
+        let prefixes = Set(
+            keys.map { Array("\(kind.folder)/\(Renditions.safePathComponent($0))/".utf8) })
+        let index = try Self.objectIndex(
+            layout: layout.name, generation: baseGeneration, database: database)
+        let insert = try database.prepare(
+            "INSERT INTO export_objects (layout, generation, seq, first, block) VALUES (?, ?, ?, ?, ?)"
+        )
+        let name = layout.name
+        let generation = newGeneration
+        var manifestLine: [UInt8] = []
+        var scriptLine: [UInt8] = []
+        var total = baseObjects
+        try StatePatcher.patch(
+            index: index, fresh: fresh, affected: StoragePlan.blocks(holding: prefixes, in: index),
+            isGone: { StoragePlan.folder(of: $0).map(prefixes.contains) ?? false },
+            compare: StoragePlan.compareBytes,
+            entriesPerBlock: PlannedObjectEncoder.entriesPerBlock,
+            readPayload: StoragePlan.readPayload,
+            database: database,
+            store: { seq, reference in
+                try insert.run([
+                    .text(name), .integer(generation), .integer(seq), .blob(reference.first),
+                    .integer(reference.block),
+                ])
+            }
+        ) { path, old, new in
+            guard let new else {
+                total -= 1
+                gone.append(String(decoding: path, as: UTF8.self))
+                return
+            }
+            if old == nil { total += 1 }
+            let token = StoragePlan.token(inPayload: new)
+            try path.withUnsafeBufferPointer { path in
+                try Self.withOptional(token) { token in
+                    try writeObject(
+                        path: path, token: token, state: old == nil ? .new : .rotated,
+                        manifestLine: &manifestLine, scriptLine: &scriptLine)
+                }
+            }
+        }
+        // Counted as referenced, listed as changed.
+        summary.objects = total
+        let deletions = try deletions(on: database)
+        summary.deletions = deletions.count
+        try writeManifestEnd(deletions: deletions)
+        try writeScriptEnd(deletions: deletions, countsAt: countsAt)
+    }
+
+    private static func withOptional<T>(
+        _ bytes: [UInt8]?, _ body: (UnsafeBufferPointer<UInt8>?) throws -> T
+    ) rethrows -> T {
+        guard let bytes else { return try body(nil) }
+        return try bytes.withUnsafeBufferPointer { try body($0) }
     }
 
     private func writeObject(
@@ -169,7 +352,7 @@ final class StoragePlanWriter: @unchecked Sendable {
         let contentType = StoragePlan.contentType(of: path)
         // {"contentType": …, "metadata": {…}, "path": …, "state": …}, one a line.
         line.removeAll(keepingCapacity: true)
-        if summary.objects > 0 { line.append(contentsOf: ",\n".utf8) }
+        if listed > 0 { line.append(contentsOf: ",\n".utf8) }
         line.append(contentsOf: "    {\"contentType\": \"".utf8)
         line.append(contentsOf: contentType)
         line.append(contentsOf: "\", \"metadata\": ".utf8)
@@ -186,7 +369,7 @@ final class StoragePlanWriter: @unchecked Sendable {
         line.append(contentsOf: Self.stateNames[state.index])
         line.append(contentsOf: "\"}".utf8)
         try manifestFile.write(line)
-        summary.objects += 1
+        listed += 1
         switch state {
         case .new: summary.new += 1
         case .rotated: summary.rotated += 1
@@ -230,13 +413,15 @@ final class StoragePlanWriter: @unchecked Sendable {
             "  \"cacheControl\": \(string(StoragePlan.cacheControl)),",
             "  \"images\": \(string(images)),",
             "  \"layout\": \(string(layout.name)),",
+            // Without it, unchanged objects are counted but not listed.
+            "  \"listsEveryObject\": \(listsAll),",
             "  \"objects\": [",
         ]
         try manifestFile.write(lines.joined(separator: "\n") + "\n")
     }
 
     private func writeManifestEnd(deletions: [String]) throws {
-        try manifestFile.write((summary.objects > 0 ? "\n" : "") + "  ],\n")
+        try manifestFile.write((listed > 0 ? "\n" : "") + "  ],\n")
         try manifestFile.write(
             "  \"delete\": [" + deletions.map(Self.string).joined(separator: ", ") + "]\n}\n")
     }
@@ -297,7 +482,9 @@ final class StoragePlanWriter: @unchecked Sendable {
             "        --update-custom-metadata=\"\(StoragePlan.tokenMetadataKey)=$2\"",
             "}",
             "",
-            "# Every object the export references, in path order: o STATE OBJECT CONTENT-TYPE",
+            listsAll
+                ? "# Every object the export references, in path order: o STATE OBJECT CONTENT-TYPE"
+                : "# The objects that change, in path order: o STATE OBJECT CONTENT-TYPE",
             "# [TOKEN], STATE new (not uploaded before), rotated (its token changed) or unchanged.",
             "objects() {",
         ]
@@ -320,7 +507,10 @@ final class StoragePlanWriter: @unchecked Sendable {
             "case \"${1:-}\" in",
             "upload)",
             "    if [ \"${2:-}\" = --all ]; then",
-            "        o() { shift; put \"$@\"; }",
+            listsAll
+                ? "        o() { shift; put \"$@\"; }"
+                : "        echo \"$0: this plan lists only the objects that change; export with"
+                    + " --all-objects for a plan that lists every object\" >&2; exit 2",
             "    else",
             "        o() {",
             "            case \"$1\" in",
@@ -345,8 +535,11 @@ final class StoragePlanWriter: @unchecked Sendable {
                 "#       before the database update: uploads the \(plural(summary.new)) not"
                     + " uploaded before"
                     + (summary.rotated == 0 ? "" : " and re-tokens \(plural(summary.rotated))"),
-                "#   ... upload --all   uploads all \(plural(summary.objects)) the export"
-                    + " references",
+                listsAll
+                    ? "#   ... upload --all   uploads all \(plural(summary.objects)) the export"
+                        + " references"
+                    : "#   ... upload --all   needs a plan written by export --all-objects (this"
+                        + " one lists what changes of \(plural(summary.objects)))",
                 "#   ... delete         after the database update: deletes the"
                     + " \(plural(deletions.count)) nothing references any more",
             ].joined(separator: "\n") + "\n#"
@@ -362,14 +555,29 @@ final class StoragePlanWriter: @unchecked Sendable {
     ///
     /// - Throws: `SQLiteError`, `FileWriteError`.
     func record(in database: Database) throws {
-        guard changed else { return }
-        _ = try database.execute(
-            "DELETE FROM storage_plan_blocks WHERE output = ?", [.text(output)])
+        // A plan of changed records recorded its objects as it went.
+        guard changed == nil else { return }
+        let name = SQLiteValue.text(layout.name)
+        if !differs, let baseGeneration {
+            // The same objects as the base: its blocks are shared.
+            try database.execute(
+                """
+                INSERT INTO export_objects (layout, generation, seq, first, block)
+                SELECT layout, ?, seq, first, block FROM export_objects
+                WHERE layout = ? AND generation = ?
+                """, [.integer(newGeneration), name, .integer(baseGeneration)])
+            return
+        }
         let insert = try database.prepare(
-            "INSERT INTO storage_plan_blocks (output, seq, data) VALUES (?, ?, ?)")
+            "INSERT INTO export_objects (layout, generation, seq, first, block) VALUES (?, ?, ?, ?, ?)"
+        )
         var seq: Int64 = 0
         try blocks.forEach { block in
-            try insert.run([.text(output), .integer(seq), .blob(block)])
+            let id = try StateBlocks.insert(block, database: database)
+            try insert.run([
+                name, .integer(newGeneration), .integer(seq),
+                .blob(StateBlocks.firstPath(of: block)), .integer(id),
+            ])
             seq += 1
         }
     }

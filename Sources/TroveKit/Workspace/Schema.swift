@@ -19,6 +19,9 @@ enum Schema {
         .init("015-moderators-sessions-claims", sql: serve),
         .init("016-change-tracking", sql: changeTracking),
         .init("018-shared-state-blocks", apply: stateBlocks),
+        .init("019-change-triggers", sql: changeTriggers),
+        .init("020-export-objects", apply: exportObjects),
+        .init("021-published-counts", sql: publishedCounts),
     ])
 
     static let treasures = """
