@@ -72,4 +72,19 @@ import Testing
         try store.drain { output.append($0) }
         #expect(output == [earlier, later, later])
     }
+
+    @Test func reservedPlacesKeepTheirOrderWhateverOrderTheyAreFilledIn() throws {
+        let store = OrderedFindings(chunkSize: 2)
+        func finding(_ message: String) -> Diagnostic {
+            Diagnostic(.warning, "T205", message, at: .init(file: "t.csv"))
+        }
+        store.add(finding("before"))
+        let first = store.reserve(3)
+        store.add(finding("third"), reserved: first + 2)
+        store.add(finding("first"), reserved: first)
+        store.add(finding("after"))
+        var output: [String] = []
+        try store.drain { output.append($0.message) }
+        #expect(output == ["before", "first", "third", "after"])
+    }
 }

@@ -37,6 +37,7 @@ final class OrderedFindings {
     private var chunk: [Entry] = []
     private var runs: [Run] = []
     private var fileRank: [String: Int32] = [:]
+    private var lastRegistered: String?
     private var sequence = 0
     /// The counts of what was added.
     private(set) var errors = 0
@@ -51,18 +52,29 @@ final class OrderedFindings {
     /// Gives `file` its place in the order, unless it has one already.
     func register(file: String?) {
         let name = file ?? ""
+        // Records come file by file: most calls name the file of the call before.
+        if name == lastRegistered { return }
+        lastRegistered = name
         if fileRank[name] == nil { fileRank[name] = Int32(fileRank.count) }
     }
 
+    /// Sets aside `count` places in the order after every finding added so far, for
+    /// findings added out of order (`add(_:at:)`); returns the first.
+    func reserve(_ count: Int) -> Int {
+        defer { sequence += count }
+        return sequence
+    }
+
     /// Adds a finding. `asRead` marks one about the file as read (an unreadable row),
-    /// which goes before the checks of a record at the same place.
-    func add(_ finding: Diagnostic, asRead: Bool = false) {
+    /// which goes before the checks of a record at the same place. `reserved` is its
+    /// place among those `reserve(_:)` set aside; by default it goes after all others.
+    func add(_ finding: Diagnostic, asRead: Bool = false, reserved: Int? = nil) {
         register(file: finding.location.file)
         let location = finding.location
         let key = SortKey(
             file: fileRank[location.file ?? ""]!, place: location.line ?? location.feature ?? 0,
-            phase: asRead ? 0 : 1, sequence: sequence)
-        sequence += 1
+            phase: asRead ? 0 : 1, sequence: reserved ?? sequence)
+        if reserved == nil { sequence += 1 }
         switch finding.severity {
         case .error: errors += 1
         case .warning: warnings += 1

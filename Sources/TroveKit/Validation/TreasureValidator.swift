@@ -343,12 +343,11 @@ public struct TreasureValidator {
             }
             return low
         }
-        // Record by record, so that each finding is said as it is found.
-        for (index, entry) in entries.enumerated()
-        where entry.latitude.isFinite && isReported(index) {
-            let current = Int32(index)
-            let currentRow = Int64((entry.latitude / cell).rounded(.down))
-            let currentColumn = Int64((entry.longitude / cell).rounded(.down))
+        // In grid order, whose searches fall near each other in memory; each finding takes
+        // its record's place in the order.
+        let first = findings.reserve(entries.count)
+        for (currentRow, currentColumn, current) in cells where isReported(Int(current)) {
+            let entry = entries[Int(current)]
             var closest: (other: Int32, distance: Double)?
             // Longitude cells shrink towards the poles; widen the search to match.
             let span = Int64(
@@ -380,7 +379,7 @@ public struct TreasureValidator {
                         String(
                             format: "only %.1f m from '%@' (%@)", closest.distance,
                             keys[Int(closest.other)], locationText(closest.other)),
-                        at: location(current)))
+                        at: location(current)), reserved: first + Int(current))
             }
         }
     }
