@@ -256,4 +256,28 @@ import TroveSQLite
                 "not recorded as the last validate: the workspace is read-only, so the next "
                     + "--changed checks these treasures again\n"), "\(result.stderr)")
     }
+
+    /// Without game.bounds, a point far from every other that lands among others when
+    /// exchanged is a swapped-coordinates suspect: --changed judges it among all the
+    /// others, as a full validate does.
+    @Test func aSwappedPointIsJudgedAmongEveryTreasure() throws {
+        var rows = (0..<6).map {
+            Row(
+                key: "c\($0)", name: "Cluster \($0)", latitude: 40 + Double($0) * 0.01,
+                longitude: -74)
+        }
+        rows.append(Row(key: "far", name: "Far", latitude: 10, longitude: 10))
+        try write("t.csv", rows)
+        #expect(sandbox.run("import", "treasures", "t.csv").status == 0)
+        #expect(sandbox.run("validate", "--changed").status == 0)
+        rows[6] = Row(key: "far", name: "Far", latitude: -74.005, longitude: 40.02)
+        rows[2].name = "Renamed"
+        try write("t.csv", rows)
+        #expect(sandbox.run("import", "treasures", "t.csv").status == 0)
+        let full = try fullValidate().filter { ["far", "c2"].contains($0.key ?? "") }
+        let changed = sandbox.run("validate", "--changed", "--format", "json")
+        let reported = try Self.findings(changed.stdout).findings.filter { $0.key != nil }
+        #expect(reported.contains { $0.code == "T203" }, "\(changed.stdout)")
+        #expect(reported == full)
+    }
 }

@@ -31,17 +31,32 @@ struct SwappedCheck {
         Int64((latitude + 90).rounded(.down)) * 1000 + Int64((longitude + 180).rounded(.down))
     }
 
-    /// For a point that is one of the positions: when it looks swapped, how far its
-    /// exchanged position is from one of the others it lands beside.
-    func nearestWhenSwapped(_ latitude: Double, _ longitude: Double) -> Double? {
-        guard (-90...90).contains(longitude), latitude != longitude else { return nil }
+    /// Whether a point that is one of the positions could be swapped: exchangeable, with
+    /// no other within `isolation`. The answer does not depend on the positions' order.
+    func isSuspect(_ latitude: Double, _ longitude: Double) -> Bool {
+        guard (-90...90).contains(longitude), latitude != longitude else { return false }
         // Isolation first: nearly every point has a neighbour in its own cell.
-        let asIs = neighbours(
-            latitude, longitude, within: Self.isolation, of: (latitude, longitude), limit: 1)
-        guard asIs.count == 0 else { return nil }
+        return neighbours(
+            latitude, longitude, within: Self.isolation, of: (latitude, longitude), limit: 1
+        ).count == 0
+    }
+
+    /// For a suspect: the distance from its exchanged position to the nearer of the first
+    /// two others found within `landing` of it, or nil when there are not two. Which two
+    /// are found first depends on the positions' order: the records', or the same order
+    /// of the positions `landingBand(_:_:)` spans.
+    func landing(_ latitude: Double, _ longitude: Double) -> Double? {
         let exchanged = neighbours(
             longitude, latitude, within: Self.landing, of: (latitude, longitude), limit: 2)
         return exchanged.count >= 2 ? exchanged.nearest : nil
+    }
+
+    /// The latitudes whose positions `landing(_:_:)` of a point reads: whole one-degree
+    /// rows either side of its exchanged position's.
+    static func landingBand(_ latitude: Double, _ longitude: Double) -> ClosedRange<Double> {
+        let rows = Int((landing / 111_000).rounded(.up))
+        let row = (longitude + 90).rounded(.down)
+        return (row - Double(rows) - 90)...(row + Double(rows) + 1 - 90)
     }
 
     /// The others than the point `own` within `radius` of a position (at most `limit`

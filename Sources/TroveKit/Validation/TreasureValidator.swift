@@ -52,8 +52,8 @@ public struct TreasureValidator {
     /// The records to report on (`validate --changed`); nil reports on every record.
     /// The others are remembered for the checks across records, not checked themselves.
     var focus: Focus?
-    /// The positions of every record, in order, when only some were added (`--changed`):
-    /// the swapped-coordinates check compares a point with all of them.
+    /// The positions of every record, in any order, when only some were added
+    /// (`--changed`): the swapped-coordinates check compares a point with all of them.
     var swappedContext: SwappedCheck?
     /// How many records were reported on.
     private(set) var checked = 0
@@ -293,10 +293,14 @@ public struct TreasureValidator {
     // MARK: - Across records
 
     /// Adds the checks across records to `findings`, after the records' own.
-    mutating func finish() {
+    ///
+    /// - Parameter landing: with `swappedContext` (whose positions are in no particular
+    ///   order), `SwappedCheck.landing(_:_:)` of a suspect over positions in the records'
+    ///   order.
+    mutating func finish(landing: ((Double, Double) throws -> Double?)? = nil) rethrows {
         checkImages()
         findCloseNeighbours()
-        if bounds == nil { findSwappedOutliers() }
+        if bounds == nil { try findSwappedOutliers(landing: landing) }
     }
 
     /// Decodes the batch's images on every core (each check is a decode at 1/8 scale, so
@@ -386,7 +390,9 @@ public struct TreasureValidator {
 
     /// Without game.bounds: a point far from every other that lands among others when its
     /// coordinates are exchanged was probably written lon/lat (`SwappedCheck`).
-    private mutating func findSwappedOutliers() {
+    private mutating func findSwappedOutliers(
+        landing: ((Double, Double) throws -> Double?)?
+    ) rethrows {
         let check =
             swappedContext
             ?? SwappedCheck(
@@ -396,9 +402,10 @@ public struct TreasureValidator {
         guard check.count >= 3 else { return }
         for (index, entry) in entries.enumerated()
         where entry.latitude.isFinite && isReported(index) {
-            guard let nearest = check.nearestWhenSwapped(entry.latitude, entry.longitude) else {
-                continue
-            }
+            guard check.isSuspect(entry.latitude, entry.longitude),
+                let nearest = try landing?(entry.latitude, entry.longitude)
+                    ?? check.landing(entry.latitude, entry.longitude)
+            else { continue }
             findings.add(
                 Diagnostic(
                     .warning, DiagnosticCode.swappedCoordinates,

@@ -145,12 +145,8 @@ public enum Validation {
             onlyKeys = [.text(context.compared.jsonText)]
             for file in context.files { validator.findings.register(file: file) }
             if bounds == nil {
-                validator.swappedContext = try SwappedCheck(
-                    positions: database.query(
-                        "SELECT lat, lon FROM treasures ORDER BY source, source_line, key", []
-                    ) { row in
-                        (row.double(0) ?? .nan, row.double(1) ?? .nan)
-                    }.filter { TreasureValidator.inRange($0.0, $0.1) }, count: Int(count))
+                validator.swappedContext = SwappedCheck(
+                    positions: context.positions, count: Int(count))
             }
         } else {
             validator.reserveCapacity(Int(count))
@@ -185,7 +181,21 @@ public enum Validation {
                     location: source ?? Diagnostic.Location()
                 ))
         }
-        validator.finish()
+        // A suspect of swapped coordinates (rare: no other treasure within 500 km) is
+        // judged by the positions where it would land, read in the records' order.
+        try validator.finish { latitude, longitude in
+            let band = SwappedCheck.landingBand(latitude, longitude)
+            let positions = try database.query(
+                """
+                SELECT lat, lon FROM treasures WHERE lat BETWEEN ? AND ?
+                ORDER BY source, source_line, key
+                """, [.real(band.lowerBound), .real(band.upperBound)]
+            ) { row in (row.double(0) ?? .nan, row.double(1) ?? .nan) }
+            return SwappedCheck(
+                positions: positions.filter { TreasureValidator.inRange($0.0, $0.1) },
+                count: Int(count)
+            ).landing(latitude, longitude)
+        }
         var report = Report(validator.findings)
         report.checked = validator.checked
         report.total = Int(count)
@@ -241,12 +251,21 @@ public enum Validation {
         /// The files as a full validate ranks them: in the records' order, a source's
         /// records that are gone from it (no line, so no file) before its others.
         var files: [String?] = []
+        /// Every position in range, in no particular order.
+        var positions: [(Double, Double)] = []
 
         init(_ changed: TreasureValidator.Focus, in database: Database) throws {
             var sources: Set<SourcePart> = []
+            var positions: [(Double, Double)] = []
             let reportedKeys = try Self.keys(near: changed, in: database) { row in
                 sources.insert(SourcePart(source: row.int64(4), gone: row.int64(5) == 1))
+                let latitude = row.double(0) ?? .nan
+                let longitude = row.double(1) ?? .nan
+                if TreasureValidator.inRange(latitude, longitude) {
+                    positions.append((latitude, longitude))
+                }
             }
+            self.positions = positions
             var reported = TreasureValidator.Focus()
             let statement = try database.prepare(
                 "SELECT key, name, lat, lon FROM treasures "
