@@ -7,6 +7,13 @@ enum ValidateCommand {
         discussion: """
             Prints findings compiler-style (FILE:LINE: error[CODE]: message), or JSON. Exit 1
             when there is an error (or, with --strict, a warning).
+
+            --changed checks only the treasures changed since the last validate of the
+            workspace that passed, those closer than 5 m to one and those named like one,
+            against all the others: their findings are the ones a full validate reports
+            for them, and other treasures' findings are not repeated. Exit 1 when those
+            findings have an error; a validate that fails leaves the mark where it was, so
+            the next run checks the same treasures again.
             """,
         arguments: [
             Argument(
@@ -15,6 +22,9 @@ enum ValidateCommand {
         ],
         options: [
             Option("strict", help: "Treat warnings as errors for the exit status."),
+            Option(
+                "changed",
+                help: "Check only the treasures changed since the last validate that passed."),
             Option(
                 "from", value: "csv|geojson",
                 help: "The files' format, when the extension does not say."),
@@ -31,16 +41,26 @@ enum ValidateCommand {
         let layout = try invocation.option("layout").map {
             try ExportCommand.loadLayout($0, invocation)
         }
+        let strict = invocation.flag("strict")
+        let changedOnly = invocation.flag("changed")
         var report: Validation.Report
+        var workspace: Workspace?
         if files.isEmpty {
-            let workspace = try invocation.openWorkspace()
-            report = try Validation.workspace(workspace)
+            let opened = try invocation.openWorkspace()
+            workspace = opened
+            report = try Validation.workspace(opened, changedOnly: changedOnly, strict: strict)
             if let layout {
-                report.findings += try LayoutColumns.findings(for: layout, in: workspace)
+                report.append(try LayoutColumns.findings(for: layout, in: opened))
+            }
+            if changedOnly, let reason = report.everythingBecause {
+                invocation.note("checking every treasure: \(reason)")
             }
         } else {
             if layout != nil {
                 throw invocation.usageError("--layout checks the workspace; give no files")
+            }
+            if changedOnly {
+                throw invocation.usageError("--changed checks the workspace; give no files")
             }
             // Files are checked against game.bounds when a workspace exists to say it.
             let bounds = try? Workspace(path: invocation.workspacePath)
@@ -55,20 +75,52 @@ enum ValidateCommand {
         }
 
         if invocation.format == .json {
-            invocation.print(json(report))
+            try writeJSON(report, to: invocation.context.standardOutput)
         } else {
-            for finding in report.findings { invocation.print(finding.compilerStyle) }
+            try report.forEach { invocation.print($0.compilerStyle) }
+            if changedOnly && report.everythingBecause == nil {
+                invocation.note(
+                    "checked \(report.checked) of \(report.total) treasure"
+                        + "\(report.total == 1 ? "" : "s"): those changed since the last "
+                        + "validate, and those near or named like them")
+            }
             invocation.note(
                 "\(report.errors) error\(report.errors == 1 ? "" : "s"), "
                     + "\(report.warnings) warning\(report.warnings == 1 ? "" : "s")")
         }
         if report.unreadableFiles > 0 { return .input }
-        let failed = report.errors > 0 || (invocation.flag("strict") && report.warnings > 0)
+        let failed = report.errors > 0 || (strict && report.warnings > 0)
+        if !failed, let workspace { record(report, in: workspace, invocation, changedOnly) }
         return failed ? .problems : .success
     }
 
-    static func json(_ report: Validation.Report) -> String {
-        let findings = report.findings.map { finding in
+    /// Notes a validate that passed as the last, for `--changed`. A workspace that cannot
+    /// take the note (read-only, locked) is still validated; `--changed` says so.
+    static func record(
+        _ report: Validation.Report, in workspace: Workspace, _ invocation: Invocation,
+        _ changedOnly: Bool
+    ) {
+        if workspace.isReadOnly {
+            if changedOnly {
+                invocation.note(
+                    "not recorded as the last validate: the workspace is read-only, so the "
+                        + "next --changed checks these treasures again")
+            }
+            return
+        }
+        do {
+            try Validation.record(report, in: workspace)
+        } catch {
+            if changedOnly { invocation.note("not recorded as the last validate: \(error)") }
+        }
+    }
+
+    /// `{"findings": [...], "errors": N, "warnings": N}` on one line, written a finding at
+    /// a time.
+    static func writeJSON(_ report: Validation.Report, to output: OutputStream) throws {
+        output.write("{" + jsonString("findings") + ": [")
+        var separator = ""
+        try report.forEach { finding in
             let location = finding.location
             var object = JSONObject([
                 "code": finding.code, "severity": finding.severity.rawValue,
@@ -77,10 +129,13 @@ enum ValidateCommand {
             ])
             if let feature = location.feature { object.add("feature", feature) }
             if let hint = finding.hint { object.add("hint", hint) }
-            return object
+            output.write(separator + object.jsonText)
+            separator = ", "
         }
-        return JSONObject([
-            "findings": findings, "errors": report.errors, "warnings": report.warnings,
-        ]).jsonText
+        var counts = JSONObject()
+        counts.add("errors", report.errors)
+        counts.add("warnings", report.warnings)
+        // The counts' members follow the findings' in the same object.
+        output.write("], " + String(counts.jsonText.dropFirst()) + "\n")
     }
 }

@@ -19,6 +19,9 @@ final class SpillFile {
     /// Whether bytes written have not been read back yet.
     var hasUnread: Bool { readOffset < writeOffset }
 
+    /// How many bytes written have not been read back yet.
+    var unreadCount: Int { Int(writeOffset - readOffset) }
+
     /// Appends `parts` one after the other; false (and nothing appended) when they
     /// cannot all be written (`errno` says why).
     func append(_ parts: [UnsafeRawBufferPointer]) -> Bool {

@@ -30,10 +30,11 @@ public struct TreasureRecord: Sendable {
 }
 
 /// Checks treasures one by one and across the set (duplicates, neighbours, swapped
-/// coordinates), collecting `Diagnostic`s with stable codes.
+/// coordinates), putting `Diagnostic`s with stable codes in `findings` as it goes.
 ///
-/// What it keeps per record is small (position, file index, line), so a million
-/// treasures validate in a few seconds and a few dozen megabytes.
+/// What it keeps per record is small (position, file index, line), and findings do not
+/// stay in memory (`OrderedFindings`), so a million treasures validate in a few seconds
+/// and a few dozen megabytes, however many findings they have.
 public struct TreasureValidator {
     /// Names longer than this do not fit the apps' callouts.
     public static let maximumNameLength = 80
@@ -44,10 +45,18 @@ public struct TreasureValidator {
     /// Geohash precision to judge stored geohashes by; nil skips geohash checks (files).
     public var geohashPrecision: Int?
     /// Checks one image reference; returns its findings. Called from several threads at
-    /// once in `finish()`.
+    /// once, for a batch of records.
     public var inspectImage: @Sendable (String, Diagnostic.Location) -> [Diagnostic]
     /// Set when keys cannot repeat (the workspace's primary key), to skip that check.
     public var keysAreUnique = false
+    /// The records to report on (`validate --changed`); nil reports on every record.
+    /// The others are remembered for the checks across records, not checked themselves.
+    var focus: Focus?
+    /// The positions of every record, in any order, when only some were added
+    /// (`--changed`): the swapped-coordinates check compares a point with all of them.
+    var swappedContext: SwappedCheck?
+    /// How many records were reported on.
+    private(set) var checked = 0
 
     /// A record as remembered for the checks across records.
     private struct Entry {
@@ -58,13 +67,20 @@ public struct TreasureValidator {
         var feature: Int32
     }
 
-    private var findings: [Diagnostic] = []
+    /// Where the findings go, in compiler order.
+    let findings = OrderedFindings()
     /// Records with a position but no geohash yet, reported once as T130 by the caller.
     public private(set) var missingGeohashes = 0
-    /// Images to check in `finish()`, where their findings go in `findings`, and for
-    /// which record.
-    private var pendingImages: [(path: String, location: Diagnostic.Location, at: Int)] = []
+    /// Records whose findings wait for a batch of image checks, each with its image, so
+    /// that an image's findings follow its record's others.
+    private var pending: [(found: [Diagnostic], image: String?, location: Diagnostic.Location)] =
+        []
+    private var pendingImages = 0
+    /// Images checked at once: enough to keep every core busy, few enough to hold.
+    private static let imageBatch = 512
     private var entries: [Entry] = []
+    /// With a focus, whether each record is reported on.
+    private var reported: [Bool] = []
     private var keys: [String] = []
     private var files: [String] = []
     private var fileIndex: [String: Int32] = [:]
@@ -95,7 +111,19 @@ public struct TreasureValidator {
     public mutating func add(_ record: TreasureRecord) {
         var location = record.location
         location.key = record.key
+        findings.register(file: location.file)
         let index = Int32(entries.count)
+        if let focus {
+            let included = focus.includes(
+                key: record.key, name: record.name, latitude: record.latitude,
+                longitude: record.longitude)
+            reported.append(included)
+            if !included {
+                remember(record, at: location)
+                return
+            }
+        }
+        checked += 1
         var found: [Diagnostic] = []
         func report(
             _ severity: Diagnostic.Severity, _ code: String, _ message: String, hint: String? = nil
@@ -148,9 +176,7 @@ public struct TreasureValidator {
 
         let latitude = record.latitude
         let longitude = record.longitude
-        let inRange =
-            latitude.isFinite && longitude.isFinite && (-90...90).contains(latitude)
-            && (-180...180).contains(longitude)
+        let inRange = Self.inRange(latitude, longitude)
         if !latitude.isFinite || !longitude.isFinite {
             report(.error, DiagnosticCode.notANumber, "position is not a finite number")
         } else {
@@ -198,11 +224,32 @@ public struct TreasureValidator {
                 missingGeohashes += 1
             }
         }
-        findings += found
         if let image = record.image, !image.hasPrefix("http://"), !image.hasPrefix("https://") {
-            pendingImages.append((image, location, findings.count))
+            pending.append((found, image, location))
+            pendingImages += 1
+            if pendingImages >= Self.imageBatch { checkImages() }
+        } else if !pending.isEmpty {
+            pending.append((found, nil, location))
+        } else {
+            for finding in found { findings.add(finding) }
         }
+        append(record, at: location, inRange: inRange)
+    }
 
+    /// Remembers a record outside the focus as the checks across records need it: the
+    /// first of its key and name, and its entry.
+    private mutating func remember(_ record: TreasureRecord, at location: Diagnostic.Location) {
+        let index = Int32(entries.count)
+        if !keysAreUnique, firstOfKey[record.key] == nil { firstOfKey[record.key] = index }
+        if !record.name.isEmpty, firstOfName[record.name] == nil {
+            firstOfName[record.name] = index
+        }
+        append(record, at: location, inRange: Self.inRange(record.latitude, record.longitude))
+    }
+
+    private mutating func append(
+        _ record: TreasureRecord, at location: Diagnostic.Location, inRange: Bool
+    ) {
         let file = location.file ?? ""
         let fileNumber =
             fileIndex[file]
@@ -213,10 +260,22 @@ public struct TreasureValidator {
             }()
         entries.append(
             Entry(
-                latitude: inRange ? latitude : .nan, longitude: inRange ? longitude : .nan,
+                latitude: inRange ? record.latitude : .nan,
+                longitude: inRange ? record.longitude : .nan,
                 file: fileNumber, line: Int32(clamping: location.line ?? -1),
                 feature: Int32(clamping: location.feature ?? -1)))
         keys.append(record.key)
+    }
+
+    /// Whether a position is one the checks across records compare.
+    static func inRange(_ latitude: Double, _ longitude: Double) -> Bool {
+        latitude.isFinite && longitude.isFinite && (-90...90).contains(latitude)
+            && (-180...180).contains(longitude)
+    }
+
+    /// Whether record `index` is reported on.
+    private func isReported(_ index: Int) -> Bool {
+        focus == nil || reported[index]
     }
 
     private func location(_ index: Int32) -> Diagnostic.Location {
@@ -233,35 +292,32 @@ public struct TreasureValidator {
 
     // MARK: - Across records
 
-    /// The findings, in input order, with the checks across records added.
-    public mutating func finish() -> [Diagnostic] {
+    /// Adds the checks across records to `findings`, after the records' own.
+    ///
+    /// - Parameter landing: with `swappedContext` (whose positions are in no particular
+    ///   order), `SwappedCheck.landing(_:_:)` of a suspect over positions in the records'
+    ///   order.
+    mutating func finish(landing: ((Double, Double) throws -> Double?)? = nil) rethrows {
         checkImages()
         findCloseNeighbours()
-        if bounds == nil { findSwappedOutliers() }
-        return findings
+        if bounds == nil { try findSwappedOutliers(landing: landing) }
     }
 
-    /// Decodes the images on every core (each check is a decode at 1/8 scale, so this is
-    /// most of a validation's time with artwork) and puts each one's findings after its
-    /// record's other findings.
+    /// Decodes the batch's images on every core (each check is a decode at 1/8 scale, so
+    /// this is most of a validation's time with artwork) and puts each one's findings after
+    /// its record's other findings.
     private mutating func checkImages() {
-        guard !pendingImages.isEmpty else { return }
-        let pending = pendingImages
-        pendingImages = []
+        guard !pending.isEmpty else { return }
+        let batch = pending
+        pending = []
+        pendingImages = 0
         let inspect = inspectImage
         let results = parallelMap(
-            count: pending.count, threads: ProcessInfo.processInfo.activeProcessorCount
-        ) { inspect(pending[$0].path, pending[$0].location) }
-        var merged: [Diagnostic] = []
-        merged.reserveCapacity(findings.count)
-        var cursor = 0
-        for (index, image) in pending.enumerated() {
-            merged += findings[cursor..<image.at]
-            merged += results[index]
-            cursor = image.at
+            count: batch.count, threads: ProcessInfo.processInfo.activeProcessorCount
+        ) { index in batch[index].image.map { inspect($0, batch[index].location) } ?? [] }
+        for (record, imageFindings) in zip(batch, results) {
+            for finding in record.found + imageFindings { findings.add(finding) }
         }
-        merged += findings[cursor...]
-        findings = merged
     }
 
     /// Pairs closer than `minimumSpacing`. Records are sorted into grid cells at least
@@ -291,117 +347,71 @@ public struct TreasureValidator {
             }
             return low
         }
-        var closest: [Int32: (other: Int32, distance: Double)] = [:]
-        for current in cells {
-            let entry = entries[Int(current.index)]
+        // In grid order, whose searches fall near each other in memory; each finding takes
+        // its record's place in the order.
+        let first = findings.reserve(entries.count)
+        for (currentRow, currentColumn, current) in cells where isReported(Int(current)) {
+            let entry = entries[Int(current)]
+            var closest: (other: Int32, distance: Double)?
             // Longitude cells shrink towards the poles; widen the search to match.
             let span = Int64(
                 min(1000, (1 / max(cos(entry.latitude * .pi / 180), 1e-3)).rounded(.up)))
-            for row in (current.row - 1)...(current.row + 1) {
-                var position = firstCell(atLeast: row, current.column - span)
+            for row in (currentRow - 1)...(currentRow + 1) {
+                var position = firstCell(atLeast: row, currentColumn - span)
                 while position < cells.count, cells[position].row == row,
-                    cells[position].column <= current.column + span
+                    cells[position].column <= currentColumn + span
                 {
                     let other = cells[position].index
                     position += 1
                     // Report each pair once, on the later record.
-                    guard other < current.index else { continue }
+                    guard other < current else { continue }
                     let neighbour = entries[Int(other)]
                     let distance = greatCircleDistance(
                         fromLatitude: entry.latitude, longitude: entry.longitude,
                         toLatitude: neighbour.latitude, longitude: neighbour.longitude)
                     if distance < Self.minimumSpacing,
-                        closest[current.index].map({ distance < $0.distance }) ?? true
+                        closest.map({ distance < $0.distance }) ?? true
                     {
-                        closest[current.index] = (other, distance)
+                        closest = (other, distance)
                     }
                 }
             }
-        }
-        for (index, pair) in closest.sorted(by: { $0.key < $1.key }) {
-            findings.append(
-                Diagnostic(
-                    .warning, DiagnosticCode.tooClose,
-                    String(
-                        format: "only %.1f m from '%@' (%@)", pair.distance, keys[Int(pair.other)],
-                        locationText(pair.other)),
-                    at: location(index)))
+            if let closest {
+                findings.add(
+                    Diagnostic(
+                        .warning, DiagnosticCode.tooClose,
+                        String(
+                            format: "only %.1f m from '%@' (%@)", closest.distance,
+                            keys[Int(closest.other)], locationText(closest.other)),
+                        at: location(current)), reserved: first + Int(current))
+            }
         }
     }
 
     /// Without game.bounds: a point far from every other that lands among others when its
-    /// coordinates are exchanged was probably written lon/lat. Each point is judged by
-    /// its neighbours, not by the file's centre, so a world file's remote towns are not
-    /// suspects: only a point with no other within `isolation` whose exchanged position has
-    /// at least two others within `landing`.
-    private mutating func findSwappedOutliers() {
-        let landing = 100_000.0
-        let isolation = 500_000.0
-        // One-degree cells (about 111 km of latitude).
-        var cells: [Int64: [Int32]] = [:]
-        func cell(_ latitude: Double, _ longitude: Double) -> Int64 {
-            Int64((latitude + 90).rounded(.down)) * 1000 + Int64((longitude + 180).rounded(.down))
-        }
-        for (index, entry) in entries.enumerated() where entry.latitude.isFinite {
-            cells[cell(entry.latitude, entry.longitude), default: []].append(Int32(index))
-        }
-        guard entries.count >= 3 else { return }
-        /// The others within `radius` of a position (at most `limit` counted), and the
-        /// distance to the nearest one.
-        func neighbours(
-            _ latitude: Double, _ longitude: Double, within radius: Double, excluding: Int,
-            limit: Int
-        ) -> (count: Int, nearest: Double) {
-            let rows = Int((radius / 111_000).rounded(.up))
-            let columns = Int(
-                min(180, (Double(rows) / max(cos(latitude * .pi / 180), 0.01)).rounded(.up)))
-            var count = 0
-            var nearest = Double.infinity
-            let baseRow = Int((latitude + 90).rounded(.down))
-            let baseColumn = Int((longitude + 180).rounded(.down))
-            // The point's own cell first, then outwards: in a dense file the first cell
-            // usually answers, and `limit` ends the search there.
-            func outwards(_ reach: Int) -> [Int] {
-                [0] + (0..<reach).flatMap { [-($0 + 1), $0 + 1] }
-            }
-            for rowOffset in outwards(rows) {
-                let row = baseRow + rowOffset
-                guard (0..<180).contains(row) else { continue }
-                for offset in outwards(columns) {
-                    let column = ((baseColumn + offset) % 360 + 360) % 360
-                    guard let members = cells[Int64(row) * 1000 + Int64(column)] else { continue }
-                    for other in members where Int(other) != excluding {
-                        let neighbour = entries[Int(other)]
-                        let distance = greatCircleDistance(
-                            fromLatitude: latitude, longitude: longitude,
-                            toLatitude: neighbour.latitude, longitude: neighbour.longitude)
-                        if distance <= radius {
-                            count += 1
-                            nearest = min(nearest, distance)
-                            if count >= limit { return (count, nearest) }
-                        }
-                    }
-                }
-            }
-            return (count, nearest)
-        }
-        for (index, entry) in entries.enumerated() where entry.latitude.isFinite {
-            guard (-90...90).contains(entry.longitude), entry.latitude != entry.longitude else {
-                continue
-            }
-            // Isolation first: nearly every point has a neighbour in its own cell.
-            let asIs = neighbours(
-                entry.latitude, entry.longitude, within: isolation, excluding: index, limit: 1)
-            guard asIs.count == 0 else { continue }
-            let exchanged = neighbours(
-                entry.longitude, entry.latitude, within: landing, excluding: index, limit: 2)
-            guard exchanged.count >= 2 else { continue }
-            findings.append(
+    /// coordinates are exchanged was probably written lon/lat (`SwappedCheck`).
+    private mutating func findSwappedOutliers(
+        landing: ((Double, Double) throws -> Double?)?
+    ) rethrows {
+        let check =
+            swappedContext
+            ?? SwappedCheck(
+                positions: entries.lazy.filter { $0.latitude.isFinite }.map {
+                    ($0.latitude, $0.longitude)
+                }, count: entries.count)
+        guard check.count >= 3 else { return }
+        for (index, entry) in entries.enumerated()
+        where entry.latitude.isFinite && isReported(index) {
+            guard check.isSuspect(entry.latitude, entry.longitude),
+                let nearest = try landing?(entry.latitude, entry.longitude)
+                    ?? check.landing(entry.latitude, entry.longitude)
+            else { continue }
+            findings.add(
                 Diagnostic(
                     .warning, DiagnosticCode.swappedCoordinates,
                     "coordinates look swapped (lon/lat): [\(entry.latitude), \(entry.longitude)] "
-                        + "has no other treasure within \(Int(isolation / 1000)) km; exchanged, it "
-                        + "is \(Self.distanceText(exchanged.nearest)) from one",
+                        + "has no other treasure within \(Int(SwappedCheck.isolation / 1000)) km; "
+                        + "exchanged, it is \(Self.distanceText(nearest)) from one",
                     at: location(Int32(index))))
         }
     }
@@ -449,5 +459,62 @@ extension String {
             return false
         }
         return firstScalar.properties.isWhitespace || lastScalar.properties.isWhitespace
+    }
+}
+
+extension TreasureValidator {
+    /// The records `validate --changed` reports on: the changed ones, those closer than
+    /// `minimumSpacing` to one (a changed record can make or end a near-duplicate finding
+    /// on either side), and those that share a name with one (likewise for duplicate names).
+    struct Focus {
+        var keys: Set<String> = []
+        var names: Set<String> = []
+        /// The changed records' positions, by row of the near-duplicate grid.
+        private var rows: [Int64: [(latitude: Double, longitude: Double)]] = [:]
+
+        private static let cell = TreasureValidator.minimumSpacing / 111_000
+
+        /// A focus on no record.
+        init() {}
+
+        /// A focus on the records with these keys alone.
+        init(keys: Set<String>) {
+            self.keys = keys
+        }
+
+        /// Adds a changed record.
+        mutating func add(key: String, name: String, latitude: Double, longitude: Double) {
+            keys.insert(key)
+            if !name.isEmpty { names.insert(name) }
+            if TreasureValidator.inRange(latitude, longitude) {
+                rows[Int64((latitude / Self.cell).rounded(.down)), default: []].append(
+                    (latitude, longitude))
+            }
+        }
+
+        /// Whether the record with these fields is reported on.
+        func includes(key: String, name: String, latitude: Double, longitude: Double) -> Bool {
+            keys.contains(key) || names.contains(name)
+                || isNear(latitude: latitude, longitude: longitude)
+        }
+
+        /// Whether a position is closer than `minimumSpacing` to a focused record's.
+        func isNear(latitude: Double, longitude: Double) -> Bool {
+            guard !rows.isEmpty, TreasureValidator.inRange(latitude, longitude) else {
+                return false
+            }
+            let row = Int64((latitude / Self.cell).rounded(.down))
+            for neighbourRow in (row - 1)...(row + 1) {
+                for position in rows[neighbourRow] ?? []
+                where greatCircleDistance(
+                    fromLatitude: latitude, longitude: longitude,
+                    toLatitude: position.latitude, longitude: position.longitude)
+                    < TreasureValidator.minimumSpacing
+                {
+                    return true
+                }
+            }
+            return false
+        }
     }
 }

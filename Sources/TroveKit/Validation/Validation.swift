@@ -4,73 +4,341 @@ import TroveSQLite
 /// Runs `TreasureValidator` over the workspace or over files without importing them.
 public enum Validation {
     /// The findings, and whether any file could not be read at all.
-    public struct Report: Sendable {
-        public var findings: [Diagnostic] = []
+    ///
+    /// Findings about the workspace as a whole come first, then the records' in compiler
+    /// order (`OrderedFindings`: not held in memory), then any appended.
+    public struct Report {
+        private var leading: [Diagnostic] = []
+        private var ordered: OrderedFindings
+        private var trailing: [Diagnostic] = []
         /// Files that could not be read or parsed (exit status 3).
         public var unreadableFiles = 0
+        /// Of a workspace: how many treasures were checked, of how many.
+        public internal(set) var checked = 0
+        public internal(set) var total = 0
+        /// Of `--changed`: why every treasure was checked, when it was.
+        public internal(set) var everythingBecause: String?
+        /// Of a workspace: the change clock and the inputs the findings stand for, to
+        /// record when they pass (`record(_:in:)`).
+        var clock: Int64?
+        var inputs = ""
 
-        public var errors: Int { findings.filter { $0.severity == .error }.count }
-        public var warnings: Int { findings.filter { $0.severity == .warning }.count }
+        init(_ ordered: OrderedFindings) {
+            self.ordered = ordered
+        }
+
+        public var errors: Int {
+            ordered.errors + (leading + trailing).filter { $0.severity == .error }.count
+        }
+        public var warnings: Int {
+            ordered.warnings + (leading + trailing).filter { $0.severity == .warning }.count
+        }
+
+        /// Adds findings after all the others.
+        public mutating func append(_ findings: [Diagnostic]) {
+            trailing += findings
+        }
+
+        mutating func insertFirst(_ finding: Diagnostic) {
+            leading.insert(finding, at: 0)
+        }
+
+        /// Calls `body` with each finding in order. The report is read once: a second
+        /// call sees only the findings said first and last.
+        ///
+        /// - Throws: what `body` throws, or `SpillError` when findings set aside in a
+        ///   temporary file cannot be read back.
+        public func forEach(_ body: (Diagnostic) throws -> Void) throws {
+            for finding in leading { try body(finding) }
+            try ordered.drain(body)
+            for finding in trailing { try body(finding) }
+        }
+
+        /// Every finding, in order, in memory: for tests and small reports.
+        public func collected() throws -> [Diagnostic] {
+            var findings: [Diagnostic] = []
+            try forEach { findings.append($0) }
+            return findings
+        }
     }
 
-    /// Checks every treasure in the workspace, in import order.
+    /// The name validate's clock value is recorded under in `change_consumers`.
+    static let consumerName = "validate"
+    /// Bumped whenever a check is added or changes, so that the first `--changed` after
+    /// an upgrade checks everything.
+    static let rulesVersion = 1
+
+    /// What a workspace's findings depend on besides its treasures: the rules, the
+    /// settings they read, and whether warnings fail.
+    static func inputs(of workspace: Workspace, strict: Bool) throws -> String {
+        let bounds = try workspace.setting(Setting.gameBounds.key) ?? ""
+        return JSONObject([
+            "rules": rulesVersion, "game.bounds": bounds,
+            "geohash.precision": try workspace.geohashPrecision(), "strict": strict,
+        ]).compactJSONText
+    }
+
+    /// Checks every treasure in the workspace, in import order; with `changedOnly`, only
+    /// those changed since the last validate that passed, with their neighbours (see
+    /// `TreasureValidator.Focus`), and every treasure when that cannot be told.
     ///
-    /// - Throws: `SQLiteError`.
-    public static func workspace(_ workspace: Workspace) throws -> Report {
+    /// The checks across records (near-duplicates, duplicate names, swapped
+    /// coordinates) compare the reported records with every other, so a finding on a
+    /// reported record is the one a full validate reports.
+    ///
+    /// - Throws: `SQLiteError`, `WorkspaceError`.
+    public static func workspace(
+        _ workspace: Workspace, changedOnly: Bool = false, strict: Bool = false
+    ) throws -> Report {
+        try workspace.read {
+            try check(workspace, changedOnly: changedOnly, strict: strict)
+        }
+    }
+
+    /// Records `report`'s clock value as the last validate's, when it passed.
+    ///
+    /// - Throws: `WorkspaceError`, `SQLiteError`.
+    public static func record(_ report: Report, in workspace: Workspace) throws {
+        guard let clock = report.clock else { return }
+        try workspace.write {
+            try ChangeLog.recordConsumer(
+                consumerName, inputs: report.inputs, at: clock, in: workspace.database)
+        }
+    }
+
+    private static func check(_ workspace: Workspace, changedOnly: Bool, strict: Bool) throws
+        -> Report
+    {
+        let database = workspace.database
+        let clock = try ChangeLog.clock(in: database)
+        let inputs = try inputs(of: workspace, strict: strict)
+        var focus: TreasureValidator.Focus?
+        var everythingBecause: String?
+        if changedOnly {
+            let last = try ChangeLog.consumer(consumerName, in: database)
+            switch try ChangeLog.changes(of: .treasure, since: last?.seq, in: database) {
+            case .everything(let reason):
+                everythingBecause =
+                    last == nil ? "no validate has passed on this workspace yet" : reason
+            case .keys:
+                if let last, last.inputs != inputs {
+                    everythingBecause =
+                        "the rules, game.bounds, geohash.precision or --strict changed since "
+                        + "the last validate"
+                } else if let last {
+                    focus = try changedRecords(since: last.seq, in: database)
+                }
+            }
+        }
+        let bounds = try workspace.setting(Setting.gameBounds.key).flatMap(GeoBounds.init)
         var validator = TreasureValidator(
-            bounds: try workspace.setting(Setting.gameBounds.key).flatMap(GeoBounds.init),
-            geohashPrecision: try workspace.geohashPrecision())
+            bounds: bounds, geohashPrecision: try workspace.geohashPrecision())
         validator.keysAreUnique = true
-        let count = try workspace.database.scalar("SELECT count(*) FROM treasures")?.int64 ?? 0
-        validator.reserveCapacity(Int(count))
-        let statement = try workspace.database.prepare(
+        let count = try database.scalar("SELECT count(*) FROM treasures")?.int64 ?? 0
+        // With a focus, only the records compared with the reported ones are read in full.
+        var only = ""
+        var onlyKeys: [SQLiteValue?] = []
+        if let changed = focus {
+            let context = try FocusScan(changed, in: database)
+            validator.focus = context.reported
+            only = "WHERE t.key IN (SELECT value FROM json_each(?1))"
+            onlyKeys = [.text(context.compared.jsonText)]
+            for file in context.files { validator.findings.register(file: file) }
+            if bounds == nil {
+                validator.swappedContext = SwappedCheck(
+                    positions: context.positions, count: Int(count))
+            }
+        } else {
+            validator.reserveCapacity(Int(count))
+        }
+        let statement = try database.prepare(
             """
             SELECT t.key, t.name, t.lat, t.lon, t.image, t.description, g.geohash,
                    coalesce(s.name, s.path),
                    t.source_line
             FROM treasures AS t LEFT JOIN sources AS s ON s.id = t.source
             LEFT JOIN treasure_geohashes AS g ON g.key = t.key
+            \(only)
             ORDER BY t.source, t.source_line, t.key
             """)
+        try statement.bind(onlyKeys)
         while let row = try statement.next() {
             // Lines are the ones of each treasure's last import. A treasure whose row is
             // gone from its file has no line any more, and is named by its key.
             let source = SourceLine.location(file: row.text(7), stored: row.int64(8))
+            let key = row.text(0) ?? ""
+            let name = row.text(1) ?? ""
+            let latitude = row.double(2) ?? .nan
+            let longitude = row.double(3) ?? .nan
+            // What only the record's own checks read is read only for those reported on.
+            let reported = validator.focus?.keys.contains(key) ?? true
             validator.add(
                 TreasureRecord(
-                    key: row.text(0) ?? "", name: row.text(1) ?? "",
-                    latitude: row.double(2) ?? .nan, longitude: row.double(3) ?? .nan,
-                    image: row.text(4), description: row.text(5), geohash: row.text(6),
+                    key: key, name: name, latitude: latitude, longitude: longitude,
+                    image: reported ? row.text(4) : nil,
+                    description: reported ? row.text(5) : nil,
+                    geohash: reported ? row.text(6) : nil,
                     location: source ?? Diagnostic.Location()
                 ))
         }
-        var findings = inFileOrder(validator.finish())
+        // A suspect of swapped coordinates (rare: no other treasure within 500 km) is
+        // judged by the positions where it would land, read in the records' order.
+        try validator.finish { latitude, longitude in
+            let band = SwappedCheck.landingBand(latitude, longitude)
+            let positions = try database.query(
+                """
+                SELECT lat, lon FROM treasures WHERE lat BETWEEN ? AND ?
+                ORDER BY source, source_line, key
+                """, [.real(band.lowerBound), .real(band.upperBound)]
+            ) { row in (row.double(0) ?? .nan, row.double(1) ?? .nan) }
+            return SwappedCheck(
+                positions: positions.filter { TreasureValidator.inRange($0.0, $0.1) },
+                count: Int(count)
+            ).landing(latitude, longitude)
+        }
+        var report = Report(validator.findings)
+        report.checked = validator.checked
+        report.total = Int(count)
+        report.everythingBecause = everythingBecause
+        report.clock = clock
+        report.inputs = inputs
         if validator.missingGeohashes > 0 {
             let count = validator.missingGeohashes
-            findings.insert(
+            report.insertFirst(
                 Diagnostic(
                     .warning, DiagnosticCode.geohashMissing,
                     "\(count) treasure\(count == 1 ? " has" : "s have") no geohash yet",
-                    at: .init(), hint: "run 'trove geohash'"), at: 0)
+                    at: .init(), hint: "run 'trove geohash'"))
         }
         // Said first: until it is set, no export with image URLs can succeed.
         if let missing = try MissingBucket.find(in: workspace) {
-            findings.insert(
+            report.insertFirst(
                 Diagnostic(
                     .warning, DiagnosticCode.missingBucket, missing.message, at: .init(),
-                    hint: MissingBucket.hint), at: 0)
+                    hint: MissingBucket.hint))
         }
-        return Report(findings: findings)
+        return report
+    }
+
+    /// The treasures changed after clock value `seq` that still exist (a deleted one has
+    /// no position left to find neighbours by).
+    private static func changedRecords(since seq: Int64, in database: Database) throws
+        -> TreasureValidator.Focus
+    {
+        var focus = TreasureValidator.Focus()
+        let statement = try database.prepare(
+            "SELECT key, name, lat, lon FROM treasures WHERE key IN ("
+                + ChangeLog.changedKeysSQL + ")")
+        try statement.bind([.text(RecordKind.treasure.rawValue), .integer(seq)])
+        while let row = try statement.next() {
+            focus.add(
+                key: row.text(0) ?? "", name: row.text(1) ?? "",
+                latitude: row.double(2) ?? .nan, longitude: row.double(3) ?? .nan)
+        }
+        return focus
+    }
+
+    /// What `--changed` reads beyond the changed treasures, found by scans of the columns
+    /// compared alone: the workspace has no index by position or name, and one would cost
+    /// every import more than these scans cost validate.
+    private struct FocusScan {
+        /// The records reported on: the changed ones, those closer than 5 m to one, and
+        /// those named like one.
+        var reported = TreasureValidator.Focus()
+        /// The keys of every record a reported one is compared with: those closer than 5 m
+        /// to one, and those named like one (the reported ones among them).
+        var compared: [String] = []
+        /// The files as a full validate ranks them: in the records' order, a source's
+        /// records that are gone from it (no line, so no file) before its others.
+        var files: [String?] = []
+        /// Every position in range, in no particular order.
+        var positions: [(Double, Double)] = []
+
+        init(_ changed: TreasureValidator.Focus, in database: Database) throws {
+            var sources: Set<SourcePart> = []
+            var positions: [(Double, Double)] = []
+            let reportedKeys = try Self.keys(near: changed, in: database) { row in
+                sources.insert(SourcePart(source: row.int64(4), gone: row.int64(5) == 1))
+                let latitude = row.double(0) ?? .nan
+                let longitude = row.double(1) ?? .nan
+                if TreasureValidator.inRange(latitude, longitude) {
+                    positions.append((latitude, longitude))
+                }
+            }
+            self.positions = positions
+            var reported = TreasureValidator.Focus()
+            let statement = try database.prepare(
+                "SELECT key, name, lat, lon FROM treasures "
+                    + "WHERE key IN (SELECT value FROM json_each(?1))")
+            try statement.bind([.text(reportedKeys.jsonText)])
+            while let row = try statement.next() {
+                reported.add(
+                    key: row.text(0) ?? "", name: row.text(1) ?? "",
+                    latitude: row.double(2) ?? .nan, longitude: row.double(3) ?? .nan)
+            }
+            compared = try Self.keys(near: reported, in: database) { _ in }
+            self.reported = TreasureValidator.Focus(keys: reported.keys)
+            let names = Dictionary(
+                try database.query("SELECT id, coalesce(name, path) FROM sources", []) {
+                    ($0.int64(0) ?? 0, $0.text(1))
+                }, uniquingKeysWith: { first, _ in first })
+            // A missing source sorts first, and a missing line first in its source.
+            let ordered = sources.sorted {
+                ($0.source ?? .min, $0.gone ? 0 : 1) < ($1.source ?? .min, $1.gone ? 0 : 1)
+            }
+            for part in ordered {
+                files.append(part.gone ? nil : part.source.flatMap { names[$0] ?? nil })
+            }
+        }
+
+        /// The records of one source with a line, or without one.
+        private struct SourcePart: Hashable {
+            var source: Int64?
+            var gone: Bool
+        }
+
+        /// The keys of the records `focus` includes, in no order, from one scan that
+        /// makes text of a key only for those; `each` sees every row (its source at 4 and
+        /// whether its line is missing at 5).
+        private static func keys(
+            near focus: TreasureValidator.Focus, in database: Database, each: (Row) -> Void
+        ) throws -> [String] {
+            let statement = try database.prepare(
+                """
+                SELECT lat, lon,
+                       name IN (SELECT value FROM json_each(?1))
+                       OR key IN (SELECT value FROM json_each(?2)),
+                       key, source, source_line IS NULL
+                FROM treasures
+                """)
+            try statement.bind([
+                .text(Array(focus.names).jsonText), .text(Array(focus.keys).jsonText),
+            ])
+            var keys: [String] = []
+            while let row = try statement.next() {
+                each(row)
+                if row.int64(2) == 1
+                    || focus.isNear(
+                        latitude: row.double(0) ?? .nan, longitude: row.double(1) ?? .nan)
+                {
+                    keys.append(row.text(3) ?? "")
+                }
+            }
+            return keys
+        }
     }
 
     /// Checks files as `import treasures` would read them, without importing.
     public static func files(
         _ sources: [TreasureFileImport.Source], encoding: TextEncoding, bounds: GeoBounds?
     ) -> Report {
-        var report = Report()
         var validator = TreasureValidator(bounds: bounds)
+        let findings = validator.findings
+        var report = Report(findings)
         var keys = KeyDeriver()
         for source in sources {
+            // Files rank in the order given, before anything is found in them.
+            findings.register(file: source.displayPath)
             do {
                 var reader = try TreasureReader(
                     path: source.path, displayPath: source.displayPath, format: source.format,
@@ -86,35 +354,16 @@ public enum Validation {
                                 image: TreasureFileImport.resolveImage(input.image, in: source),
                                 description: input.description, location: input.location))
                     case .invalid(let diagnostic):
-                        report.findings.append(diagnostic)
+                        findings.add(diagnostic, asRead: true)
                     }
                 }
-                report.findings += reader.fileWarnings
+                for warning in reader.fileWarnings { findings.add(warning, asRead: true) }
             } catch {
-                report.findings.append(error.diagnostic)
+                findings.add(error.diagnostic, asRead: true)
                 report.unreadableFiles += 1
             }
         }
-        report.findings = inFileOrder(report.findings + validator.finish())
+        validator.finish()
         return report
-    }
-
-    /// Findings sorted by file (in the order files first appear) and line, as a compiler
-    /// lists them; findings at one place keep their order.
-    static func inFileOrder(_ findings: [Diagnostic]) -> [Diagnostic] {
-        var fileOrder: [String: Int] = [:]
-        for finding in findings {
-            let file = finding.location.file ?? ""
-            if fileOrder[file] == nil { fileOrder[file] = fileOrder.count }
-        }
-        return findings.enumerated().sorted { lhs, rhs in
-            let left = lhs.element.location
-            let right = rhs.element.location
-            let leftKey = (fileOrder[left.file ?? ""]!, left.line ?? left.feature ?? 0, lhs.offset)
-            let rightKey = (
-                fileOrder[right.file ?? ""]!, right.line ?? right.feature ?? 0, rhs.offset
-            )
-            return leftKey < rightKey
-        }.map(\.element)
     }
 }

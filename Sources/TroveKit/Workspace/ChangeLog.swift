@@ -97,19 +97,20 @@ public enum ChangeLog {
         ) { (seq: $0.int64(0) ?? 0, inputs: $0.text(1)) }.first
     }
 
-    /// Records that consumer `name` has taken in everything up to the clock's value now.
-    /// Call inside the write transaction that did the taking in.
+    /// Records that consumer `name` has taken in everything up to the clock's value now,
+    /// or up to `seq`: the value a consumer that read outside this transaction saw when it
+    /// began. Call inside the write transaction that did the taking in.
     ///
     /// - Throws: `SQLiteError`.
-    public static func recordConsumer(_ name: String, inputs: String?, in database: Database)
-        throws
-    {
+    public static func recordConsumer(
+        _ name: String, inputs: String?, at seq: Int64? = nil, in database: Database
+    ) throws {
         try database.execute(
             """
             INSERT INTO change_consumers (name, seq, inputs)
-            VALUES (?1, (SELECT seq FROM change_clock WHERE id = 1), ?2)
+            VALUES (?1, coalesce(?3, (SELECT seq FROM change_clock WHERE id = 1)), ?2)
             ON CONFLICT (name) DO UPDATE SET seq = excluded.seq, inputs = excluded.inputs
-            """, [.text(name), inputs.map { .text($0) }])
+            """, [.text(name), inputs.map { .text($0) }, seq.map { .integer($0) }])
     }
 }
 
