@@ -118,8 +118,7 @@ enum ExportCommand {
             invocation.print(jsonSummary(summary, options, layout: layoutName, since: since))
             return .success
         }
-        var noun = layout.records == .treasures ? "treasures" : "approved posts"
-        if summary.renderedChangesOnly { noun = "changed " + noun }
+        let noun = layout.records == .treasures ? "treasures" : "approved posts"
         var message =
             "\(options.dryRun ? "would export" : "exported") \(summary.records) \(noun) with "
             + "\(layoutName): \(summary.paths) paths"

@@ -89,7 +89,7 @@ public struct ExportOptions: Sendable {
 
 /// What an export did.
 public struct ExportSummary: Equatable, Sendable {
-    /// Records exported (of an incremental export, the changed records it rendered).
+    /// Records exported (an incremental export renders only the changed ones).
     public var records = 0
     /// Database paths written (one per record and path template that has a value).
     public var paths = 0
@@ -113,8 +113,7 @@ public struct ExportSummary: Equatable, Sendable {
     /// Why an `--update` rendered every record rather than only those changed since its
     /// base; nil when it rendered only those, or was no update.
     public var fullRenderReason: String?
-    /// Whether only the records changed since the base were rendered (and `records`
-    /// counts those).
+    /// Whether only the records changed since the base were rendered.
     public var renderedChangesOnly = false
     /// The fingerprint of the layout and settings the export rendered with.
     var inputs = ""

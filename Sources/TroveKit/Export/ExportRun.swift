@@ -270,9 +270,14 @@ struct ExportRun {
         try updates?.finish()
         summary.storagePlan = try storagePlan?.finish()
         summary.records = streams.map(\.recordCount).max() ?? 0
-        // Only the changed records were read, and only they are counted: counting the
-        // table would read all of it.
+        // Only the changed records were read: the count comes from the workspace's counters
+        // (counting the table would read all of it).
         summary.renderedChangesOnly = incremental != nil
+        if incremental != nil {
+            let counts = try StatusCounters.read(in: database)
+            summary.records =
+                layout.records == .treasures ? counts.treasures : counts.posts["approved"] ?? 0
+        }
         summary.fullRenderReason = fullRenderReason
         summary.inputs = inputs
         // The streams' problems first, in template order, so messages read the same on
