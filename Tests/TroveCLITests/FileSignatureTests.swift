@@ -59,12 +59,11 @@ import TroveSQLite
             "import", "treasures", "cars.csv.gz", "--skip-invalid", "--rejects", "rejects.csv")
         #expect(result.status == 1)
         let rejects = try String(contentsOfFile: sandbox.path("rejects.csv"), encoding: .utf8)
+        // Records end with CRLF, as every CSV trove writes.
         #expect(
-            rejects == """
-                file,line,feature,code,reason,name,lat,lon,points
-                cars.csv.gz,3,,T103,latitude 'north' is not a number,Bad,north,-73.5,2
-
-                """)
+            rejects
+                == "file,line,feature,code,reason,name,lat,lon,points\r\n"
+                + "cars.csv.gz,3,,T103,latitude 'north' is not a number,Bad,north,-73.5,2\r\n")
     }
 
     @Test func truncatedGzipIsUnreadableAndChangesNothing() throws {
