@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TroveImaging
+import TroveSQLite
 
 @testable import TroveKit
 
@@ -223,5 +224,50 @@ import TroveImaging
         let everything = try Self.listed(sandbox, "all.storage.json")
         #expect(everything.count == 2)
         #expect(everything.allSatisfy { $0.hasSuffix(" unchanged") }, "\(everything)")
+    }
+
+    /// Marks go once every consumer has taken them in, and not before: an update against
+    /// an earlier export (`--since`) still finds every change since that one.
+    @Test func marksGoOnceEveryConsumerTookThemInAndSinceStillSeesThem() throws {
+        let sandbox = try Sandbox()
+        #expect(sandbox.run("init").status == 0)
+        try sandbox.write("layout.json", Self.layout)
+        var rows = (0..<5).map {
+            Row(key: "k\($0)", name: "T\($0)", lat: 40.7, lon: -74 + Double($0) / 100, points: $0)
+        }
+        func importRows() {
+            try? sandbox.write("t.csv", Self.csv(rows))
+            #expect(sandbox.run("import", "treasures", "t.csv", "-q").status == 0)
+            #expect(sandbox.run("geohash", "-q").status == 0)
+        }
+        func marks() throws -> Int64 {
+            try TroveSQLite.Database(path: sandbox.workspace).scalar(
+                "SELECT count(*) FROM record_changes")?.int64 ?? -1
+        }
+        importRows()
+        let update = ["export", "--layout", "layout.json", "--update", "--out", "u.json"]
+        #expect(sandbox.run(update).status == 0)
+        let first = try ExportSupport.parse(sandbox.run("export", "--layout", "layout.json").stdout)
+        rows[1].name = "Renamed"
+        importRows()
+        #expect(try marks() == 1)
+        #expect(sandbox.run(update).status == 0)
+        // The first export can still be followed: its marks stay.
+        #expect(try marks() == 1)
+        rows[2].points = 99
+        importRows()
+        #expect(sandbox.run(update).status == 0)
+        let log = sandbox.run("export", "log")
+        #expect(log.status == 0)
+        let since = sandbox.run(
+            "export", "--layout", "layout.json", "--update", "--since", "1", "--out", "s.json")
+        #expect(since.status == 0, "\(since.stderr)")
+        #expect(!since.stderr.contains("every record was rendered"), "\(since.stderr)")
+        let now = try ExportSupport.parse(sandbox.run("export", "--layout", "layout.json").stdout)
+        let applied = try ExportSupport.parse(ExportSupport.read(sandbox.path("s.json")))
+        #expect(applied.objectValue ?? [:] == Self.difference(from: first, to: now))
+        // Once only the latest export is kept for --since, its marks are all taken in.
+        for _ in 0..<ExportOptions.keptStates { #expect(sandbox.run(update).status == 0) }
+        #expect(try marks() == 0)
     }
 }

@@ -141,6 +141,7 @@ public enum Exporter {
                 [.text(layout), .integer(Int64(ExportOptions.keptStates))])
         }
         try StateBlocks.collectGarbage(database: database)
+        try ChangeLog.prune(in: database)
         try database.execute(
             """
             INSERT INTO exports (layout, at, out) VALUES (?, ?, ?)

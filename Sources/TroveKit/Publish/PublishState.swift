@@ -121,6 +121,7 @@ enum PublishState {
             "UPDATE publish_state SET planned = 0 WHERE target = ? AND planned = 1",
             [.text(target)])
         try StateBlocks.collectGarbage(database: database)
+        try ChangeLog.prune(in: database)
     }
 }
 

@@ -75,6 +75,27 @@ public enum ChangeLog {
         return bulk > seq
     }
 
+    /// Deletes the marks every consumer has taken in: those at or before the oldest clock
+    /// value one of the exports an `--update --since` can follow (each layout's last
+    /// few), a publish target (or the plan in progress) or another consumer recorded. One that never took anything in renders everything and does not
+    /// hold marks back. Call in the write transaction that recorded a consumer.
+    ///
+    /// - Throws: `SQLiteError`.
+    public static func prune(in database: Database) throws {
+        try database.execute(
+            """
+            DELETE FROM record_changes WHERE kind IN ('treasure', 'post') AND seq <= (
+                SELECT min(seq) FROM (
+                    SELECT l.change_seq AS seq FROM export_log AS l
+                    WHERE l.id IN (SELECT k.id FROM export_log AS k WHERE k.layout = l.layout
+                                   ORDER BY k.id DESC LIMIT \(ExportOptions.keptStates))
+                    UNION ALL SELECT change_seq FROM publish_targets
+                    UNION ALL SELECT change_seq FROM publish_plans
+                    UNION ALL SELECT seq FROM change_consumers)
+                WHERE seq IS NOT NULL)
+            """)
+    }
+
     /// Marks every record of `kind` changed now, in the write in progress: the marks the
     /// triggers would make of each row this transaction changes from here on are left
     /// out, as this one covers them. For a writer about to change most rows of a table.
