@@ -271,8 +271,8 @@ public struct Publisher {
     }
 
     private func markDone(_ target: String, _ seq: Int64) throws {
-        try workspace.write {
-            try workspace.database.execute(
+        try workspace.write { () -> Void in
+            _ = try workspace.database.execute(
                 "UPDATE publish_steps SET done = 1 WHERE target = ? AND seq = ?",
                 [.text(target), .integer(seq)])
         }
