@@ -139,7 +139,7 @@ import Testing
         (String(repeating: "é", count: 385), "770 bytes"),
     ])
     func keysAreCheckedAgainstFirebaseRules(key: String, problem: String?) {
-        let found = FirebaseLimits.keyProblem(key)
+        let found = FirebaseKey.problem(key)
         if let problem {
             #expect(found?.contains(problem) == true, "\(found ?? "nil")")
         } else {

@@ -70,7 +70,7 @@ indirect enum ValueTemplate: Sendable {
                 $0.0.utf8.lexicographicallyPrecedes($1.0.utf8)
             }) {
                 if key != ".priority" && key != ".value",
-                    let reason = FirebaseLimits.keyProblem(key)
+                    let reason = FirebaseKey.problem(key)
                 {
                     throw LayoutError(
                         layout: layout, problem: .illegalKey(key, path: path, reason: reason))
@@ -145,7 +145,7 @@ struct PathTemplate: Sendable {
             let template = try TextTemplate(
                 String(segment), records: records, layout: layout, path: path)
             if case .literal(let literal) = template,
-                let reason = FirebaseLimits.keyProblem(literal)
+                let reason = FirebaseKey.problem(literal)
             {
                 throw LayoutError(
                     layout: layout, problem: .illegalKey(literal, path: path, reason: reason))

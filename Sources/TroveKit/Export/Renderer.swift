@@ -142,7 +142,7 @@ struct Renderer {
             if key.isEmpty { return .absent }
             let reason = key.withUTF8 { bytes -> String? in
                 output.append(contentsOf: bytes)
-                return FirebaseLimits.keyProblem(bytes: bytes)
+                return FirebaseKey.problem(bytes: bytes)
             }
             if let reason {
                 return .illegal("key \"\(Self.shortened(key))\" \(reason)")

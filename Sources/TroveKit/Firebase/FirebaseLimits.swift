@@ -9,31 +9,6 @@ public enum FirebaseLimits {
     /// A string value may hold at most this many bytes of UTF-8.
     public static let maximumStringBytes = 10 * 1024 * 1024
 
-    /// Why `key` cannot be a database key, or nil when it can.
-    public static func keyProblem(_ key: String) -> String? {
-        var key = key
-        return key.withUTF8 { keyProblem(bytes: $0) }
-    }
-
-    /// Why the UTF-8 `bytes` cannot be a database key, or nil when they can.
-    static func keyProblem(bytes: UnsafeBufferPointer<UInt8>) -> String? {
-        if bytes.isEmpty { return "is empty" }
-        if bytes.count > maximumKeyBytes {
-            return "is \(bytes.count) bytes long; keys are limited to \(maximumKeyBytes)"
-        }
-        for byte in bytes {
-            switch byte {
-            case UInt8(ascii: "."), UInt8(ascii: "$"), UInt8(ascii: "#"), UInt8(ascii: "["),
-                UInt8(ascii: "]"), UInt8(ascii: "/"):
-                return "contains '\(Character(Unicode.Scalar(byte)))', which keys may not hold"
-            case 0..<0x20, 0x7F:
-                return "contains a control character, which keys may not hold"
-            default: continue
-            }
-        }
-        return nil
-    }
-
     /// Whether Firebase reads an object with these keys back as an array: every key is
     /// a non-negative 32-bit integer without leading zeros, and more than half of the
     /// indices from 0 to the largest are present.

@@ -422,29 +422,6 @@ public struct TreasureValidator {
     }
 }
 
-/// Firebase Realtime Database key rules.
-public enum FirebaseKey {
-    /// Why `key` cannot be a Firebase key, or nil when it can.
-    public static func problem(_ key: String) -> String? {
-        if key.isEmpty { return "is empty" }
-        if key.utf8.count > 768 { return "is longer than 768 bytes" }
-        // Every forbidden character is ASCII, so the UTF-8 bytes tell.
-        for byte in key.utf8 {
-            switch byte {
-            case UInt8(ascii: "."), UInt8(ascii: "$"), UInt8(ascii: "#"), UInt8(ascii: "["),
-                UInt8(ascii: "]"), UInt8(ascii: "/"):
-                return "contains '\(Character(Unicode.Scalar(byte)))', which Firebase forbids "
-                    + "in keys (. $ # [ ] /)"
-            case 0..<0x20, 0x7F:
-                return "contains a control character"
-            default:
-                continue
-            }
-        }
-        return nil
-    }
-}
-
 extension String {
     fileprivate var hasSurroundingWhitespace: Bool {
         guard let first = utf8.first, let last = utf8.last else { return false }
