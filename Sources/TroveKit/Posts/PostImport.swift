@@ -72,7 +72,7 @@ public struct PostImporter {
     }
 
     /// A post ready to store: its input, where its photo is, and what the photo says.
-    struct Prepared {
+    struct Prepared: Sendable {
         var input: PostInput
         var photoPath: String?
         var facts: PhotoFacts?
@@ -118,10 +118,11 @@ public struct PostImporter {
 
     private func prepare(_ posts: [PostInput], summary: inout PostImportSummary) -> [Prepared] {
         // Reading and hashing photos is the slow part; do it on every core.
-        let results = UnsafeResultBox<Prepared>(count: posts.count)
         let resolver = self.resolver
         let inspector = self.inspector
-        DispatchQueue.concurrentPerform(iterations: posts.count) { index in
+        let prepared = parallelMap(
+            count: posts.count, threads: ProcessInfo.processInfo.activeProcessorCount
+        ) { index in
             let post = posts[index]
             var prepared = Prepared(
                 input: post, photoPath: nil, facts: nil, problem: nil, contentHash: "")
@@ -141,9 +142,8 @@ public struct PostImporter {
                 }
             }
             prepared.contentHash = Self.contentHash(post, photoHash: prepared.facts?.fingerprint)
-            results.set(index, prepared)
+            return prepared
         }
-        let prepared = results.values
         for item in prepared {
             guard let problem = item.problem else { continue }
             if problem.hasPrefix("refused: ") {
@@ -339,22 +339,4 @@ public struct PostImporter {
         }
         return changed.isEmpty ? "content" : changed.joined(separator: ", ")
     }
-}
-
-/// Collects results written by index from concurrent iterations.
-final class UnsafeResultBox<Value>: @unchecked Sendable {
-    private var slots: [Value?]
-    private let lock = NSLock()
-
-    init(count: Int) {
-        slots = Array(repeating: nil, count: count)
-    }
-
-    func set(_ index: Int, _ value: Value) {
-        lock.lock()
-        slots[index] = value
-        lock.unlock()
-    }
-
-    var values: [Value] { slots.compactMap { $0 } }
 }
