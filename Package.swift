@@ -59,6 +59,9 @@ let package = Package(
             resources: [.copy("Fixtures")]
         ),
         .testTarget(name: "TroveKitTests", dependencies: ["TroveKit"]),
-        .testTarget(name: "TroveCLITests", dependencies: ["TroveCLI", "TroveImaging"]),
+        // Golden/ holds texts the tests compare with, read from the source tree.
+        .testTarget(
+            name: "TroveCLITests", dependencies: ["TroveCLI", "TroveImaging"],
+            exclude: ["Golden"]),
     ]
 )

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import TroveCLI
@@ -62,5 +63,37 @@ import Testing
 
     @Test func versionIsPrinted() {
         #expect(sandbox.run("--version").stdout.hasPrefix("trove \(TroveCLI.version) (SQLite "))
+    }
+
+    /// Every command's `--help`, generated from its declaration, against the text kept in
+    /// `Golden/help.txt`: a renamed flag or a reworded help line shows in review. After a
+    /// deliberate change, run the tests with TROVE_UPDATE_GOLDEN=1 to write the new text.
+    @Test func everyCommandsHelpMatchesTheGoldenText() throws {
+        var text = ""
+        func visit(_ command: Command, path: [String]) {
+            guard !command.isHidden else { return }
+            let result = sandbox.run(path + ["--help"])
+            text += "=== trove \(path.joined(separator: " "))\n" + result.stdout
+            for sub in command.subcommands { visit(sub, path: path + [sub.name]) }
+        }
+        visit(TroveCLI.root, path: [])
+        let golden = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("Golden/help.txt")
+        if ProcessInfo.processInfo.environment["TROVE_UPDATE_GOLDEN"] == "1" {
+            try FileManager.default.createDirectory(
+                at: golden.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: golden)
+        }
+        let kept = try String(contentsOf: golden, encoding: .utf8)
+        let keptSections = kept.components(separatedBy: "=== trove ")
+        let nowSections = text.components(separatedBy: "=== trove ")
+        for (index, section) in nowSections.enumerated()
+        where index >= keptSections.count
+            || keptSections[index] != section
+        {
+            Issue.record("help differs from Golden/help.txt at: trove \(section.prefix(200))")
+            break
+        }
+        #expect(keptSections.count == nowSections.count)
     }
 }
