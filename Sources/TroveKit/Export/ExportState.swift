@@ -121,9 +121,11 @@ struct ExportStateReader {
 
 /// Appends (path, hash) pairs, in database order, as a new generation of a layout's state.
 struct ExportStateWriter {
+    /// Entries per block.
+    static let entriesPerBlock = 4096
     /// Stores block `seq`.
     private let store: (_ seq: Int64, _ block: [UInt8]) throws -> Void
-    private var block = FrontCodedBlock(entriesPerBlock: 4096)
+    private var block = FrontCodedBlock(entriesPerBlock: entriesPerBlock)
     private var sequence: Int64 = 0
     /// Paths appended so far.
     private(set) var count = 0

@@ -73,6 +73,15 @@ struct FrontCodedReader {
         self.nextBlock = nextBlock
     }
 
+    /// Reads the entries of one block on its own.
+    init(block: [UInt8], damaged: any Error) {
+        var given = false
+        self.init(damaged: damaged) {
+            defer { given = true }
+            return given ? nil : block
+        }
+    }
+
     /// Moves to the next entry and reads its path, or sets `isAtEnd`.
     ///
     /// - Throws: `damaged`, or what `nextBlock` throws.
@@ -93,20 +102,6 @@ struct FrontCodedReader {
         path.removeLast(path.count - shared)
         path.append(contentsOf: block[offset..<offset + suffix])
         offset += suffix
-    }
-
-    /// The first path of `entries`, a block on its own (the reader's position is lost).
-    ///
-    /// - Throws: `damaged`.
-    mutating func firstPath(of entries: [UInt8]) throws -> [UInt8] {
-        block = entries
-        offset = 0
-        path.removeAll()
-        guard !entries.isEmpty else { return [] }
-        let shared = try readVarint()
-        let suffix = try readVarint()
-        guard shared == 0, offset + suffix <= block.count else { throw damaged }
-        return Array(block[offset..<offset + suffix])
     }
 
     /// - Throws: `damaged`.

@@ -197,7 +197,7 @@ struct IncrementalBase {
     }
 
     /// Entries per block, as `ExportStateWriter` writes them.
-    static let entriesPerBlock = 4096
+    static let entriesPerBlock = ExportStateWriter.entriesPerBlock
 }
 
 /// A state's entry: its path and the bytes the state keeps after it.
@@ -262,11 +262,7 @@ enum StatePatcher {
                 try read.bind([.integer(reference.block)])
                 let bytes = try read.next()?.blob(0) ?? []
                 read.reset()
-                var given = false
-                var reader = FrontCodedReader(damaged: ExportError.damagedState) {
-                    defer { given = true }
-                    return given ? nil : bytes
-                }
+                var reader = FrontCodedReader(block: bytes, damaged: ExportError.damagedState)
                 try reader.advance()
                 while !reader.isAtEnd {
                     let path = reader.path

@@ -27,7 +27,8 @@ enum StateBlocks {
 
     /// The path of a block's first entry, which is stored whole.
     static func firstPath(of entries: [UInt8]) -> [UInt8] {
-        var reader = FrontCodedReader(damaged: ExportError.damagedState) { nil }
-        return (try? reader.firstPath(of: entries)) ?? []
+        var reader = FrontCodedReader(block: entries, damaged: ExportError.damagedState)
+        guard (try? reader.advance()) != nil, !reader.isAtEnd else { return [] }
+        return reader.path
     }
 }

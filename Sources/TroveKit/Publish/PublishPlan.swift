@@ -351,34 +351,13 @@ enum PublishPlanner {
         base: IncrementalBase, baseObjects: Int, summary: inout PublishPlanSummary,
         addStep: (StepKind, String?, String?, [UInt8]?) throws -> Void
     ) throws {
-        var fresh: [StateEntry] = []
-        if !layout.renditionNames.isEmpty {
-            let rows = try database.prepare(
-                StoragePlan.objectsQuery(layout: layout, tokens: tokens, changedSince: true))
-            try rows.bind([.integer(base.seq)])
-            while let row = try rows.next() {
-                let path = row.withUTF8(0) { Array($0) } ?? []
-                if fresh.last?.path == path { continue }
-                fresh.append(
-                    StateEntry(
-                        path: path,
-                        payload: StoragePlan.payload(token: row.withUTF8(1) { Array($0) })))
-            }
-        }
-        let kind: Renditions.OwnerKind = layout.records == .treasures ? .treasure : .post
-        let prefixes = Set(
-            base.keys.map { Array("\(kind.folder)/\(Renditions.safePathComponent($0))/".utf8) })
         let index = try PublishState.index(
             .objects, target: target.name, planned: false, database: database)
         var gone: [String] = []
         summary.objects = baseObjects
-        try StatePatcher.patch(
-            index: index, fresh: fresh,
-            affected: StoragePlan.blocks(holding: prefixes, in: index),
-            isGone: { StoragePlan.folder(of: $0).map(prefixes.contains) ?? false },
-            compare: StoragePlan.compareBytes,
-            entriesPerBlock: PlannedObjectEncoder.entriesPerBlock,
-            readPayload: StoragePlan.readPayload, database: database,
+        try StoragePlan.mergeChangedObjects(
+            layout: layout, tokens: tokens, since: base.seq, keys: base.keys, into: index,
+            database: database,
             store: try PublishState.storeIndex(.objects, target: target.name, database: database)
         ) { path, old, new in
             let name = String(decoding: path, as: UTF8.self)

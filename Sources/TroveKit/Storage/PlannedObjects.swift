@@ -26,6 +26,14 @@ struct PlannedObjectReader {
         try advance()
     }
 
+    /// Opens the objects of one block on its own.
+    ///
+    /// - Throws: `StoragePlanError.damaged`.
+    init(block: [UInt8]) throws {
+        entries = FrontCodedReader(block: block, damaged: StoragePlanError.damaged)
+        try advance()
+    }
+
     /// Moves to the next object.
     ///
     /// - Throws: `SQLiteError`, `StoragePlanError.damaged`.

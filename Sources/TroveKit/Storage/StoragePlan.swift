@@ -191,6 +191,42 @@ extension StoragePlan {
         return payload(token: token)
     }
 
+    /// Merges the objects the records of `layout` changed after clock value `seq` (`keys`)
+    /// reference now into the objects state `index`: the blocks they fall in are rewritten
+    /// and the others shared. A record's objects all lie in its own folder, so what it
+    /// referenced before lies under that prefix. `changed` hears every object whose token
+    /// differs now (nil: absent), in path order; `store` receives the new state's blocks.
+    ///
+    /// - Throws: `SQLiteError`, `ExportError.damagedState`, what the closures throw.
+    static func mergeChangedObjects(
+        layout: Layout, tokens: Bool, since seq: Int64, keys: [String],
+        into index: [StateBlockReference], database: Database,
+        store: @escaping (Int64, StateBlockReference) throws -> Void,
+        changed: (_ path: [UInt8], _ old: [UInt8]?, _ new: [UInt8]?) throws -> Void
+    ) throws {
+        var fresh: [StateEntry] = []
+        if !layout.renditionNames.isEmpty {
+            let objects = try database.prepare(
+                objectsQuery(layout: layout, tokens: tokens, changedSince: true))
+            try objects.bind([.integer(seq)])
+            while let row = try objects.next() {
+                let path = row.withUTF8(0) { Array($0) } ?? []
+                // A path shared by several renditions is one object.
+                if fresh.last?.path == path { continue }
+                fresh.append(
+                    StateEntry(path: path, payload: payload(token: row.withUTF8(1) { Array($0) })))
+            }
+        }
+        let kind: Renditions.OwnerKind = layout.records == .treasures ? .treasure : .post
+        let prefixes = Set(
+            keys.map { Array("\(kind.folder)/\(Renditions.safePathComponent($0))/".utf8) })
+        try StatePatcher.patch(
+            index: index, fresh: fresh, affected: blocks(holding: prefixes, in: index),
+            isGone: { folder(of: $0).map(prefixes.contains) ?? false }, compare: compareBytes,
+            entriesPerBlock: PlannedObjectEncoder.entriesPerBlock, readPayload: readPayload,
+            database: database, store: store, changed: changed)
+    }
+
     /// `folder/key/` of an object path: where a record's renditions all lie.
     static func folder(of path: [UInt8]) -> [UInt8]? {
         var slashes = 0

@@ -255,11 +255,7 @@ final class StoragePlanWriter: @unchecked Sendable {
             try database.query(
                 "SELECT entries FROM state_blocks WHERE id = ?", [.integer(index[position].block)]
             ) { $0.blob(0) ?? [] }.first ?? []
-        var given = false
-        var reader = try PlannedObjectReader {
-            defer { given = true }
-            return given ? nil : bytes
-        }
+        var reader = try PlannedObjectReader(block: bytes)
         while !reader.isAtEnd {
             if reader.path == path { return true }
             try reader.advance()
@@ -275,22 +271,6 @@ final class StoragePlanWriter: @unchecked Sendable {
     private func writeChanges(since seq: Int64, keys: [String]) throws {
         let countsAt = try writeScriptHeader()
         try writeManifestHeader()
-        let kind: Renditions.OwnerKind = layout.records == .treasures ? .treasure : .post
-        var fresh: [StateEntry] = []
-        if !layout.renditionNames.isEmpty {
-            let objects = try database.prepare(
-                StoragePlan.objectsQuery(layout: layout, tokens: tokens, changedSince: true))
-            try objects.bind([.integer(seq)])
-            while let row = try objects.next() {
-                let path = row.withUTF8(0) { Array($0) } ?? []
-                if fresh.last?.path == path { continue }
-                let token = row.withUTF8(1) { Array($0) }
-                fresh.append(StateEntry(path: path, payload: StoragePlan.payload(token: token)))
-            }
-        }
-        // A record's objects all sit in its own folder: what it had lies under that prefix.
-        let prefixes = Set(
-            keys.map { Array("\(kind.folder)/\(Renditions.safePathComponent($0))/".utf8) })
         let index = try Self.objectIndex(
             layout: layout.name, generation: baseGeneration, database: database)
         let insert = try database.prepare(
@@ -301,12 +281,8 @@ final class StoragePlanWriter: @unchecked Sendable {
         var manifestLine: [UInt8] = []
         var scriptLine: [UInt8] = []
         var total = baseObjects
-        try StatePatcher.patch(
-            index: index, fresh: fresh, affected: StoragePlan.blocks(holding: prefixes, in: index),
-            isGone: { StoragePlan.folder(of: $0).map(prefixes.contains) ?? false },
-            compare: StoragePlan.compareBytes,
-            entriesPerBlock: PlannedObjectEncoder.entriesPerBlock,
-            readPayload: StoragePlan.readPayload,
+        try StoragePlan.mergeChangedObjects(
+            layout: layout, tokens: tokens, since: seq, keys: keys, into: index,
             database: database,
             store: { seq, reference in
                 try insert.run([

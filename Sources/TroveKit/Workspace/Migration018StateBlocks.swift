@@ -35,26 +35,6 @@ extension Schema {
                 PRIMARY KEY (target, kind, planned, seq)
             ) WITHOUT ROWID;
             """)
-        /// A block's first entry is its whole path: the length shared with the one before
-        /// (0), the length of the rest, then the rest.
-        func firstPath(_ entries: [UInt8]) -> [UInt8] {
-            var offset = 0
-            func varint() -> Int {
-                var value = 0
-                var shift = 0
-                while offset < entries.count, shift < 63 {
-                    let byte = entries[offset]
-                    offset += 1
-                    value |= Int(byte & 0x7F) << shift
-                    if byte < 0x80 { break }
-                    shift += 7
-                }
-                return value
-            }
-            _ = varint()
-            let count = varint()
-            return Array(entries[min(offset, entries.count)..<min(offset + count, entries.count)])
-        }
         let block = try database.prepare("INSERT INTO state_blocks (entries) VALUES (?)")
         let exportRow = try database.prepare(
             "INSERT INTO export_state (layout, generation, seq, first, block) VALUES (?, ?, ?, ?, ?)"
@@ -65,7 +45,7 @@ extension Schema {
             let entries = row.blob(3) ?? []
             try block.run([.blob(entries)])
             try exportRow.run([
-                row[0], row[1], row[2], .blob(firstPath(entries)),
+                row[0], row[1], row[2], .blob(frozenFirstPath(entries)),
                 .integer(database.lastInsertRowID),
             ])
         }
@@ -80,7 +60,7 @@ extension Schema {
             let entries = row.blob(4) ?? []
             try block.run([.blob(entries)])
             try publishRow.run([
-                row[0], row[1], row[2], row[3], .blob(firstPath(entries)),
+                row[0], row[1], row[2], row[3], .blob(frozenFirstPath(entries)),
                 .integer(database.lastInsertRowID),
             ])
         }
@@ -89,5 +69,26 @@ extension Schema {
             DROP TABLE export_state_inline;
             DROP TABLE publish_state_inline;
             """)
+    }
+
+    /// A block's first entry is its whole path: the length shared with the one before
+    /// (0), the length of the rest, then the rest. Frozen for migrations 018 and 020.
+    static func frozenFirstPath(_ entries: [UInt8]) -> [UInt8] {
+        var offset = 0
+        func varint() -> Int {
+            var value = 0
+            var shift = 0
+            while offset < entries.count, shift < 63 {
+                let byte = entries[offset]
+                offset += 1
+                value |= Int(byte & 0x7F) << shift
+                if byte < 0x80 { break }
+                shift += 7
+            }
+            return value
+        }
+        _ = varint()
+        let count = varint()
+        return Array(entries[min(offset, entries.count)..<min(offset + count, entries.count)])
     }
 }

@@ -6,7 +6,7 @@ extension Schema {
     /// output file: the next plan compares with what the export it follows referenced,
     /// whatever file either was written to, and can list only what changed. The plan last
     /// recorded for each layout's last output carries over. Frozen: it decodes first paths
-    /// itself.
+    /// with `frozenFirstPath`.
     static let exportObjects: @Sendable (Database) throws -> Void = { database in
         try database.execute(
             """
@@ -22,24 +22,6 @@ extension Schema {
             -- How many objects that export referenced.
             ALTER TABLE export_log ADD COLUMN objects INTEGER;
             """)
-        func firstPath(_ entries: [UInt8]) -> [UInt8] {
-            var offset = 0
-            func varint() -> Int {
-                var value = 0
-                var shift = 0
-                while offset < entries.count, shift < 63 {
-                    let byte = entries[offset]
-                    offset += 1
-                    value |= Int(byte & 0x7F) << shift
-                    if byte < 0x80 { break }
-                    shift += 7
-                }
-                return value
-            }
-            _ = varint()
-            let count = varint()
-            return Array(entries[min(offset, entries.count)..<min(offset + count, entries.count)])
-        }
         // Each layout's last recorded export takes the plan last recorded for its file.
         let latest = try database.query(
             """
@@ -59,7 +41,7 @@ extension Schema {
                 let data = row.blob(1) ?? []
                 try insertBlock.run([.blob(data)])
                 try insertIndex.run([
-                    .text(layout), .integer(generation), row[0], .blob(firstPath(data)),
+                    .text(layout), .integer(generation), row[0], .blob(frozenFirstPath(data)),
                     .integer(database.lastInsertRowID),
                 ])
             }
