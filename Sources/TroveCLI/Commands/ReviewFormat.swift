@@ -289,7 +289,7 @@ enum ReviewFormat {
             field(
                 "position",
                 String(format: "%.6f, %.6f", lat, lon) + (post.geohash.map { " (\($0))" } ?? ""))
-            if !compact { field("map", Places.openStreetMapURL(latitude: lat, longitude: lon)) }
+            if !compact { field("map", ReviewMap.openStreetMapURL(latitude: lat, longitude: lon)) }
         }
         field("description", description ?? summary.description)
         let size = post.photoWidth.flatMap { width in
@@ -310,7 +310,7 @@ enum ReviewFormat {
             }
             field("exif gps", text)
             if !compact {
-                field("photo map", Places.openStreetMapURL(latitude: lat, longitude: lon))
+                field("photo map", ReviewMap.openStreetMapURL(latitude: lat, longitude: lon))
             }
         }
         field("exif time", post.exifTime)

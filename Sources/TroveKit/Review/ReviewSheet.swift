@@ -184,7 +184,7 @@ public struct ReviewSheet {
             html += "<dt>\(name)</dt><dd>\(HTML.text(value))</dd>\n"
         }
         func place(_ name: String, _ lat: Double, _ lon: Double, _ extra: String = "") {
-            let url = HTML.attribute(Places.openStreetMapURL(latitude: lat, longitude: lon))
+            let url = HTML.attribute(ReviewMap.openStreetMapURL(latitude: lat, longitude: lon))
             html += "<dt>\(name)</dt><dd><a href=\"\(url)\" target=\"_blank\" "
             html += "rel=\"noopener noreferrer\">" + String(format: "%.6f, %.6f", lat, lon)
             html += "</a>\(HTML.text(extra))</dd>\n"
@@ -224,7 +224,7 @@ public struct ReviewSheet {
             if !neighbours.isEmpty {
                 html += "<p class=\"neighbours\">nearby: "
                 html += neighbours.map { neighbour in
-                    let url = Places.openStreetMapURL(
+                    let url = ReviewMap.openStreetMapURL(
                         latitude: neighbour.latitude, longitude: neighbour.longitude)
                     return "<a href=\"\(HTML.attribute(url))\" target=\"_blank\" "
                         + "rel=\"noopener noreferrer\">\(HTML.text(neighbour.label))</a>"

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Where posts are, for people: links to OpenStreetMap for every position shown.
-public enum Places {
+public enum ReviewMap {
     /// `https://www.openstreetmap.org/?mlat=…&mlon=…#map=18/…/…`: a marker on the spot.
     public static func openStreetMapURL(latitude: Double, longitude: Double, zoom: Int = 18)
         -> String
