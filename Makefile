@@ -8,7 +8,7 @@ TROVE  := $(CURDIR)/.build/$(CONFIG)/trove
 BUILD_FLAGS ?= --static-swift-stdlib
 
 # Debian packages the build needs; tests and benchmarks add theirs.
-DEPS       := libsqlite3-dev libjpeg-dev libpng-dev zlib1g-dev libcurl4-openssl-dev libmicrohttpd-dev
+DEPS       := libsqlite3-dev libjpeg-dev libpng-dev libdeflate-dev zlib1g-dev libcurl4-openssl-dev libmicrohttpd-dev
 TEST_DEPS  := sqlite3 chromium man-db groff-base make zsh fish python3 python3-venv
 BENCH_DEPS := sqlite3 time bc libvips-tools mate-backgrounds python3-venv
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

@@ -30,7 +30,9 @@ let package = Package(
         ),
         .target(
             name: "CTroveImaging",
-            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16")]
+            linkerSettings: [
+                .linkedLibrary("jpeg"), .linkedLibrary("png16"), .linkedLibrary("deflate"),
+            ]
         ),
         .target(name: "TroveSQLite", dependencies: ["CSQLite"]),
         .target(name: "TroveImaging", dependencies: ["CTroveImaging"]),

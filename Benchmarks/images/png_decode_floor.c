@@ -1,8 +1,10 @@
 /*
  * The floor under PNG thumbnails: libpng decoding the same files to 8-bit rows, as
- * trove's decoder sets it up (palette and tRNS expanded, 16 bits scaled, grey with alpha
- * as RGBA, every CRC checked), with nothing done to the rows: no resampling, no encoding,
- * no file written. Each file is read into memory first, as trove reads it.
+ * trove's libpng reader sets it up (palette and tRNS expanded, 16 bits scaled, grey with
+ * alpha as RGBA, every CRC checked), with nothing done to the rows: no resampling, no
+ * encoding, no file written. Each file is read into memory first, as trove reads it.
+ * (trove inflates plain 8-bit files with libdeflate instead, png_idat.c; this floor stays
+ * libpng's own, the reference the target is set against.)
  *
  *   cc -O2 png_decode_floor.c -lpng -o png-decode-floor
  *   png-decode-floor JOBS REPEAT FILE...   # prints the best images/s over REPEAT runs

@@ -4,9 +4,11 @@
  * One file on purpose (past ~400 lines): every entry point runs under the same setjmp
  * error handler and memory I/O context below, and the one-shot decode and the row stream
  * share the same read set-up (prepare_read, read_layout, collect_metadata). Split, those
- * static helpers would have to become extern symbols of the library.
+ * static helpers would have to become extern symbols of the library. The row stream
+ * hands plain 8-bit files' image data to png_idat.c, which needs none of them.
  */
 #include "ctrove_imaging.h"
+#include "png_idat.h"
 
 #include <setjmp.h>
 #include <stdio.h>
@@ -266,11 +268,17 @@ static void fill_info(png_structp png, png_infop info, ctrove_image_info *result
  */
 static int read_layout(png_structp png, png_infop info, int interlace_handling,
                        png_uint_32 *width, png_uint_32 *height, int *interlace,
-                       size_t *stride) {
+                       size_t *stride, int *plain) {
     png_read_info(png, info);
     int depth = 0, color = 0;
     png_get_IHDR(png, info, width, height, &depth, &color, interlace, NULL, NULL);
     int transparent = png_get_valid(png, info, PNG_INFO_tRNS) != 0;
+    /* Rows as stored are rows as given: no transform below changes them. */
+    if (plain != NULL) {
+        *plain = depth == 8 && !transparent && *interlace == PNG_INTERLACE_NONE &&
+                 (color == PNG_COLOR_TYPE_GRAY || color == PNG_COLOR_TYPE_RGB ||
+                  color == PNG_COLOR_TYPE_RGB_ALPHA);
+    }
     png_set_expand(png);
     if (depth == 16) png_set_scale_16(png);
     if ((color & PNG_COLOR_MASK_COLOR) == 0 &&
@@ -335,7 +343,7 @@ int ctrove_png_decode(const uint8_t *data, size_t length, uint8_t *buffer, size_
     png_uint_32 width = 0, height = 0;
     int interlace = 0;
     size_t stride = 0;
-    int channels = read_layout(png, info, 1, &width, &height, &interlace, &stride);
+    int channels = read_layout(png, info, 1, &width, &height, &interlace, &stride, NULL);
     if (buffer == NULL || stride * (size_t)height != buffer_size) {
         png_error(png, "Decoded layout differs from the header");
     }
@@ -488,6 +496,9 @@ struct ctrove_png_stream {
     int height;
     int next_row;
     size_t stride;
+    /* Plain 8-bit files inflated whole (png_idat.c); libpng then reads no rows. */
+    int whole;
+    trove_idat_rows idat;
 };
 
 ctrove_png_stream *ctrove_png_stream_open(const uint8_t *data, size_t length,
@@ -517,8 +528,14 @@ ctrove_png_stream *ctrove_png_stream_open(const uint8_t *data, size_t length,
     png_set_read_fn(png, &stream->context, read_from_memory);
     png_uint_32 width = 0, height = 0;
     int interlace = 0;
-    int channels = read_layout(png, info, 0, &width, &height, &interlace, &stream->stride);
+    int plain = 0;
+    int channels =
+        read_layout(png, info, 0, &width, &height, &interlace, &stream->stride, &plain);
     stream->height = (int)height;
+    if (plain) {
+        stream->whole =
+            trove_idat_open(&stream->idat, data, length, (int)width, (int)height, channels) == 0;
+    }
     if (interlace != PNG_INTERLACE_NONE) {
         /* libpng skips the passes that hold no pixel (narrow or short images). */
         png_uint_32 rows = 0;
@@ -543,6 +560,13 @@ int ctrove_png_stream_read_rows(ctrove_png_stream *stream, uint8_t *rows, int co
         if (message != NULL && capacity > 0) snprintf(message, capacity, "No more PNG rows");
         return -1;
     }
+    if (stream->whole) {
+        for (int index = 0; index < count; index++) {
+            trove_idat_read_row(&stream->idat, rows + stream->stride * (size_t)index);
+            stream->next_row++;
+        }
+        return 0;
+    }
     if (setjmp(png_jmpbuf(stream->png))) return -1;
     for (int index = 0; index < count; index++) {
         png_read_row(stream->png, rows + stream->stride * (size_t)index, NULL);
@@ -556,6 +580,15 @@ int ctrove_png_stream_finish(ctrove_png_stream *stream, ctrove_metadata *metadat
     stream->context.message = message;
     stream->context.capacity = capacity;
     if (metadata != NULL) memset(metadata, 0, sizeof(*metadata));
+    if (stream->whole) {
+        /* Every CRC, the zlib checksum and IEND were checked when the data was inflated. */
+        if (setjmp(png_jmpbuf(stream->png))) {
+            ctrove_metadata_free(metadata);
+            return -1;
+        }
+        collect_metadata(stream->png, stream->info, metadata);
+        return 0;
+    }
     uint8_t *volatile row = malloc(stream->stride > 0 ? stream->stride : 1);
     if (row == NULL) return -1;
     if (setjmp(png_jmpbuf(stream->png))) {
@@ -576,6 +609,7 @@ int ctrove_png_stream_finish(ctrove_png_stream *stream, ctrove_metadata *metadat
 
 void ctrove_png_stream_close(ctrove_png_stream *stream) {
     if (stream == NULL) return;
+    if (stream->whole) trove_idat_close(&stream->idat);
     png_destroy_read_struct(&stream->png, &stream->info, NULL);
     free(stream);
 }

@@ -1,0 +1,164 @@
+import Testing
+
+@testable import TroveImaging
+
+/// Plain 8-bit PNGs are inflated whole and unfiltered by trove's own code (png_idat.c);
+/// everything else, and any file that code declines, goes through libpng's rows. The
+/// files here are built byte by byte so that every filter type, pixel size and chunk
+/// split is exercised, and the stream must give what libpng's one-shot decode gives.
+@Suite struct WholeBufferPNGTests {
+    /// A PNG of random rows, each with the filter byte `filters[y % filters.count]`
+    /// (the bytes after it are random, so any filter gives some valid image), its zlib
+    /// data stored uncompressed and split into IDAT chunks of `split` bytes.
+    static func png(
+        width: Int, height: Int, colorType: UInt8, channels: Int, filters: [UInt8],
+        split: Int, seed: UInt64, extra: [UInt8] = [], afterData: [UInt8] = []
+    ) -> [UInt8] {
+        var random = SplitMix(seed: seed)
+        var raw: [UInt8] = []
+        for y in 0..<height {
+            raw.append(filters[y % filters.count])
+            for _ in 0..<(width * channels) { raw.append(UInt8(truncatingIfNeeded: random.next())) }
+        }
+        var zlib: [UInt8] = [0x78, 0x01]
+        var offset = 0
+        repeat {
+            let count = min(65_535, raw.count - offset)
+            let final: UInt8 = offset + count == raw.count ? 1 : 0
+            zlib += [final, UInt8(count & 0xFF), UInt8(count >> 8)]
+            zlib += [UInt8(~count & 0xFF), UInt8((~count >> 8) & 0xFF)]
+            zlib += raw[offset..<(offset + count)]
+            offset += count
+        } while offset < raw.count
+        zlib += bigEndian(adler32(raw)) + extra
+        var file: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        file += chunk(
+            "IHDR", bigEndian(UInt32(width)) + bigEndian(UInt32(height)) + [8, colorType, 0, 0, 0])
+        var start = 0
+        while start < zlib.count {
+            let end = min(zlib.count, start + split)
+            file += chunk("IDAT", Array(zlib[start..<end]))
+            start = end
+        }
+        return file + afterData + chunk("IEND", [])
+    }
+
+    static func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+        let body = Array(type.utf8) + data
+        return bigEndian(UInt32(data.count)) + body + bigEndian(crc32(body))
+    }
+
+    static func bigEndian(_ value: UInt32) -> [UInt8] {
+        [
+            UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF),
+            UInt8(value & 0xFF),
+        ]
+    }
+
+    static func crc32(_ bytes: [UInt8]) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in bytes {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+        }
+        return ~crc
+    }
+
+    static func adler32(_ bytes: [UInt8]) -> UInt32 {
+        var a: UInt32 = 1
+        var b: UInt32 = 0
+        for byte in bytes {
+            a = (a + UInt32(byte)) % 65_521
+            b = (b + a) % 65_521
+        }
+        return b << 16 | a
+    }
+
+    static func streamed(_ data: [UInt8]) throws(ImageCodecError) -> Bitmap? {
+        try Native.streamPNG(
+            data, maxPixels: Thumbnailer.defaultMaxPixels, StreamDecodeTests.collect
+        ).0
+    }
+
+    @Test(arguments: [(UInt8(0), 1), (UInt8(2), 3), (UInt8(6), 4)])
+    func everyFilterOfEveryPixelSizeDecodesAsLibpngDecodesIt(colorType: UInt8, channels: Int)
+        throws
+    {
+        let patterns: [[UInt8]] = [[0], [1], [2], [3], [4], [0, 1, 2, 3, 4], [4, 3, 2, 1, 0]]
+        for (index, filters) in patterns.enumerated() {
+            for (width, height) in [(1, 1), (2, 3), (37, 19)] {
+                for split in [7, 100_000] {
+                    let data = Self.png(
+                        width: width, height: height, colorType: colorType,
+                        channels: channels, filters: filters, split: split,
+                        seed: UInt64(index * 1000 + width * 10 + split))
+                    let reference = try PNG.decode(data)
+                    #expect(
+                        try Self.streamed(data) == reference,
+                        "filters \(filters), \(width)x\(height), IDAT of \(split) bytes")
+                }
+            }
+        }
+    }
+
+    @Test func aDamagedChunkIsLibpngsErrorInBothDecodes() throws {
+        var data = Self.png(
+            width: 9, height: 4, colorType: 6, channels: 4, filters: [4], split: 50, seed: 1)
+        // A byte of the second IDAT's data: its CRC no longer matches.
+        let second = data.indices.filter {
+            data[$0..<min($0 + 4, data.count)].elementsEqual("IDAT".utf8)
+        }[1]
+        data[second + 10] ^= 0xFF
+        var streamError: ImageCodecError?
+        do { _ = try Self.streamed(data) } catch { streamError = error }
+        var oneShotError: ImageCodecError?
+        do { _ = try PNG.decode(data) } catch { oneShotError = error }
+        #expect(streamError != nil)
+        #expect(streamError?.message.contains("CRC") == true, "\(String(describing: streamError))")
+        #expect(streamError?.message == oneShotError?.message)
+    }
+
+    @Test func dataAfterTheZlibStreamAndChunksAfterThePixelsAreLeftToLibpng() throws {
+        // Bytes after the zlib stream, and a text chunk between the image data and IEND:
+        // the whole-buffer path declines both, and the result is libpng's.
+        let trailing = Self.png(
+            width: 5, height: 3, colorType: 2, channels: 3, filters: [1, 4], split: 1000,
+            seed: 2, extra: [0, 0, 0])
+        let oneShot = Result { () throws(ImageCodecError) in try PNG.decode(trailing) }
+        let stream = Result { () throws(ImageCodecError) in try Self.streamed(trailing) }
+        switch (stream, oneShot) {
+        case (.success(let streamed), .success(let decoded)): #expect(streamed == decoded)
+        case (.failure(let streamed), .failure(let decoded)):
+            #expect(streamed.message == decoded.message)
+        default: Issue.record("stream \(stream), one-shot \(oneShot)")
+        }
+        let text = Self.png(
+            width: 5, height: 3, colorType: 6, channels: 4, filters: [3], split: 1000, seed: 3,
+            afterData: Self.chunk("tEXt", Array("Comment\0after the pixels".utf8)))
+        #expect(try Self.streamed(text) == (try PNG.decode(text)))
+    }
+
+    @Test func aFilterByteOutOfRangeIsLibpngsError() throws {
+        let data = Self.png(
+            width: 4, height: 2, colorType: 6, channels: 4, filters: [0, 5], split: 1000, seed: 4)
+        var streamError: ImageCodecError?
+        do { _ = try Self.streamed(data) } catch { streamError = error }
+        var oneShotError: ImageCodecError?
+        do { _ = try PNG.decode(data) } catch { oneShotError = error }
+        #expect(streamError != nil)
+        #expect(streamError?.message == oneShotError?.message)
+    }
+}
+
+/// A small deterministic generator for test pixels.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
