@@ -109,25 +109,31 @@ public enum ImageFile {
                     + " (\(limit) bytes)")
         }
         if got == size { return head }
-        var bytes = head
-        bytes.reserveCapacity(size + 1)
-        bytes.append(contentsOf: [UInt8](repeating: 0, count: size - got + 1))
-        var count = got
-        // The file may grow while read: never past the limit.
-        while count < bytes.count {
-            let read = bytes.withUnsafeMutableBytes {
-                FileIO.read(descriptor, into: $0.baseAddress! + count, count: $0.count - count)
+        // Read straight into one buffer of the stated size (and a byte to see growth): no
+        // zero-filled copy of a many-megabyte file is made first.
+        var readError: Int32 = 0
+        let bytes = [UInt8](unsafeUninitializedCapacity: size + 1) { buffer, initialized in
+            _ = buffer.initialize(from: head)
+            var count = got
+            // The file may grow while read: never past the limit.
+            while count < buffer.count {
+                let read = FileIO.read(
+                    descriptor, into: buffer.baseAddress! + count, count: buffer.count - count)
+                if read < 0 {
+                    readError = errno
+                    break
+                }
+                if read == 0 { break }
+                count += read
             }
-            if read < 0 {
-                throw Failure(kind: .unreadable, reason: String(cString: strerror(errno)))
-            }
-            if read == 0 { break }
-            count += read
+            initialized = count
         }
-        if count > size {
+        if readError != 0 {
+            throw Failure(kind: .unreadable, reason: String(cString: strerror(readError)))
+        }
+        if bytes.count > size {
             throw Failure(kind: .unreadable, reason: "the file grew while it was read")
         }
-        bytes.removeSubrange(count...)
         return bytes
     }
 
