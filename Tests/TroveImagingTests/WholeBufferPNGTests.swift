@@ -20,58 +20,17 @@ import Testing
             raw.append(filters[y % filters.count])
             for _ in 0..<(width * channels) { raw.append(UInt8(truncatingIfNeeded: random.next())) }
         }
-        var zlib: [UInt8] = [0x78, 0x01]
-        var offset = 0
-        repeat {
-            let count = min(65_535, raw.count - offset)
-            let final: UInt8 = offset + count == raw.count ? 1 : 0
-            zlib += [final, UInt8(count & 0xFF), UInt8(count >> 8)]
-            zlib += [UInt8(~count & 0xFF), UInt8((~count >> 8) & 0xFF)]
-            zlib += raw[offset..<(offset + count)]
-            offset += count
-        } while offset < raw.count
-        zlib += bigEndian(adler32(raw)) + extra
+        let zlib = PNGBuilder.zlibStored(raw) + extra
         var file: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-        file += chunk(
-            "IHDR", bigEndian(UInt32(width)) + bigEndian(UInt32(height)) + [8, colorType, 0, 0, 0])
+        file += PNGBuilder.header(
+            width: width, height: height, depth: 8, color: colorType, interlace: 0)
         var start = 0
         while start < zlib.count {
             let end = min(zlib.count, start + split)
-            file += chunk("IDAT", Array(zlib[start..<end]))
+            file += PNGBuilder.chunk("IDAT", Array(zlib[start..<end]))
             start = end
         }
-        return file + afterData + chunk("IEND", [])
-    }
-
-    static func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
-        let body = Array(type.utf8) + data
-        return bigEndian(UInt32(data.count)) + body + bigEndian(crc32(body))
-    }
-
-    static func bigEndian(_ value: UInt32) -> [UInt8] {
-        [
-            UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF),
-            UInt8(value & 0xFF),
-        ]
-    }
-
-    static func crc32(_ bytes: [UInt8]) -> UInt32 {
-        var crc: UInt32 = 0xFFFF_FFFF
-        for byte in bytes {
-            crc ^= UInt32(byte)
-            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
-        }
-        return ~crc
-    }
-
-    static func adler32(_ bytes: [UInt8]) -> UInt32 {
-        var a: UInt32 = 1
-        var b: UInt32 = 0
-        for byte in bytes {
-            a = (a + UInt32(byte)) % 65_521
-            b = (b + a) % 65_521
-        }
-        return b << 16 | a
+        return file + afterData + PNGBuilder.chunk("IEND", [])
     }
 
     static func streamed(_ data: [UInt8]) throws(ImageCodecError) -> Bitmap? {
@@ -134,7 +93,7 @@ import Testing
         }
         let text = Self.png(
             width: 5, height: 3, colorType: 6, channels: 4, filters: [3], split: 1000, seed: 3,
-            afterData: Self.chunk("tEXt", Array("Comment\0after the pixels".utf8)))
+            afterData: PNGBuilder.chunk("tEXt", Array("Comment\0after the pixels".utf8)))
         #expect(try Self.streamed(text) == (try PNG.decode(text)))
     }
 
