@@ -33,7 +33,7 @@ public enum TroveCLI {
     static let helpCommand = Command(
         "help", abstract: "Show help for a command.",
         arguments: [
-            Argument(
+            ArgumentDeclaration(
                 "command", help: "The command, e.g. 'import treasures'.",
                 arity: .variadic(minimum: 0))
         ],

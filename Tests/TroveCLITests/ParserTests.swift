@@ -44,7 +44,9 @@ import Testing
     @Test func negativeNumbersAreArgumentsNotOptions() throws {
         let command = Command(
             "near", abstract: "",
-            arguments: [Argument("lat", help: ""), Argument("lon", help: "")],
+            arguments: [
+                ArgumentDeclaration("lat", help: ""), ArgumentDeclaration("lon", help: ""),
+            ],
             run: { _ in .success })
         let parsed = try Parser(root: command).parse(["40.7", "-74.01"])
         #expect(parsed.arguments["lon"] == ["-74.01"])

@@ -6,13 +6,15 @@ enum ConfigCommand {
         discussion: "Keys: " + Setting.all.map(\.key).joined(separator: ", ") + ".",
         subcommands: [set, get, list, unset])
 
-    static let keyArgument = Argument(
+    static let keyArgument = ArgumentDeclaration(
         "key", help: "A setting, e.g. storage.bucket.",
         completion: .words(Setting.all.map(\.key)))
 
     static let set = Command(
         "set", abstract: "Store a setting.",
-        arguments: [keyArgument, Argument("value", help: "The new value.", completion: .nothing)]
+        arguments: [
+            keyArgument, ArgumentDeclaration("value", help: "The new value.", completion: .nothing),
+        ]
     ) { invocation in
         let setting = try known(invocation.argument("key")!, invocation)
         let value = invocation.argument("value")!

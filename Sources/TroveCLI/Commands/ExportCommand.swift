@@ -32,33 +32,35 @@ enum ExportCommand {
             :number, :bool, :text. A value that does not convert stops the export.
             """,
         options: [
-            Option(
+            OptionDeclaration(
                 "layout", value: "name|path",
                 help: "A built-in layout (flatirongo, trashmapper) or a layout file.",
                 role: .input),
-            Option(
+            OptionDeclaration(
                 "out", short: "o", value: "file", help: "Write here instead of stdout.",
                 role: .output(.json, beside: besideOut)),
-            Option("update", help: "Write only what changed since the last recorded export."),
-            Option(
+            OptionDeclaration(
+                "update", help: "Write only what changed since the last recorded export."),
+            OptionDeclaration(
                 "since", value: "id",
                 help: "With --update: relative to this recorded export (see 'export log')."),
-            Option("dry-run", help: "Check and count, but write and record nothing."),
-            Option(
+            OptionDeclaration("dry-run", help: "Check and count, but write and record nothing."),
+            OptionDeclaration(
                 "max-bytes", value: "n",
                 help: "Split into multi-path update parts smaller than N bytes (needs --out)."),
-            Option(
+            OptionDeclaration(
                 "rules", value: "file",
                 help: "Write database.rules.json here (or say what an existing one lacks).",
                 role: .output(.writtenIfMissing)),
-            Option(
+            OptionDeclaration(
                 "images", value: "dir",
                 help: "Where 'trove images' wrote the renditions (default: build/images).",
                 role: .input),
-            Option(
+            OptionDeclaration(
                 "all-objects",
                 help: "List every object in the Storage plan, not only those that change."),
-            Option("force", help: "Replace an existing --out file that trove did not write."),
+            OptionDeclaration(
+                "force", help: "Replace an existing --out file that trove did not write."),
         ],
         formats: [.text, .json],
         subcommands: [log]
@@ -205,7 +207,9 @@ enum ExportCommand {
             time, layout, kind (full or update), the export it was relative to, the counts
             and the file. The state of the last 10 exports per layout is kept.
             """,
-        options: [Option("layout", value: "name|path", help: "Only this layout's exports.")],
+        options: [
+            OptionDeclaration("layout", value: "name|path", help: "Only this layout's exports.")
+        ],
         formats: [.text, .json]
     ) { invocation in
         let workspace = try invocation.openWorkspace()

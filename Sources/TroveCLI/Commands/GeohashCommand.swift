@@ -9,7 +9,7 @@ enum GeohashCommand {
             workspace's geohash.precision, so status, validate and export agree with it.
             """,
         options: [
-            Option(
+            OptionDeclaration(
                 "precision", value: "n",
                 help: "Geohash length, 1-22 (default: geohash.precision, else 10).")
         ],

@@ -14,18 +14,19 @@ enum ImagesCommand {
             as do those of treasures removed from the workspace.
             """,
         options: [
-            Option("treasures", help: "Only treasure images."),
-            Option("posts", help: "Only post photos."),
-            Option(
+            OptionDeclaration("treasures", help: "Only treasure images."),
+            OptionDeclaration("posts", help: "Only post photos."),
+            OptionDeclaration(
                 "out", value: "dir", help: "Output folder (default: build/images).",
                 role: .output(.folder)),
-            Option("jobs", value: "n", help: "Worker threads (default: all cores)."),
-            Option("quality", value: "q", help: "JPEG quality, 1-100 (default 80)."),
-            Option(
+            OptionDeclaration("jobs", value: "n", help: "Worker threads (default: all cores)."),
+            OptionDeclaration("quality", value: "q", help: "JPEG quality, 1-100 (default 80)."),
+            OptionDeclaration(
                 "rendition", value: "name=WxH[:fit|cover]",
                 help: "A rendition to make; given flags replace the configured set.",
                 repeatable: true),
-            Option("max-pixels", value: "n", help: "Refuse larger images (default 100000000)."),
+            OptionDeclaration(
+                "max-pixels", value: "n", help: "Refuse larger images (default 100000000)."),
         ],
         formats: [.text, .json]
     ) { invocation in

@@ -24,29 +24,31 @@ enum ImportCommand {
             hold; GeoJSON crs EPSG:3857 is converted.
             """,
         arguments: [
-            Argument(
+            ArgumentDeclaration(
                 "file", help: "CSV or GeoJSON files; - reads standard input (with --from).",
                 arity: .variadic(minimum: 1), role: .input)
         ],
         options: [
-            Option(
+            OptionDeclaration(
                 "from", value: "csv|geojson", help: "The format, for - or an unusual extension."),
-            Option(
+            OptionDeclaration(
                 "encoding", value: "name", help: "Text encoding: utf8 (default), cp1252, latin1."),
-            Option(
+            OptionDeclaration(
                 "swap-coordinates",
                 help: "Read GeoJSON positions as [lat, lon] (CSV: lat as lon and lon as lat)."),
-            Option("skip-invalid", help: "Import the valid rows; report the others and exit 1."),
-            Option(
+            OptionDeclaration(
+                "skip-invalid", help: "Import the valid rows; report the others and exit 1."),
+            OptionDeclaration(
                 "rejects", value: "file",
                 help:
                     "With --skip-invalid: write the skipped rows here (CSV: where, why, the row).",
                 role: .output(.rejects)),
-            Option("force", help: "Replace an existing --rejects file that trove did not write."),
-            Option(
+            OptionDeclaration(
+                "force", help: "Replace an existing --rejects file that trove did not write."),
+            OptionDeclaration(
                 "sync",
                 help: "Remove the treasures of these files that are no longer in them."),
-            Option(
+            OptionDeclaration(
                 "dry-run", help: "Read and report (with --sync: what would go), change nothing."),
         ],
         formats: [.text, .json]

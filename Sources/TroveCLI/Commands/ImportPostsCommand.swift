@@ -19,17 +19,21 @@ enum ImportPostsCommand {
             (exit 3) unless --skip-invalid. Exit 1 when a photo reference was refused for
             leading outside the photos folder, or records were skipped.
             """,
-        arguments: [Argument("file", help: "The export, CSV or NDJSON file.", role: .input)],
+        arguments: [
+            ArgumentDeclaration("file", help: "The export, CSV or NDJSON file.", role: .input)
+        ],
         options: [
-            Option(
+            OptionDeclaration(
                 "photos", value: "dir", help: "The folder holding the photos.", role: .input),
-            Option("skip-invalid", help: "Import the valid records; report the others and exit 1."),
-            Option(
+            OptionDeclaration(
+                "skip-invalid", help: "Import the valid records; report the others and exit 1."),
+            OptionDeclaration(
                 "rejects", value: "file",
                 help: "With --skip-invalid: write the skipped records here (CSV: where, why, "
                     + "the record).",
                 role: .output(.rejects)),
-            Option("force", help: "Replace an existing --rejects file that trove did not write."),
+            OptionDeclaration(
+                "force", help: "Replace an existing --rejects file that trove did not write."),
         ],
         formats: [.text, .json]
     ) { invocation in

@@ -10,13 +10,16 @@ enum NearCommand {
             geohash are not found: run 'trove geohash' first.
             """,
         arguments: [
-            Argument("lat", help: "Latitude of the centre, in degrees.", completion: .nothing),
-            Argument("lon", help: "Longitude of the centre, in degrees.", completion: .nothing),
+            ArgumentDeclaration(
+                "lat", help: "Latitude of the centre, in degrees.", completion: .nothing),
+            ArgumentDeclaration(
+                "lon", help: "Longitude of the centre, in degrees.", completion: .nothing),
         ],
         options: [
-            Option("radius", value: "distance", help: "How far to look: 500m, 2km (default 1km)."),
-            Option("posts", help: "Search posts instead of treasures."),
-            Option("limit", value: "n", help: "Print at most this many."),
+            OptionDeclaration(
+                "radius", value: "distance", help: "How far to look: 500m, 2km (default 1km)."),
+            OptionDeclaration("posts", help: "Search posts instead of treasures."),
+            OptionDeclaration("limit", value: "n", help: "Print at most this many."),
         ],
         formats: [.text, .json, .csv]
     ) { invocation in

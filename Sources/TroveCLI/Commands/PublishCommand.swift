@@ -23,15 +23,16 @@ enum PublishCommand {
             when a transfer fails (run again to resume).
             """,
         options: [
-            Option("target", value: "name", help: "The target (default: the default target)."),
-            Option("dry-run", help: "Print the plan; send and record nothing."),
-            Option(
+            OptionDeclaration(
+                "target", value: "name", help: "The target (default: the default target)."),
+            OptionDeclaration("dry-run", help: "Print the plan; send and record nothing."),
+            OptionDeclaration(
                 "images", value: "dir",
                 help: "Where 'trove images' wrote the renditions (default: build/images)."),
-            Option(
+            OptionDeclaration(
                 "against", value: "live.json",
                 help: "Plan against this 'firebase database:get /' download, and say what differs."),
-            Option(
+            OptionDeclaration(
                 "mark-applied", value: "plan",
                 help: "Record this export --update file as applied to the target."),
         ],

@@ -12,18 +12,18 @@ enum PublishTargetCommands {
 
     static let add = Command(
         "add", abstract: "Add a publish target.",
-        arguments: [Argument("name", help: "The target's name, e.g. prod or staging.")],
+        arguments: [ArgumentDeclaration("name", help: "The target's name, e.g. prod or staging.")],
         options: [
-            Option(
+            OptionDeclaration(
                 "database", value: "url",
                 help: "The database's root URL (https://PROJECT-default-rtdb.firebaseio.com)."),
-            Option(
+            OptionDeclaration(
                 "bucket", value: "name", help: "The Storage bucket (gs://NAME or NAME.appspot.com)."
             ),
-            Option(
+            OptionDeclaration(
                 "layout", value: "name|path",
                 help: "A built-in layout or a layout file (default: flatirongo)."),
-            Option("default", help: "Make it the default target."),
+            OptionDeclaration("default", help: "Make it the default target."),
         ]
     ) { invocation in
         guard let database = invocation.option("database") else {
@@ -80,7 +80,7 @@ enum PublishTargetCommands {
 
     static let remove = Command(
         "rm", abstract: "Remove a publish target and what is recorded of it.",
-        arguments: [Argument("name", help: "The target's name.")]
+        arguments: [ArgumentDeclaration("name", help: "The target's name.")]
     ) { invocation in
         let name = invocation.argument("name") ?? ""
         let workspace = try invocation.openWorkspace()

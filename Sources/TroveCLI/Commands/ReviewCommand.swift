@@ -34,16 +34,16 @@ enum ReviewCommand {
 
     // MARK: - Shared options
 
-    static let asOption = Option(
+    static let asOption = OptionDeclaration(
         "as", value: "name", help: "Moderator name (default: $TROVE_MODERATOR, else $USER).")
-    static let forceOption = Option(
+    static let forceOption = OptionDeclaration(
         "force",
         help: "Decide even when someone else decided the post meanwhile, or approve a post "
             + "whose photo could not be read.")
-    static let idsArgument = Argument(
+    static let idsArgument = ArgumentDeclaration(
         "id", help: "Post ids (push ids such as -Mq2river as typed), or - to read from stdin.",
         arity: .variadic(minimum: 1), takesPostIDs: true)
-    static let statusOption = Option(
+    static let statusOption = OptionDeclaration(
         "status", value: "status",
         help: "pending (default), approved, rejected, flagged or all.")
 
@@ -106,8 +106,8 @@ enum ReviewCommand {
         "list", abstract: "List posts (default: pending), oldest first.",
         options: [
             statusOption,
-            Option("signal", value: "name", help: "Only posts with this signal."),
-            Option("user", value: "user", help: "Only this user's posts."),
+            OptionDeclaration("signal", value: "name", help: "Only posts with this signal."),
+            OptionDeclaration("user", value: "user", help: "Only this user's posts."),
         ],
         formats: [.text, .json, .csv]
     ) { invocation in
@@ -166,7 +166,9 @@ enum ReviewCommand {
             changed shows its previous version's fields beside the current ones; ID@VERSION
             compares with that version instead.
             """,
-        arguments: [Argument("id", help: "The post id, or ID@VERSION.", takesPostIDs: true)],
+        arguments: [
+            ArgumentDeclaration("id", help: "The post id, or ID@VERSION.", takesPostIDs: true)
+        ],
         formats: [.text, .json]
     ) { invocation in
         let workspace = try invocation.openWorkspace()

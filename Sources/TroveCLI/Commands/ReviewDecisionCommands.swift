@@ -16,8 +16,9 @@ extension ReviewCommand {
             + ". " + versionDiscussion,
         arguments: [idsArgument],
         options: [
-            Option("reason", value: "reason", help: "Why (required): spam, not-litter, …"),
-            Option("note", value: "text", help: "A note for the audit trail."),
+            OptionDeclaration(
+                "reason", value: "reason", help: "Why (required): spam, not-litter, …"),
+            OptionDeclaration("note", value: "text", help: "A note for the audit trail."),
             asOption, versionOption, forceOption,
         ]
     ) { invocation in
@@ -39,7 +40,8 @@ extension ReviewCommand {
         "flag", abstract: "Flag posts for a second look, with a note.",
         discussion: versionDiscussion, arguments: [idsArgument],
         options: [
-            Option("note", value: "text", help: "Why (required)."), asOption, versionOption,
+            OptionDeclaration("note", value: "text", help: "Why (required)."), asOption,
+            versionOption,
             forceOption,
         ]
     ) { invocation in
@@ -52,14 +54,14 @@ extension ReviewCommand {
     static let reopen = Command(
         "reopen", abstract: "Put decided posts back to pending.", arguments: [idsArgument],
         options: [
-            Option("note", value: "text", help: "A note for the audit trail."), asOption,
+            OptionDeclaration("note", value: "text", help: "A note for the audit trail."), asOption,
             forceOption,
         ]
     ) { invocation in
         try decide(invocation, .reopen, note: invocation.option("note"))
     }
 
-    static let versionOption = Option(
+    static let versionOption = OptionDeclaration(
         "version", value: "version",
         help: "The version 'review show' printed (one id): refused if the post changed since.")
 

@@ -28,13 +28,13 @@ extension ReviewCommand {
             workspace.
             """,
         options: [
-            Option(
+            OptionDeclaration(
                 "listen", value: "address:port",
                 help: "Where to listen (default \(defaultListen); port 0 picks a free one)."),
-            Option(
+            OptionDeclaration(
                 "name", value: "host", help: "Another host name the server answers to.",
                 repeatable: true),
-            Option(
+            OptionDeclaration(
                 "tiles", value: "url-template",
                 help: "A basemap, e.g. https://tile.openstreetmap.org/{z}/{x}/{y}.png."),
         ],
@@ -53,9 +53,9 @@ extension ReviewCommand {
             one stops working and their browsers are signed out. Works while the server
             runs.
             """,
-        arguments: [Argument("name", help: "The moderator's name (one line of text).")],
+        arguments: [ArgumentDeclaration("name", help: "The moderator's name (one line of text).")],
         options: [
-            Option(
+            OptionDeclaration(
                 "url", value: "url", help: "The server's address (default http://\(defaultListen))."
             )
         ]
@@ -99,7 +99,7 @@ extension ReviewCommand {
 
     static let moderatorsRemove = Command(
         "rm", abstract: "Remove a moderator: their link and browsers stop working at once.",
-        arguments: [Argument("name", help: "The moderator's name.")]
+        arguments: [ArgumentDeclaration("name", help: "The moderator's name.")]
     ) { invocation in
         let name = invocation.argument("name")!
         let workspace = try invocation.openWorkspace()

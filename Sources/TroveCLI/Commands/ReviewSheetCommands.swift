@@ -31,13 +31,15 @@ extension ReviewCommand {
             --tiles names a basemap, whose host alone the page's policy then allows.
             """,
         options: [
-            Option(
+            OptionDeclaration(
                 "out", value: "file", help: "The HTML file to write (required).",
                 role: .output(.reviewSheet)),
-            Option("force", help: "Replace an existing --out file that trove did not write."),
-            Option("for", value: "name", help: "The moderator who decides in this sheet."),
+            OptionDeclaration(
+                "force", help: "Replace an existing --out file that trove did not write."),
+            OptionDeclaration(
+                "for", value: "name", help: "The moderator who decides in this sheet."),
             asOption, statusOption,
-            Option(
+            OptionDeclaration(
                 "tiles", value: "url-template",
                 help: "A basemap, e.g. https://tile.openstreetmap.org/{z}/{x}/{y}.png."),
         ]
@@ -97,7 +99,7 @@ extension ReviewCommand {
             made meanwhile is listed and left for --force or the queue. Applying the same
             file again does nothing, and exits 0 once nothing is left to do.
             """,
-        arguments: [Argument("file", help: "The decisions JSON file.", role: .input)],
+        arguments: [ArgumentDeclaration("file", help: "The decisions JSON file.", role: .input)],
         options: [asOption, forceOption]
     ) { invocation in
         let file = invocation.argument("file")!
@@ -162,7 +164,7 @@ extension ReviewCommand {
     static let log = Command(
         "log", abstract: "Show the audit trail, oldest first.",
         arguments: [
-            Argument(
+            ArgumentDeclaration(
                 "id", help: "Only this post's decisions.", arity: .optional, takesPostIDs: true)
         ],
         formats: [.text, .json]

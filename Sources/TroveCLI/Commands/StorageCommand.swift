@@ -16,11 +16,11 @@ enum StorageCommand {
             (treasures/hairy-harry/full-3fa2c9e1.png), treasure:KEY or post:ID.
             """,
         arguments: [
-            Argument(
+            ArgumentDeclaration(
                 "object", help: "Object paths, treasure:KEY or post:ID.",
                 arity: .variadic(minimum: 0))
         ],
-        options: [Option("all", help: "Rotate the token of every object.")]
+        options: [OptionDeclaration("all", help: "Rotate the token of every object.")]
     ) { invocation in
         let selectors = invocation.arguments("object")
         let all = invocation.flag("all")

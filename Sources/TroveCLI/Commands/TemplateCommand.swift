@@ -20,7 +20,7 @@ enum TemplateCommand {
 
     static let show = Command(
         "show", abstract: "Print a template.",
-        arguments: [Argument("name", help: "A name from 'trove template list'.")],
+        arguments: [ArgumentDeclaration("name", help: "A name from 'trove template list'.")],
         usesWorkspace: false
     ) { invocation in
         let (_, data) = try find(invocation)
@@ -31,10 +31,11 @@ enum TemplateCommand {
     static let copy = Command(
         "copy", abstract: "Copy a template into the current folder (or DEST).",
         arguments: [
-            Argument("name", help: "A name from 'trove template list'."),
-            Argument("dest", help: "Where to write it (default: its file name).", arity: .optional),
+            ArgumentDeclaration("name", help: "A name from 'trove template list'."),
+            ArgumentDeclaration(
+                "dest", help: "Where to write it (default: its file name).", arity: .optional),
         ],
-        options: [Option("force", help: "Overwrite an existing file.")],
+        options: [OptionDeclaration("force", help: "Overwrite an existing file.")],
         usesWorkspace: false
     ) { invocation in
         let (name, data) = try find(invocation)

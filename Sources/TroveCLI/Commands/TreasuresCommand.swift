@@ -71,7 +71,7 @@ enum TreasuresCommand {
 
     static let show = Command(
         "show", abstract: "Show one treasure: every field, its extras, source and renditions.",
-        arguments: [Argument("key", help: "The treasure's key.")],
+        arguments: [ArgumentDeclaration("key", help: "The treasure's key.")],
         formats: [.text, .json]
     ) { invocation in
         let workspace = try invocation.openWorkspace()
@@ -143,11 +143,11 @@ enum TreasuresCommand {
             'import treasures FILE --sync' after editing the file.
             """,
         arguments: [
-            Argument(
+            ArgumentDeclaration(
                 "key", help: "Treasure keys, or - to read them from stdin, one a line.",
                 arity: .variadic(minimum: 1))
         ],
-        options: [Option("dry-run", help: "Say what would be removed, change nothing.")]
+        options: [OptionDeclaration("dry-run", help: "Say what would be removed, change nothing.")]
     ) { invocation in
         var keys: [String] = []
         for key in invocation.arguments("key") {

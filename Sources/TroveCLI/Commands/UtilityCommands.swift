@@ -5,7 +5,7 @@ import TroveKit
 enum UtilityCommands {
     static let completions = Command(
         "completions", abstract: "Print the shell completion script for bash, zsh or fish.",
-        arguments: [Argument("shell", help: "bash, zsh or fish.")],
+        arguments: [ArgumentDeclaration("shell", help: "bash, zsh or fish.")],
         usesWorkspace: false, isHidden: true
     ) { invocation in
         let layouts =

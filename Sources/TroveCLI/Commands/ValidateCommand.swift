@@ -16,21 +16,21 @@ enum ValidateCommand {
             the next run checks the same treasures again.
             """,
         arguments: [
-            Argument(
+            ArgumentDeclaration(
                 "file", help: "Files to check instead of the workspace.",
                 arity: .variadic(minimum: 0), role: .input)
         ],
         options: [
-            Option("strict", help: "Treat warnings as errors for the exit status."),
-            Option(
+            OptionDeclaration("strict", help: "Treat warnings as errors for the exit status."),
+            OptionDeclaration(
                 "changed",
                 help: "Check only the treasures changed since the last validate that passed."),
-            Option(
+            OptionDeclaration(
                 "from", value: "csv|geojson",
                 help: "The files' format, when the extension does not say."),
-            Option(
+            OptionDeclaration(
                 "encoding", value: "name", help: "Text encoding: utf8 (default), cp1252, latin1."),
-            Option(
+            OptionDeclaration(
                 "layout", value: "name|path",
                 help: "Also check that every column the layout reads is one the treasures have."),
         ],

@@ -6,8 +6,8 @@ public struct Command: Sendable {
     public let name: String
     public let abstract: String
     public let discussion: String?
-    public let arguments: [Argument]
-    public let options: [Option]
+    public let arguments: [ArgumentDeclaration]
+    public let options: [OptionDeclaration]
     /// Output formats this command accepts with `--format` (text is always first).
     public let formats: [OutputFormat]
     public let subcommands: [Command]
@@ -19,7 +19,8 @@ public struct Command: Sendable {
 
     public init(
         _ name: String, abstract: String, discussion: String? = nil,
-        arguments: [Argument] = [], options: [Option] = [], formats: [OutputFormat] = [.text],
+        arguments: [ArgumentDeclaration] = [], options: [OptionDeclaration] = [],
+        formats: [OutputFormat] = [.text],
         usesWorkspace: Bool = true, isHidden: Bool = false, subcommands: [Command] = [],
         run action: (@Sendable (Invocation) throws -> ExitStatus)? = nil
     ) {
@@ -36,7 +37,7 @@ public struct Command: Sendable {
     }
 
     /// The options every command accepts besides its own.
-    func allOptions(isRoot: Bool) -> [Option] {
+    func allOptions(isRoot: Bool) -> [OptionDeclaration] {
         var all = options
         if usesWorkspace { all.append(.workspace) }
         if formats.count > 1 { all.append(.format(formats)) }
@@ -62,7 +63,7 @@ public enum PathRole: Sendable {
 }
 
 /// A positional argument.
-public struct Argument: Sendable {
+public struct ArgumentDeclaration: Sendable {
     public enum Arity: Sendable {
         case required
         case optional
@@ -114,7 +115,7 @@ public struct Argument: Sendable {
 }
 
 /// A named option: a flag (no value) or an option that takes a value.
-public struct Option: Sendable {
+public struct OptionDeclaration: Sendable {
     public let long: String
     public let short: Character?
     /// The value's name in help (`<path>`); nil for a flag.
@@ -149,14 +150,14 @@ public struct Option: Sendable {
         return short + usage
     }
 
-    static let workspace = Option(
+    static let workspace = OptionDeclaration(
         "workspace", short: "w", value: "path",
         help: "The workspace file (default: $TROVE_WORKSPACE, else ./trove.sqlite).")
-    static let quiet = Option("quiet", short: "q", help: "Print only data and errors.")
-    static let help = Option("help", short: "h", help: "Show help information.")
-    static let version = Option("version", help: "Show the version.")
-    static func format(_ formats: [OutputFormat]) -> Option {
-        Option(
+    static let quiet = OptionDeclaration("quiet", short: "q", help: "Print only data and errors.")
+    static let help = OptionDeclaration("help", short: "h", help: "Show help information.")
+    static let version = OptionDeclaration("version", help: "Show the version.")
+    static func format(_ formats: [OutputFormat]) -> OptionDeclaration {
+        OptionDeclaration(
             "format", value: "format",
             help: "Output format: \(formats.map(\.rawValue).joined(separator: ", ")).")
     }

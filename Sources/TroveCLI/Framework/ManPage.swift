@@ -127,7 +127,7 @@ enum ManPage {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    private static func item(_ option: Option) -> [String] {
+    private static func item(_ option: OptionDeclaration) -> [String] {
         let short = option.short.map { "\\fB\\-\(escape(String($0)))\\fR, " } ?? ""
         let value = option.valueName.map { " \\fI" + escape($0) + "\\fR" } ?? ""
         return [

@@ -53,7 +53,7 @@ public struct Parser {
                 continue
             }
             if !optionsEnded && word.hasPrefix("-") && word != "-" && !looksNumeric(word) {
-                let option: Option
+                let option: OptionDeclaration
                 let inlineValue: String?
                 do {
                     (option, inlineValue) = try resolveOption(word, in: command, path: path)
@@ -143,7 +143,7 @@ public struct Parser {
     // MARK: - Options
 
     private func resolveOption(_ word: String, in command: Command, path: [String])
-        throws(UsageError) -> (Option, String?)
+        throws(UsageError) -> (OptionDeclaration, String?)
     {
         // Global options may come before the command name (`trove -w ws.sqlite status`).
         let options = command.allOptions(isRoot: path.isEmpty) + Self.globalOptions
@@ -172,7 +172,7 @@ public struct Parser {
     }
 
     /// Options every command accepts, also before the command name.
-    static let globalOptions: [Option] = [
+    static let globalOptions: [OptionDeclaration] = [
         .workspace, .quiet, .format([.text, .json, .csv]),
     ]
 
