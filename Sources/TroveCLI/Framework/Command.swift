@@ -19,7 +19,7 @@ public struct Command: Sendable {
 
     public init(
         _ name: String, abstract: String, discussion: String? = nil,
-        arguments: [ArgumentDeclaration] = [], options: [OptionDeclaration] = [],
+        arguments: [any ArgumentDeclaring] = [], options: [any OptionDeclaring] = [],
         formats: [OutputFormat] = [.text],
         usesWorkspace: Bool = true, isHidden: Bool = false, subcommands: [Command] = [],
         run action: (@Sendable (Invocation) throws -> ExitStatus)? = nil
@@ -27,8 +27,8 @@ public struct Command: Sendable {
         self.name = name
         self.abstract = abstract
         self.discussion = discussion
-        self.arguments = arguments
-        self.options = options
+        self.arguments = arguments.map(\.declaration)
+        self.options = options.map(\.declaration)
         self.formats = formats
         self.usesWorkspace = usesWorkspace
         self.isHidden = isHidden
@@ -39,11 +39,11 @@ public struct Command: Sendable {
     /// The options every command accepts besides its own.
     func allOptions(isRoot: Bool) -> [OptionDeclaration] {
         var all = options
-        if usesWorkspace { all.append(.workspace) }
-        if formats.count > 1 { all.append(.format(formats)) }
-        all.append(.quiet)
-        all.append(.help)
-        if isRoot { all.append(.version) }
+        if usesWorkspace { all.append(CommonOptions.workspace.declaration) }
+        if formats.count > 1 { all.append(CommonOptions.format(formats).declaration) }
+        all.append(CommonOptions.quiet.declaration)
+        all.append(CommonOptions.help.declaration)
+        if isRoot { all.append(CommonOptions.version.declaration) }
         return all
     }
 }

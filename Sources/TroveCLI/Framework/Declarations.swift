@@ -14,7 +14,8 @@ public enum PathRole: Sendable {
         beside: @Sendable (String, ParsedCommandLine) -> [(String, OutputKind)] = { _, _ in [] })
 }
 
-/// A positional argument.
+/// A positional argument, as help, completions and the parser see it; a command declares
+/// it typed (`Argument`, `OptionalArgument`, `VariadicArgument`), which builds this.
 public struct ArgumentDeclaration: Sendable {
     public enum Arity: Sendable {
         case required
@@ -25,7 +26,7 @@ public struct ArgumentDeclaration: Sendable {
 
     public let name: String
     public let help: String
-    public let arity: Arity
+    public internal(set) var arity: Arity
     /// Whether values are post ids, which may start with `-` (Firebase push ids): a word
     /// that is no declared option but is a post id, or has a push id's shape, is taken as
     /// this argument wherever it stands on the line.
@@ -34,6 +35,9 @@ public struct ArgumentDeclaration: Sendable {
     public let role: PathRole
     /// What the shells complete for it: files unless said otherwise.
     public let completion: Completion
+    /// What is wrong with a word as this argument's value, or nil when nothing is: the
+    /// parser refuses the command line with it.
+    let problem: @Sendable (String) -> String?
 
     /// What a shell offers for a value.
     public enum Completion: Sendable, Equatable {
@@ -47,7 +51,8 @@ public struct ArgumentDeclaration: Sendable {
 
     public init(
         _ name: String, help: String, arity: Arity = .required, takesPostIDs: Bool = false,
-        completion: Completion? = nil, role: PathRole = .none
+        completion: Completion? = nil, role: PathRole = .none,
+        problem: @escaping @Sendable (String) -> String? = { _ in nil }
     ) {
         self.name = name
         self.help = help
@@ -55,6 +60,7 @@ public struct ArgumentDeclaration: Sendable {
         self.takesPostIDs = takesPostIDs
         self.completion = completion ?? (takesPostIDs ? .nothing : .files)
         self.role = role
+        self.problem = problem
     }
 
     var usage: String {
@@ -66,7 +72,9 @@ public struct ArgumentDeclaration: Sendable {
     }
 }
 
-/// A named option: a flag (no value) or an option that takes a value.
+/// A named option, a flag (no value) or an option that takes a value, as help,
+/// completions and the parser see it; a command declares it typed (`Flag`, `Option`,
+/// `RepeatedOption`), which builds this.
 public struct OptionDeclaration: Sendable {
     public let long: String
     public let short: Character?
@@ -74,13 +82,20 @@ public struct OptionDeclaration: Sendable {
     public let valueName: String?
     public let help: String
     /// Whether it may be given more than once.
-    public let repeatable: Bool
+    public internal(set) var repeatable: Bool
     /// Whether values are files the command reads or writes.
     public let role: PathRole
+    /// Whether the flag lets the command replace output files trove did not write
+    /// (`--force`; `OutputPaths`).
+    public let replacesOutputs: Bool
+    /// What is wrong with a word as this option's value, or nil when nothing is: the
+    /// parser refuses the command line with it.
+    let problem: @Sendable (String) -> String?
 
     public init(
         _ long: String, short: Character? = nil, value valueName: String? = nil, help: String,
-        repeatable: Bool = false, role: PathRole = .none
+        repeatable: Bool = false, role: PathRole = .none, replacesOutputs: Bool = false,
+        problem: @escaping @Sendable (String) -> String? = { _ in nil }
     ) {
         self.long = long
         self.short = short
@@ -88,6 +103,8 @@ public struct OptionDeclaration: Sendable {
         self.help = help
         self.repeatable = repeatable
         self.role = role
+        self.replacesOutputs = replacesOutputs
+        self.problem = problem
     }
 
     var isFlag: Bool { valueName == nil }
@@ -101,18 +118,6 @@ public struct OptionDeclaration: Sendable {
         let short = self.short.map { "-\($0), " } ?? ""
         return short + usage
     }
-
-    static let workspace = OptionDeclaration(
-        "workspace", short: "w", value: "path",
-        help: "The workspace file (default: $TROVE_WORKSPACE, else ./trove.sqlite).")
-    static let quiet = OptionDeclaration("quiet", short: "q", help: "Print only data and errors.")
-    static let help = OptionDeclaration("help", short: "h", help: "Show help information.")
-    static let version = OptionDeclaration("version", help: "Show the version.")
-    static func format(_ formats: [OutputFormat]) -> OptionDeclaration {
-        OptionDeclaration(
-            "format", value: "format",
-            help: "Output format: \(formats.map(\.rawValue).joined(separator: ", ")).")
-    }
 }
 
 extension Command {
@@ -125,4 +130,13 @@ extension Command {
         }
         return all
     }
+}
+
+// Until every command declares its values typed, an untyped declaration stands for itself.
+extension ArgumentDeclaration: ArgumentDeclaring {
+    public var declaration: ArgumentDeclaration { self }
+}
+
+extension OptionDeclaration: OptionDeclaring {
+    public var declaration: OptionDeclaration { self }
 }

@@ -5,8 +5,38 @@ import TroveKit
 public struct Invocation {
     public let parsed: ParsedCommandLine
     public let context: Context
+    /// `--format`, else text.
+    public let format: OutputFormat
+    /// `--quiet`.
+    public let isQuiet: Bool
+
+    public init(parsed: ParsedCommandLine, context: Context) {
+        self.parsed = parsed
+        self.context = context
+        // Read once: every line printed asks.
+        format = parsed[CommonOptions.format(parsed.command.formats)] ?? .text
+        isQuiet = parsed[CommonOptions.quiet]
+    }
 
     // MARK: - Reading the command line
+
+    /// Whether the flag was given.
+    public subscript(flag: Flag) -> Bool { parsed[flag] }
+
+    /// The option's value, or nil when it was not given.
+    public subscript<Value>(option: Option<Value>) -> Value? { parsed[option] }
+
+    /// Every value of a repeated option, in the order given.
+    public subscript<Value>(option: RepeatedOption<Value>) -> [Value] { parsed[option] }
+
+    /// The value of a required argument.
+    public subscript<Value>(argument: Argument<Value>) -> Value { parsed[argument] }
+
+    /// The value of an optional argument, or nil when it was not given.
+    public subscript<Value>(argument: OptionalArgument<Value>) -> Value? { parsed[argument] }
+
+    /// Every value of a variadic argument, in the order given.
+    public subscript<Value>(argument: VariadicArgument<Value>) -> [Value] { parsed[argument] }
 
     // Every name is checked against the command's declaration (in debug builds, which
     // the tests run), so a misspelt `flag("skip-invalid")` fails a test instead of reading
@@ -72,19 +102,12 @@ public struct Invocation {
         UsageError(message: message, usage: Help.usageLine(parsed.command, path: parsed.path))
     }
 
-    public var format: OutputFormat {
-        option("format").flatMap(OutputFormat.init(rawValue:)) ?? .text
-    }
-
-    public var isQuiet: Bool { flag("quiet") }
-
     // MARK: - Output
 
     /// Data on stdout: text made terminal-safe (`TerminalText`), JSON, CSV and GeoJSON
     /// exact.
     public func print(_ text: String) {
-        let isText = (parsed.values["format"]?.last ?? OutputFormat.text.rawValue) == "text"
-        context.standardOutput.write((isText ? TerminalText.safe(text) : text) + "\n")
+        context.standardOutput.write((format == .text ? TerminalText.safe(text) : text) + "\n")
     }
 
     /// A message on stderr, unless `--quiet`.
@@ -120,7 +143,7 @@ public struct Invocation {
 
     /// The workspace the command line names (`WorkspaceLocation`).
     var workspace: WorkspaceLocation {
-        WorkspaceLocation(option: option("workspace"), context: context)
+        WorkspaceLocation(option: parsed[CommonOptions.workspace], context: context)
     }
 
     /// `-w`, else `$TROVE_WORKSPACE`, else `./trove.sqlite`.

@@ -104,7 +104,7 @@ enum ManPage {
             }
             for option in entry.command.options { lines += item(option) }
             if entry.command.formats.count > 1 {
-                lines += item(.format(entry.command.formats))
+                lines += item(CommonOptions.format(entry.command.formats).declaration)
             }
         }
         lines += [

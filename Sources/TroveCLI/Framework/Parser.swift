@@ -87,7 +87,7 @@ public struct Parser {
                     index += 1
                 } else {
                     throw usageError(
-                        "option '--\(option.long)' needs a value <\(option.valueName!)>",
+                        "option '--\(option.long)' needs a value <\(option.valueName ?? "")>",
                         command, path)
                 }
                 if values[option.long] != nil && !option.repeatable {
@@ -126,15 +126,13 @@ public struct Parser {
             let names = command.subcommands.map(\.name).joined(separator: ", ")
             throw usageError("missing command (one of: \(names))", command, path)
         }
-        if let format = values["format"]?.last,
-            !command.formats.contains(where: { $0.rawValue == format })
-        {
-            let known = command.formats.map(\.rawValue)
-            throw usageError(
-                "unknown format '\(format)' (use \(known.joined(separator: ", ")))"
-                    + suggestion(for: format, among: known), command, path)
+        // `--format` is taken on every command line, and checked against this command's.
+        let format = CommonOptions.format(command.formats).declaration
+        if let word = values[format.long]?.last, let problem = format.problem(word) {
+            throw usageError(problem, command, path)
         }
         let bound = try bind(positionals, to: command, path: path)
+        try check(arguments: bound, options: values, of: command, path: path)
         return ParsedCommandLine(
             path: path, command: command, values: values, flags: flags, arguments: bound,
             wantsHelp: false, wantsVersion: false)
@@ -173,7 +171,8 @@ public struct Parser {
 
     /// Options every command accepts, also before the command name.
     static let globalOptions: [OptionDeclaration] = [
-        .workspace, .quiet, .format([.text, .json, .csv]),
+        CommonOptions.workspace.declaration, CommonOptions.quiet.declaration,
+        CommonOptions.format([.text, .json, .csv]).declaration,
     ]
 
     /// Whether a word looks like a Firebase push id (`-Mq2river`, `-NxY3…`): a dash, then an
@@ -237,6 +236,30 @@ public struct Parser {
             throw usageError("unexpected argument '\(extra)'", command, path)
         }
         return bound
+    }
+
+    // MARK: - Values
+
+    /// Refuses the first word its declaration does not convert: the arguments in order,
+    /// then the command's own options in the order declared.
+    private func check(
+        arguments: [String: [String]], options: [String: [String]], of command: Command,
+        path: [String]
+    ) throws(UsageError) {
+        for argument in command.arguments {
+            for word in arguments[argument.name] ?? [] {
+                if let problem = argument.problem(word) {
+                    throw usageError(problem, command, path)
+                }
+            }
+        }
+        for option in command.options where !option.isFlag {
+            for word in options[option.long] ?? [] {
+                if let problem = option.problem(word) {
+                    throw usageError(problem, command, path)
+                }
+            }
+        }
     }
 
     private func usageError(_ message: String, _ command: Command, _ path: [String])
