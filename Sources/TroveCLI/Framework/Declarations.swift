@@ -49,7 +49,7 @@ public struct ArgumentDeclaration: Sendable {
         case nothing
     }
 
-    public init(
+    init(
         _ name: String, help: String, arity: Arity = .required, takesPostIDs: Bool = false,
         completion: Completion? = nil, role: PathRole = .none,
         problem: @escaping @Sendable (String) -> String? = { _ in nil }
@@ -92,7 +92,7 @@ public struct OptionDeclaration: Sendable {
     /// parser refuses the command line with it.
     let problem: @Sendable (String) -> String?
 
-    public init(
+    init(
         _ long: String, short: Character? = nil, value valueName: String? = nil, help: String,
         repeatable: Bool = false, role: PathRole = .none, replacesOutputs: Bool = false,
         problem: @escaping @Sendable (String) -> String? = { _ in nil }
@@ -130,13 +130,4 @@ extension Command {
         }
         return all
     }
-}
-
-// Until every command declares its values typed, an untyped declaration stands for itself.
-extension ArgumentDeclaration: ArgumentDeclaring {
-    public var declaration: ArgumentDeclaration { self }
-}
-
-extension OptionDeclaration: OptionDeclaring {
-    public var declaration: OptionDeclaration { self }
 }

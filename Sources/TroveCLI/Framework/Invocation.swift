@@ -38,65 +38,6 @@ public struct Invocation {
     /// Every value of a variadic argument, in the order given.
     public subscript<Value>(argument: VariadicArgument<Value>) -> [Value] { parsed[argument] }
 
-    // Every name is checked against the command's declaration (in debug builds, which
-    // the tests run), so a misspelt `flag("skip-invalid")` fails a test instead of reading
-    // false for a user.
-
-    /// The last value of option `--name`, or nil.
-    public func option(_ name: String) -> String? {
-        assert(declares(name, flag: false), "\(commandName) declares no option --\(name) <value>")
-        return parsed.values[name]?.last
-    }
-
-    /// Every value of a repeatable option.
-    public func options(_ name: String) -> [String] {
-        assert(declares(name, flag: false), "\(commandName) declares no option --\(name) <value>")
-        return parsed.values[name] ?? []
-    }
-
-    public func flag(_ name: String) -> Bool {
-        assert(declares(name, flag: true), "\(commandName) declares no flag --\(name)")
-        return parsed.flags.contains(name)
-    }
-
-    /// The value of a single positional argument.
-    public func argument(_ name: String) -> String? {
-        assert(declaresArgument(name), "\(commandName) declares no argument <\(name)>")
-        return parsed.arguments[name]?.first
-    }
-
-    /// The values of a variadic positional argument.
-    public func arguments(_ name: String) -> [String] {
-        assert(declaresArgument(name), "\(commandName) declares no argument <\(name)>")
-        return parsed.arguments[name] ?? []
-    }
-
-    private var commandName: String { (["trove"] + parsed.path).joined(separator: " ") }
-
-    /// Whether the command (or every command) declares `--name`, as a flag or with a value.
-    func declares(_ name: String, flag: Bool) -> Bool {
-        parsed.command.declaredOptions(isRoot: parsed.path.isEmpty).contains {
-            $0.long == name && $0.isFlag == flag
-        }
-    }
-
-    func declaresArgument(_ name: String) -> Bool {
-        parsed.command.arguments.contains { $0.name == name }
-    }
-
-    /// An option converted with `convert`; a value it rejects is a usage error.
-    ///
-    /// - Throws: `UsageError`.
-    public func option<T>(_ name: String, as what: String, _ convert: (String) -> T?)
-        throws(UsageError) -> T?
-    {
-        guard let text = option(name) else { return nil }
-        guard let value = convert(text) else {
-            throw usageError("invalid value '\(text)' for --\(name): expected \(what)")
-        }
-        return value
-    }
-
     /// A usage error for this command, with its usage line.
     public func usageError(_ message: String) -> UsageError {
         UsageError(message: message, usage: Help.usageLine(parsed.command, path: parsed.path))

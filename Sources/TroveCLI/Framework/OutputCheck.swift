@@ -33,9 +33,7 @@ extension Invocation {
         }
         if outputs.isEmpty { return }
         let force = command.options.contains {
-            // Until every command marks its `--force` as one that replaces outputs.
-            $0.isFlag && ($0.replacesOutputs || $0.long == "force")
-                && parsed.flags.contains($0.long)
+            $0.isFlag && $0.replacesOutputs && parsed.flags.contains($0.long)
         }
         do {
             try OutputPaths.check(

@@ -115,8 +115,8 @@ public struct Parser {
             positionals.append(word)
         }
 
-        let wantsHelp = flags.contains("help")
-        let wantsVersion = flags.contains("version")
+        let wantsHelp = flags.contains(CommonOptions.help.declaration.long)
+        let wantsVersion = flags.contains(CommonOptions.version.declaration.long)
         if wantsHelp || wantsVersion {
             return ParsedCommandLine(
                 path: path, command: command, values: values, flags: flags, arguments: [:],
