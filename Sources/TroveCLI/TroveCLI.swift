@@ -32,14 +32,10 @@ public enum TroveCLI {
 
     static let helpCommand = Command(
         "help", abstract: "Show help for a command.",
-        arguments: [
-            Argument(
-                "command", help: "The command, e.g. 'import treasures'.",
-                arity: .variadic(minimum: 0))
-        ],
+        arguments: [helpWords],
         usesWorkspace: false
     ) { invocation in
-        let words = invocation.arguments("command")
+        let words = invocation[helpWords]
         var command = root
         var path: [String] = []
         for word in words {
@@ -54,6 +50,10 @@ public enum TroveCLI {
         invocation.context.standardOutput.write(Help.text(for: command, path: path))
         return .success
     }
+
+    static let helpWords = Argument<String>(
+        "command", help: "The command, e.g. 'import treasures'."
+    ).variadic(minimum: 0)
 
     /// Runs one command line (without the program name) and returns the exit status.
     public static func run(_ arguments: [String], context: Context) -> Int32 {

@@ -42,12 +42,12 @@ import Testing
     }
 
     @Test func negativeNumbersAreArgumentsNotOptions() throws {
+        let latitude = Argument<Double>("lat", help: "")
+        let longitude = Argument<Double>("lon", help: "")
         let command = Command(
-            "near", abstract: "",
-            arguments: [Argument("lat", help: ""), Argument("lon", help: "")],
-            run: { _ in .success })
+            "near", abstract: "", arguments: [latitude, longitude], run: { _ in .success })
         let parsed = try Parser(root: command).parse(["40.7", "-74.01"])
-        #expect(parsed.arguments["lon"] == ["-74.01"])
+        #expect(parsed[longitude] == -74.01)
     }
 
     @Test func suggestsOnlyCloseNames() {

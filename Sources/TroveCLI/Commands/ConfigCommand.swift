@@ -6,16 +6,17 @@ enum ConfigCommand {
         discussion: "Keys: " + Setting.all.map(\.key).joined(separator: ", ") + ".",
         subcommands: [set, get, list, unset])
 
-    static let keyArgument = Argument(
+    static let key = Argument<String>(
         "key", help: "A setting, e.g. storage.bucket.",
         completion: .words(Setting.all.map(\.key)))
+    static let value = Argument<String>("value", help: "The new value.", completion: .nothing)
 
     static let set = Command(
         "set", abstract: "Store a setting.",
-        arguments: [keyArgument, Argument("value", help: "The new value.", completion: .nothing)]
+        arguments: [key, value]
     ) { invocation in
-        let setting = try known(invocation.argument("key")!, invocation)
-        let value = invocation.argument("value")!
+        let setting = try known(invocation[Self.key], invocation)
+        let value = invocation[Self.value]
         if let problem = setting.problem(with: value) {
             throw invocation.usageError("invalid value '\(value)' for \(setting.key): \(problem)")
         }
@@ -33,9 +34,9 @@ enum ConfigCommand {
 
     static let get = Command(
         "get", abstract: "Print a setting's value (exit 1 when it is not set).",
-        arguments: [keyArgument]
+        arguments: [key]
     ) { invocation in
-        let setting = try known(invocation.argument("key")!, invocation)
+        let setting = try known(invocation[Self.key], invocation)
         guard let value = try invocation.openWorkspace().setting(setting.key) else {
             invocation.note("\(setting.key) is not set")
             return .problems
@@ -59,9 +60,9 @@ enum ConfigCommand {
     }
 
     static let unset = Command(
-        "unset", abstract: "Remove a setting.", arguments: [keyArgument]
+        "unset", abstract: "Remove a setting.", arguments: [key]
     ) { invocation in
-        let setting = try known(invocation.argument("key")!, invocation)
+        let setting = try known(invocation[Self.key], invocation)
         try invocation.openWorkspace().unsetSetting(setting.key)
         return .success
     }

@@ -31,68 +31,36 @@ enum ExportCommand {
             GeoJSON JSON types) unless the placeholder asks for one: {extra.points:int},
             :number, :bool, :text. A value that does not convert stops the export.
             """,
-        options: [
-            Option(
-                "layout", value: "name|path",
-                help: "A built-in layout (flatirongo, trashmapper) or a layout file.",
-                role: .input),
-            Option(
-                "out", short: "o", value: "file", help: "Write here instead of stdout.",
-                role: .output(.json, beside: besideOut)),
-            Option("update", help: "Write only what changed since the last recorded export."),
-            Option(
-                "since", value: "id",
-                help: "With --update: relative to this recorded export (see 'export log')."),
-            Option("dry-run", help: "Check and count, but write and record nothing."),
-            Option(
-                "max-bytes", value: "n",
-                help: "Split into multi-path update parts smaller than N bytes (needs --out)."),
-            Option(
-                "rules", value: "file",
-                help: "Write database.rules.json here (or say what an existing one lacks).",
-                role: .output(.writtenIfMissing)),
-            Option(
-                "images", value: "dir",
-                help: "Where 'trove images' wrote the renditions (default: build/images).",
-                role: .input),
-            Option(
-                "all-objects",
-                help: "List every object in the Storage plan, not only those that change."),
-            Option("force", help: "Replace an existing --out file that trove did not write."),
-        ],
+        options: [layout, out, update, since, dryRun, maxBytes, rules, images, allObjects, force],
         formats: [.text, .json],
         subcommands: [log]
     ) { invocation in
-        guard let layoutName = invocation.option("layout") else {
+        guard let layoutName = invocation[Self.layout] else {
             throw invocation.usageError("missing option --layout <name|path>")
         }
-        let maxBytes = try invocation.option("max-bytes", as: "a whole number of at least 64") {
-            Int($0).flatMap { $0 >= 64 ? $0 : nil }
-        }
-        let output = invocation.option("out").map(invocation.resolve)
+        let maxBytes = invocation[Self.maxBytes]
+        let output = invocation[Self.out].map(invocation.resolve)
         if maxBytes != nil && output == nil {
             throw invocation.usageError("--max-bytes needs --out FILE to name the parts after")
         }
-        let since = try invocation.option("since", as: "the id of a recorded export") {
-            Int64($0).flatMap { $0 > 0 ? $0 : nil }
-        }
-        if since != nil && !invocation.flag("update") {
+        let since = invocation[Self.since]
+        if since != nil && !invocation[Self.update] {
             throw invocation.usageError("--since needs --update")
         }
-        if invocation.format == .json && output == nil && !invocation.flag("dry-run") {
+        if invocation.format == .json && output == nil && !invocation[Self.dryRun] {
             throw invocation.usageError(
                 "--format json needs --out FILE or --dry-run: without them the tree goes to stdout")
         }
         let layout = try loadLayout(layoutName, invocation)
         var options = ExportOptions(
-            update: invocation.flag("update"), output: output, maxBytes: maxBytes,
-            rules: invocation.option("rules").map(invocation.resolve))
+            update: invocation[Self.update], output: output, maxBytes: maxBytes,
+            rules: invocation[Self.rules].map(invocation.resolve))
         options.now = Date()
-        options.dryRun = invocation.flag("dry-run")
+        options.dryRun = invocation[Self.dryRun]
         options.since = since
-        options.allObjects = invocation.flag("all-objects")
+        options.allObjects = invocation[Self.allObjects]
         if output != nil {
-            options.images = invocation.resolve(invocation.option("images") ?? "build/images")
+            options.images = invocation.resolve(invocation[Self.images] ?? "build/images")
         }
         let workspace = try invocation.openWorkspace()
         for finding in try LayoutColumns.findings(for: layout, in: workspace) {
@@ -123,7 +91,7 @@ enum ExportCommand {
             "\(options.dryRun ? "would export" : "exported") \(summary.records) \(noun) with "
             + "\(layoutName): \(summary.paths) paths"
         message += ", \(summary.changed) new or changed, \(summary.removed) removed"
-        if since != nil { message += " since export \(since!)" }
+        if let since { message += " since export \(since)" }
         if !options.isRecorded { message += " (not recorded: only an export to --out is)" }
         invocation.note(message)
         if options.update && since == nil && options.isRecorded && summary.changed == 0
@@ -190,7 +158,7 @@ enum ExportCommand {
     static func besideOut(_ out: String, _ parsed: ParsedCommandLine) -> [(String, OutputKind)] {
         let plan = StoragePlan.paths(output: out)
         var files: [(String, OutputKind)] = [(plan.manifest, .json), (plan.script, .storageScript)]
-        if parsed.values["max-bytes"] != nil {
+        if parsed[Self.maxBytes] != nil {
             files.append((ExportOptions.partPaths(output: out).manifest, .json))
         }
         return files
@@ -205,11 +173,11 @@ enum ExportCommand {
             time, layout, kind (full or update), the export it was relative to, the counts
             and the file. The state of the last 10 exports per layout is kept.
             """,
-        options: [Option("layout", value: "name|path", help: "Only this layout's exports.")],
+        options: [logLayout],
         formats: [.text, .json]
     ) { invocation in
         let workspace = try invocation.openWorkspace()
-        var layout = invocation.option("layout")
+        var layout = invocation[Self.logLayout]
         if let name = layout, name.contains("/") || name.hasSuffix(".json") {
             layout = invocation.resolve(name)
         }
@@ -238,6 +206,45 @@ enum ExportCommand {
         if entries.isEmpty { invocation.note("no recorded exports yet; export with --out FILE") }
         return .success
     }
+
+    // MARK: - Declarations
+
+    static let layout = Option<String>(
+        "layout", value: "name|path",
+        help: "A built-in layout (flatirongo, trashmapper) or a layout file.",
+        role: .input)
+    static let out = Option<String>(
+        "out", short: "o", value: "file", help: "Write here instead of stdout.",
+        role: .output(.json, beside: besideOut))
+    static let update = Flag(
+        "update", help: "Write only what changed since the last recorded export.")
+    static let dryRun = Flag("dry-run", help: "Check and count, but write and record nothing.")
+    static let rules = Option<String>(
+        "rules", value: "file",
+        help: "Write database.rules.json here (or say what an existing one lacks).",
+        role: .output(.writtenIfMissing))
+    static let images = Option<String>(
+        "images", value: "dir",
+        help: "Where 'trove images' wrote the renditions (default: build/images).",
+        role: .input)
+    static let allObjects = Flag(
+        "all-objects",
+        help: "List every object in the Storage plan, not only those that change.")
+    static let force = Flag(
+        "force", help: "Replace an existing --out file that trove did not write.",
+        replacesOutputs: true)
+    static let since = Option<Int64>(
+        "since", value: "id",
+        help: "With --update: relative to this recorded export (see 'export log').",
+        expected: "the id of a recorded export"
+    ) { Int64($0).flatMap { $0 > 0 ? $0 : nil } }
+    static let maxBytes = Option<Int>(
+        "max-bytes", value: "n",
+        help: "Split into multi-path update parts smaller than N bytes (needs --out).",
+        expected: "a whole number of at least 64"
+    ) { Int($0).flatMap { $0 >= 64 ? $0 : nil } }
+    static let logLayout = Option<String>(
+        "layout", value: "name|path", help: "Only this layout's exports.")
 
     /// A built-in layout by name, or a layout file by path.
     static func loadLayout(_ name: String, _ invocation: Invocation) throws -> Layout {

@@ -8,18 +8,11 @@ enum GeohashCommand {
             Uses GeoFire's algorithm and base32 alphabet. --precision also becomes the
             workspace's geohash.precision, so status, validate and export agree with it.
             """,
-        options: [
-            Option(
-                "precision", value: "n",
-                help: "Geohash length, 1-22 (default: geohash.precision, else 10).")
-        ],
+        options: [precision],
         formats: [.text, .json]
     ) { invocation in
-        let precision = try invocation.option("precision", as: "a whole number from 1 to 22") {
-            Int($0).flatMap { (1...22).contains($0) ? $0 : nil }
-        }
         let result = try GeohashAssignment.run(
-            on: invocation.openWorkspace(), precision: precision)
+            on: invocation.openWorkspace(), precision: invocation[Self.precision])
         if invocation.format == .json {
             invocation.print(
                 JSONObject(["treasures": result.treasures, "posts": result.posts]).jsonText)
@@ -29,4 +22,10 @@ enum GeohashCommand {
         }
         return .success
     }
+
+    static let precision = Option<Int>(
+        "precision", value: "n",
+        help: "Geohash length, 1-22 (default: geohash.precision, else 10).",
+        expected: "a whole number from 1 to 22"
+    ) { Int($0).flatMap { (1...22).contains($0) ? $0 : nil } }
 }

@@ -13,54 +13,20 @@ enum ImagesCommand {
             published: the renditions of a post no longer approved leave the output folder,
             as do those of treasures removed from the workspace.
             """,
-        options: [
-            Option("treasures", help: "Only treasure images."),
-            Option("posts", help: "Only post photos."),
-            Option(
-                "out", value: "dir", help: "Output folder (default: build/images).",
-                role: .output(.folder)),
-            Option("jobs", value: "n", help: "Worker threads (default: all cores)."),
-            Option("quality", value: "q", help: "JPEG quality, 1-100 (default 80)."),
-            Option(
-                "rendition", value: "name=WxH[:fit|cover]",
-                help: "A rendition to make; given flags replace the configured set.",
-                repeatable: true),
-            Option("max-pixels", value: "n", help: "Refuse larger images (default 100000000)."),
-        ],
+        options: [treasures, posts, out, jobs, quality, renditions, maxPixels],
         formats: [.text, .json]
     ) { invocation in
         let workspace = try invocation.openWorkspace()
         var options = Renditions.Options(
-            outputFolder: invocation.resolve(invocation.option("out") ?? "build/images"))
-        let onlyTreasures = invocation.flag("treasures")
-        let onlyPosts = invocation.flag("posts")
+            outputFolder: invocation.resolve(invocation[Self.out] ?? "build/images"))
+        let onlyTreasures = invocation[Self.treasures]
+        let onlyPosts = invocation[Self.posts]
         options.includeTreasures = onlyTreasures || !onlyPosts
         options.includePosts = onlyPosts || !onlyTreasures
-        if let jobs = try invocation.option(
-            "jobs", as: "a whole number from 1 to 256",
-            {
-                Int($0).flatMap { (1...256).contains($0) ? $0 : nil }
-            })
-        {
-            options.jobs = jobs
-        }
-        if let quality = try invocation.option(
-            "quality", as: "a whole number from 1 to 100",
-            {
-                Int($0).flatMap { (1...100).contains($0) ? $0 : nil }
-            })
-        {
-            options.quality = quality
-        }
-        if let maxPixels = try invocation.option(
-            "max-pixels", as: "a positive whole number",
-            {
-                Int($0).flatMap { $0 > 0 ? $0 : nil }
-            })
-        {
-            options.maxPixels = maxPixels
-        }
-        let flags = invocation.options("rendition")
+        if let jobs = invocation[Self.jobs] { options.jobs = jobs }
+        if let quality = invocation[Self.quality] { options.quality = quality }
+        if let maxPixels = invocation[Self.maxPixels] { options.maxPixels = maxPixels }
+        let flags = invocation[Self.renditions]
         if !flags.isEmpty {
             var specs: [RenditionSpec] = []
             for flag in flags {
@@ -141,4 +107,28 @@ enum ImagesCommand {
                 status: .usage)
         }
     }
+
+    // MARK: - Declarations
+
+    static let treasures = Flag("treasures", help: "Only treasure images.")
+    static let posts = Flag("posts", help: "Only post photos.")
+    static let out = Option<String>(
+        "out", value: "dir", help: "Output folder (default: build/images).",
+        role: .output(.folder))
+    static let renditions = Option<String>(
+        "rendition", value: "name=WxH[:fit|cover]",
+        help: "A rendition to make; given flags replace the configured set."
+    ).repeated
+    static let jobs = Option<Int>(
+        "jobs", value: "n", help: "Worker threads (default: all cores).",
+        expected: "a whole number from 1 to 256"
+    ) { Int($0).flatMap { (1...256).contains($0) ? $0 : nil } }
+    static let quality = Option<Int>(
+        "quality", value: "q", help: "JPEG quality, 1-100 (default 80).",
+        expected: "a whole number from 1 to 100"
+    ) { Int($0).flatMap { (1...100).contains($0) ? $0 : nil } }
+    static let maxPixels = Option<Int>(
+        "max-pixels", value: "n", help: "Refuse larger images (default 100000000).",
+        expected: "a positive whole number"
+    ) { Int($0).flatMap { $0 > 0 ? $0 : nil } }
 }

@@ -23,39 +23,16 @@ enum ImportCommand {
             keeps its key, renamed or moved in the file. gzip files are read as the file they
             hold; GeoJSON crs EPSG:3857 is converted.
             """,
-        arguments: [
-            Argument(
-                "file", help: "CSV or GeoJSON files; - reads standard input (with --from).",
-                arity: .variadic(minimum: 1), role: .input)
-        ],
-        options: [
-            Option(
-                "from", value: "csv|geojson", help: "The format, for - or an unusual extension."),
-            Option(
-                "encoding", value: "name", help: "Text encoding: utf8 (default), cp1252, latin1."),
-            Option(
-                "swap-coordinates",
-                help: "Read GeoJSON positions as [lat, lon] (CSV: lat as lon and lon as lat)."),
-            Option("skip-invalid", help: "Import the valid rows; report the others and exit 1."),
-            Option(
-                "rejects", value: "file",
-                help:
-                    "With --skip-invalid: write the skipped rows here (CSV: where, why, the row).",
-                role: .output(.rejects)),
-            Option("force", help: "Replace an existing --rejects file that trove did not write."),
-            Option(
-                "sync",
-                help: "Remove the treasures of these files that are no longer in them."),
-            Option(
-                "dry-run", help: "Read and report (with --sync: what would go), change nothing."),
-        ],
+        arguments: [files],
+        options: [from, encoding, swapCoordinates, skipInvalid, rejects, force, sync, dryRun],
         formats: [.text, .json]
     ) { invocation in
-        let (format, encoding) = try ImportCommand.readingOptions(invocation)
-        if invocation.option("rejects") != nil && !invocation.flag("skip-invalid") {
+        let format = invocation[Self.from]
+        let encoding = invocation[Self.encoding] ?? .utf8
+        if invocation[Self.rejects] != nil && !invocation[Self.skipInvalid] {
             throw invocation.usageError("--rejects needs --skip-invalid")
         }
-        let files = invocation.arguments("file")
+        let files = invocation[Self.files]
         if files.contains("-") && format == nil {
             throw invocation.usageError("reading standard input needs --from csv or --from geojson")
         }
@@ -76,10 +53,10 @@ enum ImportCommand {
         var rejects: [Diagnostic] = []
         var job = TreasureFileImport()
         job.encoding = encoding
-        job.swapCoordinates = invocation.flag("swap-coordinates")
-        job.skipInvalid = invocation.flag("skip-invalid")
-        job.dryRun = invocation.flag("dry-run")
-        job.sync = invocation.flag("sync")
+        job.swapCoordinates = invocation[Self.swapCoordinates]
+        job.skipInvalid = invocation[Self.skipInvalid]
+        job.dryRun = invocation[Self.dryRun]
+        job.sync = invocation[Self.sync]
         job.onSkip = { diagnostic in
             rejects.append(diagnostic)
             invocation.warn(diagnostic.compilerStyle)
@@ -102,7 +79,7 @@ enum ImportCommand {
         progress.finish()
 
         // A dry run writes nothing, the rejects file included.
-        if let rejectsPath = invocation.option("rejects"), !job.dryRun {
+        if let rejectsPath = invocation[Self.rejects], !job.dryRun {
             let text = RejectedRows.csv(rejects, sources: sources, encoding: encoding)
             try AtomicFile.write(Data(text.utf8), to: invocation.resolve(rejectsPath))
         }
@@ -200,17 +177,41 @@ enum ImportCommand {
         return keys.count > 5 ? shown + " and \(keys.count - 5) more" : shown
     }
 
-    /// `--from` and `--encoding`, shared by the commands that read treasure files.
-    static func readingOptions(_ invocation: Invocation) throws(UsageError)
-        -> (TreasureFormat?, TextEncoding)
-    {
-        let format = try invocation.option("from", as: "csv or geojson") {
-            TreasureFormat(rawValue: $0.lowercased())
-        }
-        let encoding =
-            try invocation.option("encoding", as: "utf8, cp1252 or latin1") {
-                TextEncoding(name: $0)
-            } ?? .utf8
-        return (format, encoding)
+    // MARK: - Declarations
+
+    static let files = Argument<String>(
+        "file", help: "CSV or GeoJSON files; - reads standard input (with --from).", role: .input
+    ).variadic(minimum: 1)
+    static let from = fromOption(help: "The format, for - or an unusual extension.")
+    static let swapCoordinates = Flag(
+        "swap-coordinates",
+        help: "Read GeoJSON positions as [lat, lon] (CSV: lat as lon and lon as lat).")
+    static let skipInvalid = Flag(
+        "skip-invalid", help: "Import the valid rows; report the others and exit 1.")
+    static let rejects = Option<String>(
+        "rejects", value: "file",
+        help:
+            "With --skip-invalid: write the skipped rows here (CSV: where, why, the row).",
+        role: .output(.rejects))
+    static let force = Flag(
+        "force", help: "Replace an existing --rejects file that trove did not write.",
+        replacesOutputs: true)
+    static let sync = Flag(
+        "sync",
+        help: "Remove the treasures of these files that are no longer in them.")
+    static let dryRun = Flag(
+        "dry-run", help: "Read and report (with --sync: what would go), change nothing.")
+
+    /// `--from`, for the commands that read treasure files.
+    static func fromOption(help: String) -> Option<TreasureFormat> {
+        Option(
+            "from", value: "csv|geojson", help: help, expected: "csv or geojson"
+        ) { TreasureFormat(rawValue: $0.lowercased()) }
     }
+
+    /// `--encoding`, for the commands that read treasure files.
+    static let encoding = Option<TextEncoding>(
+        "encoding", value: "name", help: "Text encoding: utf8 (default), cp1252, latin1.",
+        expected: "utf8, cp1252 or latin1"
+    ) { TextEncoding(name: $0) }
 }

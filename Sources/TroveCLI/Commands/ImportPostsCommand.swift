@@ -19,35 +19,25 @@ enum ImportPostsCommand {
             (exit 3) unless --skip-invalid. Exit 1 when a photo reference was refused for
             leading outside the photos folder, or records were skipped.
             """,
-        arguments: [Argument("file", help: "The export, CSV or NDJSON file.", role: .input)],
-        options: [
-            Option(
-                "photos", value: "dir", help: "The folder holding the photos.", role: .input),
-            Option("skip-invalid", help: "Import the valid records; report the others and exit 1."),
-            Option(
-                "rejects", value: "file",
-                help: "With --skip-invalid: write the skipped records here (CSV: where, why, "
-                    + "the record).",
-                role: .output(.rejects)),
-            Option("force", help: "Replace an existing --rejects file that trove did not write."),
-        ],
+        arguments: [file],
+        options: [photos, skipInvalid, rejects, force],
         formats: [.text, .json]
     ) { invocation in
-        if invocation.option("rejects") != nil && !invocation.flag("skip-invalid") {
+        if invocation[Self.rejects] != nil && !invocation[Self.skipInvalid] {
             throw invocation.usageError("--rejects needs --skip-invalid")
         }
-        let file = invocation.argument("file")!
+        let file = invocation[Self.file]
         let path = invocation.resolve(file)
         let photos =
-            invocation.option("photos").map(invocation.resolve)
+            invocation[Self.photos].map(invocation.resolve)
             ?? (path as NSString).deletingLastPathComponent
         guard let resolver = PhotoResolver(folder: photos) else {
-            throw InputError(invocation.option("photos") ?? photos, "no such folder")
+            throw InputError(invocation[Self.photos] ?? photos, "no such folder")
         }
         let input: PostFile
         do {
             input = try PostReader.read(
-                path: path, name: file, skipInvalid: invocation.flag("skip-invalid"))
+                path: path, name: file, skipInvalid: invocation[Self.skipInvalid])
         } catch let error as InputError {
             invocation.warn("error: \(ReviewFormat.line(error.description))")
             invocation.warn("nothing was imported; fix the record or pass --skip-invalid")
@@ -60,7 +50,7 @@ enum ImportPostsCommand {
         let origin = (path as NSString).standardizingPath
         let summary = try PostImporter(workspace: workspace, photos: resolver).run(
             input, origin: origin)
-        if let rejects = invocation.option("rejects") {
+        if let rejects = invocation[Self.rejects] {
             try AtomicFile.write(
                 Data(PostRejects.csv(input.rejects).utf8), to: invocation.resolve(rejects))
         }
@@ -120,4 +110,21 @@ enum ImportPostsCommand {
                     + "\(summary.droppedEmails) e-mail addresses (never stored)")
         }
     }
+
+    // MARK: - Declarations
+
+    static let file = Argument<String>(
+        "file", help: "The export, CSV or NDJSON file.", role: .input)
+    static let photos = Option<String>(
+        "photos", value: "dir", help: "The folder holding the photos.", role: .input)
+    static let skipInvalid = Flag(
+        "skip-invalid", help: "Import the valid records; report the others and exit 1.")
+    static let rejects = Option<String>(
+        "rejects", value: "file",
+        help: "With --skip-invalid: write the skipped records here (CSV: where, why, "
+            + "the record).",
+        role: .output(.rejects))
+    static let force = Flag(
+        "force", help: "Replace an existing --rejects file that trove did not write.",
+        replacesOutputs: true)
 }

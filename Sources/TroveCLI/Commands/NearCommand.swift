@@ -9,39 +9,16 @@ enum NearCommand {
             then an exact great-circle filter (R = 6371 km). Records without a current
             geohash are not found: run 'trove geohash' first.
             """,
-        arguments: [
-            Argument("lat", help: "Latitude of the centre, in degrees.", completion: .nothing),
-            Argument("lon", help: "Longitude of the centre, in degrees.", completion: .nothing),
-        ],
-        options: [
-            Option("radius", value: "distance", help: "How far to look: 500m, 2km (default 1km)."),
-            Option("posts", help: "Search posts instead of treasures."),
-            Option("limit", value: "n", help: "Print at most this many."),
-        ],
+        arguments: [latitude, longitude],
+        options: [radius, posts, limit],
         formats: [.text, .json, .csv]
     ) { invocation in
-        guard let latitude = Double(invocation.argument("lat")!), (-90...90).contains(latitude)
-        else {
-            throw invocation.usageError(
-                "invalid latitude '\(invocation.argument("lat")!)': expected -90 to 90")
-        }
-        guard let longitude = Double(invocation.argument("lon")!),
-            (-180...180).contains(longitude)
-        else {
-            throw invocation.usageError(
-                "invalid longitude '\(invocation.argument("lon")!)': expected -180 to 180")
-        }
-        let radius: Double
-        do {
-            radius = try parseRadius(invocation.option("radius") ?? "1km")
-        } catch {
-            throw invocation.usageError(String(describing: error))
-        }
-        let limit = try invocation.option("limit", as: "a whole number") {
-            Int($0).flatMap { $0 >= 0 ? $0 : nil }
-        }
+        let latitude = invocation[Self.latitude]
+        let longitude = invocation[Self.longitude]
+        let radius = try invocation[Self.radius] ?? parseRadius("1km")
+        let limit = invocation[Self.limit]
         let workspace = try invocation.openWorkspace()
-        let kind: NearbySearch.Kind = invocation.flag("posts") ? .posts : .treasures
+        let kind: NearbySearch.Kind = invocation[Self.posts] ? .posts : .treasures
         var found = try NearbySearch.search(
             workspace, kind: kind,
             circle: GeoCircle(latitude: latitude, longitude: longitude, radius: radius))
@@ -77,6 +54,32 @@ enum NearCommand {
         }
         return .success
     }
+
+    static let latitude = Argument<Double>(
+        "lat", help: "Latitude of the centre, in degrees.", completion: .nothing
+    ) { word throws(InvalidValue) in
+        guard let degrees = Double(word), (-90...90).contains(degrees) else {
+            throw InvalidValue("invalid latitude '\(word)': expected -90 to 90")
+        }
+        return degrees
+    }
+    static let longitude = Argument<Double>(
+        "lon", help: "Longitude of the centre, in degrees.", completion: .nothing
+    ) { word throws(InvalidValue) in
+        guard let degrees = Double(word), (-180...180).contains(degrees) else {
+            throw InvalidValue("invalid longitude '\(word)': expected -180 to 180")
+        }
+        return degrees
+    }
+    static let radius = Option<Double>(
+        "radius", value: "distance", help: "How far to look: 500m, 2km (default 1km)."
+    ) { word throws(InvalidValue) in
+        do { return try parseRadius(word) } catch { throw InvalidValue(String(describing: error)) }
+    }
+    static let posts = Flag("posts", help: "Search posts instead of treasures.")
+    static let limit = Option<Int>(
+        "limit", value: "n", help: "Print at most this many.", expected: "a whole number"
+    ) { Int($0).flatMap { $0 >= 0 ? $0 : nil } }
 
     static func formatDistance(_ metres: Double) -> String {
         metres >= 1000 ? "\(jsonNumber(metres / 1000)) km" : "\(jsonNumber(metres)) m"

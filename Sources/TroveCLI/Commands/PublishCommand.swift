@@ -22,38 +22,26 @@ enum PublishCommand {
             --out PLAN' (and its Storage plan) as applied by other means. Exit status 1
             when a transfer fails (run again to resume).
             """,
-        options: [
-            Option("target", value: "name", help: "The target (default: the default target)."),
-            Option("dry-run", help: "Print the plan; send and record nothing."),
-            Option(
-                "images", value: "dir",
-                help: "Where 'trove images' wrote the renditions (default: build/images)."),
-            Option(
-                "against", value: "live.json",
-                help: "Plan against this 'firebase database:get /' download, and say what differs."),
-            Option(
-                "mark-applied", value: "plan",
-                help: "Record this export --update file as applied to the target."),
-        ],
+        options: [target, dryRun, images, against, appliedPlan],
         formats: [.text, .json],
         subcommands: [PublishTargetCommands.command]
     ) { invocation in
         let workspace = try invocation.openWorkspace()
-        if let plan = invocation.option("mark-applied") {
-            if invocation.flag("dry-run") {
+        if let plan = invocation[Self.appliedPlan] {
+            if invocation[Self.dryRun] {
                 throw invocation.usageError("--mark-applied records a plan; it has no --dry-run")
             }
             return try markApplied(plan, workspace: workspace, invocation)
         }
         let target = try mapped {
-            try PublishTargets.find(invocation.option("target"), in: workspace)
+            try PublishTargets.find(invocation[Self.target], in: workspace)
         }
         let layout = try ExportCommand.loadLayout(target.layout, invocation)
-        let images = invocation.resolve(invocation.option("images") ?? "build/images")
-        let live = try invocation.option("against").map { path in
+        let images = invocation.resolve(invocation[Self.images] ?? "build/images")
+        let live = try invocation[Self.against].map { path in
             try mapped { try LiveTree(contentsOf: invocation.resolve(path)) }
         }
-        if invocation.flag("dry-run") {
+        if invocation[Self.dryRun] {
             let result = try mapped {
                 try Publisher.dryRun(
                     workspace: workspace, target: target.name, layout: layout, images: images,
@@ -219,6 +207,21 @@ enum PublishCommand {
         }
     }
 
+    // MARK: - Declarations
+
+    static let target = Option<String>(
+        "target", value: "name", help: "The target (default: the default target).")
+    static let dryRun = Flag("dry-run", help: "Print the plan; send and record nothing.")
+    static let images = Option<String>(
+        "images", value: "dir",
+        help: "Where 'trove images' wrote the renditions (default: build/images).")
+    static let against = Option<String>(
+        "against", value: "live.json",
+        help: "Plan against this 'firebase database:get /' download, and say what differs.")
+    static let appliedPlan = Option<String>(
+        "mark-applied", value: "plan",
+        help: "Record this export --update file as applied to the target.")
+
     // MARK: - --mark-applied
 
     private static func markApplied(_ plan: String, workspace: Workspace, _ invocation: Invocation)
@@ -227,7 +230,7 @@ enum PublishCommand {
         let path = invocation.resolve(plan)
         let marked = try mapped {
             try Publisher.markApplied(
-                workspace: workspace, target: invocation.option("target"), plan: path)
+                workspace: workspace, target: invocation[Self.target], plan: path)
         }
         invocation.note(
             "recorded \(plan) (export \(marked.export)) as applied to \(marked.target): "

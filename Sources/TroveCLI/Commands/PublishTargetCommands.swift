@@ -12,34 +12,23 @@ enum PublishTargetCommands {
 
     static let add = Command(
         "add", abstract: "Add a publish target.",
-        arguments: [Argument("name", help: "The target's name, e.g. prod or staging.")],
-        options: [
-            Option(
-                "database", value: "url",
-                help: "The database's root URL (https://PROJECT-default-rtdb.firebaseio.com)."),
-            Option(
-                "bucket", value: "name", help: "The Storage bucket (gs://NAME or NAME.appspot.com)."
-            ),
-            Option(
-                "layout", value: "name|path",
-                help: "A built-in layout or a layout file (default: flatirongo)."),
-            Option("default", help: "Make it the default target."),
-        ]
+        arguments: [newName],
+        options: [database, bucket, layout, makeDefault]
     ) { invocation in
-        guard let database = invocation.option("database") else {
+        guard let database = invocation[Self.database] else {
             throw invocation.usageError("missing option --database <url>")
         }
-        guard let bucket = invocation.option("bucket") else {
+        guard let bucket = invocation[Self.bucket] else {
             throw invocation.usageError("missing option --bucket <name>")
         }
         let layout = try ExportCommand.loadLayout(
-            invocation.option("layout") ?? "flatirongo", invocation)
+            invocation[Self.layout] ?? "flatirongo", invocation)
         let workspace = try invocation.openWorkspace()
         let target = try PublishCommand.mapped {
             try PublishTargets.add(
                 PublishTarget(
-                    name: invocation.argument("name") ?? "", databaseURL: database,
-                    bucket: bucket, layout: layout.name, isDefault: invocation.flag("default")),
+                    name: invocation[Self.newName], databaseURL: database,
+                    bucket: bucket, layout: layout.name, isDefault: invocation[Self.makeDefault]),
                 in: workspace)
         }
         invocation.note(
@@ -80,13 +69,28 @@ enum PublishTargetCommands {
 
     static let remove = Command(
         "rm", abstract: "Remove a publish target and what is recorded of it.",
-        arguments: [Argument("name", help: "The target's name.")]
+        arguments: [name]
     ) { invocation in
-        let name = invocation.argument("name") ?? ""
+        let name = invocation[Self.name]
         let workspace = try invocation.openWorkspace()
         let next = try PublishCommand.mapped { try PublishTargets.remove(name, in: workspace) }
         invocation.note("removed target \(name)")
         if let next { invocation.note("\(next) is the default target now") }
         return .success
     }
+
+    // MARK: - Declarations
+
+    static let newName = Argument<String>("name", help: "The target's name, e.g. prod or staging.")
+    static let database = Option<String>(
+        "database", value: "url",
+        help: "The database's root URL (https://PROJECT-default-rtdb.firebaseio.com).")
+    static let bucket = Option<String>(
+        "bucket", value: "name", help: "The Storage bucket (gs://NAME or NAME.appspot.com)."
+    )
+    static let layout = Option<String>(
+        "layout", value: "name|path",
+        help: "A built-in layout or a layout file (default: flatirongo).")
+    static let makeDefault = Flag("default", help: "Make it the default target.")
+    static let name = Argument<String>("name", help: "The target's name.")
 }

@@ -34,24 +34,31 @@ enum ReviewCommand {
 
     // MARK: - Shared options
 
-    static let asOption = Option(
+    static let asOption = Option<String>(
         "as", value: "name", help: "Moderator name (default: $TROVE_MODERATOR, else $USER).")
-    static let forceOption = Option(
+    static let forceOption = Flag(
         "force",
         help: "Decide even when someone else decided the post meanwhile, or approve a post "
             + "whose photo could not be read.")
-    static let idsArgument = Argument(
+    static let idsArgument = Argument<String>(
         "id", help: "Post ids (push ids such as -Mq2river as typed), or - to read from stdin.",
-        arity: .variadic(minimum: 1), takesPostIDs: true)
-    static let statusOption = Option(
+        takesPostIDs: true
+    ).variadic(minimum: 1)
+    static let statusOption = Option<String>(
         "status", value: "status",
         help: "pending (default), approved, rejected, flagged or all.")
+
+    static let signalOption = Option<String>(
+        "signal", value: "name", help: "Only posts with this signal.")
+    static let userOption = Option<String>("user", value: "user", help: "Only this user's posts.")
+    static let postArgument = Argument<String>(
+        "id", help: "The post id, or ID@VERSION.", takesPostIDs: true)
 
     /// `--as`, else `$TROVE_MODERATOR`, else `$USER`.
     static func moderator(_ invocation: Invocation) throws(UsageError) -> String {
         let environment = invocation.context.environment
         let candidates = [
-            invocation.option("as"), environment["TROVE_MODERATOR"], environment["USER"],
+            invocation[asOption], environment["TROVE_MODERATOR"], environment["USER"],
         ]
         for case let name? in candidates {
             let trimmed = name.trimmingCharacters(in: .whitespaces)
@@ -77,7 +84,7 @@ enum ReviewCommand {
     /// The ids on the command line, with `-` replaced by the ids read from stdin.
     static func ids(_ invocation: Invocation) throws(UsageError) -> [String] {
         var ids: [String] = []
-        for id in invocation.arguments("id") {
+        for id in invocation[idsArgument] {
             if id == "-" {
                 let text = String(decoding: invocation.context.readStandardInput(), as: UTF8.self)
                 ids += text.split(whereSeparator: { $0.isWhitespace }).map(String.init)
@@ -91,7 +98,7 @@ enum ReviewCommand {
 
     /// `--status`: nil for all.
     static func status(_ invocation: Invocation) throws(UsageError) -> PostStatus? {
-        let text = invocation.option("status") ?? "pending"
+        let text = invocation[statusOption] ?? "pending"
         if text == "all" { return nil }
         if let status = PostStatus(rawValue: text) { return status }
         let names = PostStatus.allCases.map(\.rawValue) + ["all"]
@@ -104,15 +111,11 @@ enum ReviewCommand {
 
     static let list = Command(
         "list", abstract: "List posts (default: pending), oldest first.",
-        options: [
-            statusOption,
-            Option("signal", value: "name", help: "Only posts with this signal."),
-            Option("user", value: "user", help: "Only this user's posts."),
-        ],
+        options: [statusOption, signalOption, userOption],
         formats: [.text, .json, .csv]
     ) { invocation in
         let status = try status(invocation)
-        let signal = invocation.option("signal")
+        let signal = invocation[signalOption]
         if let signal, SignalName(rawValue: signal) == nil {
             let names = SignalName.allCases.map(\.rawValue)
             throw invocation.usageError(
@@ -126,7 +129,7 @@ enum ReviewCommand {
         switch format {
         case .json:
             try PostListing(workspace: workspace).writeJSON(
-                status: status, signal: signal, user: invocation.option("user")
+                status: status, signal: signal, user: invocation[userOption]
             ) { chunk in
                 out.write(bytes: chunk)
             }
@@ -135,13 +138,13 @@ enum ReviewCommand {
                 CSVWriter.record([
                     "id", "user", "lat", "lon", "date", "description", "status", "signals",
                 ]))
-            try query.list(status: status, signal: signal, user: invocation.option("user")) {
+            try query.list(status: status, signal: signal, user: invocation[userOption]) {
                 out.write(ReviewFormat.csv($0))
                 count += 1
             }
         case .text, .geojson:
             var posts: [PostSummary] = []
-            try query.list(status: status, signal: signal, user: invocation.option("user")) {
+            try query.list(status: status, signal: signal, user: invocation[userOption]) {
                 posts.append($0)
             }
             let width =
@@ -166,11 +169,11 @@ enum ReviewCommand {
             changed shows its previous version's fields beside the current ones; ID@VERSION
             compares with that version instead.
             """,
-        arguments: [Argument("id", help: "The post id, or ID@VERSION.", takesPostIDs: true)],
+        arguments: [postArgument],
         formats: [.text, .json]
     ) { invocation in
         let workspace = try invocation.openWorkspace()
-        let (id, asked) = splitVersion(invocation.argument("id")!)
+        let (id, asked) = splitVersion(invocation[postArgument])
         let query = PostQuery(workspace: workspace)
         guard let post = try query.post(id) else {
             throw CommandFailure("no post '\(ReviewFormat.line(id))'")

@@ -15,13 +15,9 @@ extension ReviewCommand {
         discussion: "Reasons: " + RejectionReason.allCases.map(\.rawValue).joined(separator: ", ")
             + ". " + versionDiscussion,
         arguments: [idsArgument],
-        options: [
-            Option("reason", value: "reason", help: "Why (required): spam, not-litter, …"),
-            Option("note", value: "text", help: "A note for the audit trail."),
-            asOption, versionOption, forceOption,
-        ]
+        options: [reasonOption, noteOption, asOption, versionOption, forceOption]
     ) { invocation in
-        guard let text = invocation.option("reason") else {
+        guard let text = invocation[reasonOption] else {
             throw invocation.usageError(
                 "missing --reason (one of: "
                     + RejectionReason.allCases.map(\.rawValue).joined(separator: ", ") + ")")
@@ -32,18 +28,15 @@ extension ReviewCommand {
                 "unknown reason '\(text)' (use \(names.joined(separator: ", ")))"
                     + suggestion(for: text, among: names))
         }
-        return try decide(invocation, .reject(reason), note: invocation.option("note"))
+        return try decide(invocation, .reject(reason), note: invocation[noteOption])
     }
 
     static let flag = Command(
         "flag", abstract: "Flag posts for a second look, with a note.",
         discussion: versionDiscussion, arguments: [idsArgument],
-        options: [
-            Option("note", value: "text", help: "Why (required)."), asOption, versionOption,
-            forceOption,
-        ]
+        options: [flagNoteOption, asOption, versionOption, forceOption]
     ) { invocation in
-        guard let note = invocation.option("note"), !note.isEmpty else {
+        guard let note = invocation[flagNoteOption], !note.isEmpty else {
             throw invocation.usageError("missing --note: say why the post needs a second look")
         }
         return try decide(invocation, .flag, note: note)
@@ -51,15 +44,17 @@ extension ReviewCommand {
 
     static let reopen = Command(
         "reopen", abstract: "Put decided posts back to pending.", arguments: [idsArgument],
-        options: [
-            Option("note", value: "text", help: "A note for the audit trail."), asOption,
-            forceOption,
-        ]
+        options: [noteOption, asOption, forceOption]
     ) { invocation in
-        try decide(invocation, .reopen, note: invocation.option("note"))
+        try decide(invocation, .reopen, note: invocation[noteOption])
     }
 
-    static let versionOption = Option(
+    static let reasonOption = Option<String>(
+        "reason", value: "reason", help: "Why (required): spam, not-litter, …")
+    static let noteOption = Option<String>(
+        "note", value: "text", help: "A note for the audit trail.")
+    static let flagNoteOption = Option<String>("note", value: "text", help: "Why (required).")
+    static let versionOption = Option<String>(
         "version", value: "version",
         help: "The version 'review show' printed (one id): refused if the post changed since.")
 
@@ -84,7 +79,7 @@ extension ReviewCommand {
             ids.append(id)
             if let version { versions[id] = version }
         }
-        if let version = action == .reopen ? nil : invocation.option("version") {
+        if let version = action == .reopen ? nil : invocation[versionOption] {
             guard ids.count == 1, versions.isEmpty else {
                 throw invocation.usageError(
                     "--version names the version of one post; for several, write ID@VERSION")
@@ -104,7 +99,7 @@ extension ReviewCommand {
                 version: versions[$0] ?? seen[$0]?.version)
         }
         var outcomes = try moderation.decide(
-            requests, moderator: moderator, force: invocation.flag("force"))
+            requests, moderator: moderator, force: invocation[forceOption])
         var declined: Set<String> = []
         if invocation.context.standardInputIsTerminal {
             declined = try confirmUnreadable(&outcomes, requests, moderation, moderator, invocation)

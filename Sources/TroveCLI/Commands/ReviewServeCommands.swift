@@ -27,18 +27,18 @@ extension ReviewCommand {
             map tiles with --tiles. Ctrl-C stops it; accepted decisions are in the
             workspace.
             """,
-        options: [
-            Option(
-                "listen", value: "address:port",
-                help: "Where to listen (default \(defaultListen); port 0 picks a free one)."),
-            Option(
-                "name", value: "host", help: "Another host name the server answers to.",
-                repeatable: true),
-            Option(
-                "tiles", value: "url-template",
-                help: "A basemap, e.g. https://tile.openstreetmap.org/{z}/{x}/{y}.png."),
-        ],
+        options: [listenOption, hostNameOption, tilesOption],
         run: runServe)
+
+    static let listenOption = Option<String>(
+        "listen", value: "address:port",
+        help: "Where to listen (default \(defaultListen); port 0 picks a free one).")
+    static let hostNameOption = Option<String>(
+        "name", value: "host", help: "Another host name the server answers to."
+    ).repeated
+    static let tilesOption = Option<String>(
+        "tiles", value: "url-template",
+        help: "A basemap, e.g. https://tile.openstreetmap.org/{z}/{x}/{y}.png.")
 
     static let moderators = Command(
         "moderators", abstract: "Manage who may sign in to 'review serve'.",
@@ -53,15 +53,11 @@ extension ReviewCommand {
             one stops working and their browsers are signed out. Works while the server
             runs.
             """,
-        arguments: [Argument("name", help: "The moderator's name (one line of text).")],
-        options: [
-            Option(
-                "url", value: "url", help: "The server's address (default http://\(defaultListen))."
-            )
-        ]
+        arguments: [moderatorArgument],
+        options: [urlOption]
     ) { invocation in
-        let name = try checkedModerator(invocation.argument("name")!, invocation)
-        var base = invocation.option("url") ?? "http://\(defaultListen)"
+        let name = try checkedModerator(invocation[moderatorArgument], invocation)
+        var base = invocation[urlOption] ?? "http://\(defaultListen)"
         guard let url = URLComponents(string: base), url.scheme == "http" || url.scheme == "https",
             url.host?.isEmpty == false, url.query == nil
         else { throw invocation.usageError("--url: expected http://HOST[:PORT]") }
@@ -76,6 +72,12 @@ extension ReviewCommand {
         )
         return .success
     }
+
+    static let moderatorArgument = Argument<String>(
+        "name", help: "The moderator's name (one line of text).")
+    static let urlOption = Option<String>(
+        "url", value: "url", help: "The server's address (default http://\(defaultListen))."
+    )
 
     static let moderatorsList = Command(
         "list", abstract: "List the moderators.", formats: [.text, .json]
@@ -97,11 +99,13 @@ extension ReviewCommand {
         return .success
     }
 
+    static let removedModeratorArgument = Argument<String>("name", help: "The moderator's name.")
+
     static let moderatorsRemove = Command(
         "rm", abstract: "Remove a moderator: their link and browsers stop working at once.",
-        arguments: [Argument("name", help: "The moderator's name.")]
+        arguments: [removedModeratorArgument]
     ) { invocation in
-        let name = invocation.argument("name")!
+        let name = invocation[removedModeratorArgument]
         let workspace = try invocation.openWorkspace()
         guard try ModeratorAccess(workspace: workspace).remove(name) else {
             throw CommandFailure("no moderator '\(ReviewFormat.line(name))'")
@@ -121,12 +125,12 @@ extension ReviewCommand {
     }
 
     static func runServe(_ invocation: Invocation) throws -> ExitStatus {
-        let listen = invocation.option("listen") ?? defaultListen
+        let listen = invocation[listenOption] ?? defaultListen
         guard let (host, port) = listenAddress(listen) else {
             throw invocation.usageError("--listen: expected ADDRESS:PORT, e.g. \(defaultListen)")
         }
         var configuration = ReviewServer.Configuration()
-        if let template = invocation.option("tiles") {
+        if let template = invocation[tilesOption] {
             do {
                 configuration.tiles = try TileSource(template: template)
             } catch {
@@ -174,7 +178,7 @@ extension ReviewCommand {
                 if !text.isEmpty { hosts.insert("\(text):\(bound)") }
             }
         }
-        for name in invocation.options("name") {
+        for name in invocation[hostNameOption] {
             hosts.insert(name.lowercased())
             hosts.insert("\(name.lowercased()):\(bound)")
         }

@@ -30,24 +30,14 @@ extension ReviewCommand {
             near it, drawn from coordinates: the page loads nothing from the network unless
             --tiles names a basemap, whose host alone the page's policy then allows.
             """,
-        options: [
-            Option(
-                "out", value: "file", help: "The HTML file to write (required).",
-                role: .output(.reviewSheet)),
-            Option("force", help: "Replace an existing --out file that trove did not write."),
-            Option("for", value: "name", help: "The moderator who decides in this sheet."),
-            asOption, statusOption,
-            Option(
-                "tiles", value: "url-template",
-                help: "A basemap, e.g. https://tile.openstreetmap.org/{z}/{x}/{y}.png."),
-        ]
+        options: [sheetOutOption, sheetForceOption, forOption, asOption, statusOption, tilesOption]
     ) { invocation in
-        guard let out = invocation.option("out") else {
+        guard let out = invocation[sheetOutOption] else {
             throw invocation.usageError("missing --out FILE")
         }
         let status = try status(invocation)
         let moderator =
-            try invocation.option("for").map { try checkedModerator($0, invocation) }
+            try invocation[forOption].map { try checkedModerator($0, invocation) }
             ?? ReviewCommand.moderator(invocation)
         let workspace = try invocation.openWorkspace()
         let library = try TemplateLibrary(environment: invocation.context.environment)
@@ -57,7 +47,7 @@ extension ReviewCommand {
             throw InputError("review-sheet.html", "the review sheet template was not found")
         }
         var sheet = try ReviewSheet(template: template)
-        if let template = invocation.option("tiles") {
+        if let template = invocation[tilesOption] {
             do {
                 sheet.tiles = try TileSource(template: template)
             } catch {
@@ -83,6 +73,15 @@ extension ReviewCommand {
         return .success
     }
 
+    static let sheetOutOption = Option<String>(
+        "out", value: "file", help: "The HTML file to write (required).",
+        role: .output(.reviewSheet))
+    static let sheetForceOption = Flag(
+        "force", help: "Replace an existing --out file that trove did not write.",
+        replacesOutputs: true)
+    static let forOption = Option<String>(
+        "for", value: "name", help: "The moderator who decides in this sheet.")
+
     static let apply = Command(
         "apply", abstract: "Record the decisions downloaded from a review sheet.",
         discussion: """
@@ -97,16 +96,16 @@ extension ReviewCommand {
             made meanwhile is listed and left for --force or the queue. Applying the same
             file again does nothing, and exits 0 once nothing is left to do.
             """,
-        arguments: [Argument("file", help: "The decisions JSON file.", role: .input)],
+        arguments: [decisionsArgument],
         options: [asOption, forceOption]
     ) { invocation in
-        let file = invocation.argument("file")!
+        let file = invocation[decisionsArgument]
         guard let data = FileManager.default.contents(atPath: invocation.resolve(file)) else {
             throw InputError(file, "cannot read the file")
         }
         let sheet = try SheetDecisions.parse(data, name: file)
         let named = [
-            invocation.option("as"), invocation.context.environment["TROVE_MODERATOR"],
+            invocation[asOption], invocation.context.environment["TROVE_MODERATOR"],
             invocation.context.environment["USER"],
         ].contains { !($0 ?? "").trimmingCharacters(in: .whitespaces).isEmpty }
         let applier = named ? try moderator(invocation) : nil
@@ -114,7 +113,7 @@ extension ReviewCommand {
         let outcomes: [DecisionOutcome]
         do {
             outcomes = try ReviewSheets(workspace: workspace).apply(
-                sheet, appliedBy: applier, force: invocation.flag("force"))
+                sheet, appliedBy: applier, force: invocation[forceOption])
         } catch let refusal as ReviewSheets.Refusal {
             throw InputError(file, refusal.message, hint: refusal.hint)
         }
@@ -159,16 +158,16 @@ extension ReviewCommand {
         return line
     }
 
+    static let decisionsArgument = Argument<String>(
+        "file", help: "The decisions JSON file.", role: .input)
+
     static let log = Command(
         "log", abstract: "Show the audit trail, oldest first.",
-        arguments: [
-            Argument(
-                "id", help: "Only this post's decisions.", arity: .optional, takesPostIDs: true)
-        ],
+        arguments: [logPostArgument],
         formats: [.text, .json]
     ) { invocation in
         let entries = try AuditTrail(workspace: invocation.openWorkspace())
-            .entries(for: invocation.argument("id"))
+            .entries(for: invocation[logPostArgument])
         if invocation.format == .json {
             invocation.print(AuditTrail.json(entries))
         } else {
@@ -176,4 +175,8 @@ extension ReviewCommand {
         }
         return .success
     }
+
+    static let logPostArgument = Argument<String>(
+        "id", help: "Only this post's decisions.", takesPostIDs: true
+    ).optional
 }

@@ -15,15 +15,10 @@ enum StorageCommand {
             which ends the old URL. OBJECT is an object path
             (treasures/hairy-harry/full-3fa2c9e1.png), treasure:KEY or post:ID.
             """,
-        arguments: [
-            Argument(
-                "object", help: "Object paths, treasure:KEY or post:ID.",
-                arity: .variadic(minimum: 0))
-        ],
-        options: [Option("all", help: "Rotate the token of every object.")]
+        arguments: [objects], options: [all]
     ) { invocation in
-        let selectors = invocation.arguments("object")
-        let all = invocation.flag("all")
+        let selectors = invocation[Self.objects]
+        let all = invocation[Self.all]
         if selectors.isEmpty && !all {
             throw invocation.usageError("name the objects to rotate, or pass --all")
         }
@@ -41,4 +36,8 @@ enum StorageCommand {
                 + "storage script's upload step, then the database update")
         return .success
     }
+
+    static let objects = Argument<String>("object", help: "Object paths, treasure:KEY or post:ID.")
+        .variadic(minimum: 0)
+    static let all = Flag("all", help: "Rotate the token of every object.")
 }

@@ -20,7 +20,7 @@ enum TemplateCommand {
 
     static let show = Command(
         "show", abstract: "Print a template.",
-        arguments: [Argument("name", help: "A name from 'trove template list'.")],
+        arguments: [name],
         usesWorkspace: false
     ) { invocation in
         let (_, data) = try find(invocation)
@@ -30,23 +30,19 @@ enum TemplateCommand {
 
     static let copy = Command(
         "copy", abstract: "Copy a template into the current folder (or DEST).",
-        arguments: [
-            Argument("name", help: "A name from 'trove template list'."),
-            Argument("dest", help: "Where to write it (default: its file name).", arity: .optional),
-        ],
-        options: [Option("force", help: "Overwrite an existing file.")],
+        arguments: [name, destination], options: [force],
         usesWorkspace: false
     ) { invocation in
         let (name, data) = try find(invocation)
         let file = (name as NSString).lastPathComponent
-        var destination = invocation.resolve(invocation.argument("dest") ?? file)
+        var destination = invocation.resolve(invocation[Self.destination] ?? file)
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: destination, isDirectory: &isDirectory),
             isDirectory.boolValue
         {
             destination = (destination as NSString).appendingPathComponent(file)
         }
-        if FileManager.default.fileExists(atPath: destination) && !invocation.flag("force") {
+        if FileManager.default.fileExists(atPath: destination) && !invocation[Self.force] {
             throw CommandFailure("\(destination) exists; pass --force to overwrite it")
         }
         try AtomicFile.write(data, to: destination)
@@ -54,12 +50,18 @@ enum TemplateCommand {
         return .success
     }
 
+    static let name = Argument<String>("name", help: "A name from 'trove template list'.")
+    static let destination = Argument<String>(
+        "dest", help: "Where to write it (default: its file name)."
+    ).optional
+    static let force = Flag("force", help: "Overwrite an existing file.")
+
     static func library(_ invocation: Invocation) throws -> TemplateLibrary {
         try TemplateLibrary(environment: invocation.context.environment)
     }
 
     private static func find(_ invocation: Invocation) throws -> (name: String, data: Data) {
-        let name = invocation.argument("name") ?? ""
+        let name = invocation[Self.name]
         let library = try library(invocation)
         if let found = library.name(for: name), let data = library.contents(of: found) {
             return (found, data)

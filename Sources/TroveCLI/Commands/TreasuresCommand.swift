@@ -56,8 +56,7 @@ enum TreasuresCommand {
         var line = pad(ReviewFormat.safe(treasure.key), 24)
         line += pad(ReviewFormat.safe(treasure.name).replacingOccurrences(of: "\n", with: " "), 28)
         line += pad("\(jsonNumber(treasure.latitude)), \(jsonNumber(treasure.longitude))", 24)
-        let geohash =
-            treasure.geohash == nil ? "-" : treasure.geohashIsCurrent ? treasure.geohash! : "stale"
+        let geohash = treasure.geohash.map { treasure.geohashIsCurrent ? $0 : "stale" } ?? "-"
         line += pad(geohash, 12)
         return line + ReviewFormat.safe(treasure.sourceText ?? "-") + "\n"
     }
@@ -69,13 +68,15 @@ enum TreasuresCommand {
 
     // MARK: - show
 
+    static let key = Argument<String>("key", help: "The treasure's key.")
+
     static let show = Command(
         "show", abstract: "Show one treasure: every field, its extras, source and renditions.",
-        arguments: [Argument("key", help: "The treasure's key.")],
+        arguments: [key],
         formats: [.text, .json]
     ) { invocation in
         let workspace = try invocation.openWorkspace()
-        let key = invocation.argument("key")!
+        let key = invocation[Self.key]
         let listing = try TreasureListing(workspace: workspace)
         guard let treasure = try listing.treasure(key) else {
             throw CommandFailure("no treasure '\(key)'")
@@ -142,15 +143,10 @@ enum TreasuresCommand {
             file comes back at that file's next import: delete the row, or use
             'import treasures FILE --sync' after editing the file.
             """,
-        arguments: [
-            Argument(
-                "key", help: "Treasure keys, or - to read them from stdin, one a line.",
-                arity: .variadic(minimum: 1))
-        ],
-        options: [Option("dry-run", help: "Say what would be removed, change nothing.")]
+        arguments: [keys], options: [dryRun]
     ) { invocation in
         var keys: [String] = []
-        for key in invocation.arguments("key") {
+        for key in invocation[Self.keys] {
             if key == "-" {
                 let text = String(decoding: invocation.context.readStandardInput(), as: UTF8.self)
                 keys += text.split(whereSeparator: \.isNewline).map(String.init).filter {
@@ -162,7 +158,7 @@ enum TreasuresCommand {
         }
         if keys.isEmpty { throw invocation.usageError("no treasure keys given") }
         let workspace = try invocation.openWorkspace()
-        let dryRun = invocation.flag("dry-run")
+        let dryRun = invocation[Self.dryRun]
         let outcome = try TreasureRemover.remove(keys, from: workspace, dryRun: dryRun)
         if !outcome.unknown.isEmpty {
             let names = outcome.unknown.map { "'\($0)'" }.joined(separator: ", ")
@@ -177,4 +173,9 @@ enum TreasuresCommand {
                 + outcome.removed.joined(separator: ", "))
         return .success
     }
+
+    static let keys = Argument<String>(
+        "key", help: "Treasure keys, or - to read them from stdin, one a line."
+    ).variadic(minimum: 1)
+    static let dryRun = Flag("dry-run", help: "Say what would be removed, change nothing.")
 }

@@ -5,13 +5,13 @@ import TroveKit
 enum UtilityCommands {
     static let completions = Command(
         "completions", abstract: "Print the shell completion script for bash, zsh or fish.",
-        arguments: [Argument("shell", help: "bash, zsh or fish.")],
+        arguments: [shell],
         usesWorkspace: false, isHidden: true
     ) { invocation in
         let layouts =
             (try? TemplateLibrary(environment: invocation.context.environment))?
             .layoutNames() ?? []
-        let shell = invocation.argument("shell") ?? ""
+        let shell = invocation[Self.shell]
         let script: String
         switch shell {
         case "bash": script = Completions.bash(TroveCLI.root, layouts: layouts)
@@ -25,6 +25,8 @@ enum UtilityCommands {
         invocation.context.standardOutput.write(script)
         return .success
     }
+
+    static let shell = Argument<String>("shell", help: "bash, zsh or fish.")
 
     static let man = Command(
         "man", abstract: "Print the trove(1) manual page (troff).", usesWorkspace: false,

@@ -15,34 +15,18 @@ enum ValidateCommand {
             findings have an error; a validate that fails leaves the mark where it was, so
             the next run checks the same treasures again.
             """,
-        arguments: [
-            Argument(
-                "file", help: "Files to check instead of the workspace.",
-                arity: .variadic(minimum: 0), role: .input)
-        ],
-        options: [
-            Option("strict", help: "Treat warnings as errors for the exit status."),
-            Option(
-                "changed",
-                help: "Check only the treasures changed since the last validate that passed."),
-            Option(
-                "from", value: "csv|geojson",
-                help: "The files' format, when the extension does not say."),
-            Option(
-                "encoding", value: "name", help: "Text encoding: utf8 (default), cp1252, latin1."),
-            Option(
-                "layout", value: "name|path",
-                help: "Also check that every column the layout reads is one the treasures have."),
-        ],
+        arguments: [files],
+        options: [strict, changed, from, ImportCommand.encoding, layout],
         formats: [.text, .json]
     ) { invocation in
-        let (format, encoding) = try ImportCommand.readingOptions(invocation)
-        let files = invocation.arguments("file")
-        let layout = try invocation.option("layout").map {
+        let format = invocation[Self.from]
+        let encoding = invocation[ImportCommand.encoding] ?? .utf8
+        let files = invocation[Self.files]
+        let layout = try invocation[Self.layout].map {
             try ExportCommand.loadLayout($0, invocation)
         }
-        let strict = invocation.flag("strict")
-        let changedOnly = invocation.flag("changed")
+        let strict = invocation[Self.strict]
+        let changedOnly = invocation[Self.changed]
         var report: Validation.Report
         var workspace: Workspace?
         if files.isEmpty {
@@ -138,4 +122,19 @@ enum ValidateCommand {
         // The counts' members follow the findings' in the same object.
         output.write("], " + String(counts.jsonText.dropFirst()) + "\n")
     }
+
+    // MARK: - Declarations
+
+    static let files = Argument<String>(
+        "file", help: "Files to check instead of the workspace.", role: .input
+    ).variadic(minimum: 0)
+    static let strict = Flag("strict", help: "Treat warnings as errors for the exit status.")
+    static let changed = Flag(
+        "changed",
+        help: "Check only the treasures changed since the last validate that passed.")
+    static let layout = Option<String>(
+        "layout", value: "name|path",
+        help: "Also check that every column the layout reads is one the treasures have.")
+    static let from = ImportCommand.fromOption(
+        help: "The files' format, when the extension does not say.")
 }

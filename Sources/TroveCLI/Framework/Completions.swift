@@ -9,7 +9,7 @@ enum Completions {
         let command: Command
         var pathText: String { path.joined(separator: " ") }
         /// Its options, global ones included, as the parser accepts them.
-        var options: [Option] { command.declaredOptions(isRoot: path.isEmpty) }
+        var options: [OptionDeclaration] { command.declaredOptions(isRoot: path.isEmpty) }
         var subcommands: [Command] { command.subcommands.filter { !$0.isHidden } }
     }
 
@@ -62,7 +62,9 @@ enum Completions {
     /// `--layout` the built-in layouts or a file, `a|b|c` the alternatives, `file` and
     /// `path` files, `dir` folders, anything else (a number, a name, `name=WxH[:fit|cover]`)
     /// nothing.
-    static func valueKind(of option: Option, in entry: Entry, layouts: [String]) -> ValueKind {
+    static func valueKind(of option: OptionDeclaration, in entry: Entry, layouts: [String])
+        -> ValueKind
+    {
         if option.long == "format" {
             let formats =
                 entry.command.formats.count > 1 ? entry.command.formats : [.text, .json, .csv]
@@ -87,7 +89,7 @@ enum Completions {
     }
 
     /// What a positional argument completes to.
-    static func valueKind(of argument: Argument) -> ValueKind {
+    static func valueKind(of argument: ArgumentDeclaration) -> ValueKind {
         switch argument.completion {
         case .files: .files
         case .words(let words): .words(words)
@@ -95,7 +97,7 @@ enum Completions {
         }
     }
 
-    static func optionWords(_ option: Option) -> [String] {
+    static func optionWords(_ option: OptionDeclaration) -> [String] {
         ["--" + option.long] + (option.short.map { ["-\($0)"] } ?? [])
     }
 

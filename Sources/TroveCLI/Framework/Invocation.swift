@@ -5,86 +5,50 @@ import TroveKit
 public struct Invocation {
     public let parsed: ParsedCommandLine
     public let context: Context
+    /// `--format`, else text.
+    public let format: OutputFormat
+    /// `--quiet`.
+    public let isQuiet: Bool
+
+    public init(parsed: ParsedCommandLine, context: Context) {
+        self.parsed = parsed
+        self.context = context
+        // Read once: every line printed asks.
+        format = parsed[CommonOptions.format(parsed.command.formats)] ?? .text
+        isQuiet = parsed[CommonOptions.quiet]
+    }
 
     // MARK: - Reading the command line
 
-    // Every name is checked against the command's declaration (in debug builds, which
-    // the tests run), so a misspelt `flag("skip-invalid")` fails a test instead of reading
-    // false for a user.
+    /// Whether the flag was given.
+    public subscript(flag: Flag) -> Bool { parsed[flag] }
 
-    /// The last value of option `--name`, or nil.
-    public func option(_ name: String) -> String? {
-        assert(declares(name, flag: false), "\(commandName) declares no option --\(name) <value>")
-        return parsed.values[name]?.last
-    }
+    /// The option's value, or nil when it was not given.
+    public subscript<Value>(option: Option<Value>) -> Value? { parsed[option] }
 
-    /// Every value of a repeatable option.
-    public func options(_ name: String) -> [String] {
-        assert(declares(name, flag: false), "\(commandName) declares no option --\(name) <value>")
-        return parsed.values[name] ?? []
-    }
+    /// Every value of a repeated option, in the order given.
+    public subscript<Value>(option: RepeatedOption<Value>) -> [Value] { parsed[option] }
 
-    public func flag(_ name: String) -> Bool {
-        assert(declares(name, flag: true), "\(commandName) declares no flag --\(name)")
-        return parsed.flags.contains(name)
-    }
+    /// The value of a required argument.
+    public subscript<Value>(argument: Argument<Value>) -> Value { parsed[argument] }
 
-    /// The value of a single positional argument.
-    public func argument(_ name: String) -> String? {
-        assert(declaresArgument(name), "\(commandName) declares no argument <\(name)>")
-        return parsed.arguments[name]?.first
-    }
+    /// The value of an optional argument, or nil when it was not given.
+    public subscript<Value>(argument: OptionalArgument<Value>) -> Value? { parsed[argument] }
 
-    /// The values of a variadic positional argument.
-    public func arguments(_ name: String) -> [String] {
-        assert(declaresArgument(name), "\(commandName) declares no argument <\(name)>")
-        return parsed.arguments[name] ?? []
-    }
-
-    private var commandName: String { (["trove"] + parsed.path).joined(separator: " ") }
-
-    /// Whether the command (or every command) declares `--name`, as a flag or with a value.
-    func declares(_ name: String, flag: Bool) -> Bool {
-        parsed.command.declaredOptions(isRoot: parsed.path.isEmpty).contains {
-            $0.long == name && $0.isFlag == flag
-        }
-    }
-
-    func declaresArgument(_ name: String) -> Bool {
-        parsed.command.arguments.contains { $0.name == name }
-    }
-
-    /// An option converted with `convert`; a value it rejects is a usage error.
-    ///
-    /// - Throws: `UsageError`.
-    public func option<T>(_ name: String, as what: String, _ convert: (String) -> T?)
-        throws(UsageError) -> T?
-    {
-        guard let text = option(name) else { return nil }
-        guard let value = convert(text) else {
-            throw usageError("invalid value '\(text)' for --\(name): expected \(what)")
-        }
-        return value
-    }
+    /// Every value of a variadic argument, in the order given.
+    public subscript<Value>(argument: VariadicArgument<Value>) -> [Value] { parsed[argument] }
 
     /// A usage error for this command, with its usage line.
     public func usageError(_ message: String) -> UsageError {
         UsageError(message: message, usage: Help.usageLine(parsed.command, path: parsed.path))
     }
 
-    public var format: OutputFormat {
-        option("format").flatMap(OutputFormat.init(rawValue:)) ?? .text
-    }
-
-    public var isQuiet: Bool { flag("quiet") }
-
     // MARK: - Output
 
     /// Data on stdout: text made terminal-safe (`TerminalText`), JSON, CSV and GeoJSON
     /// exact.
     public func print(_ text: String) {
-        let isText = (parsed.values["format"]?.last ?? OutputFormat.text.rawValue) == "text"
-        context.standardOutput.write((isText ? TerminalText.safe(text) : text) + "\n")
+        context.standardOutput.write((format == .text ? TerminalText.safe(text) : text) + "\n")
     }
 
     /// A message on stderr, unless `--quiet`.
@@ -120,7 +84,7 @@ public struct Invocation {
 
     /// The workspace the command line names (`WorkspaceLocation`).
     var workspace: WorkspaceLocation {
-        WorkspaceLocation(option: option("workspace"), context: context)
+        WorkspaceLocation(option: parsed[CommonOptions.workspace], context: context)
     }
 
     /// `-w`, else `$TROVE_WORKSPACE`, else `./trove.sqlite`.

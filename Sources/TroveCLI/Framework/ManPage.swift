@@ -104,7 +104,7 @@ enum ManPage {
             }
             for option in entry.command.options { lines += item(option) }
             if entry.command.formats.count > 1 {
-                lines += item(.format(entry.command.formats))
+                lines += item(CommonOptions.format(entry.command.formats).declaration)
             }
         }
         lines += [
@@ -127,7 +127,7 @@ enum ManPage {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    private static func item(_ option: Option) -> [String] {
+    private static func item(_ option: OptionDeclaration) -> [String] {
         let short = option.short.map { "\\fB\\-\(escape(String($0)))\\fR, " } ?? ""
         let value = option.valueName.map { " \\fI" + escape($0) + "\\fR" } ?? ""
         return [

@@ -26,17 +26,15 @@ extension Invocation {
             }
         }
         for argument in command.arguments {
-            add(
-                argument.role, label: "<\(argument.name)>",
-                values: parsed.arguments[argument.name] ?? [])
+            add(argument.role, label: "<\(argument.name)>", values: parsed.given(argument))
         }
-        for option in command.options {
-            add(option.role, label: "--\(option.long)", values: parsed.values[option.long] ?? [])
+        for option in command.options where !option.isFlag {
+            add(option.role, label: "--\(option.long)", values: parsed.given(option))
         }
         if outputs.isEmpty { return }
-        let force =
-            command.options.contains { $0.long == "force" && $0.isFlag }
-            && parsed.flags.contains("force")
+        let force = command.options.contains {
+            $0.isFlag && $0.replacesOutputs && parsed.flags.contains($0.long)
+        }
         do {
             try OutputPaths.check(
                 outputs: outputs, inputs: inputs,

@@ -53,7 +53,7 @@ public struct Parser {
                 continue
             }
             if !optionsEnded && word.hasPrefix("-") && word != "-" && !looksNumeric(word) {
-                let option: Option
+                let option: OptionDeclaration
                 let inlineValue: String?
                 do {
                     (option, inlineValue) = try resolveOption(word, in: command, path: path)
@@ -87,7 +87,7 @@ public struct Parser {
                     index += 1
                 } else {
                     throw usageError(
-                        "option '--\(option.long)' needs a value <\(option.valueName!)>",
+                        "option '--\(option.long)' needs a value <\(option.valueName ?? "")>",
                         command, path)
                 }
                 if values[option.long] != nil && !option.repeatable {
@@ -115,8 +115,8 @@ public struct Parser {
             positionals.append(word)
         }
 
-        let wantsHelp = flags.contains("help")
-        let wantsVersion = flags.contains("version")
+        let wantsHelp = flags.contains(CommonOptions.help.declaration.long)
+        let wantsVersion = flags.contains(CommonOptions.version.declaration.long)
         if wantsHelp || wantsVersion {
             return ParsedCommandLine(
                 path: path, command: command, values: values, flags: flags, arguments: [:],
@@ -126,15 +126,13 @@ public struct Parser {
             let names = command.subcommands.map(\.name).joined(separator: ", ")
             throw usageError("missing command (one of: \(names))", command, path)
         }
-        if let format = values["format"]?.last,
-            !command.formats.contains(where: { $0.rawValue == format })
-        {
-            let known = command.formats.map(\.rawValue)
-            throw usageError(
-                "unknown format '\(format)' (use \(known.joined(separator: ", ")))"
-                    + suggestion(for: format, among: known), command, path)
+        // `--format` is taken on every command line, and checked against this command's.
+        let format = CommonOptions.format(command.formats).declaration
+        if let word = values[format.long]?.last, let problem = format.problem(word) {
+            throw usageError(problem, command, path)
         }
         let bound = try bind(positionals, to: command, path: path)
+        try check(arguments: bound, options: values, of: command, path: path)
         return ParsedCommandLine(
             path: path, command: command, values: values, flags: flags, arguments: bound,
             wantsHelp: false, wantsVersion: false)
@@ -143,7 +141,7 @@ public struct Parser {
     // MARK: - Options
 
     private func resolveOption(_ word: String, in command: Command, path: [String])
-        throws(UsageError) -> (Option, String?)
+        throws(UsageError) -> (OptionDeclaration, String?)
     {
         // Global options may come before the command name (`trove -w ws.sqlite status`).
         let options = command.allOptions(isRoot: path.isEmpty) + Self.globalOptions
@@ -172,8 +170,9 @@ public struct Parser {
     }
 
     /// Options every command accepts, also before the command name.
-    static let globalOptions: [Option] = [
-        .workspace, .quiet, .format([.text, .json, .csv]),
+    static let globalOptions: [OptionDeclaration] = [
+        CommonOptions.workspace.declaration, CommonOptions.quiet.declaration,
+        CommonOptions.format([.text, .json, .csv]).declaration,
     ]
 
     /// Whether a word looks like a Firebase push id (`-Mq2river`, `-NxY3…`): a dash, then an
@@ -237,6 +236,30 @@ public struct Parser {
             throw usageError("unexpected argument '\(extra)'", command, path)
         }
         return bound
+    }
+
+    // MARK: - Values
+
+    /// Refuses the first word its declaration does not convert: the arguments in order,
+    /// then the command's own options in the order declared.
+    private func check(
+        arguments: [String: [String]], options: [String: [String]], of command: Command,
+        path: [String]
+    ) throws(UsageError) {
+        for argument in command.arguments {
+            for word in arguments[argument.name] ?? [] {
+                if let problem = argument.problem(word) {
+                    throw usageError(problem, command, path)
+                }
+            }
+        }
+        for option in command.options where !option.isFlag {
+            for word in options[option.long] ?? [] {
+                if let problem = option.problem(word) {
+                    throw usageError(problem, command, path)
+                }
+            }
+        }
     }
 
     private func usageError(_ message: String, _ command: Command, _ path: [String])
