@@ -28,8 +28,14 @@ import Testing
         "try", abstract: "A command to try the declarations on.",
         arguments: [file, scale, more], options: [count, jobs, shape, tags, sizes, force],
         usesWorkspace: false, run: { _ in .success })
+    static let layout = Option<String>("layout", value: "name", help: "Which layout.").required()
+    static let note = Option<String>("note", value: "text", help: "Why.")
+        .required(missing: "missing --note: say why")
+    static let strict = Command(
+        "strict", abstract: "A command with required options.", options: [layout, note],
+        usesWorkspace: false, run: { _ in .success })
     static let root = Command(
-        "trove", abstract: "", usesWorkspace: false, subcommands: [command])
+        "trove", abstract: "", usesWorkspace: false, subcommands: [command, strict])
 
     func parse(_ words: String...) throws(UsageError) -> ParsedCommandLine {
         try Parser(root: Self.root).parse(["try"] + words)
@@ -79,6 +85,26 @@ import Testing
                     == "usage: trove try <file> [<scale>] [<more>...] [--count <n>] [--jobs <n>]"
                     + " [--shape <shape>] [--tag <tag>] [--size <px>] [--force]")
         }
+    }
+
+    @Test func aRequiredOptionIsOnTheUsageLineAndMissingItIsAUsageError() throws {
+        func refusal(_ words: String...) -> UsageError? {
+            do {
+                _ = try Parser(root: Self.root).parse(["strict"] + words)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        let usage = "usage: trove strict --layout <name> --note <text>"
+        #expect(refusal()?.message == "missing option --layout <name>")
+        #expect(refusal()?.usage == usage)
+        #expect(refusal("--layout", "a")?.message == "missing --note: say why")
+        let parsed = try Parser(root: Self.root).parse(["strict", "--layout", "a", "--note", "b"])
+        let layout: String = parsed[Self.layout]
+        #expect(layout == "a")
+        #expect(parsed[Self.note] == "b")
+        #expect(Help.usageLine(Self.strict, path: ["strict"]) == usage)
     }
 
     @Test(arguments: [

@@ -35,9 +35,7 @@ enum ExportCommand {
         formats: [.text, .json],
         subcommands: [log]
     ) { invocation in
-        guard let layoutName = invocation[Self.layout] else {
-            throw invocation.usageError("missing option --layout <name|path>")
-        }
+        let layoutName = invocation[Self.layout]
         let maxBytes = invocation[Self.maxBytes]
         let output = invocation[Self.out].map(invocation.resolve)
         if maxBytes != nil && output == nil {
@@ -212,7 +210,8 @@ enum ExportCommand {
     static let layout = Option<String>(
         "layout", value: "name|path",
         help: "A built-in layout (flatirongo, trashmapper) or a layout file.",
-        role: .input)
+        role: .input
+    ).required()
     static let out = Option<String>(
         "out", short: "o", value: "file", help: "Write here instead of stdout.",
         role: .output(.json, beside: besideOut))

@@ -15,12 +15,8 @@ enum PublishTargetCommands {
         arguments: [newName],
         options: [database, bucket, layout, makeDefault]
     ) { invocation in
-        guard let database = invocation[Self.database] else {
-            throw invocation.usageError("missing option --database <url>")
-        }
-        guard let bucket = invocation[Self.bucket] else {
-            throw invocation.usageError("missing option --bucket <name>")
-        }
+        let database = invocation[Self.database]
+        let bucket = invocation[Self.bucket]
         let layout = try ExportCommand.loadLayout(
             invocation[Self.layout] ?? "flatirongo", invocation)
         let workspace = try invocation.openWorkspace()
@@ -84,10 +80,11 @@ enum PublishTargetCommands {
     static let newName = Argument<String>("name", help: "The target's name, e.g. prod or staging.")
     static let database = Option<String>(
         "database", value: "url",
-        help: "The database's root URL (https://PROJECT-default-rtdb.firebaseio.com).")
+        help: "The database's root URL (https://PROJECT-default-rtdb.firebaseio.com)."
+    ).required()
     static let bucket = Option<String>(
         "bucket", value: "name", help: "The Storage bucket (gs://NAME or NAME.appspot.com)."
-    )
+    ).required()
     static let layout = Option<String>(
         "layout", value: "name|path",
         help: "A built-in layout or a layout file (default: flatirongo).")

@@ -17,18 +17,7 @@ extension ReviewCommand {
         arguments: [idsArgument],
         options: [reasonOption, noteOption, asOption, versionOption, forceOption]
     ) { invocation in
-        guard let text = invocation[reasonOption] else {
-            throw invocation.usageError(
-                "missing --reason (one of: "
-                    + RejectionReason.allCases.map(\.rawValue).joined(separator: ", ") + ")")
-        }
-        guard let reason = RejectionReason(rawValue: text) else {
-            let names = RejectionReason.allCases.map(\.rawValue)
-            throw invocation.usageError(
-                "unknown reason '\(text)' (use \(names.joined(separator: ", ")))"
-                    + suggestion(for: text, among: names))
-        }
-        return try decide(invocation, .reject(reason), note: invocation[noteOption])
+        try decide(invocation, .reject(invocation[reasonOption]), note: invocation[noteOption])
     }
 
     static let flag = Command(
@@ -36,10 +25,7 @@ extension ReviewCommand {
         discussion: versionDiscussion, arguments: [idsArgument],
         options: [flagNoteOption, asOption, versionOption, forceOption]
     ) { invocation in
-        guard let note = invocation[flagNoteOption], !note.isEmpty else {
-            throw invocation.usageError("missing --note: say why the post needs a second look")
-        }
-        return try decide(invocation, .flag, note: note)
+        try decide(invocation, .flag, note: invocation[flagNoteOption])
     }
 
     static let reopen = Command(
@@ -49,11 +35,27 @@ extension ReviewCommand {
         try decide(invocation, .reopen, note: invocation[noteOption])
     }
 
-    static let reasonOption = Option<String>(
-        "reason", value: "reason", help: "Why (required): spam, not-litter, …")
+    static let reasonOption = Option<RejectionReason>(
+        "reason", value: "reason", help: "Why (required): spam, not-litter, …"
+    ) { text throws(InvalidValue) in
+        guard let reason = RejectionReason(rawValue: text) else {
+            let names = RejectionReason.allCases.map(\.rawValue)
+            throw InvalidValue(
+                "unknown reason '\(text)' (use \(names.joined(separator: ", ")))"
+                    + suggestion(for: text, among: names))
+        }
+        return reason
+    }.required(
+        missing: "missing --reason (one of: "
+            + RejectionReason.allCases.map(\.rawValue).joined(separator: ", ") + ")")
     static let noteOption = Option<String>(
         "note", value: "text", help: "A note for the audit trail.")
-    static let flagNoteOption = Option<String>("note", value: "text", help: "Why (required).")
+    static let flagNoteOption = Option<String>("note", value: "text", help: "Why (required).") {
+        note throws(InvalidValue) in
+        guard !note.isEmpty else { throw InvalidValue(missingFlagNote) }
+        return note
+    }.required(missing: missingFlagNote)
+    static let missingFlagNote = "missing --note: say why the post needs a second look"
     static let versionOption = Option<String>(
         "version", value: "version",
         help: "The version 'review show' printed (one id): refused if the post changed since.")

@@ -32,9 +32,7 @@ extension ReviewCommand {
             """,
         options: [sheetOutOption, sheetForceOption, forOption, asOption, statusOption, tilesOption]
     ) { invocation in
-        guard let out = invocation[sheetOutOption] else {
-            throw invocation.usageError("missing --out FILE")
-        }
+        let out = invocation[sheetOutOption]
         let status = try status(invocation)
         let moderator =
             try invocation[forOption].map { try checkedModerator($0, invocation) }
@@ -75,7 +73,8 @@ extension ReviewCommand {
 
     static let sheetOutOption = Option<String>(
         "out", value: "file", help: "The HTML file to write (required).",
-        role: .output(.reviewSheet))
+        role: .output(.reviewSheet)
+    ).required(missing: "missing --out FILE")
     static let sheetForceOption = Flag(
         "force", help: "Replace an existing --out file that trove did not write.",
         replacesOutputs: true)

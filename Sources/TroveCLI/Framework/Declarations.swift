@@ -83,6 +83,8 @@ public struct OptionDeclaration: Sendable {
     public let help: String
     /// Whether it may be given more than once.
     public internal(set) var repeatable: Bool
+    /// The usage error when a required option is not given; nil when it may be left out.
+    public internal(set) var missing: String?
     /// Whether values are files the command reads or writes.
     public let role: PathRole
     /// Whether the flag lets the command replace output files trove did not write

@@ -7,7 +7,8 @@ enum Help {
             parts.append("<command>")
         } else {
             parts += command.arguments.map(\.usage)
-            parts += command.options.map { "[\($0.usage)]" }
+            // A required option is part of the line itself, as swift-argument-parser shows it.
+            parts += command.options.map { $0.missing != nil ? $0.usage : "[\($0.usage)]" }
         }
         return "usage: " + parts.joined(separator: " ")
     }

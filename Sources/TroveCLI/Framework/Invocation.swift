@@ -26,6 +26,9 @@ public struct Invocation {
     /// The option's value, or nil when it was not given.
     public subscript<Value>(option: Option<Value>) -> Value? { parsed[option] }
 
+    /// The value of a required option (the parser refuses a command line without it).
+    public subscript<Value>(option: RequiredOption<Value>) -> Value { parsed[option] }
+
     /// Every value of a repeated option, in the order given.
     public subscript<Value>(option: RepeatedOption<Value>) -> [Value] { parsed[option] }
 

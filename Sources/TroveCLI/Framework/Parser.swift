@@ -241,7 +241,8 @@ public struct Parser {
     // MARK: - Values
 
     /// Refuses the first word its declaration does not convert: the arguments in order,
-    /// then the command's own options in the order declared.
+    /// then the command's own options in the order declared; then the first required
+    /// option not given.
     private func check(
         arguments: [String: [String]], options: [String: [String]], of command: Command,
         path: [String]
@@ -259,6 +260,9 @@ public struct Parser {
                     throw usageError(problem, command, path)
                 }
             }
+        }
+        for option in command.options where options[option.long] == nil {
+            if let missing = option.missing { throw usageError(missing, command, path) }
         }
     }
 

@@ -165,6 +165,27 @@ public struct Option<Value>: OptionDeclaring {
     public var repeated: RepeatedOption<Value> {
         RepeatedOption(self)
     }
+
+    /// The same option, which must be given: without it the parser refuses the command line
+    /// with `message`, by default "missing option --LONG <VALUE>".
+    public func required(missing message: String? = nil) -> RequiredOption<Value> {
+        RequiredOption(self, missing: message)
+    }
+}
+
+/// An option that must be given: `--layout NAME` of `export`. Reads as `Value`
+/// (`Option.required`).
+public struct RequiredOption<Value>: OptionDeclaring {
+    public let declaration: OptionDeclaration
+    let convert: Conversion<Value>
+
+    init(_ single: Option<Value>, missing message: String?) {
+        var declaration = single.declaration
+        declaration.missing =
+            message ?? "missing option --\(declaration.long) <\(declaration.valueName ?? "value")>"
+        self.declaration = declaration
+        convert = single.convert
+    }
 }
 
 extension Option where Value: CommandLineValue {
@@ -334,6 +355,15 @@ extension ParsedCommandLine {
     /// The value of `--LONG`, converted, or nil when it was not given.
     public subscript<Value>(option: Option<Value>) -> Value? {
         converted(given(option.declaration).last, option.convert, option.declaration.long)
+    }
+
+    /// The value of a required `--LONG`, converted.
+    public subscript<Value>(option: RequiredOption<Value>) -> Value {
+        let long = option.declaration.long
+        guard let value = converted(given(option.declaration).last, option.convert, long) else {
+            preconditionFailure("the parser refuses a command line without --\(long)")
+        }
+        return value
     }
 
     /// Every value of `--LONG`, converted, in the order given.
