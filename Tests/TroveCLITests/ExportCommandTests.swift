@@ -288,6 +288,14 @@ import TroveSQLite
             return
         }
         #expect(parts.count > 1)
+        let names = parts.compactMap { part -> String? in
+            guard case .string(let name) = part else { return nil }
+            return name
+        }
+        #expect(
+            try ExportSupport.read(other.path("out/update.manifest.json"))
+                == "{\n  \"layout\": \"flatirongo\",\n  \"parts\": [\n"
+                + names.map { "    \"\($0)\"" }.joined(separator: ",\n") + "\n  ]\n}\n")
         var merged = bases[1]
         var combined: [String: ExportJSON] = [:]
         for case .string(let name) in parts {

@@ -235,9 +235,17 @@ import TroveSQLite
         for object in plan.objects {
             #expect(object.metadata["firebaseStorageDownloadTokens"] == first[object.path])
         }
+        // One object a line; a plan that lists none still closes its array on a line.
+        let listed = try String(
+            contentsOfFile: sandbox.path("build/f.storage.json"), encoding: .utf8)
+        #expect(listed.contains("\"objects\": [\n    {\"contentType\": "))
+        #expect(listed.components(separatedBy: "\"},\n    {\"contentType\": ").count == 3)
+        #expect(listed.hasSuffix("\"state\": \"new\"}\n  ],\n  \"delete\": []\n}\n"))
         #expect(
             sandbox.run("export", "--layout", "flatirongo", "--out", "build/f.json").status == 0)
         #expect(try urls(in: "build/f.json") == first)
+        let none = try String(contentsOfFile: sandbox.path("build/f.storage.json"), encoding: .utf8)
+        #expect(none.hasSuffix("\"objects\": [\n  ],\n  \"delete\": []\n}\n"))
 
         let rotated = sandbox.run("storage", "rotate", "treasures/a/full-00000001.png")
         #expect(rotated.status == 0, "\(rotated.stderr)")

@@ -178,6 +178,29 @@ import TroveSQLite
         #expect(sandbox.run("treasures", "list", "--format", "xml").status == 2)
     }
 
+    @Test func listingsPutOneElementALineAndEmptyOnesOnOne() throws {
+        let json = sandbox.run("treasures", "list", "--format", "json").stdout
+        #expect(json.hasPrefix("[\n  {\"key\": \"007-bond\", "))
+        #expect(json.components(separatedBy: "},\n  {\"key\": ").count == 5)
+        #expect(json.hasSuffix("\"feature\": 0}\n]\n"))
+        let geojson = sandbox.run("treasures", "list", "--format", "geojson").stdout
+        #expect(
+            geojson.hasPrefix(
+                "{\"type\": \"FeatureCollection\", \"features\": [\n{\"type\": \"Feature\", "))
+        #expect(geojson.components(separatedBy: "}},\n{\"type\": \"Feature\", ").count == 5)
+        #expect(geojson.hasSuffix("}}\n]}\n"))
+
+        let empty = try Sandbox()
+        #expect(empty.run("init").status == 0)
+        #expect(empty.run("treasures", "list", "--format", "json").stdout == "[]\n")
+        #expect(
+            empty.run("treasures", "list", "--format", "geojson").stdout
+                == "{\"type\": \"FeatureCollection\", \"features\": []}\n")
+        #expect(empty.run("export", "log", "--format", "json").stdout == "[]\n")
+        let log = sandbox.run("export", "log", "--format", "json").stdout
+        #expect(log.hasPrefix("[\n  {\"id\": 1, ") && log.hasSuffix("\"kept\": true}\n]\n"))
+    }
+
     @Test func showPrintsEveryFieldOrSaysThereIsNoSuchTreasure() {
         let result = sandbox.run("treasures", "show", "hairy-harry")
         #expect(result.status == 0)
