@@ -1,9 +1,8 @@
 import Foundation
 import Testing
-import TroveSQLite
 
 @testable import TroveCLI
-@testable import TroveKit
+@_spi(Testing) @testable import TroveKit
 
 @Suite struct TreasuresCommandTests {
     let sandbox: Sandbox
@@ -54,7 +53,7 @@ import TroveSQLite
     }
 
     func stored(_ workspace: String) throws -> [String] {
-        try Database(path: workspace).query(
+        try Workspace.testDatabase(at: workspace).query(
             "SELECT key, name, lat, lon, description, image, extra FROM treasures ORDER BY key"
         ) { row in (0..<7).map { plain(row[$0]) }.joined(separator: "|") }
     }
