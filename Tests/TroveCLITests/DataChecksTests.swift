@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TroveSQLite
+@_spi(Testing) import TroveKit
 
 @testable import TroveCLI
 
@@ -54,7 +54,7 @@ import TroveSQLite
 
     /// A workspace from before the columns were recorded: the treasures' own extras say.
     @Test func columnsComeFromTheTreasuresWhereNoneWereRecorded() throws {
-        let database = try TroveSQLite.Database(path: sandbox.workspace)
+        let database = try Workspace.testDatabase(at: sandbox.workspace)
         try database.execute("UPDATE sources SET columns = NULL")
         let result = sandbox.run("export", "--layout", "layout.json")
         #expect(result.stderr.contains("did you mean 'city'?"))

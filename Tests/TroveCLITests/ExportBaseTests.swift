@@ -1,9 +1,8 @@
 import Foundation
 import Testing
-import TroveSQLite
 
 @testable import TroveCLI
-@testable import TroveKit
+@_spi(Testing) @testable import TroveKit
 
 /// Only exports written to a file become the base of the next `--update`.
 @Suite struct ExportBaseTests {
@@ -15,7 +14,7 @@ import TroveSQLite
     }
 
     func rename(_ key: String, to name: String) throws {
-        try Workspace(path: sandbox.workspace).database.execute(
+        try Workspace(path: sandbox.workspace).testDatabase.execute(
             "UPDATE treasures SET name = ? WHERE key = ?", [.text(name), .text(key)])
     }
 

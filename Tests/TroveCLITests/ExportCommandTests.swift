@@ -1,9 +1,8 @@
 import Foundation
 import Testing
-import TroveSQLite
 
 @testable import TroveCLI
-@testable import TroveKit
+@_spi(Testing) @testable import TroveKit
 
 @Suite struct ExportCommandTests {
     let sandbox: Sandbox
@@ -162,7 +161,7 @@ import TroveSQLite
     @Test(arguments: ["flatirongo", "trashmapper"])
     func geoFireNodesHoldExactlyTheGeohashOfTheirStoredPosition(layout: String) throws {
         let workspace = try Workspace(path: sandbox.workspace)
-        try workspace.database.execute(
+        try workspace.testDatabase.execute(
             """
             INSERT INTO treasures (key, name, lat, lon) VALUES
               ('odd', 'Odd', 0.1 + 0.2, -179.99999999999997),
@@ -189,7 +188,7 @@ import TroveSQLite
                 Issue.record("\(key): malformed GeoFire node \(location)")
                 continue
             }
-            let stored = try workspace.database.query(
+            let stored = try workspace.testDatabase.query(
                 "SELECT lat, lon FROM \(table) WHERE \(keyColumn) = ?", [.text(key)]
             ) { ($0.double(0) ?? .nan, $0.double(1) ?? .nan) }
             #expect(lat.bitPattern == stored.first?.0.bitPattern, "\(key) latitude")
@@ -239,7 +238,7 @@ import TroveSQLite
     @Test func postsThatLeaveApprovalAreRemovedByTheUpdate() throws {
         #expect(sandbox.run("export", "--layout", "trashmapper", "-o", "map.json").status == 0)
         let workspace = try Workspace(path: sandbox.workspace)
-        try workspace.database.execute("UPDATE posts SET status = 'flagged' WHERE id = 'p4'")
+        try workspace.testDatabase.execute("UPDATE posts SET status = 'flagged' WHERE id = 'p4'")
         let result = sandbox.run("export", "--layout", "trashmapper", "--update")
         #expect(
             result.stdout == """
@@ -288,6 +287,14 @@ import TroveSQLite
             return
         }
         #expect(parts.count > 1)
+        let names = parts.compactMap { part -> String? in
+            guard case .string(let name) = part else { return nil }
+            return name
+        }
+        #expect(
+            try ExportSupport.read(other.path("out/update.manifest.json"))
+                == "{\n  \"layout\": \"flatirongo\",\n  \"parts\": [\n"
+                + names.map { "    \"\($0)\"" }.joined(separator: ",\n") + "\n  ]\n}\n")
         var merged = bases[1]
         var combined: [String: ExportJSON] = [:]
         for case .string(let name) in parts {
@@ -330,7 +337,7 @@ import TroveSQLite
 
     @Test func anIllegalKeyIsRefusedBeforeAnyFileIsWritten() throws {
         let workspace = try Workspace(path: sandbox.workspace)
-        try workspace.database.execute(
+        try workspace.testDatabase.execute(
             "INSERT INTO treasures (key, name, lat, lon) VALUES ('bad.key', 'B', 1, 2)"
         )
         #expect(sandbox.run("geohash").status == 0)
@@ -347,8 +354,8 @@ import TroveSQLite
         try sandbox.write(
             "deep.json", #"{"records": "posts", "paths": {"byUser/{user}/{key}": true}}"#)
         let workspace = try Workspace(path: sandbox.workspace)
-        try workspace.database.execute("UPDATE posts SET user = 'a#b' WHERE id = 'p1'")
-        try workspace.database.execute(
+        try workspace.testDatabase.execute("UPDATE posts SET user = 'a#b' WHERE id = 'p1'")
+        try workspace.testDatabase.execute(
             "UPDATE posts SET user = ? WHERE id = 'p4'", [.text(String(repeating: "u", count: 769))]
         )
         let result = sandbox.run("export", "--layout", "deep.json", "-o", "f.json")
@@ -361,7 +368,7 @@ import TroveSQLite
 
     @Test func numericSiblingKeysAreRefusedAsFirebaseWouldMakeAnArray() throws {
         let workspace = try Workspace(path: sandbox.workspace)
-        try workspace.database.execute(
+        try workspace.testDatabase.execute(
             """
             DELETE FROM treasures;
             INSERT INTO treasures (key, name, lat, lon) VALUES
@@ -376,7 +383,7 @@ import TroveSQLite
 
     @Test func missingAndStaleGeohashesAreRefusedByName() throws {
         let workspace = try Workspace(path: sandbox.workspace)
-        try workspace.database.execute(
+        try workspace.testDatabase.execute(
             """
             DELETE FROM treasure_geohashes WHERE key = 'bull';
             UPDATE treasures SET lat = 10 WHERE key = 'plain';
@@ -393,8 +400,8 @@ import TroveSQLite
 
     @Test func aMissingRenditionIsRefusedByName() throws {
         let workspace = try Workspace(path: sandbox.workspace)
-        try workspace.database.execute("DELETE FROM renditions WHERE owner_kind = 'post'")
-        try workspace.database.execute(
+        try workspace.testDatabase.execute("DELETE FROM renditions WHERE owner_kind = 'post'")
+        try workspace.testDatabase.execute(
             "UPDATE treasures SET image = '/art/new-harry.png' WHERE key = 'hairy-harry'")
         for (layout, record) in [
             ("flatirongo", "treasure hairy-harry"), ("trashmapper", "post p1"),
@@ -413,12 +420,12 @@ import TroveSQLite
         // not exist, and a post sharing a treasure's key; all share one artwork.
         let keys = ["Z", "a", "a-b", "ab", "é", "日本"]
         for (index, key) in keys.enumerated() {
-            try workspace.database.execute(
+            try workspace.testDatabase.execute(
                 "INSERT INTO treasures (key, name, lat, lon, image) VALUES (?, ?, ?, 2.5, ?)",
                 [.text(key), .text("T " + key), .real(Double(index)), .text("/art/shared.png")])
         }
         func addRendition(kind: String, key: String, source: String = "/art/shared.png") throws {
-            try workspace.database.execute(
+            try workspace.testDatabase.execute(
                 "INSERT INTO renditions VALUES (?, ?, 'full', ?, 'h', 's', ?, 1, 1, 1, 'h', 'x')",
                 [.text(kind), .text(key), .text(source), .text("r/\(key).png")])
         }
@@ -430,7 +437,7 @@ import TroveSQLite
         try addRendition(kind: "treasure", key: "é", source: "/art/old.png")
         try addRendition(kind: "treasure", key: "日本")
         #expect(sandbox.run("geohash").status == 0)
-        try workspace.database.execute("DELETE FROM treasure_geohashes WHERE key = 'ab'")
+        try workspace.testDatabase.execute("DELETE FROM treasure_geohashes WHERE key = 'ab'")
 
         let refused = sandbox.run("export", "--layout", "flatirongo", "-o", "f.json")
         #expect(refused.status == 1)
@@ -447,7 +454,7 @@ import TroveSQLite
         for key in ["Z", "a", "ab"] {
             try addRendition(kind: "treasure", key: key)
         }
-        try workspace.database.execute(
+        try workspace.testDatabase.execute(
             "UPDATE renditions SET source = '/art/shared.png' WHERE owner_key = 'é'")
         #expect(sandbox.run("geohash").status == 0)
         let exported = sandbox.run("export", "--layout", "flatirongo", "-o", "f.json")
@@ -469,9 +476,9 @@ import TroveSQLite
     @Test func aRefusedExportRecordsNoState() throws {
         #expect(sandbox.run("export", "--layout", "flatirongo", "-o", "full.json").status == 0)
         let workspace = try Workspace(path: sandbox.workspace)
-        try workspace.database.execute(
+        try workspace.testDatabase.execute(
             "UPDATE treasures SET name = 'Harry' WHERE key = 'hairy-harry'")
-        try workspace.database.execute("DELETE FROM treasure_geohashes WHERE key = 'bull'")
+        try workspace.testDatabase.execute("DELETE FROM treasure_geohashes WHERE key = 'bull'")
         #expect(sandbox.run("export", "--layout", "flatirongo", "-o", "full.json").status == 1)
         #expect(sandbox.run("geohash").status == 0)
         let update = sandbox.run("export", "--layout", "flatirongo", "--update")
@@ -524,7 +531,7 @@ import TroveSQLite
 
     /// Adds, changes and deletes a few treasures at random.
     private func mutate(_ workspace: Workspace, round: Int, random: inout SeededGenerator) throws {
-        let database = workspace.database
+        let database = workspace.testDatabase
         let keys = try database.query("SELECT key FROM treasures ORDER BY key") { $0.text(0) ?? "" }
         // As a writer does: what it inserts it marks itself (updates and deletions are
         // marked by the workspace's triggers).

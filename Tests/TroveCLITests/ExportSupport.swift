@@ -1,8 +1,7 @@
 import Foundation
 import Testing
-import TroveSQLite
 
-@testable import TroveKit
+@_spi(Testing) @testable import TroveKit
 
 /// Builds small export workspaces and applies multi-path updates the way Firebase does.
 enum ExportSupport {
@@ -16,7 +15,7 @@ enum ExportSupport {
         // (StorageTests covers tokens).
         #expect(sandbox.run("config", "set", "storage.tokens", "off").status == 0)
         let workspace = try Workspace(path: sandbox.workspace)
-        try workspace.database.execute(
+        try workspace.testDatabase.execute(
             """
             INSERT INTO treasures (key, name, lat, lon, description, image, extra) VALUES
               ('hairy-harry', 'Hairy Harry', 40.7128, -74.006, 'A bull', '/art/harry.png',

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TroveSQLite
+@_spi(Testing) import TroveKit
 
 @testable import TroveCLI
 
@@ -76,7 +76,8 @@ import TroveSQLite
         #expect(result.status == 3)
         #expect(result.stderr.contains("the gzip data ends early"), "\(result.stderr)")
         #expect(
-            try Database(path: sandbox.workspace).scalar("SELECT count(*) FROM treasures")?.int64
+            try Workspace.testDatabase(at: sandbox.workspace).scalar(
+                "SELECT count(*) FROM treasures")?.int64
                 == 0)
     }
 

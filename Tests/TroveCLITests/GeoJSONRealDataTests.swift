@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TroveSQLite
+@_spi(Testing) import TroveKit
 
 @testable import TroveCLI
 
@@ -27,7 +27,7 @@ import TroveSQLite
     }
 
     func positions() throws -> [String] {
-        try Database(path: sandbox.workspace).query(
+        try Workspace.testDatabase(at: sandbox.workspace).query(
             "SELECT key, lat, lon FROM treasures ORDER BY key"
         ) { "\($0.text(0) ?? "") \($0.double(1) ?? 0) \($0.double(2) ?? 0)" }
     }
@@ -50,7 +50,7 @@ import TroveSQLite
                         + "'urn:ogc:def:crs:EPSG::3857' (Web Mercator, metres) to longitude "
                         + "and latitude\n"))
         }
-        let rows = try Database(path: sandbox.workspace).query(
+        let rows = try Workspace.testDatabase(at: sandbox.workspace).query(
             "SELECT key, lat, lon FROM treasures ORDER BY key"
         ) { ($0.text(0) ?? "", $0.double(1) ?? 0, $0.double(2) ?? 0) }
         #expect(rows.map(\.0) == ["new-york", "paris"])

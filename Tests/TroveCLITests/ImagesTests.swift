@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TroveImaging
-import TroveSQLite
+@_spi(Testing) import TroveKit
 
 @testable import TroveCLI
 
@@ -54,7 +54,7 @@ import TroveSQLite
     }
 
     func renditions() throws -> [String] {
-        let database = try Database(path: sandbox.workspace)
+        let database = try Workspace.testDatabase(at: sandbox.workspace)
         return try database.query(
             "SELECT owner_key, name, width, height, path FROM renditions ORDER BY owner_key, name"
         ) { "\($0.text(0)!) \($0.text(1)!) \($0.int64(2)!)x\($0.int64(3)!) \($0.text(4)!)" }
@@ -125,7 +125,7 @@ import TroveSQLite
         let first = sandbox.run("images", "--out", "one")
         #expect(first.status == 0, "\(first.stderr)")
         func tokens() throws -> [String] {
-            try Database(path: sandbox.workspace).query(
+            try Workspace.testDatabase(at: sandbox.workspace).query(
                 "SELECT path || ' ' || token FROM storage_tokens ORDER BY path"
             ) { $0.text(0)! }
         }

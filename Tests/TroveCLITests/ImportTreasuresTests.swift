@@ -3,7 +3,7 @@ import Testing
 import TroveSQLite
 
 @testable import TroveCLI
-@testable import TroveKit
+@_spi(Testing) @testable import TroveKit
 
 @Suite struct ImportTreasuresTests {
     let sandbox: Sandbox
@@ -15,7 +15,7 @@ import TroveSQLite
 
     /// Everything a treasure row stores, for before/after comparisons.
     func snapshot() throws -> [String] {
-        let database = try Database(path: sandbox.workspace)
+        let database = try Workspace.testDatabase(at: sandbox.workspace)
         return try database.query(
             """
             SELECT t.key, name, lat, lon, description, image, extra, geohash
@@ -98,7 +98,7 @@ import TroveSQLite
         try sandbox.write("big.csv", lines.joined(separator: "\n") + "\n")
         let result = sandbox.run("import", "treasures", "big.csv", "--format", "json")
         #expect(result.stdout.hasPrefix("{\"new\": 100, \"updated\": 1, \"unchanged\": 0,"))
-        let database = try Database(path: sandbox.workspace)
+        let database = try Workspace.testDatabase(at: sandbox.workspace)
         let rows = try database.query(
             "SELECT key, name, lat, description, source_line FROM treasures ORDER BY source_line"
         ) { row in (0..<5).map { plain(row[$0]) }.joined(separator: "|") }

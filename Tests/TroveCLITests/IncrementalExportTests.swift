@@ -1,9 +1,8 @@
 import Foundation
 import Testing
 import TroveImaging
-import TroveSQLite
 
-@testable import TroveKit
+@_spi(Testing) @testable import TroveKit
 
 /// `export --update` renders only the records changed since its base. Whatever the edits,
 /// the update must be exactly the difference between the tree before and a full render of
@@ -241,7 +240,7 @@ import TroveSQLite
             #expect(sandbox.run("geohash", "-q").status == 0)
         }
         func marks() throws -> Int64 {
-            try TroveSQLite.Database(path: sandbox.workspace).scalar(
+            try Workspace.testDatabase(at: sandbox.workspace).scalar(
                 "SELECT count(*) FROM record_changes")?.int64 ?? -1
         }
         importRows()

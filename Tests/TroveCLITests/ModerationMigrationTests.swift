@@ -3,14 +3,14 @@ import Testing
 import TroveSQLite
 
 @testable import TroveCLI
-@testable import TroveKit
+@_spi(Testing) @testable import TroveKit
 
 /// Migration 011 on a workspace made before it: posts, decisions and indexes are kept,
 /// every post gets its first version, and `withdrawn` becomes a status the table takes.
 @Suite struct ModerationMigrationTests {
     @Test func aWorkspaceBeforeVersionsKeepsItsPostsAndTakesWithdrawn() throws {
         let sandbox = try Sandbox()
-        let database = try Database(path: sandbox.workspace)
+        let database = try Workspace.testDatabase(at: sandbox.workspace)
         let before = Schema.migrator.migrations.filter { !$0.name.hasPrefix("011-") }
         try Migrator(before).migrate(database)
         try database.execute(
@@ -34,7 +34,7 @@ import TroveSQLite
             #expect(shown.stdout.contains("version:     abcdef012345"))
             #expect(sandbox.run("review", "log").stdout.contains("p1  ann  pending → approved"))
         }
-        let migrated = try Database(path: sandbox.workspace)
+        let migrated = try Workspace.testDatabase(at: sandbox.workspace)
         try migrated.execute("UPDATE posts SET status = 'withdrawn' WHERE id = 'p1'")
         #expect(throws: SQLiteError.self) {
             try migrated.execute("UPDATE posts SET status = 'gone' WHERE id = 'p1'")

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TroveKit
+@_spi(Testing) import TroveKit
 
 @testable import TroveCLI
 
@@ -428,7 +428,7 @@ import TroveKit
         #expect(try log().isEmpty)
         // A name an older workspace holds prints on its own line, escaped.
         let workspace = try Workspace(path: sandbox.workspace)
-        try workspace.database.execute(
+        try workspace.testDatabase.execute(
             """
             INSERT INTO decisions (post_id, at, moderator, from_status, to_status, note)
             VALUES ('p1', '2026-01-01T00:00:00Z', 'eve' || char(10) || '2026-01-02T00:00:00Z  p2  bob  pending → approved', 'pending', 'approved', 'a' || char(13) || 'b')

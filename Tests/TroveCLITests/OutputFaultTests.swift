@@ -1,9 +1,8 @@
 import Foundation
 import Testing
-import TroveSQLite
 
 @testable import TroveCLI
-@testable import TroveKit
+@_spi(Testing) @testable import TroveKit
 
 /// Output files under faults: a run killed between renames, temporaries of killed runs,
 /// an output that cannot be written.
@@ -34,7 +33,7 @@ import TroveSQLite
     }
 
     func renameAllTreasures(_ suffix: String) throws {
-        try Database(path: sandbox.workspace).execute(
+        try Workspace.testDatabase(at: sandbox.workspace).execute(
             "UPDATE treasures SET name = name || '\(suffix)'")
     }
 
@@ -142,7 +141,7 @@ import TroveSQLite
     /// changes the tree, and its plan uploads one object and deletes another.
     func changeTreeAndObjects() throws {
         try renameAllTreasures(" II")
-        try Database(path: sandbox.workspace).execute(
+        try Workspace.testDatabase(at: sandbox.workspace).execute(
             "UPDATE renditions SET path = 'treasures/hairy-harry/full-00000002.png'")
     }
 
@@ -169,7 +168,7 @@ import TroveSQLite
         let names = try FileManager.default.contentsOfDirectory(atPath: sandbox.path("out"))
         #expect(names.sorted() == old.keys.sorted())
         // Nothing was recorded: the plan of the next export compares with the first one.
-        let database = try Database(path: sandbox.workspace)
+        let database = try Workspace.testDatabase(at: sandbox.workspace)
         #expect(try database.scalar("SELECT count(*) FROM export_log")?.int64 == 1)
         #expect(
             try PlannedObjectReader.all(database: database, layout: "flatirongo")
@@ -196,7 +195,7 @@ import TroveSQLite
         // plan of a file no recorded export wrote.
         #expect(sandbox.run(exportArguments).status == 0)
         let output = sandbox.path("out/firebase.json")
-        let database = try Database(path: sandbox.workspace)
+        let database = try Workspace.testDatabase(at: sandbox.workspace)
         try database.execute(
             """
             DROP TABLE export_objects;
@@ -241,7 +240,7 @@ import TroveSQLite
     }
 
     @Test func anObjectTwoRenditionsShareIsPlannedOnce() throws {
-        try Database(path: sandbox.workspace).execute(
+        try Workspace.testDatabase(at: sandbox.workspace).execute(
             """
             INSERT INTO treasures (key, name, lat, lon, image) VALUES
               ('twin', 'Twin', 40.7, -74.0, '/art/harry.png');

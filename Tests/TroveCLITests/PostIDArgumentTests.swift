@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TroveSQLite
+@_spi(Testing) import TroveKit
 
 @testable import TroveCLI
 
@@ -127,7 +127,7 @@ import TroveSQLite
         let sandbox = try Sandbox()
         #expect(sandbox.run("-w", "old.sqlite", "init").status == 0)
         let path = sandbox.path("old.sqlite")
-        let database = try TroveSQLite.Database(path: path)
+        let database = try Workspace.testDatabase(at: path)
         try database.execute(
             """
             INSERT INTO posts (id, user, lat, lon, content_hash, status, imported_at, updated_at)

@@ -1,9 +1,8 @@
 import Foundation
 import Testing
-import TroveSQLite
 
 @testable import TroveCLI
-@testable import TroveKit
+@_spi(Testing) @testable import TroveKit
 
 @Suite struct PostImportTests {
     let sandbox: Sandbox
@@ -139,7 +138,7 @@ import TroveSQLite
         }
         #expect(!result.stderr.contains("post ok refused"))
         let workspace = try Workspace(path: sandbox.workspace)
-        let hashed = try workspace.database.query(
+        let hashed = try workspace.testDatabase.query(
             "SELECT id FROM posts WHERE photo_hash IS NOT NULL OR photo IS NOT NULL ORDER BY id"
         ) { $0.text(0) ?? "" }
         #expect(hashed == ["ok"])

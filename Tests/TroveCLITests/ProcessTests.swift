@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TroveSQLite
+@_spi(Testing) import TroveKit
 
 /// Runs of the real `trove` binary, for what only a separate process can show.
 @Suite struct ProcessTests {
@@ -42,7 +42,7 @@ import TroveSQLite
         #expect(try run(["init"]).status == 0)
         try sandbox.write("first.csv", "key,name,lat,lon\nkeep,Keep,1,2\n")
         #expect(try run(["import", "treasures", sandbox.path("first.csv")]).status == 0)
-        let database = try Database(path: sandbox.workspace)
+        let database = try Workspace.testDatabase(at: sandbox.workspace)
         let before = try database.scalar(
             "SELECT group_concat(key || name || lat || lon) FROM treasures")
 
@@ -75,7 +75,7 @@ import TroveSQLite
             }
         }
         #expect(killedHalfway)
-        let reopened = try Database(path: sandbox.workspace)
+        let reopened = try Workspace.testDatabase(at: sandbox.workspace)
         #expect(try reopened.scalar("SELECT count(*) FROM treasures") == .integer(1))
         #expect(
             try reopened.scalar("SELECT group_concat(key || name || lat || lon) FROM treasures")

@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-import TroveSQLite
 
 @testable import TroveCLI
 @testable import TroveKit

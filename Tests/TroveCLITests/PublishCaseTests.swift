@@ -1,9 +1,8 @@
 import Foundation
 import Testing
-import TroveSQLite
 
 @testable import TroveCLI
-@testable import TroveKit
+@_spi(Testing) @testable import TroveKit
 
 /// The ways exports lost work or leaked data, each run twice: the published state moves
 /// only with a completed publish, so the next plan holds every change not yet published.
@@ -139,7 +138,7 @@ import TroveSQLite
         let workspace = try Workspace(path: sandbox.workspace)
         let name = String(repeating: "n", count: 600)
         try workspace.write {
-            let insert = try workspace.database.prepare(
+            let insert = try workspace.testDatabase.prepare(
                 "INSERT INTO treasures (key, name, lat, lon) VALUES (?, ?, 40.7, -74.0)")
             for index in 0..<8000 {
                 try insert.run([.text("k\(index)"), .text("\(name) \(index)")])

@@ -1,9 +1,8 @@
 import Foundation
 import Testing
-import TroveSQLite
 
 @testable import TroveCLI
-@testable import TroveKit
+@_spi(Testing) @testable import TroveKit
 
 /// A publish after a few edits renders only the changed records. Whatever the edits, the
 /// database must then hold exactly what a full export renders, and the bucket exactly the
@@ -36,7 +35,7 @@ import TroveSQLite
         var next = 0
         for round in 0..<8 {
             let workspace = try Workspace(path: fixture.sandbox.workspace)
-            let database = workspace.database
+            let database = workspace.testDatabase
             let keys = try database.query("SELECT key FROM treasures ORDER BY key") {
                 $0.text(0) ?? ""
             }

@@ -1,9 +1,8 @@
 import Foundation
 import Testing
-import TroveSQLite
 
 @testable import TroveCLI
-@testable import TroveKit
+@_spi(Testing) @testable import TroveKit
 
 /// `publish --mark-applied`: a plan written by `export --update --out` and applied with
 /// one's own tooling becomes what the target holds.
@@ -67,7 +66,7 @@ import TroveSQLite
                 "0 paths set and 2 removed in 1 request; 0 objects uploaded, 0 re-tokened, 1 deleted"
             ), "\(result.stderr)")
         try PublishResumeTests.expectClean(fixture)
-        let log = try Workspace(path: sandbox.workspace).database.scalar(
+        let log = try Workspace(path: sandbox.workspace).testDatabase.scalar(
             "SELECT count(*) FROM publish_log WHERE kind = 'mark-applied'")?.int64
         #expect(log == 4)
     }
@@ -92,7 +91,7 @@ import TroveSQLite
             #expect(dry.status == 2)
         }
         let workspace = try Workspace(path: sandbox.workspace)
-        #expect(try workspace.database.scalar("SELECT count(*) FROM publish_state")?.int64 == 0)
-        #expect(try workspace.database.scalar("SELECT count(*) FROM publish_log")?.int64 == 0)
+        #expect(try workspace.testDatabase.scalar("SELECT count(*) FROM publish_state")?.int64 == 0)
+        #expect(try workspace.testDatabase.scalar("SELECT count(*) FROM publish_log")?.int64 == 0)
     }
 }

@@ -1,9 +1,8 @@
 import Foundation
 import Testing
-import TroveSQLite
 
 @testable import TroveCLI
-@testable import TroveKit
+@_spi(Testing) @testable import TroveKit
 
 /// A publish stopped at any step resumes to what a clean publish gives, never resending
 /// what was done; between steps every URL in the tree resolves to an object with its
@@ -36,7 +35,7 @@ import TroveSQLite
             as: UTF8.self)
         #expect(fixture.cloud.treeText == text, sourceLocation: sourceLocation)
         let workspace = try Workspace(path: fixture.sandbox.workspace)
-        let expected = try workspace.database.query(
+        let expected = try workspace.testDatabase.query(
             """
             SELECT r.path, t.token FROM renditions AS r JOIN treasures AS o ON o.key = r.owner_key
             JOIN storage_tokens AS t ON t.path = r.path WHERE r.owner_kind = 'treasure'

@@ -1,9 +1,8 @@
 import Foundation
 import Testing
-import TroveSQLite
 
 @testable import TroveCLI
-@testable import TroveKit
+@_spi(Testing) @testable import TroveKit
 
 /// A Storage bucket and a Realtime Database in memory, as a publish sees them: the
 /// bucket keeps each object's bytes and download tokens, and the database stand-in
@@ -240,7 +239,7 @@ struct PublishFixture {
         // Exports name the same bucket as the targets.
         #expect(sandbox.run("config", "set", "storage.bucket", "gs://\(Self.bucket)").status == 0)
         let workspace = try Workspace(path: sandbox.workspace)
-        try workspace.database.execute(
+        try workspace.testDatabase.execute(
             """
             INSERT INTO treasures (key, name, lat, lon, image) VALUES
               ('a', 'A', 40.70, -74.00, '/art/a.png'),
@@ -281,7 +280,7 @@ struct PublishFixture {
             "\(folder)/\(key)/\(name)-\(String(format: "%08x", version * 7919 + key.count)).jpg"
         try sandbox.write("build/images/\(path)", "\(kind) \(key) \(name) v\(version)")
         let workspace = try Workspace(path: sandbox.workspace)
-        try workspace.database.execute(
+        try workspace.testDatabase.execute(
             """
             INSERT INTO renditions (owner_kind, owner_key, name, source, source_hash, settings,
                 path, width, height, bytes, hash, made_at)
@@ -298,7 +297,7 @@ struct PublishFixture {
     /// The object path of a rendition now.
     func renditionPath(_ kind: String, _ key: String) throws -> String {
         let workspace = try Workspace(path: sandbox.workspace)
-        return try workspace.database.scalar(
+        return try workspace.testDatabase.scalar(
             "SELECT path FROM renditions WHERE owner_kind = ? AND owner_key = ?",
             [.text(kind), .text(key)])?.string ?? ""
     }

@@ -1,9 +1,8 @@
 import Foundation
 import Testing
-import TroveSQLite
 
 @testable import TroveCLI
-@testable import TroveKit
+@_spi(Testing) @testable import TroveKit
 
 /// `trove publish`: targets, plans, the order of the steps, and what the target holds.
 @Suite struct PublishTests {
@@ -108,7 +107,7 @@ import TroveSQLite
             #expect(cloud.requestSizes.count == 1)
             #expect(cloud.treeText == tree)
         }
-        let log = try Workspace(path: fixture.sandbox.workspace).database.scalar(
+        let log = try Workspace(path: fixture.sandbox.workspace).testDatabase.scalar(
             "SELECT count(*) FROM publish_log WHERE target = 'game'")?.int64
         #expect(log == 1)
     }
@@ -135,8 +134,8 @@ import TroveSQLite
         }
         #expect(cloud.operations == 0)
         let workspace = try Workspace(path: fixture.sandbox.workspace)
-        #expect(try workspace.database.scalar("SELECT count(*) FROM publish_state")?.int64 == 0)
-        #expect(try workspace.database.scalar("SELECT count(*) FROM publish_plans")?.int64 == 0)
+        #expect(try workspace.testDatabase.scalar("SELECT count(*) FROM publish_state")?.int64 == 0)
+        #expect(try workspace.testDatabase.scalar("SELECT count(*) FROM publish_plans")?.int64 == 0)
     }
 
     @Test func missingRenditionFilesStopThePlanBeforeAnythingIsSent() throws {
@@ -152,7 +151,7 @@ import TroveSQLite
         }
         #expect(cloud.operations == 0)
         let workspace = try Workspace(path: fixture.sandbox.workspace)
-        #expect(try workspace.database.scalar("SELECT count(*) FROM publish_plans")?.int64 == 0)
+        #expect(try workspace.testDatabase.scalar("SELECT count(*) FROM publish_plans")?.int64 == 0)
     }
 
     /// Runs the command `status` names as its next step, exactly as printed.

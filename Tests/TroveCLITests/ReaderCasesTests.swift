@@ -1,9 +1,8 @@
 import Foundation
 import Testing
-import TroveSQLite
 
 @testable import TroveCLI
-@testable import TroveKit
+@_spi(Testing) @testable import TroveKit
 
 /// Files as spreadsheets, GIS tools and exports really write them, read and exported.
 @Suite struct ReaderCasesTests {
@@ -32,7 +31,7 @@ import TroveSQLite
     }
 
     func storedExtra(_ key: String) throws -> String? {
-        let database = try Database(path: sandbox.workspace)
+        let database = try Workspace.testDatabase(at: sandbox.workspace)
         return try database.query("SELECT extra FROM treasures WHERE key = ?", [.text(key)]) {
             $0[0]?.string
         }.first ?? nil

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TroveSQLite
+@_spi(Testing) import TroveKit
 
 /// The served queue in headless Chromium: two moderators signed in at once, each in a
 /// browser context of their own, working with the keyboard only.
@@ -119,7 +119,7 @@ import TroveSQLite
         #expect(try wait(browser, card("p1"), "bob skips alice's claim"))
         #expect(try wait(browser, "\(listItem("p0")).classList.contains('taken')"))
         // A claim that runs out while the post is on screen is renewed by the page.
-        let database = try Database(path: sandbox.workspace)
+        let database = try Workspace.testDatabase(at: sandbox.workspace)
         try database.execute("UPDATE post_claims SET until = 0 WHERE post_id = 'p0'")
         var renewed = false
         for _ in 0..<40 where !renewed {

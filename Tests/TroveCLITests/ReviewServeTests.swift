@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TroveSQLite
+@_spi(Testing) import TroveKit
 
 #if canImport(Glibc)
     import Glibc
@@ -34,7 +34,7 @@ import TroveSQLite
 
     /// What a hostile request must not change: statuses, the trail, sessions, claims.
     func snapshot() throws -> String {
-        let database = try Database(path: sandbox.workspace, mode: .readOnly)
+        let database = try Workspace.testDatabase(at: sandbox.workspace, mode: .readOnly)
         let rows = try database.query(
             """
             SELECT (SELECT group_concat(id || '=' || status, ',') FROM posts),
@@ -48,7 +48,7 @@ import TroveSQLite
     }
 
     func version(_ id: String) throws -> String {
-        let database = try Database(path: sandbox.workspace, mode: .readOnly)
+        let database = try Workspace.testDatabase(at: sandbox.workspace, mode: .readOnly)
         return try database.scalar(
             "SELECT substr(content_hash, 1, 12) FROM posts WHERE id = ?", [.text(id)])?.string
             ?? ""
@@ -64,7 +64,7 @@ import TroveSQLite
             #expect(token.count == 64)
             let file = try Data(contentsOf: URL(fileURLWithPath: sandbox.workspace))
             #expect(file.range(of: Data(token.utf8)) == nil, "the token itself is stored")
-            let database = try Database(path: sandbox.workspace, mode: .readOnly)
+            let database = try Workspace.testDatabase(at: sandbox.workspace, mode: .readOnly)
             let stored = try database.scalar(
                 "SELECT token_hash FROM moderators WHERE name = 'alice'")?.string
             #expect(stored == SHA256Hex.of(token))
@@ -156,7 +156,7 @@ import TroveSQLite
         #expect(sandbox.run("config", "set", "review.claim-minutes", "2").status == 0)
         #expect(try alice.post("/api/claim", ["id": "p3"]).status == 200)
         let until =
-            try Database(path: sandbox.workspace, mode: .readOnly).scalar(
+            try Workspace.testDatabase(at: sandbox.workspace, mode: .readOnly).scalar(
                 "SELECT until - (julianday('now') - 2440587.5) * 86400 FROM post_claims WHERE post_id = 'p3'"
             )?
             .double ?? 0
@@ -166,7 +166,7 @@ import TroveSQLite
         #expect(try alice.post("/api/release", ["id": "p3"]).status == 200)
         #expect(try bob.post("/api/claim", ["id": "p3"]).status == 200)
         #expect(try alice.post("/api/claim", ["id": "p3"]).status == 409)
-        let database = try Database(path: sandbox.workspace)
+        let database = try Workspace.testDatabase(at: sandbox.workspace)
         try database.execute("UPDATE post_claims SET until = 0 WHERE post_id = 'p3'")
         #expect(try alice.post("/api/claim", ["id": "p3"]).status == 200)
         // Removing Bob while the server runs signs him out at once.

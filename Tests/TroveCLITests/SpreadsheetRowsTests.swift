@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TroveSQLite
+@_spi(Testing) import TroveKit
 
 @testable import TroveCLI
 
@@ -15,7 +15,9 @@ import TroveSQLite
     }
 
     func keys() throws -> [String] {
-        try Database(path: sandbox.workspace).query("SELECT key FROM treasures ORDER BY key") {
+        try Workspace.testDatabase(at: sandbox.workspace).query(
+            "SELECT key FROM treasures ORDER BY key"
+        ) {
             $0.text(0) ?? ""
         }
     }

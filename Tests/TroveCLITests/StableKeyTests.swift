@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TroveSQLite
+@_spi(Testing) import TroveKit
 
 @testable import TroveCLI
 
@@ -26,7 +26,7 @@ import TroveSQLite
     }
 
     func keysByName() throws -> [String: String] {
-        let rows = try Database(path: sandbox.workspace).query(
+        let rows = try Workspace.testDatabase(at: sandbox.workspace).query(
             "SELECT name, key FROM treasures"
         ) { ($0.text(0) ?? "", $0.text(1) ?? "") }
         return Dictionary(rows, uniquingKeysWith: { $1 })
@@ -49,7 +49,7 @@ import TroveSQLite
         try sandbox.write("cities.csv", Self.cities)
         #expect(sandbox.run("import", "treasures", "cities.csv").status == 0)
         // As an earlier trove derived them: every non-Latin name a `treasure`.
-        let database = try Database(path: sandbox.workspace)
+        let database = try Workspace.testDatabase(at: sandbox.workspace)
         try database.execute(
             "UPDATE treasures SET key = 'treasure' WHERE key = 'moskva';"
                 + "UPDATE treasures SET key = 'treasure-2' WHERE key = 'athena';")
@@ -87,7 +87,7 @@ import TroveSQLite
         #expect(
             result.stderr == "imported 4 treasures (1 new, 2 updated, 1 unchanged) from towns.csv\n"
         )
-        let rows = try Database(path: sandbox.workspace).query(
+        let rows = try Workspace.testDatabase(at: sandbox.workspace).query(
             "SELECT key, name, lat FROM treasures ORDER BY key"
         ) { "\($0.text(0) ?? "") \($0.text(1) ?? "") \($0.double(2) ?? 0)" }
         #expect(

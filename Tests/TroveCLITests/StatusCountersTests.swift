@@ -3,7 +3,7 @@ import Testing
 import TroveSQLite
 
 @testable import TroveCLI
-@testable import TroveKit
+@_spi(Testing) @testable import TroveKit
 
 /// `status` answers from counters and change marks; after every kind of write it must say
 /// what a count of the whole workspace says, and `check` must find nothing drifted.
@@ -127,7 +127,7 @@ import TroveSQLite
     @Test func statusAnswersTheSameWhileAnotherWriterHoldsTheLock() throws {
         try sandbox.write("a.csv", "key,name,lat,lon,image\nk1,One,40.1,-74,art/a0.jpg\n")
         #expect(sandbox.run("import", "treasures", "a.csv").status == 0)
-        let writer = try Database(path: sandbox.workspace)
+        let writer = try Workspace.testDatabase(at: sandbox.workspace)
         try writer.execute("BEGIN IMMEDIATE")
         let started = Date()
         let locked = sandbox.run("status", "--format", "json")
@@ -146,7 +146,7 @@ import TroveSQLite
         try sandbox.write("a.csv", "key,name,lat,lon\nk1,One,40.1,-74\nk2,Two,40.2,-74\n")
         #expect(sandbox.run("import", "treasures", "a.csv").status == 0)
         #expect(sandbox.run("check").status == 0)
-        let database = try Database(path: sandbox.workspace)
+        let database = try Workspace.testDatabase(at: sandbox.workspace)
         try database.execute("UPDATE status_counters SET treasures = treasures + 1")
         let check = sandbox.run("check")
         #expect(check.status == 1)
@@ -158,7 +158,7 @@ import TroveSQLite
 
     @Test func aWorkspaceFromBeforeTheCountersIsCountedOnceWhenItIsMigrated() throws {
         let older = try Sandbox()
-        let database = try Database(path: older.workspace)
+        let database = try Workspace.testDatabase(at: older.workspace)
         try Migrator(Schema.migrator.migrations.filter { !$0.name.hasPrefix("017-") })
             .migrate(database)
         try database.execute(

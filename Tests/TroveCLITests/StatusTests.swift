@@ -1,9 +1,8 @@
 import Foundation
 import Testing
-import TroveSQLite
 
 @testable import TroveCLI
-@testable import TroveKit
+@_spi(Testing) @testable import TroveKit
 
 @Suite struct StatusTests {
     let sandbox: Sandbox
@@ -63,7 +62,7 @@ import TroveSQLite
 
     @Test func photosCountWhatAPublishPutsInTheBucket() throws {
         let workspace = try Workspace(path: sandbox.workspace)
-        try workspace.database.execute(
+        try workspace.testDatabase.execute(
             """
             INSERT INTO posts (id, user, lat, lon, description, date, photo, content_hash,
                                status, imported_at, updated_at) VALUES

@@ -1,9 +1,8 @@
 import Foundation
 import Testing
-import TroveSQLite
 
 @testable import TroveCLI
-@testable import TroveKit
+@_spi(Testing) @testable import TroveKit
 
 /// Buckets as pasted, download tokens, and the Storage plan written beside each export.
 @Suite struct StorageTests {
@@ -18,7 +17,7 @@ import TroveSQLite
     /// posts approved, pending, rejected and flagged, each with a photo rendition.
     func makeWorkspace() throws {
         let workspace = try Workspace(path: sandbox.workspace)
-        try workspace.database.execute(
+        try workspace.testDatabase.execute(
             """
             INSERT INTO treasures (key, name, lat, lon, image) VALUES
               ('a', 'A', 40.70, -74.00, '/art/a.png'),
@@ -37,7 +36,7 @@ import TroveSQLite
         )
             throws
         {
-            _ = try workspace.database.execute(
+            _ = try workspace.testDatabase.execute(
                 """
                 INSERT INTO renditions (owner_kind, owner_key, name, source, source_hash, settings,
                     path, width, height, bytes, hash, made_at)
@@ -235,9 +234,17 @@ import TroveSQLite
         for object in plan.objects {
             #expect(object.metadata["firebaseStorageDownloadTokens"] == first[object.path])
         }
+        // One object a line; a plan that lists none still closes its array on a line.
+        let listed = try String(
+            contentsOfFile: sandbox.path("build/f.storage.json"), encoding: .utf8)
+        #expect(listed.contains("\"objects\": [\n    {\"contentType\": "))
+        #expect(listed.components(separatedBy: "\"},\n    {\"contentType\": ").count == 3)
+        #expect(listed.hasSuffix("\"state\": \"new\"}\n  ],\n  \"delete\": []\n}\n"))
         #expect(
             sandbox.run("export", "--layout", "flatirongo", "--out", "build/f.json").status == 0)
         #expect(try urls(in: "build/f.json") == first)
+        let none = try String(contentsOfFile: sandbox.path("build/f.storage.json"), encoding: .utf8)
+        #expect(none.hasSuffix("\"objects\": [\n  ],\n  \"delete\": []\n}\n"))
 
         let rotated = sandbox.run("storage", "rotate", "treasures/a/full-00000001.png")
         #expect(rotated.status == 0, "\(rotated.stderr)")
@@ -281,8 +288,8 @@ import TroveSQLite
 
         // A removed treasure and a post that is no longer approved leave the next plans.
         let workspace = try Workspace(path: sandbox.workspace)
-        try workspace.database.execute("DELETE FROM treasures WHERE key = 'gone'")
-        try workspace.database.execute("UPDATE posts SET status = 'flagged' WHERE id = 'ok'")
+        try workspace.testDatabase.execute("DELETE FROM treasures WHERE key = 'gone'")
+        try workspace.testDatabase.execute("UPDATE posts SET status = 'flagged' WHERE id = 'ok'")
         #expect(
             sandbox.run("export", "--layout", "flatirongo", "--out", "build/f.json").status == 0)
         #expect(
@@ -344,7 +351,7 @@ import TroveSQLite
         // Nothing new after a second export; a removed treasure's object is deleted only by
         // the separate delete step.
         let workspace = try Workspace(path: sandbox.workspace)
-        try workspace.database.execute("DELETE FROM treasures WHERE key = 'gone'")
+        try workspace.testDatabase.execute("DELETE FROM treasures WHERE key = 'gone'")
         #expect(
             sandbox.run("export", "--layout", "flatirongo", "--out", "build/f.json").status == 0)
         #expect(try script("upload").1.isEmpty)

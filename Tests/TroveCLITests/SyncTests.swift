@@ -1,9 +1,8 @@
 import Foundation
 import Testing
-import TroveSQLite
 
 @testable import TroveCLI
-@testable import TroveKit
+@_spi(Testing) @testable import TroveKit
 
 /// A designer's file edited over time: renames, deletions, moves and additions reach the
 /// workspace with `--sync` and Firebase with `export --update`.
@@ -64,7 +63,9 @@ import TroveSQLite
     }
 
     func keys() throws -> [String] {
-        try Database(path: sandbox.workspace).query("SELECT key FROM treasures ORDER BY key") {
+        try Workspace.testDatabase(at: sandbox.workspace).query(
+            "SELECT key FROM treasures ORDER BY key"
+        ) {
             $0.text(0) ?? ""
         }
     }
@@ -83,7 +84,7 @@ import TroveSQLite
                 """)
         // Nothing removed, but the gone treasures no longer claim a line of the file.
         #expect(try keys().count == 7)
-        let lines = try Database(path: sandbox.workspace).query(
+        let lines = try Workspace.testDatabase(at: sandbox.workspace).query(
             "SELECT key, source_line FROM treasures ORDER BY key"
         ) { "\($0.text(0) ?? ""):\($0.int64(1).map(String.init) ?? "-")" }
         #expect(

@@ -1,9 +1,8 @@
 import Foundation
 import Testing
-import TroveSQLite
 
 @testable import TroveCLI
-@testable import TroveKit
+@_spi(Testing) @testable import TroveKit
 
 @Suite struct TreasuresCommandTests {
     let sandbox: Sandbox
@@ -54,7 +53,7 @@ import TroveSQLite
     }
 
     func stored(_ workspace: String) throws -> [String] {
-        try Database(path: workspace).query(
+        try Workspace.testDatabase(at: workspace).query(
             "SELECT key, name, lat, lon, description, image, extra FROM treasures ORDER BY key"
         ) { row in (0..<7).map { plain(row[$0]) }.joined(separator: "|") }
     }
@@ -176,6 +175,29 @@ import TroveSQLite
         #expect(json.contains("\"file\": \"more.geojson\", \"line\": null, \"feature\": 0}"))
         #expect(text.stdout.contains(" more.geojson:feature 0\n"))
         #expect(sandbox.run("treasures", "list", "--format", "xml").status == 2)
+    }
+
+    @Test func listingsPutOneElementALineAndEmptyOnesOnOne() throws {
+        let json = sandbox.run("treasures", "list", "--format", "json").stdout
+        #expect(json.hasPrefix("[\n  {\"key\": \"007-bond\", "))
+        #expect(json.components(separatedBy: "},\n  {\"key\": ").count == 5)
+        #expect(json.hasSuffix("\"feature\": 0}\n]\n"))
+        let geojson = sandbox.run("treasures", "list", "--format", "geojson").stdout
+        #expect(
+            geojson.hasPrefix(
+                "{\"type\": \"FeatureCollection\", \"features\": [\n{\"type\": \"Feature\", "))
+        #expect(geojson.components(separatedBy: "}},\n{\"type\": \"Feature\", ").count == 5)
+        #expect(geojson.hasSuffix("}}\n]}\n"))
+
+        let empty = try Sandbox()
+        #expect(empty.run("init").status == 0)
+        #expect(empty.run("treasures", "list", "--format", "json").stdout == "[]\n")
+        #expect(
+            empty.run("treasures", "list", "--format", "geojson").stdout
+                == "{\"type\": \"FeatureCollection\", \"features\": []}\n")
+        #expect(empty.run("export", "log", "--format", "json").stdout == "[]\n")
+        let log = sandbox.run("export", "log", "--format", "json").stdout
+        #expect(log.hasPrefix("[\n  {\"id\": 1, ") && log.hasSuffix("\"kept\": true}\n]\n"))
     }
 
     @Test func showPrintsEveryFieldOrSaysThereIsNoSuchTreasure() {

@@ -1,7 +1,6 @@
 import Foundation
 import Testing
-import TroveKit
-import TroveSQLite
+@_spi(Testing) import TroveKit
 
 @testable import TroveCLI
 
@@ -247,7 +246,7 @@ import TroveSQLite
     @Test func aReadOnlyWorkspaceIsCheckedAndSaysItKeepsNoRecord() throws {
         try write("t.csv", [Row(key: "a", name: "Alpha", latitude: 40, longitude: -74)])
         #expect(sandbox.run("import", "treasures", "t.csv").status == 0)
-        try Database(path: sandbox.workspace).execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        try Workspace.testDatabase(at: sandbox.workspace).execute("PRAGMA wal_checkpoint(TRUNCATE)")
         let folder = try ReadOnlyFolder(sandbox, files: ["trove.sqlite"])
         let result = sandbox.run("-w", folder.file("trove.sqlite"), "validate", "--changed")
         #expect(result.status == 0)

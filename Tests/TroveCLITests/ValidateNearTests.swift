@@ -1,9 +1,8 @@
 import Foundation
 import Testing
-import TroveSQLite
 
 @testable import TroveCLI
-@testable import TroveKit
+@_spi(Testing) @testable import TroveKit
 
 @Suite struct ValidateTests {
     let sandbox: Sandbox
@@ -100,7 +99,7 @@ import TroveSQLite
         sandbox.run("import", "treasures", "t.csv")
         let first = sandbox.run("geohash", "--format", "json")
         #expect(first.stdout == "{\"treasures\": 2, \"posts\": 0}\n")
-        let database = try Database(path: sandbox.workspace)
+        let database = try Workspace.testDatabase(at: sandbox.workspace)
         let stored = try database.query("SELECT key, geohash FROM treasure_geohashes ORDER BY key")
         {
             "\($0.text(0)!)=\($0.text(1)!)"

@@ -3,7 +3,7 @@ import Testing
 import TroveSQLite
 
 @testable import TroveCLI
-@testable import TroveKit
+@_spi(Testing) @testable import TroveKit
 
 @Suite struct WorkspaceCommandTests {
     let sandbox: Sandbox
@@ -65,7 +65,7 @@ import TroveSQLite
     }
 
     @Test func anOlderWorkspaceIsMigratedForward() throws {
-        let database = try Database(path: sandbox.workspace)
+        let database = try Workspace.testDatabase(at: sandbox.workspace)
         try Migrator([Schema.migrator.migrations[0]]).migrate(database)
         try database.execute(
             "INSERT INTO treasures (key, name, lat, lon) VALUES ('k', 'Old', 1, 2)"
@@ -80,7 +80,7 @@ import TroveSQLite
     /// A workspace as trove made it before migrations were recorded by name: the first
     /// `count` migrations' tables, counted in `user_version`, no application_id.
     func makeCountedWorkspace(migrations count: Int) throws -> Database {
-        let database = try Database(path: sandbox.workspace)
+        let database = try Workspace.testDatabase(at: sandbox.workspace)
         try database.execute("PRAGMA journal_mode = WAL")
         for migration in Schema.migrator.migrations.prefix(count) {
             try migration.apply(database)
@@ -109,7 +109,7 @@ import TroveSQLite
 
     @Test func aNewerWorkspaceIsRefused() throws {
         sandbox.run("init")
-        let database = try Database(path: sandbox.workspace)
+        let database = try Workspace.testDatabase(at: sandbox.workspace)
         try database.execute("INSERT INTO schema_migrations (name) VALUES ('999-from-the-future')")
         let result = sandbox.run("status")
         #expect(result.status == 4)
@@ -140,7 +140,7 @@ import TroveSQLite
 
     @Test func initStampsTheWorkspaceWithTrovesApplicationID() throws {
         sandbox.run("init")
-        let database = try Database(path: sandbox.workspace)
+        let database = try Workspace.testDatabase(at: sandbox.workspace)
         #expect(
             try database.scalar("PRAGMA application_id")
                 == .integer(Int64(Workspace.applicationID)))
@@ -148,7 +148,7 @@ import TroveSQLite
 
     @Test(arguments: ["status", "init", "check"])
     func aForeignDatabaseIsRefusedAndLeftAlone(command: String) throws {
-        let foreign = try Database(path: sandbox.workspace)
+        let foreign = try Workspace.testDatabase(at: sandbox.workspace)
         try foreign.execute("CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('mine')")
         let before = try Data(contentsOf: URL(fileURLWithPath: sandbox.workspace))
         let result = sandbox.run(command)
@@ -164,7 +164,7 @@ import TroveSQLite
     }
 
     @Test func anotherApplicationsDatabaseIsRefused() throws {
-        let foreign = try Database(path: sandbox.workspace)
+        let foreign = try Workspace.testDatabase(at: sandbox.workspace)
         try foreign.execute("PRAGMA application_id = 42")
         let result = sandbox.run("status")
         #expect(result.status == 4)
@@ -186,7 +186,7 @@ import TroveSQLite
 
     @Test func aDroppedTableIsAWorkspaceProblemThatCheckNames() throws {
         sandbox.run("init")
-        try Database(path: sandbox.workspace).execute("DROP TABLE renditions")
+        try Workspace.testDatabase(at: sandbox.workspace).execute("DROP TABLE renditions")
         let status = sandbox.run("status")
         #expect(status.status == 4)
         #expect(
@@ -218,17 +218,17 @@ import TroveSQLite
     @Test func theAuditTrailRefusesUpdatesAndDeletes() throws {
         sandbox.run("init")
         let workspace = try Workspace(path: sandbox.workspace)
-        try workspace.database.execute(
+        try workspace.testDatabase.execute(
             """
             INSERT INTO posts (id, content_hash, imported_at, updated_at) VALUES ('p', 'h', 'x', 'x');
             INSERT INTO decisions (post_id, at, moderator, from_status, to_status)
             VALUES ('p', 'x', 'm', 'pending', 'approved');
             """)
         #expect(throws: SQLiteError.self) {
-            try workspace.database.execute("UPDATE decisions SET moderator = 'x'")
+            try workspace.testDatabase.execute("UPDATE decisions SET moderator = 'x'")
         }
         #expect(throws: SQLiteError.self) {
-            try workspace.database.execute("DELETE FROM decisions")
+            try workspace.testDatabase.execute("DELETE FROM decisions")
         }
     }
 }

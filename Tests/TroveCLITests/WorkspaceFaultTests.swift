@@ -3,7 +3,7 @@ import Testing
 import TroveSQLite
 
 @testable import TroveCLI
-@testable import TroveKit
+@_spi(Testing) @testable import TroveKit
 
 /// A folder that cannot be written, made honestly for whoever runs the tests.
 ///
@@ -75,7 +75,7 @@ final class ReadOnlyFolder {
         sandbox = try Sandbox()
         try ExportSupport.makeWorkspace(sandbox)
         // Fold the write-ahead log into the file, as the last connection's close does.
-        try Database(path: sandbox.workspace).execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        try Workspace.testDatabase(at: sandbox.workspace).execute("PRAGMA wal_checkpoint(TRUNCATE)")
     }
 
     // MARK: - Read-only
@@ -123,7 +123,7 @@ final class ReadOnlyFolder {
     final class LockHolder: @unchecked Sendable {
         let database: Database
         init(_ path: String) throws {
-            database = try Database(path: path, mode: .readWrite)
+            database = try Workspace.testDatabase(at: path, mode: .readWrite)
             try database.execute("BEGIN IMMEDIATE")
             try database.execute("INSERT INTO settings VALUES ('held', 'uncommitted')")
         }
@@ -142,7 +142,7 @@ final class ReadOnlyFolder {
         _ = holder.commit(after: 1)
         let result = sandbox.run("config", "set", "storage.bucket", "b.appspot.com")
         #expect(result.status == 0, "\(result.stderr)")
-        let check = try Database(path: sandbox.workspace)
+        let check = try Workspace.testDatabase(at: sandbox.workspace)
         #expect(try check.scalar("SELECT value FROM settings WHERE key = 'held'") == "uncommitted")
         #expect(sandbox.run("config", "get", "storage.bucket").stdout == "b.appspot.com\n")
         #expect(Workspace.defaultBusyTimeout == 60_000)
@@ -191,11 +191,11 @@ final class ReadOnlyFolder {
     @Test func aFullDiskIsReportedWithoutQuotingSQL() throws {
         let workspace = try Workspace(path: sandbox.workspace)
         // SQLite's page limit fails writes exactly as a full disk does (SQLITE_FULL).
-        let pages = try workspace.database.scalar("PRAGMA page_count")?.int64 ?? 0
-        try workspace.database.execute("PRAGMA max_page_count = \(pages)")
+        let pages = try workspace.testDatabase.scalar("PRAGMA page_count")?.int64 ?? 0
+        try workspace.testDatabase.execute("PRAGMA max_page_count = \(pages)")
         let error = #expect(throws: WorkspaceError.self) {
             try workspace.write {
-                try workspace.database.execute(
+                try workspace.testDatabase.execute(
                     "WITH RECURSIVE n (i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200) "
                         + "INSERT INTO settings (key, value) SELECT 'k' || i, hex(zeroblob(4096)) "
                         + "FROM n")

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TroveSQLite
+@_spi(Testing) import TroveKit
 
 /// Foreign, newer and damaged files are refused before anything changes them, nothing is
 /// made beside a device, and a reader leaves no file a writer cannot use.
@@ -15,7 +15,7 @@ import TroveSQLite
 
     @Test func aTablelessForeignDatabaseWithAUserVersionIsRefused() throws {
         let path = sandbox.path("f.sqlite")
-        try Database(path: path).execute("PRAGMA user_version = 7")
+        try Workspace.testDatabase(at: path).execute("PRAGMA user_version = 7")
         let before = bytes(path)
         for arguments in [["init", "-w", "f.sqlite"], ["status", "-w", "f.sqlite"]] {
             for _ in 0..<2 {
@@ -36,7 +36,7 @@ import TroveSQLite
 
     @Test func anUnknownUserVersionIsRefused() throws {
         #expect(sandbox.run("init").status == 0)
-        try Database(path: sandbox.workspace).execute("PRAGMA user_version = 999")
+        try Workspace.testDatabase(at: sandbox.workspace).execute("PRAGMA user_version = 999")
         let before = bytes(sandbox.workspace)
         for arguments in [
             ["status"], ["init"], ["config", "set", "storage.bucket", "b.appspot.com"],

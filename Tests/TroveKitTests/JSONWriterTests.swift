@@ -25,6 +25,66 @@ import Testing
         #expect(JSONObject().jsonText == "{}")
     }
 
+    @Test func mergingAddsTheOtherMembersAfterTheseInTheirOrder() {
+        var object = JSONObject(["key": "a", "lat": 40.5])
+        let renditions = JSONObject(["thumb": JSONObject(["width": 64])])
+        #expect(
+            object.merging(JSONObject(["renditions": renditions, "kept": true])).jsonText
+                == #"{"key": "a", "lat": 40.5, "renditions": {"thumb": {"width": 64}}, "#
+                + #""kept": true}"#)
+        #expect(object.merging(JSONObject()).jsonText == object.jsonText)
+        #expect(JSONObject().merging(object).jsonText == object.jsonText)
+        object.merge(JSONObject(["line": 3]))
+        #expect(object.compactJSONText == #"{"key":"a","lat":40.5,"line":3}"#)
+    }
+
+    /// Empty, one and many elements, in each layout a listing uses.
+    @Test(arguments: [
+        (JSONLineWriter(), ["[]", "[\n  1\n]", "[\n  1,\n  2,\n  3\n]"]),
+        (JSONLineWriter(indent: ""), ["[]", "[\n1\n]", "[\n1,\n2,\n3\n]"]),
+        (
+            JSONLineWriter(indent: "    ", closingIndent: "  ", breaksWhenEmpty: true),
+            ["[\n  ]", "[\n    1\n  ]", "[\n    1,\n    2,\n    3\n  ]"]
+        ),
+    ])
+    func lineWriterPutsEachElementOnALine(writer: JSONLineWriter, expected: [String]) {
+        for (count, text) in zip([0, 1, 3], expected) {
+            var streamed = writer
+            var string = streamed.opening
+            var bytes: [UInt8] = Array(streamed.opening.utf8)
+            var bytesWriter = writer
+            for element in (1...3).prefix(count).map(String.init) {
+                string += streamed.next() + element
+                bytesWriter.appendNext(to: &bytes)
+                bytes += Array(element.utf8)
+            }
+            string += streamed.closing
+            bytesWriter.appendClosing(to: &bytes)
+            #expect(string == text)
+            #expect(String(decoding: bytes, as: UTF8.self) == text)
+            #expect(streamed.count == count)
+        }
+    }
+
+    @Test func lineWriterWritesWholeListingsAndObjects() {
+        #expect(JSONLineWriter.text([String]()) == "[]")
+        #expect(JSONLineWriter.text([#"{"a": 1}"#]) == "[\n  {\"a\": 1}\n]")
+        #expect(
+            JSONLineWriter.text(["\"a\"", "\"b\""], indent: "    ", closingIndent: "  ")
+                == "[\n    \"a\",\n    \"b\"\n  ]")
+        var object = JSONLineWriter(.object)
+        var text = object.opening
+        #expect(object.closing == "}")
+        for member in [#""a": 1"#, #""b": [2]"#] { text += object.next() + member }
+        #expect(text + object.closing == "{\n  \"a\": 1,\n  \"b\": [2]\n}")
+    }
+
+    @Test func compactArraysHaveNoSpaces() {
+        #expect(compactJSONArray([String]()) == "[]")
+        #expect(compactJSONArray(["1"]) == "[1]")
+        #expect(compactJSONArray([#"{"a":1}"#, "2", "\"x\""]) == #"[{"a":1},2,"x"]"#)
+    }
+
     @Test func stringsAndNumbersMatchTheScalarWriters() {
         for text in ["plain", "tab\there", "\u{7F}", "\u{2029}", "é"] {
             #expect(text.jsonText == jsonString(text))

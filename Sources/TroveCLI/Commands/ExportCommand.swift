@@ -189,8 +189,7 @@ enum ExportCommand {
                     "kept": entry.isKept,
                 ]).jsonText
             }
-            invocation.print(
-                items.isEmpty ? "[]" : "[\n  " + items.joined(separator: ",\n  ") + "\n]")
+            invocation.print(JSONLineWriter.text(items))
             return .success
         }
         for entry in entries {

@@ -83,7 +83,6 @@ enum TreasuresCommand {
         }
         let renditions = try listing.renditions(of: key)
         if invocation.format == .json {
-            var text = String(TreasureListing.json(treasure).dropLast())
             var made = JSONObject()
             for rendition in renditions {
                 made.add(
@@ -93,7 +92,9 @@ enum TreasuresCommand {
                         "height": rendition.height,
                     ]))
             }
-            invocation.print(text + ", \"renditions\": " + made.jsonText + "}")
+            invocation.print(
+                TreasureListing.object(treasure).merging(JSONObject(["renditions": made]))
+                    .jsonText)
             return .success
         }
         invocation.context.standardOutput.write(details(treasure, renditions: renditions))

@@ -46,11 +46,10 @@ extension ExportRun {
                     output: output, index: index + 1, hash: file.contentHash)
             }
             let parts = files.map { URL(fileURLWithPath: $0.path).lastPathComponent }
-            var manifest = "{\n  \"layout\": \(jsonString(layout.name)),\n  \"parts\": ["
-            for (index, name) in parts.enumerated() {
-                manifest += (index > 0 ? "," : "") + "\n    " + jsonString(name)
-            }
-            manifest += files.isEmpty ? "]\n}\n" : "\n  ]\n}\n"
+            let manifest =
+                "{\n  \"layout\": \(jsonString(layout.name)),\n  \"parts\": "
+                + JSONLineWriter.text(parts.map(jsonString), indent: "    ", closingIndent: "  ")
+                + "\n}\n"
             let file = try outputs.stage(ExportOptions.partPaths(output: output).manifest)
             try file.write(manifest)
             manifestFile = file

@@ -61,6 +61,20 @@ public struct JSONObject: JSONWritable {
         members.append((name, text))
     }
 
+    /// Adds the members of `other` after these, in their order: one object made of two,
+    /// rather than one's text spliced into the other's. A name both hold is written twice,
+    /// as with `add`, so the two objects hold different names.
+    public mutating func merge(_ other: JSONObject) {
+        members += other.members
+    }
+
+    /// This object with the members of `other` after its own (see `merge`).
+    public func merging(_ other: JSONObject) -> JSONObject {
+        var merged = self
+        merged.merge(other)
+        return merged
+    }
+
     public var jsonText: String {
         "{" + members.map { jsonString($0.name) + ": " + $0.text }.joined(separator: ", ") + "}"
     }
@@ -69,4 +83,10 @@ public struct JSONObject: JSONWritable {
     public var compactJSONText: String {
         "{" + members.map { jsonString($0.name) + ":" + $0.text }.joined(separator: ",") + "}"
     }
+}
+
+/// Elements already written as JSON text, as one array with no space after its commas,
+/// `[a,b]`: the compact form of `JSONObject.compactJSONText`, as stored in the workspace.
+public func compactJSONArray(_ elements: some Sequence<String>) -> String {
+    "[" + elements.joined(separator: ",") + "]"
 }

@@ -31,11 +31,10 @@ public struct Signal: Equatable, Sendable {
 
     /// The signals as stored in `posts.signals`: `[{"name": …, "detail": …}]`.
     static func json(_ signals: [Signal]) -> String {
-        "["
-            + signals.map {
+        compactJSONArray(
+            signals.map {
                 JSONObject(["name": $0.name.rawValue, "detail": $0.detail]).compactJSONText
-            }
-            .joined(separator: ",") + "]"
+            })
     }
 
     /// Parses the stored JSON; unknown names are skipped.

@@ -117,20 +117,24 @@ public struct ReviewSheet {
     ) -> String {
         let cards = posts.map { card($0, neighbours: neighbours[$0.summary.id] ?? []) }
             .joined(separator: "\n")
+        // Every string through `HTML.scriptJSON`, for the page's script element.
         let entries = posts.map { post in
-            "{\"id\":\(HTML.scriptJSON(post.summary.id)),"
-                + "\"status\":\(HTML.scriptJSON(post.summary.status)),"
-                + "\"version\":\(HTML.scriptJSON(post.version))}"
+            var entry = JSONObject()
+            entry.add("id", json: HTML.scriptJSON(post.summary.id))
+            entry.add("status", json: HTML.scriptJSON(post.summary.status))
+            entry.add("version", json: HTML.scriptJSON(post.version))
+            return entry.compactJSONText
         }
         let reasons = RejectionReason.allCases.map { HTML.scriptJSON($0.rawValue) }
-        let data =
-            "{\"format\":\"trove-review-decisions\",\"sheet\":"
-            + HTML.scriptJSON(credentials.id) + ",\"workspace\":"
-            + HTML.scriptJSON(workspaceID) + ",\"moderator\":"
-            + HTML.scriptJSON(credentials.moderator) + ",\"secret\":"
-            + HTML.scriptJSON(credentials.secret) + ",\"posts\":["
-            + entries.joined(separator: ",") + "],\"reasons\":["
-            + reasons.joined(separator: ",") + "]}"
+        var object = JSONObject()
+        object.add("format", json: HTML.scriptJSON("trove-review-decisions"))
+        object.add("sheet", json: HTML.scriptJSON(credentials.id))
+        object.add("workspace", json: HTML.scriptJSON(workspaceID))
+        object.add("moderator", json: HTML.scriptJSON(credentials.moderator))
+        object.add("secret", json: HTML.scriptJSON(credentials.secret))
+        object.add("posts", json: compactJSONArray(entries))
+        object.add("reasons", json: compactJSONArray(reasons))
+        let data = object.compactJSONText
         var counts: [String: Int] = [:]
         for post in posts { counts[post.summary.status, default: 0] += 1 }
         let summary =

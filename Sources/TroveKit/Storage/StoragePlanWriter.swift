@@ -44,8 +44,8 @@ final class StoragePlanWriter: @unchecked Sendable {
     /// whether or not another plan holds them).
     private var gone: [String] = []
     private var summary = StoragePlan.Summary()
-    /// Objects listed in the files so far.
-    private var listed = 0
+    /// The manifest's `objects` array; its count is the objects listed in the files so far.
+    private var objects = JSONLineWriter(indent: "    ", closingIndent: "  ", breaksWhenEmpty: true)
 
     private var worker: Worker<Void>?
     private let cancelled = LockedValue(false)
@@ -328,8 +328,8 @@ final class StoragePlanWriter: @unchecked Sendable {
         let contentType = StoragePlan.contentType(of: path)
         // {"contentType": …, "metadata": {…}, "path": …, "state": …}, one a line.
         line.removeAll(keepingCapacity: true)
-        if listed > 0 { line.append(contentsOf: ",\n".utf8) }
-        line.append(contentsOf: "    {\"contentType\": \"".utf8)
+        objects.appendNext(to: &line)
+        line.append(contentsOf: "{\"contentType\": \"".utf8)
         line.append(contentsOf: contentType)
         line.append(contentsOf: "\", \"metadata\": ".utf8)
         if let token {
@@ -345,7 +345,6 @@ final class StoragePlanWriter: @unchecked Sendable {
         line.append(contentsOf: Self.stateNames[state.index])
         line.append(contentsOf: "\"}".utf8)
         try manifestFile.write(line)
-        listed += 1
         switch state {
         case .new: summary.new += 1
         case .rotated: summary.rotated += 1
@@ -385,15 +384,14 @@ final class StoragePlanWriter: @unchecked Sendable {
             "  \"layout\": \(string(layout.name)),",
             // Without it, unchanged objects are counted but not listed.
             "  \"listsEveryObject\": \(listsAll),",
-            "  \"objects\": [",
+            "  \"objects\": " + objects.opening,
         ]
-        try manifestFile.write(lines.joined(separator: "\n") + "\n")
+        try manifestFile.write(lines.joined(separator: "\n"))
     }
 
     private func writeManifestEnd(deletions: [String]) throws {
-        try manifestFile.write((listed > 0 ? "\n" : "") + "  ],\n")
-        try manifestFile.write(
-            "  \"delete\": [" + deletions.map(JSONText.quoted).joined(separator: ", ") + "]\n}\n")
+        try manifestFile.write(objects.closing + ",\n")
+        try manifestFile.write("  \"delete\": " + deletions.jsonText + "\n}\n")
     }
 
     /// Room for the header lines that count objects, filled in at the end.

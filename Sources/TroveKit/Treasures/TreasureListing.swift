@@ -184,12 +184,11 @@ public struct TreasureListing {
     ///
     /// - Throws: `SQLiteError`, or what `write` throws.
     public func writeGeoJSON(_ write: (String) throws -> Void) throws {
-        try write("{\"type\": \"FeatureCollection\", \"features\": [")
-        var first = true
+        var features = JSONLineWriter(indent: "")
+        try write("{\"type\": \"FeatureCollection\", \"features\": " + features.opening)
         var chunk = ""
         try forEach { treasure in
-            chunk += first ? "\n" : ",\n"
-            first = false
+            chunk += features.next()
             var properties = JSONObject(["name": treasure.name])
             if let description = treasure.description { properties.add("description", description) }
             if let image = treasure.image { properties.add("image", image) }
@@ -207,7 +206,7 @@ public struct TreasureListing {
                 chunk = ""
             }
         }
-        try write(chunk + (first ? "]}\n" : "\n]}\n"))
+        try write(chunk + features.closing + "}\n")
     }
 
     /// The treasures as a JSON array, one object a line: `key`, `name`, `lat`, `lon`,
@@ -215,23 +214,26 @@ public struct TreasureListing {
     ///
     /// - Throws: `SQLiteError`, or what `write` throws.
     public func writeJSON(_ write: (String) throws -> Void) throws {
-        try write("[")
-        var first = true
+        var treasures = JSONLineWriter()
+        try write(treasures.opening)
         var chunk = ""
         try forEach { treasure in
-            chunk += first ? "\n  " : ",\n  "
-            first = false
-            chunk += Self.json(treasure)
+            chunk += treasures.next() + Self.json(treasure)
             if chunk.utf8.count > 1 << 16 {
                 try write(chunk)
                 chunk = ""
             }
         }
-        try write(chunk + (first ? "]\n" : "\n]\n"))
+        try write(chunk + treasures.closing + "\n")
     }
 
     /// One treasure as a JSON object on one line.
     public static func json(_ treasure: TreasureDetails) -> String {
+        object(treasure).jsonText
+    }
+
+    /// One treasure as a JSON object, for a listing that adds members of its own.
+    public static func object(_ treasure: TreasureDetails) -> JSONObject {
         var extra = JSONObject()
         for field in treasure.extras { extra.add(field.name, json: field.json) }
         return JSONObject([
@@ -239,6 +241,6 @@ public struct TreasureListing {
             "lon": treasure.longitude, "description": treasure.description,
             "image": treasure.image, "extra": extra, "geohash": treasure.geohash,
             "file": treasure.file, "line": treasure.line, "feature": treasure.feature,
-        ]).jsonText
+        ])
     }
 }

@@ -69,8 +69,9 @@ public enum WorkspaceError: Error, CustomStringConvertible {
 /// written opens read-only: reading commands work, writing ones fail with
 /// `WorkspaceError.readOnly`.
 public final class Workspace {
-    /// The connection. SQL text lives in TroveKit; other layers use the typed API.
-    public let database: Database
+    /// The connection. SQL text lives in TroveKit; other layers use the typed API, and
+    /// tests `testDatabase` (WorkspaceTesting.swift).
+    let database: Database
     /// The path the workspace was opened from.
     public let path: String
     /// How long a writer waits for another one, in milliseconds.

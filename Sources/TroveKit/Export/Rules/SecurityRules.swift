@@ -102,20 +102,17 @@ extension Exporter {
                 members.append((Array(key.utf8), { child.render(level: level + 1, into: &$0) }))
             }
             members.sort { $0.0.lexicographicallyPrecedes($1.0) }
-            output.append(UInt8(ascii: "{"))
-            for (index, member) in members.enumerated() {
-                if index > 0 { output.append(UInt8(ascii: ",")) }
-                output.append(0x0A)
-                Renderer.indent(level + 1, into: &output)
+            var object = JSONLineWriter(
+                .object, indent: String(repeating: "  ", count: level + 1),
+                closingIndent: String(repeating: "  ", count: level))
+            output.append(contentsOf: object.opening.utf8)
+            for member in members {
+                object.appendNext(to: &output)
                 JSONText.appendString(String(decoding: member.0, as: UTF8.self), to: &output)
                 output.append(contentsOf: ": ".utf8)
                 member.1(&output)
             }
-            if !members.isEmpty {
-                output.append(0x0A)
-                Renderer.indent(level, into: &output)
-            }
-            output.append(UInt8(ascii: "}"))
+            object.appendClosing(to: &output)
         }
     }
 
