@@ -83,6 +83,8 @@ public final class Statement {
     /// The SQL text, for error messages.
     public let sql: String
     unowned let database: Database
+    /// Result column names to indexes, filled on the first read by name (`column(_:)`).
+    var columnIndexes: [String: Int]?
 
     init(database: Database, sql: String) throws(SQLiteError) {
         var raw: OpaquePointer?

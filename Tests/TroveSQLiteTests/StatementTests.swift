@@ -26,6 +26,31 @@ import Testing
         #expect(seen == [Array("Hairy Harry".utf8), nil, []])
     }
 
+    @Test func columnsAreReadByTheirNamesAndAliases() throws {
+        let statement = try database.prepare(
+            "SELECT score, id AS key, name, length(name) AS letters FROM t ORDER BY id")
+        var rows: [String] = []
+        while let row = try statement.next() {
+            let name = row.text("name") ?? "NULL"
+            let letters = row.int64("letters").map(String.init) ?? "NULL"
+            let score = row.double("score").map { "\($0)" } ?? "NULL"
+            rows.append("\(row.int64("key")!) \(name) \(letters) \(score)")
+            #expect(row["key"] == .integer(row.int64(1)!))
+        }
+        #expect(rows == ["1 Hairy Harry 11 1.5", "2 NULL NULL NULL", "3  0 0.0"])
+    }
+
+    @Test func aNameTheSQLDoesNotSelectStops() async {
+        await #expect(processExitsWith: .failure) {
+            let folder = FileManager.default.temporaryDirectory
+                .appendingPathComponent("trove-column-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let database = try Database(path: folder.appendingPathComponent("t.sqlite").path)
+            let statement = try database.prepare("SELECT 1 AS one")
+            _ = try statement.next()?.int64("two")
+        }
+    }
+
     @Test func doublesDistinguishNullFromZero() throws {
         let scores = try database.query("SELECT score FROM t ORDER BY id", []) { $0.double(0) }
         #expect(scores == [1.5, nil, 0])

@@ -1,0 +1,52 @@
+import CSQLite
+
+// Rows read by column name: `row.text("name")`, `row.double("lat")`. The names of a
+// statement's result columns are looked up once per statement, on its first read by name,
+// and a name is then an index: reading by name costs what reading by index does, apart
+// from one dictionary look-up.
+
+extension Statement {
+    /// The 0-based index of the result column named `name` (its `AS` alias, or its bare
+    /// name). A name the SQL does not select is a mistake in trove's SQL, not in anything
+    /// a user gave: it stops with the name and the statement.
+    public func column(_ name: String) -> Int {
+        if columnIndexes == nil {
+            var indexes: [String: Int] = [:]
+            for index in 0..<Int(sqlite3_column_count(handle)) {
+                if let pointer = sqlite3_column_name(handle, Int32(index)) {
+                    let column = String(cString: pointer)
+                    if indexes[column] == nil { indexes[column] = index }
+                }
+            }
+            columnIndexes = indexes
+        }
+        guard let index = columnIndexes?[name] else {
+            preconditionFailure("no column '\(name)' in the result of: \(sql)")
+        }
+        return index
+    }
+}
+
+extension Row {
+    /// Column `name`'s value, nil for NULL.
+    public subscript(name: String) -> SQLiteValue? { self[statement.column(name)] }
+
+    /// Column `name` as text, nil for NULL.
+    public func text(_ name: String) -> String? { text(statement.column(name)) }
+
+    /// Column `name` as a double, nil for NULL.
+    public func double(_ name: String) -> Double? { double(statement.column(name)) }
+
+    /// Column `name` as an integer, nil for NULL.
+    public func int64(_ name: String) -> Int64? { int64(statement.column(name)) }
+
+    /// Column `name` as bytes, nil for NULL.
+    public func blob(_ name: String) -> [UInt8]? { blob(statement.column(name)) }
+
+    /// Calls `body` with the UTF-8 bytes of text column `name` in place; nil for NULL.
+    public func withUTF8<Result>(
+        _ name: String, _ body: (UnsafeBufferPointer<UInt8>) throws -> Result
+    ) rethrows -> Result? {
+        try withUTF8(statement.column(name), body)
+    }
+}
