@@ -269,8 +269,7 @@ public struct TreasureValidator {
 
     /// Whether a position is one the checks across records compare.
     static func inRange(_ latitude: Double, _ longitude: Double) -> Bool {
-        latitude.isFinite && longitude.isFinite && (-90...90).contains(latitude)
-            && (-180...180).contains(longitude)
+        Coordinate.isValid(latitude: latitude, longitude: longitude)
     }
 
     /// Whether record `index` is reported on.
