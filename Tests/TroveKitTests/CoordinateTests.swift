@@ -38,3 +38,23 @@ import Testing
         }
     }
 }
+
+@Suite struct CoordinateMessageTests {
+    /// A stored position out of range (a workspace from before the check, or edited by
+    /// hand) is named as the file readers name one: the number as it reads back, no `.0`.
+    @Test func theValidatorNamesAStoredValueAsTheReadersDo() throws {
+        var validator = TreasureValidator()
+        validator.add(
+            TreasureRecord(
+                key: "a", name: "A", latitude: 95, longitude: -200.5,
+                location: Diagnostic.Location()))
+        validator.finish()
+        var messages: [String] = []
+        try validator.findings.drain { messages.append("\($0.code) \($0.message)") }
+        #expect(
+            messages == [
+                "T101 latitude 95 is outside [-90, 90]",
+                "T102 longitude -200.5 is outside [-180, 180]",
+            ])
+    }
+}

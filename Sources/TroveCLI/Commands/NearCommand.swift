@@ -20,16 +20,24 @@ enum NearCommand {
         ],
         formats: [.text, .json, .csv]
     ) { invocation in
-        guard let latitude = Double(invocation.argument("lat")!), (-90...90).contains(latitude)
-        else {
-            throw invocation.usageError(
-                "invalid latitude '\(invocation.argument("lat")!)': expected -90 to 90")
+        let latitudeText = invocation.argument("lat")!
+        let longitudeText = invocation.argument("lon")!
+        guard let latitude = Double(latitudeText) else {
+            throw invocation.usageError("invalid latitude '\(latitudeText)': expected -90 to 90")
         }
-        guard let longitude = Double(invocation.argument("lon")!),
-            (-180...180).contains(longitude)
-        else {
+        do throws(CoordinateError) {
+            try Coordinate.check(latitude: latitude, text: latitudeText)
+        } catch {
+            throw invocation.usageError(error.description)
+        }
+        guard let longitude = Double(longitudeText) else {
             throw invocation.usageError(
-                "invalid longitude '\(invocation.argument("lon")!)': expected -180 to 180")
+                "invalid longitude '\(longitudeText)': expected -180 to 180")
+        }
+        do throws(CoordinateError) {
+            try Coordinate.check(longitude: longitude, text: longitudeText)
+        } catch {
+            throw invocation.usageError(error.description)
         }
         let radius: Double
         do {

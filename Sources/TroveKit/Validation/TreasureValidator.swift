@@ -180,15 +180,15 @@ public struct TreasureValidator {
         if !latitude.isFinite || !longitude.isFinite {
             report(.error, DiagnosticCode.notANumber, "position is not a finite number")
         } else {
-            if !(-90...90).contains(latitude) {
-                report(
-                    .error, DiagnosticCode.latitudeOutOfRange,
-                    "latitude \(latitude) is outside [-90, 90]")
+            do throws(CoordinateError) {
+                try Coordinate.check(latitude: latitude)
+            } catch {
+                report(.error, error.code, error.description)
             }
-            if !(-180...180).contains(longitude) {
-                report(
-                    .error, DiagnosticCode.longitudeOutOfRange,
-                    "longitude \(longitude) is outside [-180, 180]")
+            do throws(CoordinateError) {
+                try Coordinate.check(longitude: longitude)
+            } catch {
+                report(.error, error.code, error.description)
             }
         }
         if latitude == 0 && longitude == 0 {
