@@ -145,7 +145,7 @@ import Testing
     }
 
     @Test(arguments: [
-        ("bad.csv", "id,lat,lon\nok,1,2\nbad,91,2\n", "bad.csv:3: latitude 91.0 is outside"),
+        ("bad.csv", "id,lat,lon\nok,1,2\nbad,91,2\n", "bad.csv:3: latitude 91 is outside"),
         ("bad.json", #"{"Locations": {"p1": {"lat": 1}}}"#, "bad.json: Locations/p1/lon"),
         (
             "bad.json", "{\"Locations\": ",

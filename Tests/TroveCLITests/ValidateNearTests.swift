@@ -161,7 +161,13 @@ import Testing
     }
 
     @Test func nearRejectsBadArguments() {
-        #expect(sandbox.run("near", "91", "0").status == 2)
+        let latitude = sandbox.run("near", "91", "0")
+        #expect(latitude.status == 2)
+        #expect(latitude.stderr.contains("latitude 91 is outside [-90, 90]"))
+        let longitude = sandbox.run("near", "40", "-180.5")
+        #expect(longitude.status == 2)
+        #expect(longitude.stderr.contains("longitude -180.5 is outside [-180, 180]"))
+        #expect(sandbox.run("near", "40", "far").stderr.contains("invalid longitude 'far'"))
         #expect(sandbox.run("near", "40", "-74", "--radius", "far").status == 2)
     }
 }

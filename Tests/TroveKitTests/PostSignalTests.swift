@@ -124,6 +124,31 @@ struct FakeInspector: PhotoInspecting {
         #expect(try signals("first")["nearby-post"] == nil)
     }
 
+    @Test func nearbyPostsAcrossTheAntimeridianAndRoundAPole() throws {
+        try importPosts([
+            post("east", lat: -16.5, lon: 179.99995, date: "2023-11-01"),
+            post("west", lat: -16.5, lon: -179.99995, date: "2023-11-02"),  // ~11 m
+            post("pole", lat: 89.9999, lon: 0, date: "2023-11-01"),
+            post("round", lat: 89.9999, lon: 60, date: "2023-11-02"),  // ~11 m
+        ])
+        #expect(try signals("west")["nearby-post"]?.hasSuffix(": east (11 m)") == true)
+        #expect(try signals("round")["nearby-post"]?.hasSuffix(": pole (11 m)") == true)
+    }
+
+    @Test func aMapShowsNeighboursAcrossTheAntimeridianAndRoundAPole() throws {
+        try importPosts([
+            post("east", lat: 65, lon: 179.99998), post("west", lat: 65, lon: -179.99998),
+            post("near-west", lat: 65, lon: -179.9997), post("far", lat: 65, lon: -179.999),
+            post("pole", lat: 89.99995, lon: 0), post("round", lat: 89.99995, lon: -120),
+        ])
+        let query = PostQuery(workspace: workspace)
+        func neighbours(_ id: String) throws -> [String] {
+            try query.neighbours(of: try #require(try query.post(id))).map(\.label)
+        }
+        #expect(try neighbours("east") == ["west", "near-west"])
+        #expect(try neighbours("pole") == ["round"])
+    }
+
     @Test func textSignalsDateAndArea() throws {
         try workspace.setSetting("review.blocked-words", "casino, free money")
         try workspace.setSetting("review.area", "40,-75,41,-73")

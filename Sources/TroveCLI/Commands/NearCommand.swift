@@ -58,16 +58,26 @@ enum NearCommand {
     static let latitude = Argument<Double>(
         "lat", help: "Latitude of the centre, in degrees.", completion: .nothing
     ) { word throws(InvalidValue) in
-        guard let degrees = Double(word), (-90...90).contains(degrees) else {
+        guard let degrees = Double(word) else {
             throw InvalidValue("invalid latitude '\(word)': expected -90 to 90")
+        }
+        do throws(CoordinateError) {
+            try Coordinate.check(latitude: degrees, text: word)
+        } catch {
+            throw InvalidValue(error.description)
         }
         return degrees
     }
     static let longitude = Argument<Double>(
         "lon", help: "Longitude of the centre, in degrees.", completion: .nothing
     ) { word throws(InvalidValue) in
-        guard let degrees = Double(word), (-180...180).contains(degrees) else {
+        guard let degrees = Double(word) else {
             throw InvalidValue("invalid longitude '\(word)': expected -180 to 180")
+        }
+        do throws(CoordinateError) {
+            try Coordinate.check(longitude: degrees, text: word)
+        } catch {
+            throw InvalidValue(error.description)
         }
         return degrees
     }

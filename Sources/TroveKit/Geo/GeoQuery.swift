@@ -100,22 +100,11 @@ public struct GeoCircle: Equatable, Sendable {
         let maximumBits =
             min(max(storedPrecision, 1), Geohash.precisionRange.upperBound)
             * Geohash.bitsPerCharacter
-        let angle = max(radius, 0) / earthRadiusMetres
-        guard angle < Double.pi else { return everything }
-
-        let degreesPerRadian = 180 / Double.pi
-        let latitudeDelta = Self.widened(angle * degreesPerRadian)
-        let south = latitude - latitudeDelta
-        let north = latitude + latitudeDelta
-        // nil: the cap spans all longitudes (it holds a pole, or is that wide).
-        var longitudeDelta: Double? = nil
-        if south > -90 && north < 90 {
-            let ratio = sin(angle) / cos(latitude / degreesPerRadian)
-            if ratio < 1 {
-                let delta = Self.widened(asin(ratio) * degreesPerRadian)
-                if delta < 180 { longitudeDelta = delta }
-            }
-        }
+        guard let extent = extent else { return everything }
+        let latitudeDelta = extent.latitudeDelta
+        let south = extent.south
+        let north = extent.north
+        let longitudeDelta = extent.longitudeDelta
 
         let latitudeLimit = Self.bitsForCellSize(atLeast: latitudeDelta, span: 180)
         // A full-longitude band needs one range per longitude cell; sixteen keeps the
@@ -158,6 +147,65 @@ public struct GeoCircle: Equatable, Sendable {
             }
         }
         return Self.merged(ranges)
+    }
+
+    // MARK: - Extent
+
+    /// The latitudes and longitudes a circle reaches: its bounding box on the sphere, a
+    /// little widened against rounding. Every neighbour search picks its candidates by it
+    /// (geohash ranges, ``NeighbourIndex`` cells, a box of rows in SQL) before the exact
+    /// distance test.
+    struct Extent: Equatable, Sendable {
+        /// How far north and south of the centre the circle reaches, in degrees.
+        var latitudeDelta: Double
+        /// The centre's latitude less `latitudeDelta`; below -90 when the circle holds the
+        /// south pole.
+        var south: Double
+        /// The centre's latitude plus `latitudeDelta`; above 90 when it holds the north pole.
+        var north: Double
+        /// How far east and west of the centre the circle reaches, in degrees (under 180);
+        /// nil when it spans every longitude (it holds a pole, or is that wide).
+        var longitudeDelta: Double?
+
+        /// The extent of a circle of `angle` radians (`sine` is its sine) around a
+        /// position: the exact extent of a spherical cap, widened.
+        init(latitude: Double, angle: Double, sine: Double) {
+            let degreesPerRadian = 180 / Double.pi
+            latitudeDelta = GeoCircle.widened(angle * degreesPerRadian)
+            south = latitude - latitudeDelta
+            north = latitude + latitudeDelta
+            longitudeDelta = nil
+            if south > -90 && north < 90 {
+                let ratio = sine / cos(latitude / degreesPerRadian)
+                if ratio < 1 {
+                    let delta = GeoCircle.widened(asin(ratio) * degreesPerRadian)
+                    if delta < 180 { longitudeDelta = delta }
+                }
+            }
+        }
+
+        /// The longitudes reached around a centre's, as one or two closed ranges inside
+        /// [-180, 180] in ascending order (two when the circle crosses the antimeridian);
+        /// nil for all of them.
+        func longitudeRanges(around longitude: Double)
+            -> (first: ClosedRange<Double>, second: ClosedRange<Double>?)?
+        {
+            guard let longitudeDelta else { return nil }
+            let west = longitude - longitudeDelta
+            let east = longitude + longitudeDelta
+            // `longitudeDelta` is under 180, so the two ranges never meet.
+            if west < -180 { return (-180...east, (west + 360)...180) }
+            if east > 180 { return (-180...(east - 360), west...180) }
+            return (west...east, nil)
+        }
+    }
+
+    /// The circle's extent, or nil when it covers the whole sphere (or is not finite).
+    var extent: Extent? {
+        guard radius.isFinite, latitude.isFinite, longitude.isFinite else { return nil }
+        let angle = max(radius, 0) / earthRadiusMetres
+        guard angle < Double.pi else { return nil }
+        return Extent(latitude: latitude, angle: angle, sine: sin(angle))
     }
 
     // MARK: - Helpers

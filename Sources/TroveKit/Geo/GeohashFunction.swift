@@ -7,7 +7,7 @@ enum GeohashFunction {
         try database.createFunction("trove_geohash", argumentCount: 3) { arguments in
             guard let latitude = arguments.double(0), let longitude = arguments.double(1),
                 let precision = arguments.int64(2), (1...22).contains(precision),
-                (-90...90).contains(latitude), (-180...180).contains(longitude)
+                Coordinate.isValid(latitude: latitude, longitude: longitude)
             else { return nil }
             return .text(
                 Geohash.encode(latitude: latitude, longitude: longitude, precision: Int(precision)))

@@ -534,11 +534,11 @@ public enum PostReader {
                 hint: "a post needs \(field == .latitude ? "lat or latitude" : "lon or longitude")"
                     + " (or GeoFire's l: [lat, lon])")
         }
-        guard (-90...90).contains(latitude) else {
-            throw InputError(locate("lat"), "latitude \(latitude) is outside [-90, 90]")
+        guard Coordinate.isValid(latitude: latitude) else {
+            throw InputError(locate("lat"), CoordinateError(.latitude, latitude).description)
         }
-        guard (-180...180).contains(longitude) else {
-            throw InputError(locate("lon"), "longitude \(longitude) is outside [-180, 180]")
+        guard Coordinate.isValid(longitude: longitude) else {
+            throw InputError(locate("lon"), CoordinateError(.longitude, longitude).description)
         }
         input.latitude = latitude
         input.longitude = longitude

@@ -43,59 +43,6 @@ struct SimilarPhotoIndex {
     }
 }
 
-/// Posts bucketed in cells of about 25 m, so the posts near one are found among the
-/// nine cells around it rather than among all posts.
-struct PostGrid {
-    /// Indices into the posts the grid was built from, per cell.
-    private var cells: [Cell: [Int]] = [:]
-    private static let degrees = SignalRules.nearbyMeters / 111_000
-
-    private struct Cell: Hashable {
-        var latitude: Int
-        var longitude: Int
-    }
-
-    init(_ posts: [SignalScanner.Facts]) {
-        for (index, post) in posts.enumerated() {
-            cells[Self.cell(post.latitude, post.longitude), default: []].append(index)
-        }
-    }
-
-    private static func cell(_ latitude: Double, _ longitude: Double) -> Cell {
-        Cell(
-            latitude: Int((latitude / degrees).rounded(.down)),
-            longitude: Int((longitude / degrees).rounded(.down)))
-    }
-
-    /// Calls `body` with the index of every post that may lie within
-    /// `SignalRules.nearbyMeters` of the position (and some that do not).
-    func forEachCandidate(latitude: Double, longitude: Double, _ body: (Int) -> Void) {
-        let center = Self.cell(latitude, longitude)
-        // A longitude degree is shorter than a latitude degree by cos(latitude), so more
-        // columns are in reach; near the poles, every column is.
-        let cosine = max(cos((abs(latitude) + Self.degrees) * Double.pi / 180), 0)
-        let first = Self.cell(0, -180).longitude
-        let last = Self.cell(0, 180).longitude
-        let columns = last - first + 1
-        let reach = cosine > 0.01 ? Int((1 / cosine).rounded(.up)) : columns
-        for row in center.latitude - 1...center.latitude + 1 {
-            if reach * 2 + 1 >= columns {
-                for (cell, indices) in cells where cell.latitude == row {
-                    indices.forEach(body)
-                }
-                continue
-            }
-            for column in center.longitude - reach...center.longitude + reach {
-                // Wrap around the antimeridian.
-                var wrapped = column
-                if wrapped < first { wrapped += columns }
-                if wrapped > last { wrapped -= columns }
-                cells[Cell(latitude: row, longitude: wrapped)]?.forEach(body)
-            }
-        }
-    }
-}
-
 /// Each user's decided posts in date order with running counts, so "earlier decided
 /// posts" is a binary search rather than a walk over the user's history.
 struct UserHistory {

@@ -81,7 +81,8 @@ public struct SignalScanner {
         let byPhotoHash: [String: [String]]
         let similar: SimilarPhotoIndex
         let now: Date
-        let grid: PostGrid
+        /// The posts' positions, for the ones within `SignalRules.nearbyMeters` of each.
+        let grid: NeighbourIndex
         let posts: [Facts]
         let history: UserHistory
 
@@ -109,7 +110,9 @@ public struct SignalScanner {
             self.byPhotoHash = byPhotoHash
             self.similar = similar
             self.now = now
-            grid = PostGrid(posts)
+            grid = NeighbourIndex(
+                radius: SignalRules.nearbyMeters, latitudes: posts.map(\.latitude),
+                longitudes: posts.map(\.longitude))
             self.posts = posts
             history = UserHistory(posts)
         }
@@ -207,16 +210,14 @@ public struct SignalScanner {
         private func nearby(_ post: Facts) -> [(id: String, distance: Double)] {
             guard let moment = post.moment else { return [] }
             var found: [(id: String, distance: Double)] = []
-            grid.forEachCandidate(latitude: post.latitude, longitude: post.longitude) { index in
+            grid.forEachNeighbour(latitude: post.latitude, longitude: post.longitude) {
+                point, distance in
+                let index = Int(point)
                 guard let theirs = posts[index].moment else { return }
                 let age = moment.timeIntervalSince(theirs)
                 guard age >= 0, age <= SignalRules.nearbyWindow, posts[index].id != post.id
                 else { return }
-                let distance = PostDistance.meters(
-                    post.latitude, post.longitude, posts[index].latitude, posts[index].longitude)
-                if distance <= SignalRules.nearbyMeters {
-                    found.append((posts[index].id, distance))
-                }
+                found.append((posts[index].id, distance))
             }
             return found.sorted { ($0.distance, $0.id) < ($1.distance, $1.id) }
         }

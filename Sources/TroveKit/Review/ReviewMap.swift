@@ -214,16 +214,26 @@ extension PostQuery {
         throws -> [MapPoint]
     {
         guard let lat = post.summary.latitude, let lon = post.summary.longitude else { return [] }
-        // A box a little larger than the circle, then the exact distance.
-        let dLat = meters / 111_000 * 1.2
-        let dLon = dLat / max(0.01, cos(lat * .pi / 180))
+        // The circle's bounding box (two across the antimeridian, every longitude round a
+        // pole), as the other neighbour searches pick candidates, then the exact distance.
+        var latitudes = -90.0...90.0
+        var longitudes = (first: -180.0...180.0, second: -180.0...180.0)
+        if let extent = GeoCircle(latitude: lat, longitude: lon, radius: meters).extent {
+            latitudes = max(extent.south, -90)...min(extent.north, 90)
+            if let ranges = extent.longitudeRanges(around: lon) {
+                longitudes = (ranges.first, ranges.second ?? ranges.first)
+            }
+        }
         let found = try workspace.database.query(
             """
             SELECT id, lat, lon FROM posts
-            WHERE lat BETWEEN ? AND ? AND lon BETWEEN ? AND ? AND id <> ?
+            WHERE lat BETWEEN ? AND ? AND (lon BETWEEN ? AND ? OR lon BETWEEN ? AND ?)
+              AND id <> ?
             """,
             [
-                .real(lat - dLat), .real(lat + dLat), .real(lon - dLon), .real(lon + dLon),
+                .real(latitudes.lowerBound), .real(latitudes.upperBound),
+                .real(longitudes.first.lowerBound), .real(longitudes.first.upperBound),
+                .real(longitudes.second.lowerBound), .real(longitudes.second.upperBound),
                 .text(post.summary.id),
             ]
         ) { row in

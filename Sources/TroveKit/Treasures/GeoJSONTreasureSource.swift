@@ -620,10 +620,9 @@ struct GeoJSONTreasureSource {
             longitude = (lon, "\(lon) (x \(longitude.text))")
             latitude = (lat, "\(lat) (y \(latitude.text))")
         }
-        let swappedWouldDo =
-            (-90...90).contains(longitude.value) && (-180...180).contains(latitude.value)
-        let asGiven =
-            (-90...90).contains(latitude.value) && (-180...180).contains(longitude.value)
+        let swappedWouldDo = Coordinate.isValid(
+            latitude: longitude.value, longitude: latitude.value)
+        let asGiven = Coordinate.isValid(latitude: latitude.value, longitude: longitude.value)
         notes.position(validAsGiven: asGiven, validSwapped: swappedWouldDo)
         for (axis, coordinate) in [(0, longitude), (1, latitude)] {
             let written = swapCoordinates ? 1 - axis : axis

@@ -102,7 +102,7 @@ public enum GeohashAssignment {
             while let row = try rows.next() {
                 // As trove_geohash: no geohash, and no row, for a position out of range.
                 guard let latitude = number(row[1]), let longitude = number(row[2]),
-                    (-90...90).contains(latitude), (-180...180).contains(longitude)
+                    Coordinate.isValid(latitude: latitude, longitude: longitude)
                 else { continue }
                 row.withUTF8(0) { batch.bytes.append(contentsOf: $0) }
                 batch.ends.append(batch.bytes.count)

@@ -186,21 +186,22 @@ enum TreasureCheck {
         return index == bytes.count
     }
 
-    /// Latitude in [-90, 90]; `text` is the value as written, for the message.
+    /// Latitude in [-90, 90] (`Coordinate`'s rule and words); `text` is the value as
+    /// written, for the message.
     static func latitude(_ value: Double, text: String) throws(Problem) {
-        guard (-90...90).contains(value) else {
-            throw Problem(
-                code: DiagnosticCode.latitudeOutOfRange,
-                message: "latitude \(text) is outside [-90, 90]")
+        do throws(CoordinateError) {
+            try Coordinate.check(latitude: value, text: text)
+        } catch {
+            throw Problem(code: error.code, message: error.description)
         }
     }
 
-    /// Longitude in [-180, 180].
+    /// Longitude in [-180, 180] (`Coordinate`'s rule and words).
     static func longitude(_ value: Double, text: String) throws(Problem) {
-        guard (-180...180).contains(value) else {
-            throw Problem(
-                code: DiagnosticCode.longitudeOutOfRange,
-                message: "longitude \(text) is outside [-180, 180]")
+        do throws(CoordinateError) {
+            try Coordinate.check(longitude: value, text: text)
+        } catch {
+            throw Problem(code: error.code, message: error.description)
         }
     }
 

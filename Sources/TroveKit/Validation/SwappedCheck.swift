@@ -34,7 +34,7 @@ struct SwappedCheck {
     /// Whether a point that is one of the positions could be swapped: exchangeable, with
     /// no other within `isolation`. The answer does not depend on the positions' order.
     func isSuspect(_ latitude: Double, _ longitude: Double) -> Bool {
-        guard (-90...90).contains(longitude), latitude != longitude else { return false }
+        guard Coordinate.isValid(latitude: longitude), latitude != longitude else { return false }
         // Isolation first: nearly every point has a neighbour in its own cell.
         return neighbours(
             latitude, longitude, within: Self.isolation, of: (latitude, longitude), limit: 1

@@ -58,10 +58,9 @@ public struct TreasureValidator {
     /// How many records were reported on.
     private(set) var checked = 0
 
-    /// A record as remembered for the checks across records.
+    /// A record's place, as remembered for the checks across records (its position is in
+    /// `latitudes` and `longitudes`, which a `NeighbourIndex` shares without copying).
     private struct Entry {
-        var latitude: Double
-        var longitude: Double
         var file: Int32
         var line: Int32
         var feature: Int32
@@ -79,6 +78,9 @@ public struct TreasureValidator {
     /// Images checked at once: enough to keep every core busy, few enough to hold.
     private static let imageBatch = 512
     private var entries: [Entry] = []
+    /// Each record's position, NaN when out of range.
+    private var latitudes: [Double] = []
+    private var longitudes: [Double] = []
     /// With a focus, whether each record is reported on.
     private var reported: [Bool] = []
     private var keys: [String] = []
@@ -100,6 +102,8 @@ public struct TreasureValidator {
     /// Makes room for `count` records up front.
     public mutating func reserveCapacity(_ count: Int) {
         entries.reserveCapacity(count)
+        latitudes.reserveCapacity(count)
+        longitudes.reserveCapacity(count)
         keys.reserveCapacity(count)
         firstOfName.reserveCapacity(count)
         if !keysAreUnique { firstOfKey.reserveCapacity(count) }
@@ -180,15 +184,15 @@ public struct TreasureValidator {
         if !latitude.isFinite || !longitude.isFinite {
             report(.error, DiagnosticCode.notANumber, "position is not a finite number")
         } else {
-            if !(-90...90).contains(latitude) {
-                report(
-                    .error, DiagnosticCode.latitudeOutOfRange,
-                    "latitude \(latitude) is outside [-90, 90]")
+            do throws(CoordinateError) {
+                try Coordinate.check(latitude: latitude)
+            } catch {
+                report(.error, error.code, error.description)
             }
-            if !(-180...180).contains(longitude) {
-                report(
-                    .error, DiagnosticCode.longitudeOutOfRange,
-                    "longitude \(longitude) is outside [-180, 180]")
+            do throws(CoordinateError) {
+                try Coordinate.check(longitude: longitude)
+            } catch {
+                report(.error, error.code, error.description)
             }
         }
         if latitude == 0 && longitude == 0 {
@@ -258,10 +262,10 @@ public struct TreasureValidator {
                 fileIndex[file] = Int32(files.count - 1)
                 return Int32(files.count - 1)
             }()
+        latitudes.append(inRange ? record.latitude : .nan)
+        longitudes.append(inRange ? record.longitude : .nan)
         entries.append(
             Entry(
-                latitude: inRange ? record.latitude : .nan,
-                longitude: inRange ? record.longitude : .nan,
                 file: fileNumber, line: Int32(clamping: location.line ?? -1),
                 feature: Int32(clamping: location.feature ?? -1)))
         keys.append(record.key)
@@ -269,8 +273,7 @@ public struct TreasureValidator {
 
     /// Whether a position is one the checks across records compare.
     static func inRange(_ latitude: Double, _ longitude: Double) -> Bool {
-        latitude.isFinite && longitude.isFinite && (-90...90).contains(latitude)
-            && (-180...180).contains(longitude)
+        Coordinate.isValid(latitude: latitude, longitude: longitude)
     }
 
     /// Whether record `index` is reported on.
@@ -320,61 +323,29 @@ public struct TreasureValidator {
         }
     }
 
-    /// Pairs closer than `minimumSpacing`. Records are sorted into grid cells at least
-    /// that big, so each one is compared only with the few in neighbouring cells.
+    /// Pairs closer than `minimumSpacing`, from a `NeighbourIndex` of the positions: each
+    /// record is compared only with the few in the cells around it.
     private mutating func findCloseNeighbours() {
-        let cell = Self.minimumSpacing / 111_000  // degrees of latitude
-        var cells: [(row: Int64, column: Int64, index: Int32)] = []
-        cells.reserveCapacity(entries.count)
-        for (index, entry) in entries.enumerated() where entry.latitude.isFinite {
-            cells.append(
-                (
-                    Int64((entry.latitude / cell).rounded(.down)),
-                    Int64((entry.longitude / cell).rounded(.down)), Int32(index)
-                ))
-        }
-        cells.sort { ($0.row, $0.column, $0.index) < ($1.row, $1.column, $1.index) }
-        func firstCell(atLeast row: Int64, _ column: Int64) -> Int {
-            var low = 0
-            var high = cells.count
-            while low < high {
-                let middle = (low + high) / 2
-                if (cells[middle].row, cells[middle].column) < (row, column) {
-                    low = middle + 1
-                } else {
-                    high = middle
-                }
-            }
-            return low
-        }
-        // In grid order, whose searches fall near each other in memory; each finding takes
+        let index = NeighbourIndex(
+            radius: Self.minimumSpacing, latitudes: latitudes, longitudes: longitudes)
+        // In cell order, whose searches fall near each other in memory; each finding takes
         // its record's place in the order.
         let first = findings.reserve(entries.count)
-        for (currentRow, currentColumn, current) in cells where isReported(Int(current)) {
-            let entry = entries[Int(current)]
+        for current in index.pointsInCellOrder where isReported(Int(current)) {
+            let latitude = latitudes[Int(current)]
+            let longitude = longitudes[Int(current)]
             var closest: (other: Int32, distance: Double)?
-            // Longitude cells shrink towards the poles; widen the search to match.
-            let span = Int64(
-                min(1000, (1 / max(cos(entry.latitude * .pi / 180), 1e-3)).rounded(.up)))
-            for row in (currentRow - 1)...(currentRow + 1) {
-                var position = firstCell(atLeast: row, currentColumn - span)
-                while position < cells.count, cells[position].row == row,
-                    cells[position].column <= currentColumn + span
-                {
-                    let other = cells[position].index
-                    position += 1
-                    // Report each pair once, on the later record.
-                    guard other < current else { continue }
-                    let neighbour = entries[Int(other)]
-                    let distance = greatCircleDistance(
-                        fromLatitude: entry.latitude, longitude: entry.longitude,
-                        toLatitude: neighbour.latitude, longitude: neighbour.longitude)
-                    if distance < Self.minimumSpacing,
-                        closest.map({ distance < $0.distance }) ?? true
-                    {
-                        closest = (other, distance)
-                    }
+            index.forEachCandidate(latitude: latitude, longitude: longitude) { other in
+                // Report each pair once, on the later record.
+                guard other < current else { return true }
+                let distance = greatCircleDistance(
+                    fromLatitude: latitude, longitude: longitude,
+                    toLatitude: latitudes[Int(other)], longitude: longitudes[Int(other)])
+                // The first found of equally close ones: the index's order decides.
+                if distance < Self.minimumSpacing, closest.map({ distance < $0.distance }) ?? true {
+                    closest = (other, distance)
                 }
+                return true
             }
             if let closest {
                 findings.add(
@@ -396,20 +367,20 @@ public struct TreasureValidator {
         let check =
             swappedContext
             ?? SwappedCheck(
-                positions: entries.lazy.filter { $0.latitude.isFinite }.map {
-                    ($0.latitude, $0.longitude)
-                }, count: entries.count)
+                positions: zip(latitudes, longitudes).lazy.filter { $0.0.isFinite },
+                count: entries.count)
         guard check.count >= 3 else { return }
-        for (index, entry) in entries.enumerated()
-        where entry.latitude.isFinite && isReported(index) {
-            guard check.isSuspect(entry.latitude, entry.longitude),
-                let nearest = try landing?(entry.latitude, entry.longitude)
-                    ?? check.landing(entry.latitude, entry.longitude)
+        for index in entries.indices where latitudes[index].isFinite && isReported(index) {
+            let latitude = latitudes[index]
+            let longitude = longitudes[index]
+            guard check.isSuspect(latitude, longitude),
+                let nearest = try landing?(latitude, longitude)
+                    ?? check.landing(latitude, longitude)
             else { continue }
             findings.add(
                 Diagnostic(
                     .warning, DiagnosticCode.swappedCoordinates,
-                    "coordinates look swapped (lon/lat): [\(entry.latitude), \(entry.longitude)] "
+                    "coordinates look swapped (lon/lat): [\(latitude), \(longitude)] "
                         + "has no other treasure within \(Int(SwappedCheck.isolation / 1000)) km; "
                         + "exchanged, it is \(Self.distanceText(nearest)) from one",
                     at: location(Int32(index))))
@@ -446,10 +417,8 @@ extension TreasureValidator {
     struct Focus {
         var keys: Set<String> = []
         var names: Set<String> = []
-        /// The changed records' positions, by row of the near-duplicate grid.
-        private var rows: [Int64: [(latitude: Double, longitude: Double)]] = [:]
-
-        private static let cell = TreasureValidator.minimumSpacing / 111_000
+        /// The changed records' positions.
+        private var positions: NeighbourIndex?
 
         /// A focus on no record.
         init() {}
@@ -459,14 +428,15 @@ extension TreasureValidator {
             self.keys = keys
         }
 
-        /// Adds a changed record.
-        mutating func add(key: String, name: String, latitude: Double, longitude: Double) {
-            keys.insert(key)
-            if !name.isEmpty { names.insert(name) }
-            if TreasureValidator.inRange(latitude, longitude) {
-                rows[Int64((latitude / Self.cell).rounded(.down)), default: []].append(
-                    (latitude, longitude))
+        /// A focus on changed records.
+        init(changed: [(key: String, name: String, latitude: Double, longitude: Double)]) {
+            for record in changed {
+                keys.insert(record.key)
+                if !record.name.isEmpty { names.insert(record.name) }
             }
+            positions = NeighbourIndex(
+                radius: TreasureValidator.minimumSpacing, latitudes: changed.map(\.latitude),
+                longitudes: changed.map(\.longitude))
         }
 
         /// Whether the record with these fields is reported on.
@@ -477,21 +447,18 @@ extension TreasureValidator {
 
         /// Whether a position is closer than `minimumSpacing` to a focused record's.
         func isNear(latitude: Double, longitude: Double) -> Bool {
-            guard !rows.isEmpty, TreasureValidator.inRange(latitude, longitude) else {
-                return false
-            }
-            let row = Int64((latitude / Self.cell).rounded(.down))
-            for neighbourRow in (row - 1)...(row + 1) {
-                for position in rows[neighbourRow] ?? []
-                where greatCircleDistance(
-                    fromLatitude: latitude, longitude: longitude,
-                    toLatitude: position.latitude, longitude: position.longitude)
+            guard let positions else { return false }
+            var near = false
+            positions.forEachCandidate(latitude: latitude, longitude: longitude) { point in
+                near =
+                    greatCircleDistance(
+                        fromLatitude: latitude, longitude: longitude,
+                        toLatitude: positions.latitudes[Int(point)],
+                        longitude: positions.longitudes[Int(point)])
                     < TreasureValidator.minimumSpacing
-                {
-                    return true
-                }
+                return !near
             }
-            return false
+            return near
         }
     }
 }

@@ -226,17 +226,17 @@ public enum Validation {
     private static func changedRecords(since seq: Int64, in database: Database) throws
         -> TreasureValidator.Focus
     {
-        var focus = TreasureValidator.Focus()
-        let statement = try database.prepare(
+        let changed = try database.query(
             "SELECT key, name, lat, lon FROM treasures WHERE key IN ("
-                + ChangeLog.changedKeysSQL + ")")
-        try statement.bind([.text(RecordKind.treasure.rawValue), .integer(seq)])
-        while let row = try statement.next() {
-            focus.add(
+                + ChangeLog.changedKeysSQL + ")",
+            [.text(RecordKind.treasure.rawValue), .integer(seq)]
+        ) { row in
+            (
                 key: row.text(0) ?? "", name: row.text(1) ?? "",
-                latitude: row.double(2) ?? .nan, longitude: row.double(3) ?? .nan)
+                latitude: row.double(2) ?? .nan, longitude: row.double(3) ?? .nan
+            )
         }
-        return focus
+        return TreasureValidator.Focus(changed: changed)
     }
 
     /// What `--changed` reads beyond the changed treasures, found by scans of the columns
@@ -267,16 +267,17 @@ public enum Validation {
                 }
             }
             self.positions = positions
-            var reported = TreasureValidator.Focus()
-            let statement = try database.prepare(
-                "SELECT key, name, lat, lon FROM treasures "
-                    + "WHERE key IN (SELECT value FROM json_each(?1))")
-            try statement.bind([.text(reportedKeys.jsonText)])
-            while let row = try statement.next() {
-                reported.add(
-                    key: row.text(0) ?? "", name: row.text(1) ?? "",
-                    latitude: row.double(2) ?? .nan, longitude: row.double(3) ?? .nan)
-            }
+            let reported = TreasureValidator.Focus(
+                changed: try database.query(
+                    "SELECT key, name, lat, lon FROM treasures "
+                        + "WHERE key IN (SELECT value FROM json_each(?1))",
+                    [.text(reportedKeys.jsonText)]
+                ) { row in
+                    (
+                        key: row.text(0) ?? "", name: row.text(1) ?? "",
+                        latitude: row.double(2) ?? .nan, longitude: row.double(3) ?? .nan
+                    )
+                })
             compared = try Self.keys(near: reported, in: database) { _ in }
             self.reported = TreasureValidator.Focus(keys: reported.keys)
             let names = Dictionary(

@@ -118,9 +118,9 @@ public struct GeoBounds: Equatable, Sendable {
         let numbers = text.split(separator: ",").compactMap {
             Double($0.trimmingCharacters(in: .whitespaces))
         }
-        guard numbers.count == 4, numbers.allSatisfy(\.isFinite),
-            (-90...90).contains(numbers[0]), (-90...90).contains(numbers[2]),
-            (-180...180).contains(numbers[1]), (-180...180).contains(numbers[3]),
+        guard numbers.count == 4,
+            Coordinate.isValid(latitude: numbers[0], longitude: numbers[1]),
+            Coordinate.isValid(latitude: numbers[2], longitude: numbers[3]),
             numbers[0] <= numbers[2]
         else { return nil }
         minLatitude = numbers[0]
