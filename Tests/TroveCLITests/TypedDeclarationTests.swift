@@ -144,7 +144,7 @@ import Testing
         let near = Parser(root: TroveCLI.root)
         #expect(
             throws: UsageError(
-                message: "invalid latitude '91': expected -90 to 90",
+                message: "latitude 91 is outside [-90, 90]",
                 usage: "usage: trove near <lat> <lon> [--radius <distance>] [--posts] [--limit <n>]"
             )
         ) { try near.parse(["near", "91", "0"]) }
