@@ -79,6 +79,30 @@ import Testing
         #expect(text + object.closing == "{\n  \"a\": 1,\n  \"b\": [2]\n}")
     }
 
+    @Test func inlineWritersKeepTheListingOnOneLine() {
+        for count in 0...3 {
+            var array = JSONLineWriter.inline()
+            var bytesWriter = JSONLineWriter.inline()
+            var text = array.opening
+            var bytes = Array(array.opening.utf8)
+            for index in 0..<count {
+                text += array.next() + String(index)
+                bytesWriter.appendNext(to: &bytes)
+                bytes += Array(String(index).utf8)
+            }
+            text += array.closing
+            bytesWriter.appendClosing(to: &bytes)
+            let expected = "[" + (0..<count).map(String.init).joined(separator: ", ") + "]"
+            #expect(text == expected)
+            #expect(String(decoding: bytes, as: UTF8.self) == expected)
+        }
+        var object = JSONLineWriter.inline(.object)
+        var text = object.opening
+        for member in [#""a": 1"#, #""b": [2]"#] { text += object.next() + member }
+        #expect(text + object.closing == #"{"a": 1, "b": [2]}"#)
+        #expect(JSONLineWriter.inline(.object).closing == "}")
+    }
+
     @Test func compactArraysHaveNoSpaces() {
         #expect(compactJSONArray([String]()) == "[]")
         #expect(compactJSONArray(["1"]) == "[1]")

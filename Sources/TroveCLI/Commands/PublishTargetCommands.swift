@@ -45,8 +45,7 @@ enum PublishTargetCommands {
                     "default": target.isDefault, "published_at": target.publishedAt,
                 ]).jsonText
             }
-            invocation.print(
-                items.isEmpty ? "[]" : "[\n  " + items.joined(separator: ",\n  ") + "\n]")
+            invocation.print(JSONLineWriter.text(items))
             return .success
         }
         for target in targets {

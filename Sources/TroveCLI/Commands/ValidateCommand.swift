@@ -102,8 +102,10 @@ enum ValidateCommand {
     /// `{"findings": [...], "errors": N, "warnings": N}` on one line, written a finding at
     /// a time.
     static func writeJSON(_ report: Validation.Report, to output: OutputStream) throws {
-        output.write("{" + jsonString("findings") + ": [")
-        var separator = ""
+        var summary = JSONLineWriter.inline(.object)
+        var findings = JSONLineWriter.inline(.array)
+        output.write(summary.opening + summary.next() + jsonString("findings") + ": ")
+        output.write(findings.opening)
         try report.forEach { finding in
             let location = finding.location
             var object = JSONObject([
@@ -113,14 +115,12 @@ enum ValidateCommand {
             ])
             if let feature = location.feature { object.add("feature", feature) }
             if let hint = finding.hint { object.add("hint", hint) }
-            output.write(separator + object.jsonText)
-            separator = ", "
+            output.write(findings.next() + object.jsonText)
         }
-        var counts = JSONObject()
-        counts.add("errors", report.errors)
-        counts.add("warnings", report.warnings)
-        // The counts' members follow the findings' in the same object.
-        output.write("], " + String(counts.jsonText.dropFirst()) + "\n")
+        output.write(findings.closing)
+        output.write(summary.next() + jsonString("errors") + ": " + report.errors.jsonText)
+        output.write(summary.next() + jsonString("warnings") + ": " + report.warnings.jsonText)
+        output.write(summary.closing + "\n")
     }
 
     // MARK: - Declarations

@@ -23,6 +23,8 @@ public struct JSONLineWriter: Sendable {
     private let indent: [UInt8]
     private let closingIndent: [UInt8]
     private let breaksWhenEmpty: Bool
+    /// Elements follow each other on one line, `[a, b]`, instead of a line each.
+    private var inline = false
     /// The elements begun so far.
     public private(set) var count = 0
 
@@ -40,6 +42,14 @@ public struct JSONLineWriter: Sendable {
         self.indent = Array(indent.utf8)
         self.closingIndent = Array(closingIndent.utf8)
         self.breaksWhenEmpty = breaksWhenEmpty
+    }
+
+    /// A writer of one array or object on a single line, `[a, b]` or `{"a": 1, "b": 2}`,
+    /// as the one-line summaries of `--format json` print it.
+    public static func inline(_ kind: Kind = .array) -> JSONLineWriter {
+        var writer = JSONLineWriter(kind, indent: "")
+        writer.inline = true
+        return writer
     }
 
     /// The opening bracket.
@@ -63,15 +73,19 @@ public struct JSONLineWriter: Sendable {
 
     /// `next()`, appended to bytes (for writers that build their lines as bytes).
     mutating func appendNext(to output: inout some JSONOutput) {
+        defer { count += 1 }
+        if inline {
+            if count > 0 { output.write(Array(", ".utf8)) }
+            return
+        }
         if count > 0 { output.write(byte: UInt8(ascii: ",")) }
         output.write(byte: 0x0A)
         output.write(indent)
-        count += 1
     }
 
     /// `closing`, appended to bytes.
     func appendClosing(to output: inout some JSONOutput) {
-        if count > 0 || breaksWhenEmpty {
+        if !inline && (count > 0 || breaksWhenEmpty) {
             output.write(byte: 0x0A)
             output.write(closingIndent)
         }
