@@ -58,28 +58,31 @@ enum NearCommand {
     static let latitude = Argument<Double>(
         "lat", help: "Latitude of the centre, in degrees.", completion: .nothing
     ) { word throws(InvalidValue) in
-        guard let degrees = Double(word) else {
-            throw InvalidValue("invalid latitude '\(word)': expected -90 to 90")
+        try degrees(word, "latitude", expected: "-90 to 90") { value throws(CoordinateError) in
+            try Coordinate.check(latitude: value, text: word)
         }
-        do throws(CoordinateError) {
-            try Coordinate.check(latitude: degrees, text: word)
-        } catch {
-            throw InvalidValue(error.description)
-        }
-        return degrees
     }
     static let longitude = Argument<Double>(
         "lon", help: "Longitude of the centre, in degrees.", completion: .nothing
     ) { word throws(InvalidValue) in
-        guard let degrees = Double(word) else {
-            throw InvalidValue("invalid longitude '\(word)': expected -180 to 180")
+        try degrees(word, "longitude", expected: "-180 to 180") { value throws(CoordinateError) in
+            try Coordinate.check(longitude: value, text: word)
         }
-        do throws(CoordinateError) {
-            try Coordinate.check(longitude: degrees, text: word)
-        } catch {
+    }
+
+    /// `word` as degrees: a word that is no number is "invalid AXIS 'WORD': expected …", a
+    /// number out of range is refused in Coordinate's words.
+    static func degrees(
+        _ word: String, _ axis: String, expected: String,
+        check: (Double) throws(CoordinateError) -> Void
+    ) throws(InvalidValue) -> Double {
+        guard let value = Double(word) else {
+            throw InvalidValue("invalid \(axis) '\(word)': expected \(expected)")
+        }
+        do throws(CoordinateError) { try check(value) } catch {
             throw InvalidValue(error.description)
         }
-        return degrees
+        return value
     }
     static let radius = Option<Double>(
         "radius", value: "distance", help: "How far to look: 500m, 2km (default 1km)."
