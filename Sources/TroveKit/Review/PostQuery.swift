@@ -1,7 +1,9 @@
 import Foundation
 import TroveSQLite
 
-/// A post as the review list shows it.
+/// A post as the review list shows it: the columns the review queue's covering index
+/// holds, so a listing of every post reads the index in order and never the table. A
+/// `Post` gives its own with `summary`.
 public struct PostSummary: Equatable, Sendable {
     /// The post id.
     public var id: String
@@ -26,47 +28,11 @@ public struct PostSummary: Equatable, Sendable {
     }
 }
 
-/// Everything the workspace knows about one post.
-public struct PostRecord: Equatable, Sendable {
-    /// What the list shows.
-    public var summary: PostSummary
-    /// The photo's real path inside the photos folder, when it was found.
-    public var photo: String?
-    /// The photo reference as written in the input.
-    public var photoReference: String?
-    /// Fingerprint of the photo bytes (`ContentHash`).
-    public var photoHash: String?
-    /// Upright photo width in pixels.
-    public var photoWidth: Int?
-    /// Upright photo height in pixels.
-    public var photoHeight: Int?
-    /// EXIF GPS latitude, signed decimal degrees.
-    public var exifLatitude: Double?
-    /// EXIF GPS longitude, signed decimal degrees.
-    public var exifLongitude: Double?
-    /// EXIF capture time, ISO 8601 local time.
-    public var exifTime: String?
-    /// GeoFire geohash of the position.
-    public var geohash: String?
-    /// Why the post is in its status (a decision note, or a change after a decision).
-    public var statusNote: String?
-    /// Where it was imported from: `file:line` or `file: JSON path`.
-    public var source: String?
-    /// When it was first imported.
-    public var importedAt: String
-    /// When its content or status last changed.
-    public var updatedAt: String
-    /// Its signals with details.
-    public var signals: [Signal]
-    /// Its version (`PostVersion`): what a decision on it names.
-    public var version: String = ""
-}
-
 /// One version of a post's reviewed fields, as an import first held it.
 public struct PostVersionRecord: Equatable, Sendable {
     /// The version.
     public var version: String
-    /// The fields a moderator judges, as in `PostSummary` and `PostRecord`.
+    /// The fields a moderator judges, as in `Post`.
     public var user: String?
     public var latitude: Double?
     public var longitude: Double?
@@ -151,7 +117,7 @@ public struct PostQuery {
     /// One post, or nil.
     ///
     /// - Throws: `SQLiteError`.
-    public func post(_ id: String) throws -> PostRecord? {
+    public func post(_ id: String) throws -> Post? {
         let statement = try workspace.database.prepare(
             """
             SELECT id, user, lat, lon, date, description, status, signal_names,
@@ -163,8 +129,12 @@ public struct PostQuery {
         try statement.bind([.text(id)])
         guard let row = try statement.next() else { return nil }
         defer { statement.reset() }
-        return PostRecord(
-            summary: Self.summary(row), photo: row.text(8), photoReference: row.text(9),
+        let summary = Self.summary(row)
+        return Post(
+            id: summary.id, user: summary.user, latitude: summary.latitude,
+            longitude: summary.longitude, date: summary.date, description: summary.description,
+            status: PostStatus(rawValue: summary.status) ?? .pending,
+            signalNames: summary.signalNames, photo: row.text(8), photoReference: row.text(9),
             photoHash: row.text(10), photoWidth: row.int64(11).map { Int($0) },
             photoHeight: row.int64(12).map { Int($0) }, exifLatitude: row.double(13),
             exifLongitude: row.double(14), exifTime: row.text(15), geohash: row.text(16),
@@ -193,7 +163,7 @@ public struct PostQuery {
     /// Every post matching a status (nil: all), full records, in review order.
     ///
     /// - Throws: `SQLiteError`.
-    public func records(status: PostStatus?) throws -> [PostRecord] {
+    public func records(status: PostStatus?) throws -> [Post] {
         var ids: [String] = []
         try list(status: status) { ids.append($0.id) }
         return try ids.compactMap { try post($0) }

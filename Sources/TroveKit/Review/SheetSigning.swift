@@ -118,7 +118,7 @@ public struct ReviewSheets {
     /// each post's version and status as the sheet shows them.
     ///
     /// - Throws: `WorkspaceError`, `SQLiteError`.
-    public func record(_ credentials: SheetCredentials, posts: [PostRecord], now: Date = Date())
+    public func record(_ credentials: SheetCredentials, posts: [Post], now: Date = Date())
         throws
     {
         let moderator = credentials.moderator
@@ -134,8 +134,8 @@ public struct ReviewSheets {
             )
             for post in posts {
                 try insert.run([
-                    .text(credentials.id), .text(post.summary.id), .text(post.version),
-                    .text(post.summary.status),
+                    .text(credentials.id), .text(post.id), .text(post.version),
+                    .text(post.status.rawValue),
                 ])
             }
         }

@@ -323,7 +323,7 @@ public final class ReviewServer: @unchecked Sendable {
 
     private func postDetails(_ id: String, _ moderator: String) throws -> ServerResponse {
         let found = try locked {
-            () throws -> (PostRecord, [Decision], [MapPoint], [String: Bool], PostClaims.Claim?)? in
+            () throws -> (Post, [Decision], [MapPoint], [String: Bool], PostClaims.Claim?)? in
             let query = PostQuery(workspace: workspace)
             guard let post = try query.post(id) else { return nil }
             let history = try AuditTrail(workspace: workspace).entries(for: id)
@@ -486,15 +486,15 @@ public final class ReviewServer: @unchecked Sendable {
     }
 
     private func map(_ id: String) throws -> ServerResponse {
-        let found = try locked { () throws -> (PostRecord, [MapPoint], GeoBounds?)? in
+        let found = try locked { () throws -> (Post, [MapPoint], GeoBounds?)? in
             let query = PostQuery(workspace: workspace)
             guard let post = try query.post(id) else { return nil }
             let area = try workspace.setting(Setting.reviewArea.key).flatMap(
                 GeoBounds.init(parsing:))
             return (post, try query.neighbours(of: post), area)
         }
-        guard let (post, neighbours, area) = found, let lat = post.summary.latitude,
-            let lon = post.summary.longitude
+        guard let (post, neighbours, area) = found, let lat = post.latitude,
+            let lon = post.longitude
         else { return Self.error(404, "post", "no position for this post") }
         var points = [MapPoint(.claimed, latitude: lat, longitude: lon)]
         if let exifLat = post.exifLatitude, let exifLon = post.exifLongitude {
