@@ -111,18 +111,23 @@ extension Database {
 
 extension Row {
     /// The value of `column`, nil for NULL.
+    @inlinable
     public subscript(column: Column) -> SQLiteValue? { self[column.index] }
 
     /// `column` as text, nil for NULL.
+    @inlinable
     public func text(_ column: Column) -> String? { text(column.index) }
 
     /// `column` as a double, nil for NULL.
+    @inlinable
     public func double(_ column: Column) -> Double? { double(column.index) }
 
     /// `column` as an integer, nil for NULL.
+    @inlinable
     public func int64(_ column: Column) -> Int64? { int64(column.index) }
 
     /// `column` as bytes, nil for NULL.
+    @inlinable
     public func blob(_ column: Column) -> [UInt8]? { blob(column.index) }
 
     /// Calls `body` with the UTF-8 bytes of text `column` in place; nil for NULL.
