@@ -50,3 +50,16 @@ extension Row {
         try withUTF8(statement.column(name), body)
     }
 }
+
+extension Statement {
+    /// Binds `values` and returns the first row decoded by `transform`, or nil; the
+    /// statement is reset after, for its next use.
+    ///
+    /// - Throws: `SQLiteError`, or whatever `transform` throws.
+    public func first<T>(_ values: [SQLiteValue?], _ transform: (Row) throws -> T) throws -> T? {
+        try bind(values)
+        defer { reset() }
+        guard let row = try next() else { return nil }
+        return try transform(row)
+    }
+}

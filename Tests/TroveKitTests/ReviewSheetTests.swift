@@ -69,16 +69,11 @@ import Testing
     @Test func hostileTextInACardStaysText() throws {
         let template = "<style></style><script></script><main>{{cards}}</main>{{data}}"
         let sheet = try ReviewSheet(template: template)
-        var record = PostRecord(
-            summary: PostSummary(
-                id: "p1", user: "<b>mallory</b>", latitude: 1, longitude: 2, date: nil,
-                description: Self.hostile.joined(separator: " "), status: "pending",
-                signalNames: "text-link"),
-            photo: nil, photoReference: nil, photoHash: nil, photoWidth: nil, photoHeight: nil,
-            exifLatitude: nil, exifLongitude: nil, exifTime: nil, geohash: nil, statusNote: nil,
-            source: nil, importedAt: "", updatedAt: "",
+        let record = Post(
+            id: "p1\"><script>alert(1)</script>", user: "<b>mallory</b>", latitude: 1,
+            longitude: 2, description: Self.hostile.joined(separator: " "),
+            signalNames: "text-link",
             signals: [Signal(.textLink, "contains a link: javascript:alert(1)\"><script>")])
-        record.summary.id = "p1\"><script>alert(1)</script>"
         let page = sheet.render(posts: [record], title: "t")
         #expect(!page.contains("<script>alert"))
         #expect(!page.contains("<img src=x"))

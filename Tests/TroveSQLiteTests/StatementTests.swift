@@ -40,6 +40,13 @@ import Testing
         #expect(rows == ["1 Hairy Harry 11 1.5", "2 NULL NULL NULL", "3  0 0.0"])
     }
 
+    @Test func firstDecodesOneRowAndLeavesTheStatementReady() throws {
+        let statement = try database.prepare("SELECT name FROM t WHERE id = ?")
+        #expect(try statement.first([.integer(1)]) { $0.text("name") } == "Hairy Harry")
+        #expect(try statement.first([.integer(9)]) { $0.text("name") } == nil)
+        #expect(try statement.first([.integer(3)]) { $0.text("name") } == "")
+    }
+
     @Test func aNameTheSQLDoesNotSelectStops() async {
         await #expect(processExitsWith: .failure) {
             let folder = FileManager.default.temporaryDirectory

@@ -38,7 +38,7 @@ enum ImportCommand {
         }
         let workspace = try invocation.openWorkspace()
 
-        let sources = try files.map { file -> TreasureFileImport.Source in
+        let sources = files.map { file -> TreasureFileImport.Source in
             if file == "-", let format {
                 return .standardInput(
                     Array(invocation.context.readStandardInput()), format: format,

@@ -1,5 +1,4 @@
 import Foundation
-import TroveSQLite
 
 /// What `import posts` did.
 public struct PostImportSummary: Equatable, Sendable {
@@ -169,98 +168,34 @@ public struct PostImporter {
     private func store(
         _ posts: [Prepared], origin: String?, precision: Int, summary: inout PostImportSummary
     ) throws {
-        let database = workspace.database
-        let select = try database.prepare(
-            """
-            SELECT status, content_hash, user, lat, lon, description, date, photo_ref, photo_hash
-            FROM posts WHERE id = ?
-            """)
-        let upsert = try database.prepare(
-            """
-            INSERT INTO posts (id, user, lat, lon, description, date, photo, photo_hash,
-                photo_phash, photo_width, photo_height, exif_lat, exif_lon, exif_time,
-                content_hash, geohash, imported_at, updated_at, photo_ref, photo_problem, source,
-                origin)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
-                ?17, ?17, ?18, ?19, ?20, ?21)
-            ON CONFLICT (id) DO UPDATE SET
-                user = excluded.user, lat = excluded.lat, lon = excluded.lon,
-                description = excluded.description, date = excluded.date,
-                photo = excluded.photo, photo_hash = excluded.photo_hash,
-                photo_phash = excluded.photo_phash, photo_width = excluded.photo_width,
-                photo_height = excluded.photo_height, exif_lat = excluded.exif_lat,
-                exif_lon = excluded.exif_lon, exif_time = excluded.exif_time,
-                content_hash = excluded.content_hash, geohash = excluded.geohash,
-                updated_at = excluded.updated_at, photo_ref = excluded.photo_ref,
-                photo_problem = excluded.photo_problem, source = excluded.source,
-                origin = coalesce(excluded.origin, origin)
-            """)
-        let reopen = try database.prepare(
-            "UPDATE posts SET status = 'pending', status_note = ?2 WHERE id = ?1")
-        let adopt = try database.prepare(
-            "UPDATE posts SET origin = ?2 WHERE id = ?1 AND origin IS NOT ?2")
-        let version = try database.prepare(
-            """
-            INSERT INTO post_versions (post_id, version, user, lat, lon, description, date,
-                                       photo_ref, photo_hash, seen_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT (post_id, version) DO NOTHING
-            """)
-        let trail = try AuditTrail.Appender(database)
+        let store = try PostStore.ImportStatements(PostStore(workspace))
         let at = timestamp(now)
         for post in posts {
             let input = post.input
-            try select.bind([.text(input.id)])
-            var previous: (status: String, hash: String, fields: [String?])?
-            if let row = try select.next() {
-                previous = (
-                    row.text(0) ?? "pending", row.text(1) ?? "",
-                    (2...8).map { index in row[index].map(Self.text) }
-                )
-            }
-            select.reset()
+            let previous = try store.stored(input.id)
             let newVersion = PostVersion.of(contentHash: post.contentHash)
             if let previous, previous.status == PostStatus.withdrawn.rawValue {
                 // Back in the export after it was gone: the user restored it.
                 let note = "back in \(input.source) after it was withdrawn"
-                try reopen.run([.text(input.id), .text(note)])
+                try store.reopen(input.id, note: note)
                 workspace.markChanged(.post, input.id)
-                try trail.append(
+                try store.trail.append(
                     Decision(
                         postID: input.id, at: at, moderator: Self.systemModerator,
                         from: .withdrawn, to: .pending, reason: nil, note: note,
                         version: newVersion))
                 summary.returned.append(input.id)
             }
-            if let previous, previous.hash == post.contentHash {
+            if let previous, previous.contentHash == post.contentHash {
                 summary.unchanged += 1
-                if let origin { try adopt.run([.text(input.id), .text(origin)]) }
+                if let origin { try store.adopt(input.id, origin: origin) }
                 continue
             }
-            let facts = post.facts
-            let values: [SQLiteValue?] = [
-                .text(input.id), input.user.map { .text($0) }, .real(input.latitude),
-                .real(input.longitude), input.description.map { .text($0) },
-                input.date.map { .text($0) }, post.photoPath.map { .text($0) },
-                facts.map { .text($0.fingerprint) },
-                facts?.perceptualHash.map { .integer(Int64(bitPattern: $0)) },
-                facts?.width.map { .integer(Int64($0)) }, facts?.height.map { .integer(Int64($0)) },
-                facts?.exifLatitude.map { .real($0) }, facts?.exifLongitude.map { .real($0) },
-                facts?.exifTime.map { .text($0) }, .text(post.contentHash),
-                .text(
-                    Geohash.encode(
-                        latitude: input.latitude, longitude: input.longitude, precision: precision)),
-                .text(at), input.photo.map { .text($0) }, post.problem.map { .text($0) },
-                .text(input.source), origin.map { .text($0) },
-            ]
-            try upsert.run(values)
+            let geohash = Geohash.encode(
+                latitude: input.latitude, longitude: input.longitude, precision: precision)
+            try store.store(post, geohash: geohash, at: at, origin: origin)
             workspace.markChanged(.post, input.id)
-            try version.run([
-                .text(input.id), .text(newVersion), input.user.map { .text($0) },
-                .real(input.latitude), .real(input.longitude), input.description.map { .text($0) },
-                input.date.map { .text($0) }, input.photo.map { .text($0) },
-                facts.map { .text($0.fingerprint) }, .text(at),
-            ])
+            try store.recordVersion(post, version: newVersion, at: at)
             guard let previous else {
                 summary.new += 1
                 continue
@@ -268,12 +203,12 @@ public struct PostImporter {
             summary.updated += 1
             guard previous.status != "pending", previous.status != PostStatus.withdrawn.rawValue
             else { continue }
-            let changed = Self.changedFields(previous.fields, post)
+            let changed = Self.changedFields(previous.judged, post)
             let note =
                 "content changed after it was \(previous.status) (\(changed)); "
                 + "re-imported from \(input.source)"
-            try reopen.run([.text(input.id), .text(note)])
-            try trail.append(
+            try store.reopen(input.id, note: note)
+            try store.trail.append(
                 Decision(
                     postID: input.id, at: at, moderator: Self.systemModerator,
                     from: PostStatus(rawValue: previous.status) ?? .pending, to: .pending,
@@ -288,40 +223,22 @@ public struct PostImporter {
     )
         throws
     {
-        let database = workspace.database
-        let gone = try database.query(
-            """
-            SELECT id, status, \(PostVersion.sql) FROM posts
-            WHERE origin = ? AND status <> 'withdrawn' ORDER BY id
-            """, [.text(origin)]
-        ) { row in
-            (row.text(0) ?? "", PostStatus(rawValue: row.text(1) ?? "") ?? .pending, row.text(2))
-        }.filter { !present.contains($0.0) }
+        let store = PostStore(workspace)
+        let gone = try store.posts(from: origin).filter { !present.contains($0.id) }
         guard !gone.isEmpty else { return }
-        let update = try database.prepare(
-            "UPDATE posts SET status = 'withdrawn', status_note = ?2, updated_at = ?3 WHERE id = ?1"
-        )
-        let trail = try AuditTrail.Appender(database)
+        let withdraw = try store.withdrawer()
+        let trail = try PostStore.TrailWriter(store)
         let at = timestamp(now)
         let name = (origin as NSString).lastPathComponent
         for (id, status, version) in gone {
             let note = "no longer in \(name)"
-            try update.run([.text(id), .text(note), .text(at)])
+            try withdraw(id, note, at)
             workspace.markChanged(.post, id)
             try trail.append(
                 Decision(
                     postID: id, at: at, moderator: Self.systemModerator, from: status,
                     to: .withdrawn, reason: nil, note: note, version: version))
             summary.withdrawn.append((id, status))
-        }
-    }
-
-    private static func text(_ value: SQLiteValue) -> String {
-        switch value {
-        case .text(let text): return text
-        case .real(let number): return String(number)
-        case .integer(let number): return String(number)
-        case .blob: return ""
         }
     }
 

@@ -1,36 +1,4 @@
 import Foundation
-import TroveSQLite
-
-/// The states a post moves through.
-public enum PostStatus: String, CaseIterable, Sendable {
-    case pending, approved, rejected, flagged
-    /// No longer in the app's export it was imported from: its user deleted it. It takes
-    /// no decision, and leaves this state only by coming back in a later import.
-    case withdrawn
-}
-
-/// A post's version: the first 12 hex digits of the hash of everything a moderator
-/// judges (user, position, text, date, photo reference and photo bytes). Decisions name
-/// the version they were made on; a decision on a version that is no longer current is
-/// refused.
-public enum PostVersion {
-    /// The version of a stored content hash.
-    public static func of(contentHash: String) -> String {
-        String(contentHash.prefix(length))
-    }
-
-    /// Hex digits in a version.
-    public static let length = 12
-
-    /// Whether `text` has a version's shape (12 lower-case hex digits).
-    public static func isVersion(_ text: Substring) -> Bool {
-        text.utf8.count == length
-            && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
-    }
-
-    /// The SQL expression of a post's version.
-    static let sql = "substr(content_hash, 1, 12)"
-}
 
 /// Moderator names: one line of printable text, so no name can forge a line of
 /// `review log` or a terminal's state.
@@ -99,32 +67,6 @@ public enum ReviewAction: Equatable, Sendable {
         case .revert: return Set(PostStatus.allCases)
         }
     }
-}
-
-/// One entry of the audit trail.
-public struct Decision: Equatable, Sendable {
-    /// The post decided.
-    public var postID: String
-    /// When, ISO 8601 UTC.
-    public var at: String
-    /// Who decided (`trove` for automatic reopenings at import).
-    public var moderator: String
-    /// The status before.
-    public var from: PostStatus
-    /// The status after.
-    public var to: PostStatus
-    /// The rejection reason, for rejections.
-    public var reason: String?
-    /// The moderator's note.
-    public var note: String?
-    /// Who recorded it with `review apply`, when that was not the moderator who decided.
-    public var appliedBy: String? = nil
-    /// The review sheet the decision came from.
-    public var sheet: String? = nil
-    /// When the moderator decided in the sheet, ISO 8601 UTC.
-    public var decidedAt: String? = nil
-    /// The post's version the decision was made on (nil in older trails).
-    public var version: String? = nil
 }
 
 /// The result of asking for one decision.
@@ -218,17 +160,7 @@ public struct Moderation {
     ///
     /// - Throws: `SQLiteError`.
     public func current(_ ids: [String]) throws -> [String: (status: PostStatus, version: String)] {
-        let statement = try workspace.database.prepare(
-            "SELECT status, \(PostVersion.sql) FROM posts WHERE id = ?")
-        var result: [String: (status: PostStatus, version: String)] = [:]
-        for id in ids {
-            try statement.bind([.text(id)])
-            if let row = try statement.next(), let status = row.text(0).flatMap(PostStatus.init) {
-                result[id] = (status, row.text(1) ?? "")
-            }
-            statement.reset()
-        }
-        return result
+        try PostStore(workspace).current(ids)
     }
 
     /// One decision on one post, made on `version` (nil: the current one) of the post as
@@ -251,16 +183,7 @@ public struct Moderation {
     ///
     /// - Throws: `SQLiteError`.
     public func statuses(_ ids: [String]) throws -> [String: PostStatus] {
-        let statement = try workspace.database.prepare("SELECT status FROM posts WHERE id = ?")
-        var result: [String: PostStatus] = [:]
-        for id in ids {
-            try statement.bind([.text(id)])
-            if let row = try statement.next(), let status = row.text(0).flatMap(PostStatus.init) {
-                result[id] = status
-            }
-            statement.reset()
-        }
-        return result
+        try PostStore(workspace).statuses(ids)
     }
 
     /// Records the requests in one transaction; each is checked on its own.
@@ -273,39 +196,23 @@ public struct Moderation {
         _ requests: [DecisionRequest], moderator: String, appliedBy: String? = nil,
         force: Bool, now: Date = Date()
     ) throws -> [DecisionOutcome] {
-        let database = workspace.database
         let at = timestamp(now)
         let appliedBy = appliedBy == moderator ? nil : appliedBy
         return try workspace.write {
-            let read = try database.prepare(
-                "SELECT status, signal_names, \(PostVersion.sql), status_note FROM posts WHERE id = ?"
-            )
-            let applied = try database.prepare(
-                "SELECT 1 FROM decisions WHERE sheet = ? AND post_id = ? AND decided_at = ?")
-            let update = try database.prepare(
-                """
-                UPDATE posts SET status = ?3, status_note = ?4, updated_at = ?5
-                WHERE id = ?1 AND status = ?2 AND \(PostVersion.sql) = ?6
-                """)
-            let trail = try AuditTrail.Appender(database)
+            let store = try PostStore.DecisionStatements(PostStore(workspace))
             var outcomes: [DecisionOutcome] = []
             for request in requests {
-                try read.bind([.text(request.id)])
-                let row = try read.next()
-                let current = row?.text(0).flatMap(PostStatus.init)
-                let signalNames = row?.text(1) ?? ""
-                let version = row?.text(2) ?? ""
-                let statusNote = row?.text(3)
-                read.reset()
+                let row = try store.current(request.id)
+                let current = row?.status
+                let signalNames = row?.signalNames ?? ""
+                let version = row?.version ?? ""
+                let statusNote = row?.statusNote
                 guard let current else {
                     outcomes.append(.unknown(id: request.id))
                     continue
                 }
                 if let sheet = request.sheet, let decidedAt = request.decidedAt {
-                    try applied.bind([.text(sheet), .text(request.id), .text(decidedAt)])
-                    let done = try applied.next() != nil
-                    applied.reset()
-                    if done {
+                    if try store.isApplied(sheet: sheet, post: request.id, decidedAt: decidedAt) {
                         outcomes.append(.alreadyApplied(id: request.id))
                         continue
                     }
@@ -365,11 +272,9 @@ public struct Moderation {
                         .needsConfirmation(id: request.id, detail: detail ?? "unreadable"))
                     continue
                 }
-                let changed = try update.run([
-                    .text(request.id), .text(current.rawValue), .text(target.rawValue),
-                    note.map { .text($0) }, .text(at), .text(version),
-                ])
-                guard changed == 1 else {
+                let moved = try store.move(
+                    request.id, from: current, to: target, note: note, at: at, version: version)
+                guard moved else {
                     // Cannot happen inside the write lock, but never record a lost race.
                     outcomes.append(
                         .conflict(
@@ -382,7 +287,7 @@ public struct Moderation {
                     postID: request.id, at: at, moderator: moderator, from: current,
                     to: target, reason: reason, note: note, appliedBy: appliedBy,
                     sheet: request.sheet, decidedAt: request.decidedAt, version: version)
-                try trail.append(decision)
+                try store.trail.append(decision)
                 outcomes.append(.recorded(decision))
             }
             return outcomes
@@ -398,10 +303,7 @@ public struct Moderation {
 
     /// A post's signals with their details.
     func signals(_ id: String) throws -> [Signal] {
-        let text = try workspace.database.query(
-            "SELECT signals FROM posts WHERE id = ?", [.text(id)]
-        ) { $0.text(0) ?? "[]" }
-        return Signal.parse(text.first ?? "[]")
+        try PostStore(workspace).signals(id)
     }
 }
 
@@ -411,7 +313,7 @@ extension Workspace {
     ///
     /// - Throws: `SQLiteError`.
     public func identifier() throws -> String {
-        try database.query("SELECT id FROM workspace_identity") { $0.text(0) ?? "" }.first ?? ""
+        try PostStore(self).workspaceIdentifier()
     }
 }
 
@@ -424,62 +326,11 @@ public struct AuditTrail {
         self.workspace = workspace
     }
 
-    /// Appends decisions to the trail: the one writer of `decisions`, for moderators'
-    /// decisions and the reopenings an import makes. Used inside the caller's write
-    /// transaction; the trail is append-only.
-    struct Appender {
-        private let insert: Statement
-
-        /// - Throws: `SQLiteError`.
-        init(_ database: Database) throws {
-            insert = try database.prepare(
-                """
-                INSERT INTO decisions (post_id, at, moderator, from_status, to_status, reason, note,
-                                       applied_by, sheet, decided_at, version)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """)
-        }
-
-        /// - Throws: `SQLiteError`.
-        func append(_ decision: Decision) throws {
-            try insert.run([
-                .text(decision.postID), .text(decision.at), .text(decision.moderator),
-                .text(decision.from.rawValue), .text(decision.to.rawValue),
-                decision.reason.map { .text($0) },
-                decision.note.map { .text($0) }, decision.appliedBy.map { .text($0) },
-                decision.sheet.map { .text($0) }, decision.decidedAt.map { .text($0) },
-                decision.version.map { .text($0) },
-            ])
-        }
-    }
-
-    /// A stored status; the schema allows no other words.
-    private func status(_ text: String?) -> PostStatus {
-        text.flatMap(PostStatus.init(rawValue:)) ?? .pending
-    }
-
     /// Every decision, oldest first, for one post or all.
     ///
     /// - Throws: `SQLiteError`.
     public func entries(for id: String? = nil) throws -> [Decision] {
-        var sql = """
-            SELECT post_id, at, moderator, from_status, to_status, reason, note, applied_by,
-                   sheet, decided_at, version
-            FROM decisions
-            """
-        var values: [SQLiteValue?] = []
-        if let id {
-            sql += " WHERE post_id = ?"
-            values.append(.text(id))
-        }
-        sql += " ORDER BY seq"
-        return try workspace.database.query(sql, values) { row in
-            Decision(
-                postID: row.text(0) ?? "", at: row.text(1) ?? "", moderator: row.text(2) ?? "",
-                from: status(row.text(3)), to: status(row.text(4)), reason: row.text(5),
-                note: row.text(6), appliedBy: row.text(7), sheet: row.text(8),
-                decidedAt: row.text(9), version: row.text(10))
-        }
+        try PostStore(workspace).decisions(for: id)
     }
 
     /// The trail as JSON: `[{"id","at","moderator","from","to","reason","note",

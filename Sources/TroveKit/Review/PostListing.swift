@@ -25,34 +25,32 @@ public struct PostListing {
         status: PostStatus?, signal: String? = nil, user: String? = nil,
         to sink: (UnsafeRawBufferPointer) -> Void
     ) throws -> Int {
-        let (sql, values) = PostQuery.listSQL(status: status, signal: signal, user: user)
-        let database = workspace.database
-        let statement = try database.prepare(sql)
-        try statement.bind(values)
+        let (statement, columns) = try PostStore(workspace).listing(
+            status: status, signal: signal, user: user)
         var out = JSONBytes()
         defer { out.bytes.deallocate() }
         out.append("[")
         var count = 0
         // The listing touches every page of the queue index once: read it through a
         // memory map for the length of this query.
-        try database.withMemoryMap(bytes: 1 << 30) {
+        try workspace.database.withMemoryMap(bytes: 1 << 30) {
             while let row = try statement.next() {
                 out.append(count == 0 ? "\n{\"id\": " : ",\n{\"id\": ")
-                out.string(row, 0)
+                out.string(row, columns.id)
                 out.append(", \"user\": ")
-                out.string(row, 1)
+                out.string(row, columns.user)
                 out.append(", \"lat\": ")
-                out.number(row, 2)
+                out.number(row, columns.lat)
                 out.append(", \"lon\": ")
-                out.number(row, 3)
+                out.number(row, columns.lon)
                 out.append(", \"date\": ")
-                out.string(row, 4)
+                out.string(row, columns.date)
                 out.append(", \"description\": ")
-                out.string(row, 5)
+                out.string(row, columns.description)
                 out.append(", \"status\": ")
-                out.string(row, 6)
+                out.string(row, columns.status)
                 out.append(", \"signals\": [")
-                out.names(row, 7)
+                out.names(row, columns.signalNames)
                 out.append("]}")
                 count += 1
                 if out.bytes.count >= 1 << 16 {
@@ -116,24 +114,24 @@ private struct JSONBytes {
         literal.withUTF8Buffer { bytes.write($0) }
     }
 
-    /// Column `index` as a JSON string, or `null`.
-    mutating func string(_ row: Row, _ index: Int) {
-        let written: Void? = row.withUTF8(index) { JSONText.appendString(bytes: $0, to: &bytes) }
+    /// `column` as a JSON string, or `null`.
+    mutating func string(_ row: Row, _ column: Int) {
+        let written: Void? = row.withUTF8(column) { JSONText.appendString(bytes: $0, to: &bytes) }
         if written == nil { append("null") }
     }
 
-    /// Column `index` as a JSON number (as JavaScript prints it), or `null`.
-    mutating func number(_ row: Row, _ index: Int) {
-        guard let value = row.double(index) else {
+    /// `column` as a JSON number (as JavaScript prints it), or `null`.
+    mutating func number(_ row: Row, _ column: Int) {
+        guard let value = row.double(column) else {
             append("null")
             return
         }
         JSONText.appendNumber(value, to: &bytes)
     }
 
-    /// The comma-joined signal names of column `index` as JSON strings.
-    mutating func names(_ row: Row, _ index: Int) {
-        row.withUTF8(index) { text in
+    /// The comma-joined signal names of `column` as JSON strings.
+    mutating func names(_ row: Row, _ column: Int) {
+        row.withUTF8(column) { text in
             guard !text.isEmpty else { return }
             bytes.write(byte: UInt8(ascii: "\""))
             var runStart = 0

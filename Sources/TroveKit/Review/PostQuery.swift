@@ -1,7 +1,8 @@
 import Foundation
-import TroveSQLite
 
-/// A post as the review list shows it.
+/// A post as the review list shows it: the columns the review queue's covering index
+/// holds, so a listing of every post reads the index in order and never the table. A
+/// `Post` gives its own with `summary`.
 public struct PostSummary: Equatable, Sendable {
     /// The post id.
     public var id: String
@@ -26,47 +27,11 @@ public struct PostSummary: Equatable, Sendable {
     }
 }
 
-/// Everything the workspace knows about one post.
-public struct PostRecord: Equatable, Sendable {
-    /// What the list shows.
-    public var summary: PostSummary
-    /// The photo's real path inside the photos folder, when it was found.
-    public var photo: String?
-    /// The photo reference as written in the input.
-    public var photoReference: String?
-    /// Fingerprint of the photo bytes (`ContentHash`).
-    public var photoHash: String?
-    /// Upright photo width in pixels.
-    public var photoWidth: Int?
-    /// Upright photo height in pixels.
-    public var photoHeight: Int?
-    /// EXIF GPS latitude, signed decimal degrees.
-    public var exifLatitude: Double?
-    /// EXIF GPS longitude, signed decimal degrees.
-    public var exifLongitude: Double?
-    /// EXIF capture time, ISO 8601 local time.
-    public var exifTime: String?
-    /// GeoFire geohash of the position.
-    public var geohash: String?
-    /// Why the post is in its status (a decision note, or a change after a decision).
-    public var statusNote: String?
-    /// Where it was imported from: `file:line` or `file: JSON path`.
-    public var source: String?
-    /// When it was first imported.
-    public var importedAt: String
-    /// When its content or status last changed.
-    public var updatedAt: String
-    /// Its signals with details.
-    public var signals: [Signal]
-    /// Its version (`PostVersion`): what a decision on it names.
-    public var version: String = ""
-}
-
 /// One version of a post's reviewed fields, as an import first held it.
 public struct PostVersionRecord: Equatable, Sendable {
     /// The version.
     public var version: String
-    /// The fields a moderator judges, as in `PostSummary` and `PostRecord`.
+    /// The fields a moderator judges, as in `Post`.
     public var user: String?
     public var latitude: Double?
     public var longitude: Double?
@@ -96,104 +61,34 @@ public struct PostQuery {
         status: PostStatus?, signal: String? = nil, user: String? = nil,
         _ body: (PostSummary) throws -> Void
     ) throws {
-        let (sql, values) = Self.listSQL(status: status, signal: signal, user: user)
-        let statement = try workspace.database.prepare(sql)
-        try statement.bind(values)
-        try statement.forEach { row in
-            try body(Self.summary(row))
-        }
-    }
-
-    /// The listing query: one indexed query in review order (date, then id).
-    static func listSQL(status: PostStatus?, signal: String?, user: String?)
-        -> (String, [SQLiteValue?])
-    {
-        var sql = """
-            SELECT id, user, lat, lon, date, description, status, signal_names FROM posts
-            """
-        var conditions: [String] = []
-        var values: [SQLiteValue?] = []
-        if let status {
-            conditions.append("status = ?")
-            values.append(.text(status.rawValue))
-        }
-        if let user {
-            conditions.append("user = ?")
-            values.append(.text(user))
-        }
-        if let signal {
-            conditions.append("(',' || signal_names || ',') LIKE ? ESCAPE '\\'")
-            let escaped = signal.replacingOccurrences(of: "\\", with: "\\\\")
-                .replacingOccurrences(of: "%", with: "\\%")
-                .replacingOccurrences(of: "_", with: "\\_")
-            values.append(.text("%," + escaped + ",%"))
-        }
-        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
-        return (sql + " ORDER BY date, id", values)
+        try PostStore(workspace).summaries(status: status, signal: signal, user: user, body)
     }
 
     /// Ids of the posts in a status, in review order.
     ///
     /// - Throws: `SQLiteError`.
     public func ids(status: PostStatus) throws -> [String] {
-        try workspace.database.query(
-            "SELECT id FROM posts WHERE status = ? ORDER BY date, id", [.text(status.rawValue)]
-        ) { $0.text(0) ?? "" }
-    }
-
-    static func summary(_ row: Row) -> PostSummary {
-        PostSummary(
-            id: row.text(0) ?? "", user: row.text(1), latitude: row.double(2),
-            longitude: row.double(3), date: row.text(4), description: row.text(5),
-            status: row.text(6) ?? "pending", signalNames: row.text(7) ?? "")
+        try PostStore(workspace).ids(status: status)
     }
 
     /// One post, or nil.
     ///
     /// - Throws: `SQLiteError`.
-    public func post(_ id: String) throws -> PostRecord? {
-        let statement = try workspace.database.prepare(
-            """
-            SELECT id, user, lat, lon, date, description, status, signal_names,
-                   photo, photo_ref, photo_hash, photo_width, photo_height, exif_lat, exif_lon,
-                   exif_time, geohash, status_note, source, imported_at, updated_at, signals,
-                   \(PostVersion.sql)
-            FROM posts WHERE id = ?
-            """)
-        try statement.bind([.text(id)])
-        guard let row = try statement.next() else { return nil }
-        defer { statement.reset() }
-        return PostRecord(
-            summary: Self.summary(row), photo: row.text(8), photoReference: row.text(9),
-            photoHash: row.text(10), photoWidth: row.int64(11).map { Int($0) },
-            photoHeight: row.int64(12).map { Int($0) }, exifLatitude: row.double(13),
-            exifLongitude: row.double(14), exifTime: row.text(15), geohash: row.text(16),
-            statusNote: row.text(17), source: row.text(18), importedAt: row.text(19) ?? "",
-            updatedAt: row.text(20) ?? "", signals: Signal.parse(row.text(21) ?? "[]"),
-            version: row.text(22) ?? "")
+    public func post(_ id: String) throws -> Post? {
+        try PostStore(workspace).post(id)
     }
 
     /// The versions of a post the workspace has held, oldest first.
     ///
     /// - Throws: `SQLiteError`.
     public func versions(_ id: String) throws -> [PostVersionRecord] {
-        try workspace.database.query(
-            """
-            SELECT version, user, lat, lon, description, date, photo_ref, photo_hash, seen_at
-            FROM post_versions WHERE post_id = ? ORDER BY seq
-            """, [.text(id)]
-        ) { row in
-            PostVersionRecord(
-                version: row.text(0) ?? "", user: row.text(1), latitude: row.double(2),
-                longitude: row.double(3), description: row.text(4), date: row.text(5),
-                photoReference: row.text(6), photoHash: row.text(7), seenAt: row.text(8) ?? "")
-        }
+        try PostStore(workspace).versions(id)
     }
 
     /// Every post matching a status (nil: all), full records, in review order.
     ///
     /// - Throws: `SQLiteError`.
-    public func records(status: PostStatus?) throws -> [PostRecord] {
+    public func records(status: PostStatus?) throws -> [Post] {
         var ids: [String] = []
         try list(status: status) { ids.append($0.id) }
         return try ids.compactMap { try post($0) }

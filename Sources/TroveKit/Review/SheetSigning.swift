@@ -1,5 +1,4 @@
 import Foundation
-import TroveSQLite
 
 /// What one `review sheet` run is: a fresh id, the secret its page signs decisions with,
 /// and the moderator it was made for. All three are kept in the workspace; the page
@@ -118,26 +117,11 @@ public struct ReviewSheets {
     /// each post's version and status as the sheet shows them.
     ///
     /// - Throws: `WorkspaceError`, `SQLiteError`.
-    public func record(_ credentials: SheetCredentials, posts: [PostRecord], now: Date = Date())
+    public func record(_ credentials: SheetCredentials, posts: [Post], now: Date = Date())
         throws
     {
-        let moderator = credentials.moderator
         try workspace.write {
-            try workspace.database.execute(
-                "INSERT INTO review_sheets (id, secret, moderator, made_at) VALUES (?, ?, ?, ?)",
-                [
-                    .text(credentials.id), .text(credentials.secret), .text(moderator),
-                    .text(timestamp(now)),
-                ])
-            let insert = try workspace.database.prepare(
-                "INSERT INTO review_sheet_posts (sheet, post_id, version, status) VALUES (?, ?, ?, ?)"
-            )
-            for post in posts {
-                try insert.run([
-                    .text(credentials.id), .text(post.summary.id), .text(post.version),
-                    .text(post.summary.status),
-                ])
-            }
+            try PostStore(workspace).recordSheet(credentials, posts: posts, at: timestamp(now))
         }
     }
 
@@ -176,11 +160,8 @@ public struct ReviewSheets {
                 message: "it has no signature, so nothing shows it came from a review sheet",
                 hint: "decide in a sheet made by 'trove review sheet' and download from there")
         }
-        let stored = try file.sheet.flatMap { id in
-            try workspace.database.query(
-                "SELECT secret, moderator FROM review_sheets WHERE id = ?", [.text(id)]
-            ) { ($0.text(0) ?? "", $0.text(1) ?? "") }.first
-        }
+        let store = PostStore(workspace)
+        let stored = try file.sheet.flatMap { try store.sheet($0) }
         guard let (secret, moderator) = stored else {
             throw Refusal(
                 message: "no sheet '\(file.sheet ?? "")' was made from this workspace",
@@ -202,12 +183,7 @@ public struct ReviewSheets {
                 message: "its moderator is not the one sheet \(file.sheet ?? "") was made for",
                 hint: nil)
         }
-        let shown = try Dictionary(
-            workspace.database.query(
-                "SELECT post_id, version, status FROM review_sheet_posts WHERE sheet = ?",
-                [.text(file.sheet ?? "")]
-            ) { ($0.text(0) ?? "", ($0.text(1) ?? "", $0.text(2) ?? "")) },
-            uniquingKeysWith: { first, _ in first })
+        let shown = try store.postsShown(bySheet: file.sheet ?? "")
         for decision in file.decisions {
             guard let (version, status) = shown[decision.id] else {
                 throw Refusal(

@@ -1,5 +1,4 @@
 import Foundation
-import TroveSQLite
 
 /// Who may sign in to the served queue (`review moderators`), and their browser sessions.
 ///
@@ -44,18 +43,10 @@ public struct ModeratorAccess {
     /// - Throws: `WorkspaceError`, `SQLiteError`.
     public func add(_ name: String, now: Date = Date()) throws -> (token: String, renewed: Bool) {
         let token = Self.secret()
-        let database = workspace.database
+        let store = PostStore(workspace)
         let renewed = try workspace.write { () throws -> Bool in
-            let existed =
-                try database.scalar("SELECT 1 FROM moderators WHERE name = ?", [.text(name)]) != nil
-            try database.execute(
-                "DELETE FROM moderator_sessions WHERE moderator = ?", [.text(name)])
-            try database.execute(
-                """
-                INSERT INTO moderators (name, token_hash, added_at) VALUES (?, ?, ?)
-                ON CONFLICT (name) DO UPDATE SET token_hash = excluded.token_hash,
-                                                 added_at = excluded.added_at
-                """, [.text(name), .text(Self.hash(token)), .text(timestamp(now))])
+            let existed = try store.isModerator(name)
+            try store.putModerator(name, tokenHash: Self.hash(token), at: timestamp(now))
             return existed
         }
         return (token, renewed)
@@ -65,31 +56,14 @@ public struct ModeratorAccess {
     ///
     /// - Throws: `SQLiteError`.
     public func list() throws -> [Entry] {
-        try workspace.database.query(
-            """
-            SELECT name, added_at,
-                   (SELECT count(*) FROM moderator_sessions s WHERE s.moderator = m.name)
-            FROM moderators m ORDER BY name
-            """
-        ) { row in
-            Entry(
-                name: row.text(0) ?? "", addedAt: row.text(1) ?? "",
-                sessions: Int(row.int64(2) ?? 0))
-        }
+        try PostStore(workspace).moderators()
     }
 
     /// Removes `name` and signs out their browsers; false when there was no such moderator.
     ///
     /// - Throws: `WorkspaceError`, `SQLiteError`.
     public func remove(_ name: String) throws -> Bool {
-        let database = workspace.database
-        return try workspace.write {
-            try database.execute(
-                "DELETE FROM moderator_sessions WHERE moderator = ?", [.text(name)])
-            try database.execute("DELETE FROM post_claims WHERE moderator = ?", [.text(name)])
-            try database.execute("DELETE FROM moderators WHERE name = ?", [.text(name)])
-            return database.changes > 0
-        }
+        try workspace.write { try PostStore(workspace).removeModerator(name) }
     }
 
     /// Signs in with a link's token: a new session for its moderator, or nil when no
@@ -100,17 +74,11 @@ public struct ModeratorAccess {
         moderator: String, session: String
     )? {
         guard token.utf8.count == 64 else { return nil }
-        let database = workspace.database
+        let store = PostStore(workspace)
         let session = Self.secret()
         return try workspace.write { () throws -> (moderator: String, session: String)? in
-            guard
-                let name = try database.scalar(
-                    "SELECT name FROM moderators WHERE token_hash = ?", [.text(Self.hash(token))]
-                )?.string
-            else { return nil }
-            try database.execute(
-                "INSERT INTO moderator_sessions (id_hash, moderator, created_at) VALUES (?, ?, ?)",
-                [.text(Self.hash(session)), .text(name), .text(timestamp(now))])
+            guard let name = try store.moderator(tokenHash: Self.hash(token)) else { return nil }
+            try store.addSession(idHash: Self.hash(session), moderator: name, at: timestamp(now))
             return (name, session)
         }
     }
@@ -120,22 +88,14 @@ public struct ModeratorAccess {
     /// - Throws: `SQLiteError`.
     public func moderator(session: String) throws -> String? {
         guard session.utf8.count == 64 else { return nil }
-        return try workspace.database.scalar(
-            """
-            SELECT s.moderator FROM moderator_sessions s JOIN moderators m ON m.name = s.moderator
-            WHERE s.id_hash = ?
-            """, [.text(Self.hash(session))])?.string
+        return try PostStore(workspace).moderator(sessionHash: Self.hash(session))
     }
 
     /// Ends a session.
     ///
     /// - Throws: `WorkspaceError`, `SQLiteError`.
     public func signOut(session: String) throws {
-        let database = workspace.database
-        _ = try workspace.write {
-            try database.execute(
-                "DELETE FROM moderator_sessions WHERE id_hash = ?", [.text(Self.hash(session))])
-        }
+        try workspace.write { try PostStore(workspace).endSession(idHash: Self.hash(session)) }
     }
 
     /// The CSRF token of a session: every write it makes must carry it.
@@ -182,20 +142,12 @@ public struct PostClaims {
     public func claim(_ id: String, for moderator: String, minutes: Double, now: Date = Date())
         throws -> Claim?
     {
-        let database = workspace.database
+        let store = PostStore(workspace)
         let time = now.timeIntervalSince1970
         return try workspace.write { () throws -> Claim? in
-            let held = try database.query(
-                "SELECT moderator, until FROM post_claims WHERE post_id = ? AND until > ?",
-                [.text(id), .real(time)]
-            ) { Claim(postID: id, moderator: $0.text(0) ?? "", until: $0.double(1) ?? 0) }.first
+            let held = try store.claim(on: id, runningAfter: time)
             if let held, held.moderator != moderator { return held }
-            try database.execute(
-                """
-                INSERT INTO post_claims (post_id, moderator, until) VALUES (?, ?, ?)
-                ON CONFLICT (post_id) DO UPDATE SET moderator = excluded.moderator,
-                                                    until = excluded.until
-                """, [.text(id), .text(moderator), .real(time + minutes * 60)])
+            try store.putClaim(id, moderator: moderator, until: time + minutes * 60)
             return nil
         }
     }
@@ -204,21 +156,13 @@ public struct PostClaims {
     ///
     /// - Throws: `WorkspaceError`, `SQLiteError`.
     public func release(_ id: String, by moderator: String) throws {
-        let database = workspace.database
-        _ = try workspace.write {
-            try database.execute(
-                "DELETE FROM post_claims WHERE post_id = ? AND moderator = ?",
-                [.text(id), .text(moderator)])
-        }
+        try workspace.write { try PostStore(workspace).removeClaim(id, by: moderator) }
     }
 
     /// Every claim still running.
     ///
     /// - Throws: `SQLiteError`.
     public func live(now: Date = Date()) throws -> [Claim] {
-        try workspace.database.query(
-            "SELECT post_id, moderator, until FROM post_claims WHERE until > ? ORDER BY post_id",
-            [.real(now.timeIntervalSince1970)]
-        ) { Claim(postID: $0.text(0) ?? "", moderator: $0.text(1) ?? "", until: $0.double(2) ?? 0) }
+        try PostStore(workspace).claims(runningAfter: now.timeIntervalSince1970)
     }
 }

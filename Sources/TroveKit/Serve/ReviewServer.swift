@@ -1,6 +1,5 @@
 import Foundation
 import TroveImaging
-import TroveSQLite
 
 /// `trove review serve`: the review queue served to several moderators' browsers at once.
 ///
@@ -195,8 +194,7 @@ public final class ReviewServer: @unchecked Sendable {
         let (minutes, area, seq) = try locked {
             (
                 try claimMinutes(), try workspace.setting(Setting.reviewArea.key),
-                try workspace.database.scalar("SELECT coalesce(max(seq), 0) FROM decisions")?.int64
-                    ?? 0
+                try PostStore(workspace).latestDecision()
             )
         }
         let reasons = RejectionReason.allCases.map(\.rawValue)
@@ -219,28 +217,22 @@ public final class ReviewServer: @unchecked Sendable {
     /// One page of the queue: posts matching the filters in review order, after a cursor.
     private func queue(_ request: ServerRequest, _ moderator: String) throws -> ServerResponse {
         let query = request.query
-        var conditions: [String] = []
-        var values: [SQLiteValue?] = []
+        var filter = PostStore.QueueFilter()
         switch query["status"] ?? "open" {
-        case "open": conditions.append("status IN ('pending', 'flagged')")
-        case "all": break
+        case "open": filter.statuses = .open
+        case "all": filter.statuses = .all
         case let word:
             guard let status = PostStatus(rawValue: word) else {
                 return Self.error(400, "status", "unknown status")
             }
-            conditions.append("status = ?")
-            values.append(.text(status.rawValue))
+            filter.statuses = .only(status)
         }
-        if let user = query["user"], !user.isEmpty {
-            conditions.append("user = ?")
-            values.append(.text(user))
-        }
+        if let user = query["user"], !user.isEmpty { filter.user = user }
         if let signal = query["signal"], !signal.isEmpty {
-            guard SignalName(rawValue: signal) != nil else {
+            guard let name = SignalName(rawValue: signal) else {
                 return Self.error(400, "signal", "unknown signal")
             }
-            conditions.append("(',' || signal_names || ',') LIKE ?")
-            values.append(.text("%," + signal + ",%"))
+            filter.signal = name
         }
         if let area = query["area"], !area.isEmpty {
             let text: String? =
@@ -249,50 +241,22 @@ public final class ReviewServer: @unchecked Sendable {
             guard let bounds = text.flatMap(GeoBounds.init(parsing:)) else {
                 return Self.error(400, "area", "an area is minLat,minLon,maxLat,maxLon")
             }
-            conditions.append("lat BETWEEN ? AND ? AND lon BETWEEN ? AND ?")
-            values += [
-                .real(bounds.minLatitude), .real(bounds.maxLatitude), .real(bounds.minLongitude),
-                .real(bounds.maxLongitude),
-            ]
+            filter.area = bounds
         }
         if let text = query["q"]?.trimmingCharacters(in: .whitespaces), !text.isEmpty {
-            let escaped = text.replacingOccurrences(of: "\\", with: "\\\\")
-                .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(
-                    of: "_", with: "\\_")
-            conditions.append("(id = ? OR description LIKE ? ESCAPE '\\')")
-            values += [.text(text), .text("%" + escaped + "%")]
+            filter.text = text
         }
-        let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
-        var page = filter
-        var pageValues = values
-        if let after = query["after"], let cut = after.firstIndex(of: "\u{1F}") {
+        var after: (date: String, id: String)?
+        if let cursor = query["after"], let cut = cursor.firstIndex(of: "\u{1F}") {
             // After (date, id) in review order, where a missing date comes first.
-            let date = String(after[..<cut])
-            let id = String(after[after.index(after: cut)...])
-            page += filter.isEmpty ? " WHERE " : " AND "
-            if date.isEmpty {
-                page += "((date IS NULL AND id > ?) OR date IS NOT NULL)"
-                pageValues.append(.text(id))
-            } else {
-                page += "(date > ? OR (date = ? AND id > ?))"
-                pageValues += [.text(date), .text(date), .text(id)]
-            }
+            after = (String(cursor[..<cut]), String(cursor[cursor.index(after: cut)...]))
         }
         let limit = min(500, max(1, Int(query["limit"] ?? "") ?? 100))
         let (rows, total, claims) = try locked {
             try workspace.read {
-                let rows = try workspace.database.query(
-                    """
-                    SELECT id, user, lat, lon, date, description, status, signal_names,
-                           \(PostVersion.sql) FROM posts\(page)
-                    ORDER BY date, id LIMIT \(limit)
-                    """, pageValues
-                ) { row in
-                    (PostQuery.summary(row), row.text(8) ?? "")
-                }
-                let total =
-                    try workspace.database.scalar("SELECT count(*) FROM posts\(filter)", values)?
-                    .int64 ?? 0
+                let store = PostStore(workspace)
+                let rows = try store.queue(filter, after: after, limit: limit)
+                let total = try store.count(filter)
                 let claims = try PostClaims(workspace: workspace).live()
                 return (rows, total, claims)
             }
@@ -323,7 +287,7 @@ public final class ReviewServer: @unchecked Sendable {
 
     private func postDetails(_ id: String, _ moderator: String) throws -> ServerResponse {
         let found = try locked {
-            () throws -> (PostRecord, [Decision], [MapPoint], [String: Bool], PostClaims.Claim?)? in
+            () throws -> (Post, [Decision], [MapPoint], [String: Bool], PostClaims.Claim?)? in
             let query = PostQuery(workspace: workspace)
             guard let post = try query.post(id) else { return nil }
             let history = try AuditTrail(workspace: workspace).entries(for: id)
@@ -335,14 +299,9 @@ public final class ReviewServer: @unchecked Sendable {
                 for word in signal.detail.split(whereSeparator: { " ,():".contains($0) }) {
                     let word = String(word)
                     if related[word] == nil, word != id,
-                        try workspace.database.scalar(
-                            "SELECT photo IS NOT NULL FROM posts WHERE id = ?", [.text(word)])
-                            != nil
+                        let photo = try PostStore(workspace).hasPhoto(word)
                     {
-                        related[word] =
-                            try workspace.database.scalar(
-                                "SELECT photo IS NOT NULL FROM posts WHERE id = ?", [.text(word)])?
-                            .int64 == 1
+                        related[word] = photo
                     }
                 }
             }
@@ -382,23 +341,14 @@ public final class ReviewServer: @unchecked Sendable {
     private func userPanel(_ user: String) throws -> ServerResponse {
         let (posts, decisions) = try locked {
             try workspace.read {
-                let posts = try workspace.database.query(
-                    """
-                    SELECT id, user, lat, lon, date, description, status, signal_names,
-                           \(PostVersion.sql) FROM posts WHERE user = ? ORDER BY coalesce(date, ''), id
-                    LIMIT 1000
-                    """, [.text(user)]
-                ) { row in Self.summaryJSON(PostQuery.summary(row), version: row.text(8) ?? "") }
-                let decisions = try workspace.database.query(
-                    """
-                    SELECT d.post_id, d.at, d.moderator, d.to_status, d.reason, d.note
-                    FROM decisions d JOIN posts p ON p.id = d.post_id
-                    WHERE p.user = ? ORDER BY d.seq DESC LIMIT 200
-                    """, [.text(user)]
-                ) { row in
+                let store = PostStore(workspace)
+                let posts = try store.posts(ofUser: user).map {
+                    Self.summaryJSON($0.summary, version: $0.version)
+                }
+                let decisions = try store.decisions(onPostsOf: user).map {
                     JSONObject([
-                        "id": row.text(0), "at": row.text(1), "moderator": row.text(2),
-                        "to": row.text(3), "reason": row.text(4), "note": row.text(5),
+                        "id": $0.postID, "at": $0.at, "moderator": $0.moderator,
+                        "to": $0.to.rawValue, "reason": $0.reason, "note": $0.note,
                     ])
                 }
                 return (posts, decisions)
@@ -411,28 +361,21 @@ public final class ReviewServer: @unchecked Sendable {
     private func changes(_ since: Int64) throws -> ServerResponse {
         let (decisions, claims, seq) = try locked {
             try workspace.read {
-                let decisions = try workspace.database.query(
-                    """
-                    SELECT d.seq, d.post_id, d.moderator, d.to_status, d.at, p.status,
-                           substr(p.content_hash, 1, 12)
-                    FROM decisions d LEFT JOIN posts p ON p.id = d.post_id
-                    WHERE d.seq > ? ORDER BY d.seq LIMIT 1000
-                    """, [.integer(since)]
-                ) { row in
+                let store = PostStore(workspace)
+                let decisions = try store.decisions(after: since).map { change in
                     (
-                        row.int64(0) ?? 0,
+                        change.seq,
                         JSONObject([
-                            "id": row.text(1), "moderator": row.text(2), "to": row.text(3),
-                            "at": row.text(4), "status": row.text(5), "version": row.text(6),
+                            "id": change.decision.postID, "moderator": change.decision.moderator,
+                            "to": change.decision.to.rawValue, "at": change.decision.at,
+                            "status": change.status, "version": change.version,
                         ])
                     )
                 }
                 let claims = try PostClaims(workspace: workspace).live().map {
                     JSONObject(["id": $0.postID, "moderator": $0.moderator])
                 }
-                let latest =
-                    try workspace.database.scalar("SELECT coalesce(max(seq), 0) FROM decisions")?
-                    .int64 ?? 0
+                let latest = try store.latestDecision()
                 let seq = decisions.last?.0 ?? min(max(since, 0), latest)
                 return (decisions.map { $0.1 }, claims, seq)
             }
@@ -486,15 +429,15 @@ public final class ReviewServer: @unchecked Sendable {
     }
 
     private func map(_ id: String) throws -> ServerResponse {
-        let found = try locked { () throws -> (PostRecord, [MapPoint], GeoBounds?)? in
+        let found = try locked { () throws -> (Post, [MapPoint], GeoBounds?)? in
             let query = PostQuery(workspace: workspace)
             guard let post = try query.post(id) else { return nil }
             let area = try workspace.setting(Setting.reviewArea.key).flatMap(
                 GeoBounds.init(parsing:))
             return (post, try query.neighbours(of: post), area)
         }
-        guard let (post, neighbours, area) = found, let lat = post.summary.latitude,
-            let lon = post.summary.longitude
+        guard let (post, neighbours, area) = found, let lat = post.latitude,
+            let lon = post.longitude
         else { return Self.error(404, "post", "no position for this post") }
         var points = [MapPoint(.claimed, latitude: lat, longitude: lon)]
         if let exifLat = post.exifLatitude, let exifLon = post.exifLongitude {
@@ -691,11 +634,8 @@ public final class ReviewServer: @unchecked Sendable {
         let user = body["user"]?.stringValue
         let outcomes = try locked { () throws -> [DecisionOutcome] in
             // Only that user's posts, whatever the list says.
-            let mine = try requests.filter { request in
-                try workspace.database.scalar(
-                    "SELECT 1 FROM posts WHERE id = ? AND user IS ?",
-                    [.text(request.id), user.map { .text($0) }]) != nil
-            }
+            let store = PostStore(workspace)
+            let mine = try requests.filter { try store.isPost($0.id, of: user) }
             return try Moderation(workspace: workspace).decide(
                 mine, moderator: moderator, force: false)
         }
