@@ -199,7 +199,7 @@ struct FakeInspector: PhotoInspecting {
         #expect(changed.updated == 1)
         #expect(changed.reopened == ["p1"])
         let record = try #require(try PostQuery(workspace: workspace).post("p1"))
-        #expect(record.summary.status == "pending")
+        #expect(record.status.rawValue == "pending")
         #expect(record.statusNote?.contains("changed after it was approved (description)") == true)
         let trail = try AuditTrail(workspace: workspace).entries(for: "p1")
         #expect(trail.map(\.moderator) == ["ann", "trove"])

@@ -41,7 +41,7 @@ import Testing
         #expect(post.status == .pending && post.source == "posts.csv:2")
         #expect(post.importedAt == "2023-11-14T22:13:20Z" && post.updatedAt == post.importedAt)
         #expect(post.version.count == PostVersion.length)
-        #expect(post.summary.id == "p1" && post.summary.status == "pending")
+        #expect(post.id == "p1" && post.status.rawValue == "pending")
         #expect(try store.post("p2") == nil)
         let versions = try store.versions("p1")
         #expect(versions.map(\.version) == [post.version])

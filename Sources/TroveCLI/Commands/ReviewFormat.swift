@@ -126,7 +126,7 @@ enum ReviewFormat {
     /// `show` and the queue on a terminal: the photo as large as the window allows with
     /// the whole post still in view. `reservedRows` are lines the caller prints after.
     static func screen(
-        _ post: PostRecord, history: [Decision], style: PreviewStyle, reservedRows: Int,
+        _ post: Post, history: [Decision], style: PreviewStyle, reservedRows: Int,
         photoFirst: Bool = false, earlier: PostVersionRecord? = nil
     ) -> String {
         var head = fieldLines(post) + (earlier.map { changeLines(post, earlier: $0) } ?? [])
@@ -147,7 +147,7 @@ enum ReviewFormat {
         }
         // A long description is cut to the rows left, so the id, the user and the photo
         // stay on the screen (`trove review show ID` has it whole).
-        if photoFirst, free < wanted, let description = post.summary.description {
+        if photoFirst, free < wanted, let description = post.description {
             let text = safe(description)
             let rows = text.split(separator: "\n", omittingEmptySubsequences: false).reduce(0) {
                 $0 + max(1, (13 + $1.count + style.columns - 1) / style.columns)
@@ -202,7 +202,7 @@ enum ReviewFormat {
     static let minimumPreviewRows = 8
 
     /// The preview for at most `rows` rows of the window, nil when it cannot be drawn.
-    static func previewLines(post: PostRecord, style: PreviewStyle, rows: Int) -> [String]? {
+    static func previewLines(post: Post, style: PreviewStyle, rows: Int) -> [String]? {
         guard let path = post.photo else { return nil }
         let columns = style.columns - 1
         if style.colour {
@@ -217,7 +217,7 @@ enum ReviewFormat {
 
     /// Every field and signal of a post, for people (no preview).
     static func details(
-        _ post: PostRecord, history: [Decision], earlier: PostVersionRecord? = nil
+        _ post: Post, history: [Decision], earlier: PostVersionRecord? = nil
     ) -> String {
         let changes = earlier.map { changeLines(post, earlier: $0) } ?? []
         return (fieldLines(post) + changes + historyLines(history)).map { $0 + "\n" }.joined()
@@ -225,7 +225,7 @@ enum ReviewFormat {
 
     /// The fields that differ between an earlier version and the current one, the earlier
     /// value above the current one so they read side by side.
-    static func changeLines(_ post: PostRecord, earlier: PostVersionRecord) -> [String] {
+    static func changeLines(_ post: Post, earlier: PostVersionRecord) -> [String] {
         let summary = post.summary
         func position(_ lat: Double?, _ lon: Double?) -> String? {
             guard let lat, let lon else { return nil }
@@ -264,7 +264,7 @@ enum ReviewFormat {
 
     /// The fields, one a line; `compact` leaves out the map links, the fingerprint, the
     /// source and the import time, and puts the size beside the photo.
-    static func fieldLines(_ post: PostRecord, compact: Bool = false, description: String? = nil)
+    static func fieldLines(_ post: Post, compact: Bool = false, description: String? = nil)
         -> [String]
     {
         let summary = post.summary
@@ -331,7 +331,7 @@ enum ReviewFormat {
 
     /// `review show --format json`: every field, the signals with details, the history.
     static func detailsJSON(
-        _ post: PostRecord, history: [Decision], earlier: PostVersionRecord? = nil
+        _ post: Post, history: [Decision], earlier: PostVersionRecord? = nil
     ) -> String {
         let summary = post.summary
         var object = JSONObject([

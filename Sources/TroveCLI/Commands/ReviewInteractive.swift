@@ -159,7 +159,7 @@ final class ReviewSession {
                 continue
             }
             let id = queue[index]
-            guard let post = try query.post(id), post.summary.status == status.rawValue else {
+            guard let post = try query.post(id), post.status.rawValue == status.rawValue else {
                 // Decided by someone else since the queue was read: move on.
                 index += 1
                 continue

@@ -57,7 +57,7 @@ extension ReviewCommand {
         let posts = try query.records(status: status)
         var neighbours: [String: [MapPoint]] = [:]
         for post in posts where post.signals.contains(where: { $0.name == .nearbyPost }) {
-            neighbours[post.summary.id] = try query.neighbours(of: post)
+            neighbours[post.id] = try query.neighbours(of: post)
         }
         let title = "trove review: " + (status?.rawValue ?? "all") + " posts"
         sheet.credentials = SheetCredentials.fresh(for: moderator)

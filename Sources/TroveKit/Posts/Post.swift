@@ -154,7 +154,3 @@ public struct Post: Equatable, Sendable {
             description: description, status: status.rawValue, signalNames: signalNames)
     }
 }
-
-/// The name `Post` had while it was the review commands' record of a post; the sheet, the
-/// map and the CLI still say it.
-public typealias PostRecord = Post

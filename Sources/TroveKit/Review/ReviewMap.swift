@@ -210,10 +210,10 @@ extension PostQuery {
     /// The other posts within `meters` of a post, nearest first, for its map.
     ///
     /// - Throws: `SQLiteError`.
-    public func neighbours(of post: PostRecord, within meters: Double = SignalRules.nearbyMeters)
+    public func neighbours(of post: Post, within meters: Double = SignalRules.nearbyMeters)
         throws -> [MapPoint]
     {
-        guard let lat = post.summary.latitude, let lon = post.summary.longitude else { return [] }
+        guard let lat = post.latitude, let lon = post.longitude else { return [] }
         // The circle's bounding box (two across the antimeridian, every longitude round a
         // pole), as the other neighbour searches pick candidates, then the exact distance.
         var latitudes = -90.0...90.0
@@ -234,7 +234,7 @@ extension PostQuery {
                 .real(latitudes.lowerBound), .real(latitudes.upperBound),
                 .real(longitudes.first.lowerBound), .real(longitudes.first.upperBound),
                 .real(longitudes.second.lowerBound), .real(longitudes.second.upperBound),
-                .text(post.summary.id),
+                .text(post.id),
             ]
         ) { row in
             MapPoint(

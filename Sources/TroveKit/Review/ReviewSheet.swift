@@ -66,15 +66,15 @@ public struct ReviewSheet {
     ///
     /// - Parameter neighbours: for posts with `nearby-post`, the posts near them.
     public func render(
-        posts: [PostRecord], title: String, neighbours: [String: [MapPoint]] = [:]
+        posts: [Post], title: String, neighbours: [String: [MapPoint]] = [:]
     ) -> String {
-        let cards = posts.map { card($0, neighbours: neighbours[$0.summary.id] ?? []) }
+        let cards = posts.map { card($0, neighbours: neighbours[$0.id] ?? []) }
             .joined(separator: "\n")
         // Every string through `HTML.scriptJSON`, for the page's script element.
         let entries = posts.map { post in
             var entry = JSONObject()
-            entry.add("id", json: HTML.scriptJSON(post.summary.id))
-            entry.add("status", json: HTML.scriptJSON(post.summary.status))
+            entry.add("id", json: HTML.scriptJSON(post.id))
+            entry.add("status", json: HTML.scriptJSON(post.status.rawValue))
             entry.add("version", json: HTML.scriptJSON(post.version))
             return entry.compactJSONText
         }
@@ -89,7 +89,7 @@ public struct ReviewSheet {
         object.add("reasons", json: compactJSONArray(reasons))
         let data = object.compactJSONText
         var counts: [String: Int] = [:]
-        for post in posts { counts[post.summary.status, default: 0] += 1 }
+        for post in posts { counts[post.status.rawValue, default: 0] += 1 }
         let summary =
             posts.count == 1 ? "1 post" : "\(posts.count) posts"
         return Self.fill(
@@ -123,7 +123,7 @@ public struct ReviewSheet {
 
     // MARK: - Cards
 
-    private func card(_ post: PostRecord, neighbours: [MapPoint]) -> String {
+    private func card(_ post: Post, neighbours: [MapPoint]) -> String {
         let summary = post.summary
         let id = HTML.attribute(summary.id)
         var html = "<article class=\"card\" data-id=\"\(id)\" "
@@ -198,7 +198,7 @@ public struct ReviewSheet {
         return html
     }
 
-    private func photo(_ post: PostRecord) -> String {
+    private func photo(_ post: Post) -> String {
         guard let path = post.photo else {
             let why = post.photoReference == nil ? "no photo" : "photo not available"
             return "<p class=\"nophoto\">\(why)</p>"
@@ -213,7 +213,7 @@ public struct ReviewSheet {
             let mime = image.format == .png ? "image/png" : "image/jpeg"
             let base64 = Data(image.bytes).base64EncodedString()
             return "<img src=\"data:\(mime);base64,\(base64)\" width=\"\(image.width)\" "
-                + "height=\"\(image.height)\" alt=\"photo of post \(HTML.attribute(post.summary.id))\">"
+                + "height=\"\(image.height)\" alt=\"photo of post \(HTML.attribute(post.id))\">"
         } catch {
             return "<p class=\"nophoto\">photo unreadable: \(HTML.text(error.description))</p>"
         }
