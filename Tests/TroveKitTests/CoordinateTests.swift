@@ -45,9 +45,9 @@ import Testing
     @Test func theValidatorNamesAStoredValueAsTheReadersDo() throws {
         var validator = TreasureValidator()
         validator.add(
-            TreasureRecord(
+            Treasure(
                 key: "a", name: "A", latitude: 95, longitude: -200.5,
-                location: Diagnostic.Location()))
+                source: Diagnostic.Location()))
         validator.finish()
         var messages: [String] = []
         try validator.findings.drain { messages.append("\($0.code) \($0.message)") }

@@ -9,9 +9,9 @@ import Testing
         var validator = TreasureValidator()
         for (key, latitude, longitude) in positions {
             validator.add(
-                TreasureRecord(
+                Treasure(
                     key: key, name: key, latitude: latitude, longitude: longitude,
-                    location: Diagnostic.Location()))
+                    source: Diagnostic.Location()))
         }
         validator.finish()
         var found: [String] = []
@@ -46,8 +46,8 @@ import Testing
 
     @Test func aFocusFindsChangedNeighboursAcrossTheAntimeridian() {
         let focus = TreasureValidator.Focus(changed: [
-            (key: "a", name: "A", latitude: -40, longitude: 180),
-            (key: "b", name: "B", latitude: 89.99999, longitude: 0),
+            Treasure(key: "a", name: "A", latitude: -40, longitude: 180),
+            Treasure(key: "b", name: "B", latitude: 89.99999, longitude: 0),
         ])
         #expect(focus.isNear(latitude: -40, longitude: -179.99999))
         #expect(!focus.isNear(latitude: -40, longitude: -179.9999))

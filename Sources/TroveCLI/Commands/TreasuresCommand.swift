@@ -52,7 +52,7 @@ enum TreasuresCommand {
     static let tableHeader =
         pad("KEY", 24) + pad("NAME", 28) + pad("POSITION", 24) + pad("GEOHASH", 12) + "SOURCE\n"
 
-    static func tableRow(_ treasure: TreasureDetails) -> String {
+    static func tableRow(_ treasure: Treasure) -> String {
         var line = pad(ReviewFormat.safe(treasure.key), 24)
         line += pad(ReviewFormat.safe(treasure.name).replacingOccurrences(of: "\n", with: " "), 28)
         line += pad("\(jsonNumber(treasure.latitude)), \(jsonNumber(treasure.longitude))", 24)
@@ -101,7 +101,7 @@ enum TreasuresCommand {
         return .success
     }
 
-    static func details(_ treasure: TreasureDetails, renditions: [TreasureRendition]) -> String {
+    static func details(_ treasure: Treasure, renditions: [TreasureRendition]) -> String {
         func field(_ label: String, _ value: String, width: Int = 14) -> String {
             let label = ReviewFormat.safe(label) + ":"
             return label + String(repeating: " ", count: max(1, width - label.count))

@@ -1,6 +1,5 @@
-import TroveSQLite
-
-/// A record found by a circle query, with its distance from the centre.
+/// A record found by a circle query, with its distance from the centre: a treasure or a
+/// post, so not a `Treasure`.
 public struct NearbyRecord: Equatable, Sendable {
     public var key: String
     public var name: String
@@ -43,30 +42,18 @@ public enum NearbySearch {
     private static func treasures(
         in workspace: Workspace, circle: GeoCircle, ranges: [GeohashRange]
     ) throws -> [NearbyRecord] {
-        let candidates = try workspace.database.prepare(
-            "SELECT key, geohash FROM treasure_geohashes WHERE geohash >= ? AND geohash < ?")
-        let details = try workspace.database.prepare(
-            "SELECT name, lat, lon FROM treasures WHERE key = ?")
         var matches = Matches(circle: circle)
-        for range in ranges {
-            try candidates.bind([.text(range.start), .text(range.end)])
-            while let row = try candidates.next() {
-                let cell = row.withUTF8(1) { Geohash.cellCentre(utf8: $0) } ?? nil
-                if let cell,
-                    circle.distance(toLatitude: cell.latitude, longitude: cell.longitude)
-                        > circle.radius + cell.reach + 0.001
-                {
-                    continue
-                }
-                guard let key = row.text(0) else { continue }
-                try details.bind([.text(key)])
-                guard let detail = try details.next(), let latitude = detail.double(1),
-                    let longitude = detail.double(2)
-                else { continue }
-                matches.add(
-                    key: key, name: detail.text(0) ?? "", latitude: latitude,
-                    longitude: longitude)
+        try TreasureStore(workspace).forEachTreasure(
+            inGeohashRanges: ranges,
+            keeping: { geohash in
+                guard let cell = Geohash.cellCentre(utf8: geohash) else { return true }
+                return circle.distance(toLatitude: cell.latitude, longitude: cell.longitude)
+                    <= circle.radius + cell.reach + 0.001
             }
+        ) { treasure in
+            matches.add(
+                key: treasure.key, name: treasure.name, latitude: treasure.latitude,
+                longitude: treasure.longitude)
         }
         return matches.found
     }
@@ -74,21 +61,10 @@ public enum NearbySearch {
     private static func posts(
         in workspace: Workspace, circle: GeoCircle, ranges: [GeohashRange]
     ) throws -> [NearbyRecord] {
-        let statement = try workspace.database.prepare(
-            """
-            SELECT id, coalesce(description, ''), lat, lon FROM posts
-            WHERE geohash >= ? AND geohash < ?
-            """)
         var matches = Matches(circle: circle)
-        for range in ranges {
-            try statement.bind([.text(range.start), .text(range.end)])
-            while let row = try statement.next() {
-                guard let key = row.text(0), let latitude = row.double(2),
-                    let longitude = row.double(3)
-                else { continue }
-                matches.add(
-                    key: key, name: row.text(1) ?? "", latitude: latitude, longitude: longitude)
-            }
+        try TreasureStore(workspace).forEachPost(inGeohashRanges: ranges) {
+            id, description, latitude, longitude in
+            matches.add(key: id, name: description, latitude: latitude, longitude: longitude)
         }
         return matches.found
     }
@@ -119,11 +95,10 @@ public enum NearbySearch {
     ///
     /// - Throws: `SQLiteError`.
     public static func allTreasurePositions(_ workspace: Workspace) throws -> [NearbyRecord] {
-        try workspace.database.query("SELECT key, name, lat, lon FROM treasures ORDER BY key", []) {
-            row in
+        try TreasureStore(workspace).positionsInKeyOrder().map {
             NearbyRecord(
-                key: row.text(0) ?? "", name: row.text(1) ?? "", latitude: row.double(2) ?? 0,
-                longitude: row.double(3) ?? 0, distance: 0)
+                key: $0.key, name: $0.name, latitude: $0.latitude, longitude: $0.longitude,
+                distance: 0)
         }
     }
 }

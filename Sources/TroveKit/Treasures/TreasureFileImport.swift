@@ -1,5 +1,4 @@
 import Foundation
-import TroveSQLite
 
 /// Reads treasure files and upserts them into the workspace in one transaction.
 ///
@@ -135,27 +134,20 @@ public struct TreasureFileImport {
     }
 
     private func importAll(_ sources: [Source], into workspace: Workspace) throws -> [FileResult] {
-        let database = workspace.database
+        let store = TreasureStore(workspace)
         // The files' rows in `sources` first: only a file the workspace knew can have
         // treasures that are gone from it, and only then are new keys worth noting for
         // the rename check.
         var sourceIDs: [Int64] = []
         var known: [Bool] = []
         for source in sources {
-            let (id, wasKnown) = try TreasureImporter.source(
-                path: source.identity, name: source.displayPath, in: database)
+            let (id, wasKnown) = try store.source(
+                path: source.identity, name: source.displayPath)
             sourceIDs.append(id)
             known.append(wasKnown)
         }
         let notesNewKeys = known.contains(true)
-        if notesNewKeys {
-            try database.execute(
-                """
-                CREATE TEMP TABLE import_new_keys (key TEXT PRIMARY KEY NOT NULL) WITHOUT ROWID;
-                CREATE TEMP TRIGGER import_new_key AFTER INSERT ON main.treasures
-                BEGIN INSERT OR IGNORE INTO import_new_keys (key) VALUES (NEW.key); END;
-                """)
-        }
+        if notesNewKeys { try store.startNotingNewKeys() }
         let importer = try TreasureImporter(workspace: workspace)
         let keys = SharedKeyDeriver(expectedKeys: Self.expectedRows(in: sources))
         var results: [FileResult] = []
@@ -166,13 +158,10 @@ public struct TreasureFileImport {
             // Read only when a row of the file needs a derived key, on a connection of its
             // own: it sees the workspace as it was before this import.
             let id = sourceIDs[fileIndex]
-            let path = database.path
+            let path = store.database.path
             var load: (@Sendable () throws -> StoredKeys)?
             if known[fileIndex] {
-                load = {
-                    let reader = try Database(path: path, mode: .readOnly)
-                    return try Self.storedKeys(of: id, in: reader)
-                }
+                load = { try Self.storedKeys(of: id, in: TreasureStore.reader(path: path)) }
             }
             keys.begin(load)
             // One thread reads and prepares rows while this one writes them: the two
@@ -237,7 +226,7 @@ public struct TreasureFileImport {
             if let columns {
                 result.warnings += try Self.rememberColumns(
                     columns, decimalComma: decimalComma, of: source,
-                    id: sourceIDs[fileIndex], in: database)
+                    id: sourceIDs[fileIndex], in: store)
             }
             result.warnings += warnings
             result.skippedKeys = skippedKeys
@@ -248,12 +237,9 @@ public struct TreasureFileImport {
         // Only now, with every file read: a treasure that moved to a later file of this
         // import is that file's now, not gone.
         try settleVanished(
-            &results, sourceIDs: sourceIDs, known: known, keys: keys, workspace: workspace)
+            &results, sourceIDs: sourceIDs, known: known, keys: keys, store: store)
         try importer.finish()
-        if notesNewKeys {
-            try database.execute(
-                "DROP TRIGGER temp.import_new_key; DROP TABLE temp.import_new_keys;")
-        }
+        if notesNewKeys { try store.stopNotingNewKeys() }
         return results
     }
 
@@ -262,9 +248,8 @@ public struct TreasureFileImport {
     /// holds something else, and findings name them by key.
     private func settleVanished(
         _ results: inout [FileResult], sourceIDs: [Int64], known: [Bool],
-        keys: SharedKeyDeriver, workspace: Workspace
+        keys: SharedKeyDeriver, store: TreasureStore
     ) throws {
-        let database = workspace.database
         struct Spot: Hashable {
             var source: Int64
             var lat: Double
@@ -273,46 +258,30 @@ public struct TreasureFileImport {
         }
         var spots: [Spot: [Int]] = [:]  // vanished treasures by place: (file index, entry)
         var entries: [(file: Int, key: String)] = []
-        let scan = try database.prepare(
-            "SELECT key, lat, lon, image FROM treasures WHERE source = ? ORDER BY key")
         for (index, id) in sourceIDs.enumerated() where known[index] {
-            try scan.bind([.integer(id)])
-            while let row = try scan.next() {
-                let isCurrent = row.withUTF8(0) { keys.contains(utf8: $0) } ?? false
-                if isCurrent { continue }
-                let key = row.text(0) ?? ""
-                results[index].vanished.append(Vanished(key: key))
+            try store.forEachTreasure(ofSource: id, skipping: keys.contains(utf8:)) { treasure in
+                results[index].vanished.append(Vanished(key: treasure.key))
                 let spot = Spot(
-                    source: id, lat: row.double(1) ?? .nan, lon: row.double(2) ?? .nan,
-                    image: row.text(3))
+                    source: id, lat: treasure.latitude, lon: treasure.longitude,
+                    image: treasure.image)
                 spots[spot, default: []].append(entries.count)
-                entries.append((index, key))
+                entries.append((index, treasure.key))
             }
         }
         guard !entries.isEmpty else { return }
         var matched = Set<Int>()
-        _ = try database.query(
-            """
-            SELECT t.key, t.source, t.lat, t.lon, t.image, t.source_line
-            FROM temp.import_new_keys AS n JOIN treasures AS t ON t.key = n.key ORDER BY t.key
-            """
-        ) { row in
+        try store.forEachNewlyKeyed { treasure, source in
             let spot = Spot(
-                source: row.int64(1) ?? -1, lat: row.double(2) ?? .nan,
-                lon: row.double(3) ?? .nan, image: row.text(4))
+                source: source ?? -1, lat: treasure.latitude, lon: treasure.longitude,
+                image: treasure.image)
             guard let candidate = spots[spot]?.first(where: { !matched.contains($0) }) else {
                 return
             }
             matched.insert(candidate)
             let entry = entries[candidate]
             results[entry.file].renames.append(
-                LikelyRename(
-                    oldKey: entry.key, newKey: row.text(0) ?? "",
-                    location: SourceLine.location(file: nil, stored: row.int64(5))
-                        ?? Diagnostic.Location()))
+                LikelyRename(oldKey: entry.key, newKey: treasure.key, location: treasure.source))
         }
-        let remover = try TreasureRemover(workspace: workspace)
-        let forget = try database.prepare("UPDATE treasures SET source_line = NULL WHERE key = ?")
         for index in results.indices where !results[index].vanished.isEmpty {
             if sync && results[index].summary.skipped > 0 {
                 if let keys = results[index].skippedKeys {
@@ -320,7 +289,7 @@ public struct TreasureFileImport {
                     let all = results[index].vanished
                     results[index].keptForSkippedKeys = all.map(\.key).filter(keys.contains)
                     results[index].vanished = all.filter { !keys.contains($0.key) }
-                    for key in results[index].keptForSkippedKeys { try forget.run([.text(key)]) }
+                    for key in results[index].keptForSkippedKeys { try store.forgetLine(of: key) }
                 } else {
                     results[index].keptBecauseOfSkippedRows = true
                 }
@@ -329,9 +298,9 @@ public struct TreasureFileImport {
             results[index].removed = removes
             for vanished in results[index].vanished {
                 if removes {
-                    try remover.remove(vanished.key)
+                    try store.remove(vanished.key)
                 } else {
-                    try forget.run([.text(vanished.key)])
+                    try store.forgetLine(of: vanished.key)
                 }
             }
         }
@@ -341,18 +310,12 @@ public struct TreasureFileImport {
     /// file `source`, oldest line first, so a re-read row keeps its treasure's key.
     ///
     /// - Throws: `SQLiteError`.
-    static func storedKeys(of source: Int64, in database: Database) throws -> StoredKeys {
+    static func storedKeys(of source: Int64, in store: TreasureStore) throws -> StoredKeys {
         var stored = StoredKeys()
-        let scan = try database.prepare(
-            """
-            SELECT key, name, lat, lon, image FROM treasures WHERE source = ?
-            ORDER BY source_line IS NULL, source_line, key
-            """)
-        try scan.bind([.integer(source)])
-        while let row = try scan.next() {
+        try store.forEachTreasureInLineOrder(ofSource: source) { treasure in
             stored.add(
-                key: row.text(0) ?? "", name: row.text(1) ?? "", latitude: row.double(2) ?? .nan,
-                longitude: row.double(3) ?? .nan, image: row.text(4))
+                key: treasure.key, name: treasure.name, latitude: treasure.latitude,
+                longitude: treasure.longitude, image: treasure.image)
         }
         return stored
     }
@@ -364,35 +327,25 @@ public struct TreasureFileImport {
     /// - Throws: `SQLiteError`.
     static func rememberColumns(
         _ columns: [String], decimalComma: Bool, of source: Source, id: Int64,
-        in database: Database
+        in store: TreasureStore
     ) throws -> [Diagnostic] {
         var warnings: [Diagnostic] = []
-        if let stored = try database.scalar(
-            "SELECT columns FROM sources WHERE id = ?", [.integer(id)])?.string
-        {
-            var parser = JSONParser(Array(stored.utf8))
-            if case .array(let values)? = try? parser.parseValue() {
-                // Exactly: `{extra.Points}` reads nothing from a column now named `points`.
-                let now = Set(columns)
-                for case .string(let name) in values where !now.contains(name) {
-                    let lineOne: Int? = source.format == .geojson ? nil : 1
-                    warnings.append(
-                        Diagnostic(
-                            .warning, DiagnosticCode.columnGone,
-                            "the column '\(TreasureCheck.shown(name))' of the file's last import is "
-                                + "gone" + ColumnSuggestion.text(for: name, among: columns),
-                            at: .init(file: source.displayPath, line: lineOne),
-                            hint: "the treasures no longer have it, and layouts write nothing "
-                                + "for {extra.\(TreasureCheck.shown(name))}"))
-                }
+        if let stored = try store.columns(ofSource: id) {
+            // Exactly: `{extra.Points}` reads nothing from a column now named `points`.
+            let now = Set(columns)
+            for name in stored where !now.contains(name) {
+                let lineOne: Int? = source.format == .geojson ? nil : 1
+                warnings.append(
+                    Diagnostic(
+                        .warning, DiagnosticCode.columnGone,
+                        "the column '\(TreasureCheck.shown(name))' of the file's last import is "
+                            + "gone" + ColumnSuggestion.text(for: name, among: columns),
+                        at: .init(file: source.displayPath, line: lineOne),
+                        hint: "the treasures no longer have it, and layouts write nothing "
+                            + "for {extra.\(TreasureCheck.shown(name))}"))
             }
         }
-        try database.execute(
-            "UPDATE sources SET columns = ?, decimal_comma = ? WHERE id = ?",
-            [
-                .text(JSONValue.array(columns.map { .string($0) }).jsonText),
-                .integer(decimalComma ? 1 : 0), .integer(id),
-            ])
+        try store.setColumns(columns, decimalComma: decimalComma, ofSource: id)
         return warnings
     }
 

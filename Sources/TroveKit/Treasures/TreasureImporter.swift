@@ -1,5 +1,4 @@
 import Foundation
-import TroveSQLite
 
 /// How many treasures an import added, changed, left alone and skipped.
 public struct ImportSummary: Equatable, Sendable {
@@ -27,20 +26,14 @@ public struct ImportSummary: Equatable, Sendable {
 /// inside a transaction; the caller decides whether to commit.
 public final class TreasureImporter {
     private let workspace: Workspace
-    private let upsert: Statement
-    private let insert: Statement
-    /// `insert` of `Self.chunk` rows at once: a statement's run has a fixed cost (its
-    /// cursor, the VM's start and end) that one row a run paid every time.
-    private let insertChunk: Statement
-    private static let chunk = 32
-    private let relocate: Statement
-    private let countRows: Statement
+    private let store: TreasureStore
+    private let writer: TreasureRowWriter
     private let rowsBefore: Int
     private var processed = 0
     private var changed = 0
-    /// Rows stored by `insert`: new for certain.
+    /// Rows stored by plain inserts: new for certain.
     private var inserted = 0
-    /// Whether `upsert` changed a row, which may have been a new one or an update.
+    /// Whether an upsert changed a row, which may have been a new one or an update.
     private var upsertChanged = false
     private var currentSource: Int64?
     private var currentPath: String?
@@ -50,87 +43,14 @@ public final class TreasureImporter {
     /// - Throws: `SQLiteError`.
     public init(workspace: Workspace) throws {
         self.workspace = workspace
-        let database = workspace.database
-        countRows = try database.prepare("SELECT count(*) FROM treasures")
-        rowsBefore = Int(try countRows.next()?.int64(0) ?? 0)
-        countRows.reset()
+        store = TreasureStore(workspace)
+        rowsBefore = try store.count()
         // Into an empty table, plain inserts count their rows for status themselves.
-        if rowsBefore == 0 { try StatusCounters.stopCountingInserts(in: database) }
-        // The WHERE clause makes an identical row a no-op, so `changes` tells us whether
-        // anything was written. A moved treasure's geohash turns stale until `trove geohash`.
-        upsert = try database.prepare(
-            """
-            INSERT INTO treasures
-                (key, name, lat, lon, description, image, extra, source, source_line)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
-            ON CONFLICT (key) DO UPDATE SET
-                name = excluded.name, lat = excluded.lat, lon = excluded.lon,
-                description = excluded.description, image = excluded.image,
-                extra = excluded.extra, source = excluded.source,
-                source_line = excluded.source_line
-            WHERE (treasures.name, treasures.lat, treasures.lon, treasures.description,
-                   treasures.image, treasures.extra)
-               IS NOT (excluded.name, excluded.lat, excluded.lon, excluded.description,
-                       excluded.image, excluded.extra)
-            """)
-        // Into a table that was empty, a key's first use in this import is new for
-        // certain: a plain insert skips the conflict handling of the upsert above.
-        insert = try database.prepare(
-            """
-            INSERT INTO treasures
-                (key, name, lat, lon, description, image, extra, source, source_line)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
-            """)
-        let rows = (0..<Self.chunk).map { row in
-            let base = 1 + row * 8
-            let fields = (1...7).map { "?\(base + $0)" }.joined(separator: ", ")
-            return "(\(fields), ?1, ?\(base + 8))"
-        }
-        insertChunk = try database.prepare(
-            """
-            INSERT INTO treasures
-                (key, name, lat, lon, description, image, extra, source, source_line)
-            VALUES \(rows.joined(separator: ", "))
-            """)
-        // An unchanged row may still sit on another line or in another file now: that is
-        // not an update of the treasure, but its location must stay true.
-        relocate = try database.prepare(
-            """
-            UPDATE treasures SET source = ?8, source_line = ?9
-            WHERE key = ?1 AND (source, source_line) IS NOT (?8, ?9)
-            """)
+        if rowsBefore == 0 { try StatusCounters.stopCountingInserts(in: workspace.database) }
+        writer = try TreasureRowWriter(store)
     }
 
-    /// The `sources` row of a file, created when new. `path` identifies the file (its
-    /// absolute path, or `<stdin>`); `name` is how messages name it.
-    ///
-    /// - Returns: the id, and whether the workspace knew the file before.
-    /// - Throws: `SQLiteError`.
-    static func source(path: String, name: String, in database: Database) throws -> (
-        id: Int64, known: Bool
-    ) {
-        if let id = try database.scalar("SELECT id FROM sources WHERE path = ?", [.text(path)])?
-            .int64
-        {
-            try database.execute(
-                "UPDATE sources SET name = ? WHERE id = ?", [.text(name), .integer(id)])
-            return (id, true)
-        }
-        // A workspace from before sources had names stored the path as typed.
-        if let id = try database.scalar(
-            "SELECT id FROM sources WHERE path = ? AND name IS NULL", [.text(name)])?.int64
-        {
-            try database.execute(
-                "UPDATE sources SET path = ?, name = ? WHERE id = ?",
-                [.text(path), .text(name), .integer(id)])
-            return (id, true)
-        }
-        try database.execute(
-            "INSERT INTO sources (path, name) VALUES (?, ?)", [.text(path), .text(name)])
-        return (database.lastInsertRowID, false)
-    }
-
-    /// Points the following rows at the source `path` (see `source(path:name:in:)`).
+    /// Points the following rows at the source `path` (see `TreasureStore.source(path:name:)`).
     ///
     /// - Throws: `SQLiteError`.
     func setSource(path: String?, name: String?) throws {
@@ -138,14 +58,12 @@ public final class TreasureImporter {
         currentPath = path
         guard let path else {
             currentSource = nil
-            for statement in [upsert, insert, relocate] { try statement.bindNull(at: 8) }
-            try insertChunk.bindNull(at: 1)
+            try writer.setSource(nil)
             return
         }
-        let id = try Self.source(path: path, name: name ?? path, in: workspace.database).id
+        let id = try store.source(path: path, name: name ?? path).id
         currentSource = id
-        for statement in [upsert, insert, relocate] { try statement.bind(int: id, at: 8) }
-        try insertChunk.bind(int: id, at: 1)
+        try writer.setSource(id)
     }
 
     /// Upserts a batch of packed treasures; SQLite reads their text in place.
@@ -154,33 +72,6 @@ public final class TreasureImporter {
     public func add(_ batch: PackedTreasures) throws {
         try setSource(path: batch.sourcePath ?? batch.file, name: batch.file)
         try batch.bytes.withUnsafeBytes { bytes in
-            func bind(
-                _ slice: PackedTreasures.Slice, at index: Int32, in statement: Statement
-            ) throws {
-                if slice.count < 0 {
-                    try statement.bindNull(at: index)
-                } else if slice.count == 0 {
-                    try statement.bind(text: "", at: index)
-                } else {
-                    try statement.bindText(
-                        borrowing: bytes.baseAddress! + Int(slice.start), count: Int(slice.count),
-                        at: index)
-                }
-            }
-            /// Binds a row's fields to the parameters after `base`, in the order of
-            /// `insertChunk` (`upsert` and `insert` take the source at 8, the line at 9).
-            func bind(_ row: PackedTreasures.Row, after base: Int32, in statement: Statement)
-                throws
-            {
-                try bind(row.key, at: base + 1, in: statement)
-                try bind(row.name, at: base + 2, in: statement)
-                try statement.bind(double: row.latitude, at: base + 3)
-                try statement.bind(double: row.longitude, at: base + 4)
-                try bind(row.description, at: base + 5, in: statement)
-                try bind(row.image, at: base + 6, in: statement)
-                try bind(row.extra, at: base + 7, in: statement)
-                try statement.bind(int: row.line, at: statement === insertChunk ? base + 8 : 9)
-            }
             // Rows that need no conflict handling wait, as the run of rows from `pending`
             // on, to go in chunks; any other row goes after them, so a repeated key finds
             // its first row stored.
@@ -188,19 +79,7 @@ public final class TreasureImporter {
             var pending = 0
             var counts = StatusCounters.TreasureCounts()
             func flush(upTo end: Int) throws {
-                var start = pending
-                while end - start >= Self.chunk {
-                    for offset in 0..<Self.chunk {
-                        try bind(
-                            rows[start + offset], after: Int32(1 + offset * 8), in: insertChunk)
-                    }
-                    try insertChunk.step()
-                    start += Self.chunk
-                }
-                for row in rows[start..<end] {
-                    try bind(row, after: 0, in: insert)
-                    try insert.step()
-                }
+                try writer.insert(rows[pending..<end], bytes: bytes)
                 for row in rows[pending..<end] {
                     counts.add(
                         image: row.image.count < 0
@@ -219,18 +98,14 @@ public final class TreasureImporter {
             for (index, row) in rows.enumerated() where !(tableWasEmpty && row.firstUse) {
                 try flush(upTo: index)
                 pending = index + 1
-                try bind(row, after: 0, in: upsert)
-                try upsert.step()
-                if workspace.database.changes > 0 {
+                if try writer.upsert(row, bytes: bytes) {
                     upsertChanged = true
                     changed += 1
                     let key = UnsafeRawBufferPointer(
                         rebasing: bytes[Int(row.key.start)..<Int(row.key.start + row.key.count)])
                     workspace.markChanged(.treasure, String(decoding: key, as: UTF8.self))
                 } else {
-                    try bind(row.key, at: 1, in: relocate)
-                    try relocate.bind(int: row.line, at: 9)
-                    try relocate.step()
+                    try writer.relocate(row, bytes: bytes)
                 }
             }
             try flush(upTo: rows.count)
@@ -252,10 +127,7 @@ public final class TreasureImporter {
     public func summary(skipped: Int) throws -> ImportSummary {
         // Counting is a scan of the whole table: only when an upsert left it unclear.
         var new = inserted
-        if upsertChanged {
-            new = Int(try countRows.next()?.int64(0) ?? 0) - rowsBefore
-            countRows.reset()
-        }
+        if upsertChanged { new = try store.count() - rowsBefore }
         return ImportSummary(
             new: new, updated: changed - new, unchanged: processed - changed, skipped: skipped)
     }

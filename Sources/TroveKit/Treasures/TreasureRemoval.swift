@@ -1,22 +1,14 @@
-import TroveSQLite
-
 /// Removes treasures from the workspace with what hangs off them: the geohash (by the
 /// schema's trigger) and the rendition records. The rendition files stay on disk; the
 /// next export writes `null` for every path the treasure had.
 ///
 /// Call inside a transaction.
 public final class TreasureRemover {
-    private let workspace: Workspace
-    private let deleteTreasure: Statement
-    private let deleteRenditions: Statement
+    private let store: TreasureStore
 
-    /// - Throws: `SQLiteError`.
-    public init(workspace: Workspace) throws {
-        self.workspace = workspace
-        let database = workspace.database
-        deleteTreasure = try database.prepare("DELETE FROM treasures WHERE key = ?")
-        deleteRenditions = try database.prepare(
-            "DELETE FROM renditions WHERE owner_kind = 'treasure' AND owner_key = ?")
+    /// A remover that writes in `workspace`'s transaction in progress.
+    public init(workspace: Workspace) {
+        store = TreasureStore(workspace)
     }
 
     /// Removes the treasure `key`.
@@ -25,10 +17,7 @@ public final class TreasureRemover {
     /// - Throws: `SQLiteError`.
     @discardableResult
     public func remove(_ key: String) throws -> Bool {
-        let removed = try deleteTreasure.run([.text(key)]) > 0
-        try deleteRenditions.run([.text(key)])
-        if removed { workspace.markChanged(.treasure, key) }
-        return removed
+        try store.remove(key)
     }
 }
 
@@ -51,7 +40,7 @@ extension TreasureRemover {
         struct RolledBack: Error { let outcome: Outcome }
         do {
             return try workspace.write {
-                let remover = try TreasureRemover(workspace: workspace)
+                let remover = TreasureRemover(workspace: workspace)
                 var outcome = Outcome()
                 var seen = Set<String>()
                 for key in keys where seen.insert(key).inserted {

@@ -1,34 +1,5 @@
 import Foundation
 
-/// A treasure as validation sees it: from a file (key derived, image resolved) or from
-/// the workspace (with its stored geohash).
-public struct TreasureRecord: Sendable {
-    public var key: String
-    public var name: String
-    public var latitude: Double
-    public var longitude: Double
-    /// Absolute path, or an `http(s)://` URL.
-    public var image: String?
-    public var description: String?
-    /// The stored geohash; nil for a file that has not been imported.
-    public var geohash: String?
-    public var location: Diagnostic.Location
-
-    public init(
-        key: String, name: String, latitude: Double, longitude: Double, image: String? = nil,
-        description: String? = nil, geohash: String? = nil, location: Diagnostic.Location
-    ) {
-        self.key = key
-        self.name = name
-        self.latitude = latitude
-        self.longitude = longitude
-        self.image = image
-        self.description = description
-        self.geohash = geohash
-        self.location = location
-    }
-}
-
 /// Checks treasures one by one and across the set (duplicates, neighbours, swapped
 /// coordinates), putting `Diagnostic`s with stable codes in `findings` as it goes.
 ///
@@ -111,8 +82,10 @@ public struct TreasureValidator {
 
     // MARK: - One record
 
-    /// Checks one record and remembers it for the checks across records.
-    public mutating func add(_ record: TreasureRecord) {
+    /// Checks one record and remembers it for the checks across records. A treasure from
+    /// a file has its key derived and its image resolved; one from the workspace its
+    /// stored geohash. Findings point at its `location`.
+    public mutating func add(_ record: Treasure) {
         var location = record.location
         location.key = record.key
         findings.register(file: location.file)
@@ -242,7 +215,7 @@ public struct TreasureValidator {
 
     /// Remembers a record outside the focus as the checks across records need it: the
     /// first of its key and name, and its entry.
-    private mutating func remember(_ record: TreasureRecord, at location: Diagnostic.Location) {
+    private mutating func remember(_ record: Treasure, at location: Diagnostic.Location) {
         let index = Int32(entries.count)
         if !keysAreUnique, firstOfKey[record.key] == nil { firstOfKey[record.key] = index }
         if !record.name.isEmpty, firstOfName[record.name] == nil {
@@ -252,7 +225,7 @@ public struct TreasureValidator {
     }
 
     private mutating func append(
-        _ record: TreasureRecord, at location: Diagnostic.Location, inRange: Bool
+        _ record: Treasure, at location: Diagnostic.Location, inRange: Bool
     ) {
         let file = location.file ?? ""
         let fileNumber =
@@ -429,7 +402,7 @@ extension TreasureValidator {
         }
 
         /// A focus on changed records.
-        init(changed: [(key: String, name: String, latitude: Double, longitude: Double)]) {
+        init(changed: [Treasure]) {
             for record in changed {
                 keys.insert(record.key)
                 if !record.name.isEmpty { names.insert(record.name) }

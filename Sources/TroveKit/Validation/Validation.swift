@@ -1,5 +1,4 @@
 import Foundation
-import TroveSQLite
 
 /// Runs `TreasureValidator` over the workspace or over files without importing them.
 public enum Validation {
@@ -110,6 +109,7 @@ public enum Validation {
         -> Report
     {
         let database = workspace.database
+        let store = TreasureStore(workspace)
         let clock = try ChangeLog.clock(in: database)
         let inputs = try inputs(of: workspace, strict: strict)
         var focus: TreasureValidator.Focus?
@@ -126,7 +126,8 @@ public enum Validation {
                         "the rules, game.bounds, geohash.precision or --strict changed since "
                         + "the last validate"
                 } else if let last {
-                    focus = try changedRecords(since: last.seq, in: database)
+                    focus = TreasureValidator.Focus(
+                        changed: try store.changedTreasures(since: last.seq))
                 }
             }
         }
@@ -136,14 +137,12 @@ public enum Validation {
         validator.keysAreUnique = true
         // From the counters: counting the table reads all of it.
         let count = Int64(try StatusCounters.read(in: database).treasures)
-        // With a focus, only the records compared with the reported ones are read in full.
-        var only = ""
-        var onlyKeys: [SQLiteValue?] = []
+        // With a focus, only the records compared with the reported ones are read.
+        var only: [String]?
         if let changed = focus {
-            let context = try FocusScan(changed, in: database)
+            let context = try FocusScan(changed, in: store)
             validator.focus = context.reported
-            only = "WHERE t.key IN (SELECT value FROM json_each(?1))"
-            onlyKeys = [.text(context.compared.jsonText)]
+            only = context.compared
             for file in context.files { validator.findings.register(file: file) }
             if bounds == nil {
                 validator.swappedContext = SwappedCheck(
@@ -152,48 +151,20 @@ public enum Validation {
         } else {
             validator.reserveCapacity(Int(count))
         }
-        let statement = try database.prepare(
-            """
-            SELECT t.key, t.name, t.lat, t.lon, t.image, t.description, g.geohash,
-                   coalesce(s.name, s.path),
-                   t.source_line
-            FROM treasures AS t LEFT JOIN sources AS s ON s.id = t.source
-            LEFT JOIN treasure_geohashes AS g ON g.key = t.key
-            \(only)
-            ORDER BY t.source, t.source_line, t.key
-            """)
-        try statement.bind(onlyKeys)
-        while let row = try statement.next() {
-            // Lines are the ones of each treasure's last import. A treasure whose row is
-            // gone from its file has no line any more, and is named by its key.
-            let source = SourceLine.location(file: row.text(7), stored: row.int64(8))
-            let key = row.text(0) ?? ""
-            let name = row.text(1) ?? ""
-            let latitude = row.double(2) ?? .nan
-            let longitude = row.double(3) ?? .nan
-            // What only the record's own checks read is read only for those reported on.
-            let reported = validator.focus?.keys.contains(key) ?? true
-            validator.add(
-                TreasureRecord(
-                    key: key, name: name, latitude: latitude, longitude: longitude,
-                    image: reported ? row.text(4) : nil,
-                    description: reported ? row.text(5) : nil,
-                    geohash: reported ? row.text(6) : nil,
-                    location: source ?? Diagnostic.Location()
-                ))
+        // What only the record's own checks read is read only for those reported on.
+        try store.forEachForValidation(
+            keys: only, details: { validator.focus?.keys.contains($0) ?? true }
+        ) { treasure in
+            validator.add(treasure)
         }
         // A suspect of swapped coordinates (rare: no other treasure within 500 km) is
         // judged by the positions where it would land, read in the records' order.
         try validator.finish { latitude, longitude in
             let band = SwappedCheck.landingBand(latitude, longitude)
-            let positions = try database.query(
-                """
-                SELECT lat, lon FROM treasures WHERE lat BETWEEN ? AND ?
-                ORDER BY source, source_line, key
-                """, [.real(band.lowerBound), .real(band.upperBound)]
-            ) { row in (row.double(0) ?? .nan, row.double(1) ?? .nan) }
+            let positions = try store.positions(latitudes: band)
             return SwappedCheck(
-                positions: positions.filter { TreasureValidator.inRange($0.0, $0.1) },
+                positions: positions.lazy.filter { TreasureValidator.inRange($0.0, $0.1) }
+                    .map { ($0.latitude, $0.longitude) },
                 count: Int(count)
             ).landing(latitude, longitude)
         }
@@ -221,24 +192,6 @@ public enum Validation {
         return report
     }
 
-    /// The treasures changed after clock value `seq` that still exist (a deleted one has
-    /// no position left to find neighbours by).
-    private static func changedRecords(since seq: Int64, in database: Database) throws
-        -> TreasureValidator.Focus
-    {
-        let changed = try database.query(
-            "SELECT key, name, lat, lon FROM treasures WHERE key IN ("
-                + ChangeLog.changedKeysSQL + ")",
-            [.text(RecordKind.treasure.rawValue), .integer(seq)]
-        ) { row in
-            (
-                key: row.text(0) ?? "", name: row.text(1) ?? "",
-                latitude: row.double(2) ?? .nan, longitude: row.double(3) ?? .nan
-            )
-        }
-        return TreasureValidator.Focus(changed: changed)
-    }
-
     /// What `--changed` reads beyond the changed treasures, found by scans of the columns
     /// compared alone: the workspace has no index by position or name, and one would cost
     /// every import more than these scans cost validate.
@@ -255,35 +208,21 @@ public enum Validation {
         /// Every position in range, in no particular order.
         var positions: [(Double, Double)] = []
 
-        init(_ changed: TreasureValidator.Focus, in database: Database) throws {
+        init(_ changed: TreasureValidator.Focus, in store: TreasureStore) throws {
             var sources: Set<SourcePart> = []
             var positions: [(Double, Double)] = []
-            let reportedKeys = try Self.keys(near: changed, in: database) { row in
-                sources.insert(SourcePart(source: row.int64(4), gone: row.int64(5) == 1))
-                let latitude = row.double(0) ?? .nan
-                let longitude = row.double(1) ?? .nan
-                if TreasureValidator.inRange(latitude, longitude) {
-                    positions.append((latitude, longitude))
+            let reportedKeys = try Self.keys(near: changed, in: store) { row in
+                sources.insert(SourcePart(source: row.source, gone: row.lineIsGone))
+                if TreasureValidator.inRange(row.latitude, row.longitude) {
+                    positions.append((row.latitude, row.longitude))
                 }
             }
             self.positions = positions
             let reported = TreasureValidator.Focus(
-                changed: try database.query(
-                    "SELECT key, name, lat, lon FROM treasures "
-                        + "WHERE key IN (SELECT value FROM json_each(?1))",
-                    [.text(reportedKeys.jsonText)]
-                ) { row in
-                    (
-                        key: row.text(0) ?? "", name: row.text(1) ?? "",
-                        latitude: row.double(2) ?? .nan, longitude: row.double(3) ?? .nan
-                    )
-                })
-            compared = try Self.keys(near: reported, in: database) { _ in }
+                changed: try store.treasures(keys: reportedKeys))
+            compared = try Self.keys(near: reported, in: store) { _ in }
             self.reported = TreasureValidator.Focus(keys: reported.keys)
-            let names = Dictionary(
-                try database.query("SELECT id, coalesce(name, path) FROM sources", []) {
-                    ($0.int64(0) ?? 0, $0.text(1))
-                }, uniquingKeysWith: { first, _ in first })
+            let names = try store.sourceNames()
             // A missing source sorts first, and a missing line first in its source.
             let ordered = sources.sorted {
                 ($0.source ?? .min, $0.gone ? 0 : 1) < ($1.source ?? .min, $1.gone ? 0 : 1)
@@ -300,33 +239,17 @@ public enum Validation {
         }
 
         /// The keys of the records `focus` includes, in no order, from one scan that
-        /// makes text of a key only for those; `each` sees every row (its source at 4 and
-        /// whether its line is missing at 5).
+        /// makes text of a key only for those; `each` sees every row.
         private static func keys(
-            near focus: TreasureValidator.Focus, in database: Database, each: (Row) -> Void
+            near focus: TreasureValidator.Focus, in store: TreasureStore,
+            each: (TreasureStore.PositionRow) -> Void
         ) throws -> [String] {
-            let statement = try database.prepare(
-                """
-                SELECT lat, lon,
-                       name IN (SELECT value FROM json_each(?1))
-                       OR key IN (SELECT value FROM json_each(?2)),
-                       key, source, source_line IS NULL
-                FROM treasures
-                """)
-            try statement.bind([
-                .text(Array(focus.names).jsonText), .text(Array(focus.keys).jsonText),
-            ])
-            var keys: [String] = []
-            while let row = try statement.next() {
+            try store.keysOfPositions(named: Array(focus.names), keys: Array(focus.keys)) {
+                row in
                 each(row)
-                if row.int64(2) == 1
-                    || focus.isNear(
-                        latitude: row.double(0) ?? .nan, longitude: row.double(1) ?? .nan)
-                {
-                    keys.append(row.text(3) ?? "")
-                }
+                return row.isNamed
+                    || focus.isNear(latitude: row.latitude, longitude: row.longitude)
             }
-            return keys
         }
     }
 
@@ -349,12 +272,12 @@ public enum Validation {
                     switch row {
                     case .treasure(let input):
                         validator.add(
-                            TreasureRecord(
+                            Treasure(
                                 key: keys.key(explicit: input.key, name: input.name),
                                 name: input.name, latitude: input.latitude,
-                                longitude: input.longitude,
+                                longitude: input.longitude, description: input.description,
                                 image: TreasureFileImport.resolveImage(input.image, in: source),
-                                description: input.description, location: input.location))
+                                source: input.location))
                     case .invalid(let diagnostic):
                         findings.add(diagnostic, asRead: true)
                     }
