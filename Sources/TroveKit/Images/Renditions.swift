@@ -67,24 +67,9 @@ public enum Renditions {
         var specs: [RenditionSpec]
     }
 
-    /// A rendition as recorded in the workspace.
-    struct Record: Sendable {
-        var kind: OwnerKind
-        var key: String
-        var name: String
-        var source: String
-        var sourceHash: String
-        var settings: String
-        var path: String
-        var width: Int
-        var height: Int
-        var bytes: Int
-        var hash: String
-    }
-
     /// What a worker found for one job.
     struct Outcome: Sendable {
-        var made: [Record] = []
+        var made: [Rendition] = []
         var unchanged = 0
         var failure: Failure?
     }
@@ -110,7 +95,7 @@ public enum Renditions {
             process(job, options: options, existing: existing)
         }
         var summary = Summary(images: jobs.count)
-        var made: [Record] = []
+        var made: [Rendition] = []
         for outcome in outcomes {
             made += outcome.made
             summary.unchanged += outcome.unchanged
@@ -218,8 +203,8 @@ public enum Renditions {
         return jobs
     }
 
-    static func recorded(_ workspace: Workspace) throws -> [String: Record] {
-        var records: [String: Record] = [:]
+    static func recorded(_ workspace: Workspace) throws -> [String: Rendition] {
+        var records: [String: Rendition] = [:]
         try workspace.database.prepare(
             """
             SELECT owner_kind, owner_key, name, source, source_hash, settings, path, width,
@@ -228,7 +213,7 @@ public enum Renditions {
             """
         ).forEach { row in
             guard let kind = row.text(0).flatMap(OwnerKind.init(rawValue:)) else { return }
-            let record = Record(
+            let record = Rendition(
                 kind: kind, key: row.text(1) ?? "", name: row.text(2) ?? "",
                 source: row.text(3) ?? "", sourceHash: row.text(4) ?? "",
                 settings: row.text(5) ?? "", path: row.text(6) ?? "",
@@ -251,7 +236,7 @@ public enum Renditions {
     // MARK: - Working
 
     /// Reads, hashes and renders one source image.
-    static func process(_ job: Job, options: Options, existing: [String: Record]) -> Outcome {
+    static func process(_ job: Job, options: Options, existing: [String: Rendition]) -> Outcome {
         var outcome = Outcome()
         let bytes: [UInt8]
         do {
@@ -295,7 +280,7 @@ public enum Renditions {
                     Data(image.bytes),
                     to: (options.outputFolder as NSString).appendingPathComponent(path))
                 outcome.made.append(
-                    Record(
+                    Rendition(
                         kind: job.kind, key: job.key, name: spec.name, source: job.source,
                         sourceHash: sourceHash, settings: settings(spec, quality: options.quality),
                         path: path, width: image.width, height: image.height,
@@ -393,7 +378,7 @@ public enum Renditions {
     }
 
     /// Upserts the new renditions in one transaction; returns the paths they replaced.
-    static func record(_ records: [Record], in workspace: Workspace) throws -> [String] {
+    static func record(_ records: [Rendition], in workspace: Workspace) throws -> [String] {
         if records.isEmpty { return [] }
         let database = workspace.database
         return try workspace.write {
