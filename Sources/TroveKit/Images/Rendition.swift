@@ -1,6 +1,6 @@
 /// A rendition as recorded in the workspace: one named output image of a treasure's image
 /// or a post's photo, with what it was made from and with.
-struct Rendition: Sendable {
+struct Rendition: Sendable, Equatable {
     var kind: Renditions.OwnerKind
     var key: String
     var name: String
