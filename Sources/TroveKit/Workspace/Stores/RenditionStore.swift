@@ -65,6 +65,34 @@ final class RenditionStore {
         }
     }
 
+    /// How many treasures have a local image and how many posts a photo (only approved
+    /// posts with `approvedPostsOnly`), empty paths not counted.
+    ///
+    /// - Throws: `SQLiteError`.
+    func localImageCounts(approvedPostsOnly: Bool) throws -> (treasures: Int, posts: Int) {
+        let statement = try database.prepare(
+            """
+            SELECT
+              (SELECT count(*) FROM treasures WHERE image IS NOT NULL AND image <> ''
+                 AND image NOT LIKE 'http://%' AND image NOT LIKE 'https://%') AS treasures,
+              (SELECT count(*) FROM posts WHERE photo IS NOT NULL AND photo <> ''
+            """ + (approvedPostsOnly ? " AND status = 'approved'" : "") + ") AS posts")
+        guard let row = try statement.next() else { return (0, 0) }
+        return (Int(row.int64("treasures") ?? 0), Int(row.int64("posts") ?? 0))
+    }
+
+    /// How many treasures have a remote (`http(s)://`) image.
+    ///
+    /// - Throws: `SQLiteError`.
+    func remoteTreasureImageCount() throws -> Int {
+        let statement = try database.prepare(
+            """
+            SELECT count(*) AS remote FROM treasures
+            WHERE image LIKE 'http://%' OR image LIKE 'https://%'
+            """)
+        return Int(try statement.next()?.int64("remote") ?? 0)
+    }
+
     // MARK: - Renditions
 
     /// Calls `body` with every recorded rendition, in no particular order.
