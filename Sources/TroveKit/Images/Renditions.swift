@@ -1,6 +1,5 @@
 import Foundation
 import TroveImaging
-import TroveSQLite
 
 /// Makes the renditions the apps download, for every treasure image and post photo in
 /// the workspace, incrementally: an unchanged source with unchanged settings is left
@@ -67,24 +66,9 @@ public enum Renditions {
         var specs: [RenditionSpec]
     }
 
-    /// A rendition as recorded in the workspace.
-    struct Record: Sendable {
-        var kind: OwnerKind
-        var key: String
-        var name: String
-        var source: String
-        var sourceHash: String
-        var settings: String
-        var path: String
-        var width: Int
-        var height: Int
-        var bytes: Int
-        var hash: String
-    }
-
     /// What a worker found for one job.
     struct Outcome: Sendable {
-        var made: [Record] = []
+        var made: [Rendition] = []
         var unchanged = 0
         var failure: Failure?
     }
@@ -110,7 +94,7 @@ public enum Renditions {
             process(job, options: options, existing: existing)
         }
         var summary = Summary(images: jobs.count)
-        var made: [Record] = []
+        var made: [Rendition] = []
         for outcome in outcomes {
             made += outcome.made
             summary.unchanged += outcome.unchanged
@@ -145,8 +129,7 @@ public enum Renditions {
         throws -> Int
     {
         let manager = FileManager.default
-        let known = Set(
-            try workspace.database.query("SELECT path FROM renditions") { $0.text(0) ?? "" })
+        let known = try RenditionStore(workspace).paths()
         func isDirectory(_ path: String) -> Bool {
             (try? manager.attributesOfItem(atPath: path)[.type] as? FileAttributeType)
                 == .typeDirectory
@@ -194,47 +177,28 @@ public enum Renditions {
     /// The images the workspace references: treasure images on disk and post photos.
     static func plan(_ workspace: Workspace, options: Options) throws -> [Job] {
         var jobs: [Job] = []
-        let database = workspace.database
+        let store = RenditionStore(workspace)
         if options.includeTreasures {
-            jobs += try database.query(
-                """
-                SELECT key, image FROM treasures
-                WHERE image IS NOT NULL AND image NOT LIKE 'http://%' AND image NOT LIKE 'https://%'
-                ORDER BY key
-                """
-            ) {
-                Job(
-                    kind: .treasure, key: $0.text(0)!, source: $0.text(1)!,
-                    specs: options.treasureSpecs)
+            try store.forEachTreasureImage {
+                jobs.append(
+                    Job(
+                        kind: .treasure, key: $0.key, source: $0.source,
+                        specs: options.treasureSpecs))
             }
         }
         if options.includePosts {
-            jobs += try database.query(
-                // Only approved posts are published; the review sheet inlines its own.
-                "SELECT id, photo FROM posts WHERE photo IS NOT NULL AND status = 'approved' "
-                    + "ORDER BY id"
-            ) { Job(kind: .post, key: $0.text(0)!, source: $0.text(1)!, specs: options.postSpecs) }
+            try store.forEachApprovedPostPhoto {
+                jobs.append(
+                    Job(kind: .post, key: $0.key, source: $0.source, specs: options.postSpecs))
+            }
         }
         return jobs
     }
 
-    static func recorded(_ workspace: Workspace) throws -> [String: Record] {
-        var records: [String: Record] = [:]
-        try workspace.database.prepare(
-            """
-            SELECT owner_kind, owner_key, name, source, source_hash, settings, path, width,
-                   height, bytes, hash
-            FROM renditions
-            """
-        ).forEach { row in
-            guard let kind = row.text(0).flatMap(OwnerKind.init(rawValue:)) else { return }
-            let record = Record(
-                kind: kind, key: row.text(1) ?? "", name: row.text(2) ?? "",
-                source: row.text(3) ?? "", sourceHash: row.text(4) ?? "",
-                settings: row.text(5) ?? "", path: row.text(6) ?? "",
-                width: Int(row.int64(7) ?? 0), height: Int(row.int64(8) ?? 0),
-                bytes: Int(row.int64(9) ?? 0), hash: row.text(10) ?? "")
-            records[identity(kind, record.key, record.name)] = record
+    static func recorded(_ workspace: Workspace) throws -> [String: Rendition] {
+        var records: [String: Rendition] = [:]
+        try RenditionStore(workspace).forEachRendition { record in
+            records[identity(record.kind, record.key, record.name)] = record
         }
         return records
     }
@@ -251,7 +215,7 @@ public enum Renditions {
     // MARK: - Working
 
     /// Reads, hashes and renders one source image.
-    static func process(_ job: Job, options: Options, existing: [String: Record]) -> Outcome {
+    static func process(_ job: Job, options: Options, existing: [String: Rendition]) -> Outcome {
         var outcome = Outcome()
         let bytes: [UInt8]
         do {
@@ -295,7 +259,7 @@ public enum Renditions {
                     Data(image.bytes),
                     to: (options.outputFolder as NSString).appendingPathComponent(path))
                 outcome.made.append(
-                    Record(
+                    Rendition(
                         kind: job.kind, key: job.key, name: spec.name, source: job.source,
                         sourceHash: sourceHash, settings: settings(spec, quality: options.quality),
                         path: path, width: image.width, height: image.height,
@@ -342,23 +306,16 @@ public enum Renditions {
     /// Forgets the renditions of posts that are no longer approved (rejected, reopened,
     /// flagged, or gone), in one transaction; returns their paths so the files go too.
     static func withdrawUnpublished(_ workspace: Workspace) throws -> [String] {
-        let database = workspace.database
-        let condition = """
-            owner_kind = 'post' AND NOT EXISTS (
-                SELECT 1 FROM posts WHERE id = renditions.owner_key AND status = 'approved'
-                AND photo IS NOT NULL)
-            """
+        let store = RenditionStore(workspace)
         return try workspace.write {
-            let paths = try database.query(
-                "SELECT path, owner_key FROM renditions WHERE " + condition
-            ) { row in
-                workspace.markChanged(.post, row.text(1) ?? "")
-                return row.text(0) ?? ""
+            let withdrawn = try store.unpublishedPostRenditions()
+            for rendition in withdrawn {
+                workspace.markChanged(.post, rendition.key)
             }
-            if !paths.isEmpty {
-                try database.execute("DELETE FROM renditions WHERE " + condition)
+            if !withdrawn.isEmpty {
+                try store.deleteUnpublishedPostRenditions()
             }
-            return paths.filter { !$0.isEmpty }
+            return withdrawn.map(\.path).filter { !$0.isEmpty }
         }
     }
 
@@ -367,67 +324,36 @@ public enum Renditions {
     static func recordFailures(_ failures: [Failure], of jobs: [Job], in workspace: Workspace)
         throws
     {
-        let database = workspace.database
+        let store = RenditionStore(workspace)
         try workspace.write {
-            let forget = try database.prepare(
-                "DELETE FROM rendition_failures WHERE owner_kind = ? AND owner_key = ?")
             for job in jobs {
                 // A failure forgotten or remembered changes what an export says of it.
-                if try forget.run([.text(job.kind.rawValue), .text(job.key)]) > 0 {
+                if try store.forgetFailure(of: job.kind, job.key) {
                     workspace.markChanged(job.kind.record, job.key)
                 }
             }
-            let remember = try database.prepare(
-                """
-                INSERT OR REPLACE INTO rendition_failures (owner_kind, owner_key, source, reason)
-                VALUES (?, ?, ?, ?)
-                """)
             for failure in failures {
                 workspace.markChanged(failure.kind.record, failure.key)
-                try remember.run([
-                    .text(failure.kind.rawValue), .text(failure.key), .text(failure.source),
-                    .text(failure.reason),
-                ])
+                try store.remember(failure)
             }
         }
     }
 
     /// Upserts the new renditions in one transaction; returns the paths they replaced.
-    static func record(_ records: [Record], in workspace: Workspace) throws -> [String] {
+    static func record(_ records: [Rendition], in workspace: Workspace) throws -> [String] {
         if records.isEmpty { return [] }
-        let database = workspace.database
+        let store = RenditionStore(workspace)
         return try workspace.write {
-            let previous = try database.prepare(
-                "SELECT path FROM renditions WHERE owner_kind = ? AND owner_key = ? AND name = ?")
-            let upsert = try database.prepare(
-                """
-                INSERT INTO renditions (owner_kind, owner_key, name, source, source_hash, settings,
-                                        path, width, height, bytes, hash, made_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (owner_kind, owner_key, name) DO UPDATE SET
-                    source = excluded.source, source_hash = excluded.source_hash,
-                    settings = excluded.settings, path = excluded.path, width = excluded.width,
-                    height = excluded.height, bytes = excluded.bytes, hash = excluded.hash,
-                    made_at = excluded.made_at
-                """)
             let now = timestamp()
             var replaced: [String] = []
             for record in records {
-                try previous.bind([
-                    .text(record.kind.rawValue), .text(record.key), .text(record.name),
-                ])
-                if let old = try previous.next()?.text(0), old != record.path {
+                if let old = try store.path(of: record.kind, record.key, name: record.name),
+                    old != record.path
+                {
                     replaced.append(old)
                 }
-                previous.reset()
                 workspace.markChanged(record.kind.record, record.key)
-                try upsert.run([
-                    .text(record.kind.rawValue), .text(record.key), .text(record.name),
-                    .text(record.source), .text(record.sourceHash), .text(record.settings),
-                    .text(record.path), .integer(Int64(record.width)),
-                    .integer(Int64(record.height)), .integer(Int64(record.bytes)),
-                    .text(record.hash), .text(now),
-                ])
+                try store.save(record, madeAt: now)
             }
             return replaced
         }

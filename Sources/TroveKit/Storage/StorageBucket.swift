@@ -152,17 +152,7 @@ public struct MissingBucket: Equatable, Sendable {
     static func counts(in workspace: Workspace, approvedPostsOnly: Bool) throws -> (
         treasures: Int, posts: Int
     ) {
-        let treasures =
-            try workspace.database.scalar(
-                """
-                SELECT count(*) FROM treasures WHERE image IS NOT NULL AND image <> ''
-                  AND image NOT LIKE 'http://%' AND image NOT LIKE 'https://%'
-                """)?.int64 ?? 0
-        let posts =
-            try workspace.database.scalar(
-                "SELECT count(*) FROM posts WHERE photo IS NOT NULL AND photo <> ''"
-                    + (approvedPostsOnly ? " AND status = 'approved'" : ""))?.int64 ?? 0
-        return (Int(treasures), Int(posts))
+        try RenditionStore(workspace).localImageCounts(approvedPostsOnly: approvedPostsOnly)
     }
 }
 
@@ -171,9 +161,6 @@ extension MissingBucket {
     ///
     /// - Throws: `SQLiteError`.
     public static func remoteTreasureImages(in workspace: Workspace) throws -> Int {
-        Int(
-            try workspace.database.scalar(
-                "SELECT count(*) FROM treasures WHERE image LIKE 'http://%' OR image LIKE 'https://%'"
-            )?.int64 ?? 0)
+        try RenditionStore(workspace).remoteTreasureImageCount()
     }
 }

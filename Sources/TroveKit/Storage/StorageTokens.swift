@@ -1,5 +1,3 @@
-import TroveSQLite
-
 /// The download tokens of stored objects: one random UUID per object path, made with its
 /// rendition row (see the schema's triggers), stable until rotated.
 public enum StorageTokens {
@@ -29,64 +27,36 @@ public enum StorageTokens {
     public static func rotate(in workspace: Workspace, selectors: [String], all: Bool)
         throws -> Rotation
     {
-        try workspace.write {
-            let database = workspace.database
+        let store = StorageTokenStore(workspace)
+        return try workspace.write {
             var rotation = Rotation()
-            rotation.made = try database.query(
-                """
-                SELECT DISTINCT path FROM renditions
-                WHERE path NOT IN (SELECT path FROM storage_tokens) ORDER BY path
-                """
-            ) { $0.text(0) ?? "" }
+            rotation.made = try store.pathsWithoutToken()
             // The owners' download URLs carry the token.
-            let owners = try database.prepare(
-                "SELECT owner_kind, owner_key FROM renditions WHERE path = ?")
             func markOwners(of path: String) throws {
-                try owners.bind([.text(path)])
-                while let row = try owners.next() {
-                    let kind = RecordKind(rawValue: row.text(0) ?? "") ?? .treasure
-                    workspace.markChanged(kind, row.text(1) ?? "")
+                for owner in try store.owners(of: path) {
+                    workspace.markChanged(owner.kind, owner.key)
                 }
             }
             for path in rotation.made { try markOwners(of: path) }
-            _ = try database.execute(
-                """
-                INSERT OR IGNORE INTO storage_tokens (path, token)
-                SELECT DISTINCT path, \(Schema.randomUUID) FROM renditions
-                """, [])
+            try store.makeMissingTokens()
             var paths: Set<String> = []
             var unknown: [String] = []
             for selector in selectors {
                 let found: [String]
                 if let key = selector.dropPrefix("treasure:") {
-                    found = try database.query(
-                        "SELECT path FROM renditions WHERE owner_kind = 'treasure' AND owner_key = ?",
-                        [.text(key)]
-                    ) { $0.text(0) ?? "" }
+                    found = try store.paths(of: .treasure, key)
                 } else if let id = selector.dropPrefix("post:") {
-                    found = try database.query(
-                        "SELECT path FROM renditions WHERE owner_kind = 'post' AND owner_key = ?",
-                        [.text(id)]
-                    ) { $0.text(0) ?? "" }
+                    found = try store.paths(of: .post, id)
                 } else {
-                    found = try database.query(
-                        "SELECT path FROM storage_tokens WHERE path = ?", [.text(selector)]
-                    ) { $0.text(0) ?? "" }
+                    found = try store.token(of: selector).map { [$0.path] } ?? []
                 }
                 if found.isEmpty { unknown.append(selector) }
                 paths.formUnion(found)
             }
             if !unknown.isEmpty { throw UnknownObjects(names: unknown) }
-            if all {
-                let every: [String] = try database.query("SELECT path FROM storage_tokens") {
-                    $0.text(0) ?? ""
-                }
-                paths.formUnion(every)
-            }
+            if all { paths.formUnion(try store.tokenPaths()) }
             for path in paths.sorted() {
-                _ = try database.execute(
-                    "UPDATE storage_tokens SET token = \(Schema.randomUUID) WHERE path = ?",
-                    [.text(path)])
+                try store.rotateToken(of: path)
                 try markOwners(of: path)
             }
             rotation.rotated = paths.sorted()
@@ -98,10 +68,7 @@ public enum StorageTokens {
     ///
     /// - Throws: `SQLiteError`.
     public static func token(of path: String, in workspace: Workspace) throws -> String? {
-        let value = try workspace.database.scalar(
-            "SELECT token FROM storage_tokens WHERE path = ?", [.text(path)])
-        guard case .text(let token)? = value else { return nil }
-        return token
+        try StorageTokenStore(workspace).token(of: path)?.token
     }
 }
 
