@@ -1,5 +1,4 @@
 import Foundation
-import TroveSQLite
 
 /// Recomputes every post's signals from what the workspace holds.
 ///
@@ -40,34 +39,17 @@ public struct SignalScanner {
     /// - Throws: `SQLiteError`.
     @discardableResult
     public func scan() throws -> Int {
-        let database = workspace.database
-        let posts = try database.query(
-            """
-            SELECT id, user, lat, lon, description, date, photo_hash, photo_phash, photo_width,
-                   photo_height, exif_lat, exif_lon, photo_problem, status, signals
-            FROM posts ORDER BY id
-            """
-        ) { row in
-            Facts(
-                id: row.text(0) ?? "", user: row.text(1), latitude: row.double(2) ?? 0,
-                longitude: row.double(3) ?? 0, description: row.text(4), date: row.text(5),
-                moment: row.text(5).flatMap(PostDate.moment), photoHash: row.text(6),
-                phash: row.int64(7).map { UInt64(bitPattern: $0) },
-                width: row.int64(8).map { Int($0) }, height: row.int64(9).map { Int($0) },
-                exifLatitude: row.double(10), exifLongitude: row.double(11),
-                photoProblem: row.text(12), status: row.text(13) ?? "pending",
-                signals: row.text(14) ?? "[]")
-        }
+        let store = PostStore(workspace)
+        let posts = try store.signalFacts()
         let context = try Context(workspace: workspace, posts: posts, now: now)
-        let update = try database.prepare(
-            "UPDATE posts SET signals = ?2, signal_names = ?3 WHERE id = ?1")
+        let writeSignals = try store.signalWriter()
         var changed = 0
         for post in posts {
             let signals = try context.signals(for: post)
             let json = Signal.json(signals)
             guard json != post.signals else { continue }
             let names = signals.map(\.name.rawValue).joined(separator: ",")
-            try update.run([.text(post.id), .text(json), .text(names)])
+            try writeSignals(post.id, json, names)
             changed += 1
         }
         return changed

@@ -224,23 +224,9 @@ extension PostQuery {
                 longitudes = (ranges.first, ranges.second ?? ranges.first)
             }
         }
-        let found = try workspace.database.query(
-            """
-            SELECT id, lat, lon FROM posts
-            WHERE lat BETWEEN ? AND ? AND (lon BETWEEN ? AND ? OR lon BETWEEN ? AND ?)
-              AND id <> ?
-            """,
-            [
-                .real(latitudes.lowerBound), .real(latitudes.upperBound),
-                .real(longitudes.first.lowerBound), .real(longitudes.first.upperBound),
-                .real(longitudes.second.lowerBound), .real(longitudes.second.upperBound),
-                .text(post.id),
-            ]
-        ) { row in
-            MapPoint(
-                .neighbour, latitude: row.double(1) ?? 0, longitude: row.double(2) ?? 0,
-                label: row.text(0) ?? "")
-        }
+        let found = try PostStore(workspace).positions(
+            latitudes: latitudes, longitudes: longitudes, excluding: post.id
+        ).map { MapPoint(.neighbour, latitude: $0.latitude, longitude: $0.longitude, label: $0.id) }
         var near: [(point: MapPoint, meters: Double)] = []
         for point in found {
             let distance = PostDistance.meters(lat, lon, point.latitude, point.longitude)
