@@ -20,7 +20,7 @@ public enum GeohashAssignment {
             var result = Result()
             let refilled: Bool
             (result.treasures, refilled) = try assignTreasures(precision: length, in: store)
-            result.posts = try assignPosts(precision: length, in: store)
+            result.posts = try assignPosts(precision: length, in: store, PostStore(workspace))
             // Every post's geohash is its position's now (or NULL, as is trove_geohash of a
             // position out of range), and so is every treasure's after a refill.
             try StaleRecords.geohash.record(
@@ -102,9 +102,11 @@ public enum GeohashAssignment {
     /// Recomputes the posts' geohashes in a single pass and writes only those that differ.
     /// When most rows change, the geohash index is dropped and rebuilt: one sort is much
     /// cheaper than a million scattered index updates.
-    private static func assignPosts(precision: Int, in store: TreasureStore) throws -> Int {
+    private static func assignPosts(
+        precision: Int, in store: TreasureStore, _ posts: PostStore
+    ) throws -> Int {
         let index = "posts_geohash"
-        let (rows, changing) = try store.postGeohashCounts(precision: precision)
+        let (rows, changing) = try posts.geohashCounts(precision: precision)
         if changing == 0 { return 0 }
         let rebuild = changing > 10_000 && changing * 4 > rows
         let definition = try store.indexDefinition(index)
@@ -113,7 +115,7 @@ public enum GeohashAssignment {
         // and no row is returned (SQLite holds every RETURNING row until the last).
         let many = rebuild || changing > IncrementalBase.changeLimit
         if many { try ChangeLog.markEverything(.post, in: store.database) }
-        let changed = try store.assignStalePostGeohashes(precision: precision, markingEach: !many)
+        let changed = try posts.assignStaleGeohashes(precision: precision, markingEach: !many)
         if rebuild, let definition { try store.rebuildIndex(definition) }
         return changed
     }

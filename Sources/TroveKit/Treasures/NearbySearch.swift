@@ -62,7 +62,7 @@ public enum NearbySearch {
         in workspace: Workspace, circle: GeoCircle, ranges: [GeohashRange]
     ) throws -> [NearbyRecord] {
         var matches = Matches(circle: circle)
-        try TreasureStore(workspace).forEachPost(inGeohashRanges: ranges) {
+        try PostStore(workspace).forEach(inGeohashRanges: ranges) {
             id, description, latitude, longitude in
             matches.add(key: id, name: description, latitude: latitude, longitude: longitude)
         }
