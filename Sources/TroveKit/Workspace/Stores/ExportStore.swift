@@ -407,6 +407,48 @@ struct ExportStore {
         return users
     }
 
+    /// The extra column names each treasure file was last read with (a JSON array per
+    /// file, in file order), of the files some treasure still comes from.
+    ///
+    /// - Throws: `SQLiteError`.
+    func recordedExtraColumns() throws -> [String] {
+        try database.query(
+            """
+            SELECT s.columns AS columns FROM sources AS s
+            WHERE s.columns IS NOT NULL AND EXISTS (SELECT 1 FROM treasures WHERE source = s.id)
+            ORDER BY s.id
+            """
+        ) { $0.text("columns") ?? "" }
+    }
+
+    /// Whether any treasure has extra columns from a file whose columns were never
+    /// recorded.
+    ///
+    /// - Throws: `SQLiteError`.
+    func hasUnrecordedExtraColumns() throws -> Bool {
+        let count =
+            try database.scalar(
+                """
+                SELECT count(*) FROM treasures AS t LEFT JOIN sources AS s ON s.id = t.source
+                WHERE s.columns IS NULL AND t.extra IS NOT NULL
+                """)?.int64 ?? 0
+        return count > 0
+    }
+
+    /// The extra column names of the treasures from files whose columns were never
+    /// recorded, read from the treasures themselves.
+    ///
+    /// - Throws: `SQLiteError`.
+    func unrecordedExtraColumns() throws -> [String] {
+        try database.query(
+            """
+            SELECT DISTINCT j.key AS name FROM treasures AS t
+            LEFT JOIN sources AS s ON s.id = t.source, json_each(t.extra) AS j
+            WHERE s.columns IS NULL AND t.extra IS NOT NULL
+            """
+        ) { $0.text("name") ?? "" }
+    }
+
     /// How many of the layout's records have a remote image, exported as given.
     ///
     /// - Parameter changedSince: count only the records changed after this clock value
