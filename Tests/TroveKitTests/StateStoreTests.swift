@@ -17,8 +17,8 @@ import Testing
     var exports: ExportStore { ExportStore(workspace.database) }
     var publishes: PublishStore { PublishStore(workspace.database) }
 
-    private func recorded(_ layout: String, generation: Int64, out: String) -> RecordedExport {
-        RecordedExport(
+    private func recorded(_ layout: String, generation: Int64, out: String) -> LoggedExport {
+        LoggedExport(
             id: 0, layout: layout, at: "2026-01-02T03:04:05Z", out: out, kind: "update",
             base: nil, generation: generation, records: 3, paths: 0, changed: 2, removed: 1,
             inputs: "layout=1 render=1", objects: 7)

@@ -116,7 +116,7 @@ public enum Exporter {
     {
         let options = run.options
         try ExportStore(database).record(
-            RecordedExport(
+            LoggedExport(
                 id: 0, layout: run.layout.name, at: timestamp(options.now),
                 out: options.output ?? "-",
                 kind: options.update || options.maxBytes != nil ? "update" : "full",

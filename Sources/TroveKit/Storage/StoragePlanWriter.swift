@@ -81,7 +81,7 @@ final class StoragePlanWriter: @unchecked Sendable {
     func start() {
         guard changed == nil else { return }
         worker = Worker { [self] in
-            defer { try? reader.execute("COMMIT") }
+            defer { ExportStore.endSnapshot(reader) }
             try write()
         }
     }
@@ -91,7 +91,7 @@ final class StoragePlanWriter: @unchecked Sendable {
     /// - Throws: `FileWriteError`, `SQLiteError`, `StoragePlanError`.
     func finish() throws -> StoragePlan.Summary {
         if let changed {
-            try? reader.execute("COMMIT")
+            ExportStore.endSnapshot(reader)
             try writeChanges(since: changed.seq, keys: changed.keys)
             return summary
         }

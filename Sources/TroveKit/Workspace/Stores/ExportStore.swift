@@ -3,7 +3,7 @@ import TroveSQLite
 
 /// One row of `export_log` as the export and publish code use it: what a recorded export
 /// wrote and took in.
-struct RecordedExport: Equatable {
+struct LoggedExport: Equatable {
     var id: Int64
     var layout: String
     var at: String
@@ -47,8 +47,8 @@ struct ExportStore {
         l.changed, l.removed, l.change_seq, l.inputs, l.objects
         """
 
-    private static func recordedExport(_ row: Row) -> RecordedExport {
-        RecordedExport(
+    private static func loggedExport(_ row: Row) -> LoggedExport {
+        LoggedExport(
             id: row.int64("id") ?? 0, layout: row.text("layout") ?? "", at: row.text("at") ?? "",
             out: row.text("out") ?? "", kind: row.text("kind") ?? "", base: row.int64("base"),
             generation: row.int64("generation") ?? 0, records: Int(row.int64("records") ?? 0),
@@ -83,34 +83,34 @@ struct ExportStore {
     /// Recorded export `id`.
     ///
     /// - Throws: `SQLiteError`.
-    func export(id: Int64) throws -> RecordedExport? {
+    func export(id: Int64) throws -> LoggedExport? {
         try database.query(
             "SELECT \(Self.exportColumns) FROM export_log AS l WHERE l.id = ?", [.integer(id)],
-            Self.recordedExport
+            Self.loggedExport
         ).first
     }
 
     /// The last recorded export written to `out`.
     ///
     /// - Throws: `SQLiteError`.
-    func lastExport(writtenTo out: String) throws -> RecordedExport? {
+    func lastExport(writtenTo out: String) throws -> LoggedExport? {
         try database.query(
             """
             SELECT \(Self.exportColumns) FROM export_log AS l
             WHERE l.out = ? ORDER BY l.id DESC LIMIT 1
-            """, [.text(out)], Self.recordedExport
+            """, [.text(out)], Self.loggedExport
         ).first
     }
 
     /// The last recorded export of `layout` whose state is `generation`.
     ///
     /// - Throws: `SQLiteError`.
-    func lastExport(layout: String, generation: Int64) throws -> RecordedExport? {
+    func lastExport(layout: String, generation: Int64) throws -> LoggedExport? {
         try database.query(
             """
             SELECT \(Self.exportColumns) FROM export_log AS l
             WHERE l.layout = ? AND l.generation = ? ORDER BY l.id DESC LIMIT 1
-            """, [.text(layout), .integer(generation)], Self.recordedExport
+            """, [.text(layout), .integer(generation)], Self.loggedExport
         ).first
     }
 
@@ -146,13 +146,29 @@ struct ExportStore {
                 [.text(layout), .integer(id)])?.int64 ?? 0)
     }
 
+    /// When the last export of any layout ran (ISO 8601); nil before the first.
+    ///
+    /// - Throws: `SQLiteError`.
+    func lastExportTime() throws -> String? {
+        try database.scalar("SELECT max(at) FROM exports")?.string
+    }
+
+    /// The layout and output of the last export that named an output.
+    ///
+    /// - Throws: `SQLiteError`.
+    func lastWrittenExport() throws -> (layout: String, out: String)? {
+        try database.query(
+            "SELECT layout, out FROM exports WHERE out IS NOT NULL ORDER BY at DESC LIMIT 1"
+        ) { (layout: $0.text("layout") ?? "", out: $0.text("out") ?? "") }.first
+    }
+
     /// Logs an export written to a file, makes its state the base of the next `--update`,
     /// and drops the states older than the last `ExportOptions.keptStates` exports of the
     /// layout, with the blocks and change marks nothing needs any more. Takes in the
     /// clock's value now. Call in the export's write transaction.
     ///
     /// - Throws: `SQLiteError`.
-    func record(_ export: RecordedExport) throws {
+    func record(_ export: LoggedExport) throws {
         let layout = SQLiteValue.text(export.layout)
         try database.execute(
             """
@@ -372,6 +388,12 @@ struct ExportStore {
         try reader.execute("BEGIN")
         _ = try reader.scalar("SELECT count(*) FROM sqlite_master")
         return reader
+    }
+
+    /// Ends the read transaction of a `snapshot()`, so its connection sees no fixed
+    /// snapshot any more and can close.
+    static func endSnapshot(_ reader: Database) {
+        try? reader.execute("COMMIT")
     }
 
     /// The images that could not be rendered, by owner key, for the records of `kind`.
