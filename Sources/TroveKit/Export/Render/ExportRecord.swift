@@ -138,9 +138,8 @@ struct RecordQuery {
     func open(on database: Database, orderColumns: [String]) throws -> RecordCursor {
         // Merging side tables read in key order pays off when most records are read.
         let mergeJoins = changedSince == nil && orderColumns.allSatisfy { $0 == "key" }
-        let (columns, rest) = sqlParts(orderColumns: orderColumns, mergeJoins: mergeJoins)
-        let statement = try database.prepare(
-            "SELECT \(columns.joined(separator: ", "))" + rest)
+        let (columns, text) = sql(orderColumns: orderColumns, mergeJoins: mergeJoins)
+        let statement = try database.prepare(text)
         var geohashes: KeyOrderedTable?
         var renditions: [KeyOrderedTable?] = Array(repeating: nil, count: renditionNames.count)
         for (index, name) in renditionNames.enumerated() where readsRendition(name) {
@@ -163,7 +162,7 @@ struct RecordQuery {
         var cursor = RecordCursor(
             statement: statement, selected: columns.map { $0 != "NULL" }, geohashes: geohashes,
             renditions: renditions)
-        if columns.last?.hasPrefix("(SELECT s.decimal_comma") == true {
+        if let last = columns.last, Self.isDecimalCommaColumn(last) {
             cursor.decimalCommaColumn = columns.count - 1
         }
         return cursor

@@ -41,6 +41,18 @@ extension RecordQuery {
         records == .treasures && neededColumns.contains(geohashColumn)
     }
 
+    /// The records' query: its selected columns (`NULL` for those not read) and its text.
+    func sql(orderColumns: [String], mergeJoins: Bool) -> (columns: [String], text: String) {
+        let (columns, rest) = sqlParts(orderColumns: orderColumns, mergeJoins: mergeJoins)
+        return (columns, "SELECT \(columns.joined(separator: ", "))" + rest)
+    }
+
+    /// Whether a selected column is the last one `sqlParts` may add: whether the record's
+    /// file wrote decimal commas.
+    static func isDecimalCommaColumn(_ column: String) -> Bool {
+        column.hasPrefix("(SELECT s.decimal_comma")
+    }
+
     /// The selected columns of the records' query, and its SQL after them: ordered by
     /// `orderColumns` (logical names such as `key` and `user`) and then by key, with the
     /// joins in SQL unless `mergeJoins`. Only fixed column names and bound parameters: no
