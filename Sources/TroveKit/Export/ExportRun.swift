@@ -47,23 +47,17 @@ struct ExportRun {
         self.problems = problems
         self.publishing = publishing
         noun = layout.records == .treasures ? "treasure" : "post"
+        let store = ExportStore(database)
         // The latest recorded export, whether or not its state holds any path (an export
         // of nothing keeps no block, but is still what the next one follows).
-        let latest = try database.scalar(
-            """
-            SELECT max(generation) FROM (
-                SELECT max(generation) AS generation FROM export_state WHERE layout = ?1
-                UNION ALL SELECT max(generation) FROM export_log WHERE layout = ?1)
-            """, [.text(layout.name)])?.int64
+        let latest = try store.latestGeneration(layout: layout.name)
         var previous = latest
         if let since = options.since {
-            previous = try Self.generation(of: since, layout: layout.name, database: database)
+            previous = try Self.generation(of: since, layout: layout.name, store: store)
             baseExport = since
         } else {
             baseExport = try latest.flatMap {
-                try database.scalar(
-                    "SELECT max(id) FROM export_log WHERE layout = ? AND generation = ?",
-                    [.text(layout.name), .integer($0)])?.int64
+                try store.lastExportID(layout: layout.name, generation: $0)
             }
         }
         newGeneration = (latest ?? 0) + 1
@@ -80,29 +74,14 @@ struct ExportRun {
         var baseObjects: Int?
         var changedSince: Int64?
         if options.update && publishing == nil, let previous {
-            let base = try database.query(
-                """
-                SELECT change_seq, inputs, paths, objects FROM export_log
-                WHERE layout = ? AND generation = ? ORDER BY id DESC LIMIT 1
-                """, [.text(layout.name), .integer(previous)]
-            ) {
-                (
-                    seq: $0.int64(0), inputs: $0.text(1), paths: Int($0.int64(2) ?? 0),
-                    objects: $0.int64(3).map(Int.init)
-                )
-            }.first
+            let base = try store.lastExport(layout: layout.name, generation: previous)
             baseObjects = base?.objects
             let name = layout.name
             let decision = try IncrementalBase.decide(
-                layout: layout, inputs: inputs, baseSeq: base?.seq, baseInputs: base?.inputs,
+                layout: layout, inputs: inputs, baseSeq: base?.changeSeq, baseInputs: base?.inputs,
                 statePaths: base?.paths ?? 0, database: database
             ) {
-                try database.query(
-                    """
-                    SELECT first, block FROM export_state
-                    WHERE layout = ? AND generation = ? ORDER BY seq
-                    """, [.text(name), .integer(previous)]
-                ) { StateBlockReference(first: $0.blob(0) ?? [], block: $0.int64(1) ?? 0) }
+                try store.index(.paths, layout: name, generation: previous)
             }
             switch decision {
             case .incremental(let base):
@@ -136,10 +115,8 @@ struct ExportRun {
             ?? renditionChecks
         var failedImages: [String: (source: String, reason: String)] = [:]
         if !layout.renditionNames.isEmpty {
-            _ = try database.query(
-                "SELECT owner_key, source, reason FROM rendition_failures WHERE owner_kind = ?",
-                [.text(noun)]
-            ) { row in failedImages[row.text(0) ?? ""] = (row.text(1) ?? "", row.text(2) ?? "") }
+            failedImages = try store.renditionFailures(
+                of: layout.records == .treasures ? .treasure : .post)
         }
         for (index, template) in layout.paths.enumerated() {
             var checker = RecordChecker(
@@ -155,10 +132,7 @@ struct ExportRun {
             // Each template reads on its own connection and thread. The connection's
             // snapshot is fixed now, while this transaction holds the write lock, so every
             // template sees exactly the rows this connection sees.
-            let reader = try Database(
-                path: database.path, mode: database.mode == .immutable ? .immutable : .readOnly)
-            try reader.execute("BEGIN")
-            _ = try reader.scalar("SELECT count(*) FROM sqlite_master")
+            let reader = try store.snapshot()
             let stream = try TemplateStream(
                 template: template, database: reader, query: query,
                 renderer: Renderer(storage: storage, renditionNames: layout.renditionNames),
@@ -330,19 +304,8 @@ struct ExportRun {
         let candidates = try base.candidatePaths(layout: layout, database: database)
         var store: ((Int64, StateBlockReference) throws -> Void)? = publishing?.storeIndex
         if options.isRecorded && publishing == nil {
-            let insert = try database.prepare(
-                """
-                INSERT INTO export_state (layout, generation, seq, first, block)
-                VALUES (?, ?, ?, ?, ?)
-                """)
-            let layout = layout.name
-            let generation = newGeneration
-            store = { seq, reference in
-                try insert.run([
-                    .text(layout), .integer(generation), .integer(seq), .blob(reference.first),
-                    .integer(reference.block),
-                ])
-            }
+            store = try ExportStore(database).indexWriter(
+                .paths, layout: layout.name, generation: newGeneration)
         }
         let updates = self.updates
         let maxBytes = options.maxBytes
@@ -382,39 +345,27 @@ struct ExportRun {
     /// The state generation of recorded export `id`, which must be of `layout` and kept.
     ///
     /// - Throws: `ExportError.unknownBase`, `SQLiteError`.
-    private static func generation(of id: Int64, layout: String, database: Database) throws
+    private static func generation(of id: Int64, layout: String, store: ExportStore) throws
         -> Int64
     {
-        let rows = try database.query(
-            "SELECT layout, generation FROM export_log WHERE id = ?", [.integer(id)]
-        ) { ($0.text(0) ?? "", $0.int64(1) ?? 0) }
-        guard let (logged, generation) = rows.first else {
+        guard let export = try store.export(id: id) else {
             throw ExportError.unknownBase(
                 "no recorded export \(id); 'trove export log' lists them")
         }
-        guard logged == layout else {
+        guard export.layout == layout else {
             throw ExportError.unknownBase(
-                "export \(id) was of layout \(logged), not \(layout)")
+                "export \(id) was of layout \(export.layout), not \(layout)")
         }
-        let kept = try database.scalar(
-            "SELECT 1 FROM export_state WHERE layout = ? AND generation = ? LIMIT 1",
-            [.text(layout), .integer(generation)])
-        if kept == nil {
-            let newest =
-                try database.scalar(
-                    "SELECT count(*) FROM export_log WHERE layout = ? AND id > ?",
-                    [.text(layout), .integer(id)])?.int64 ?? 0
+        if try !store.isStateKept(layout: layout, generation: export.generation) {
+            let newest = try store.exportCount(layout: layout, after: id)
             // An export that wrote nothing has no state to keep, and needs none.
-            let paths =
-                try database.scalar(
-                    "SELECT paths FROM export_log WHERE id = ?", [.integer(id)])?.int64 ?? 0
-            if paths > 0 {
+            if export.paths > 0 {
                 throw ExportError.unknownBase(
                     "the state of export \(id) is no longer kept (\(newest) later exports; "
                         + "only the last \(ExportOptions.keptStates) per layout are); "
                         + "run a full export instead")
             }
         }
-        return generation
+        return export.generation
     }
 }

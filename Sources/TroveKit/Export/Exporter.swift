@@ -95,8 +95,8 @@ public enum Exporter {
         // --update is relative to the older state, which only repeats some changes.
         var written = try run.commit(summary, standardOutput: standardOutput)
         placed(written)
-        written.remoteImages = try StoragePlan.remoteImages(
-            database: database, layout: layout, changedSince: run.incremental?.seq)
+        written.remoteImages = try ExportStore(database).remoteImageCount(
+            layout: layout, changedSince: run.incremental?.seq)
         return written
     }
 
@@ -114,39 +114,14 @@ public enum Exporter {
     private static func record(_ run: ExportRun, _ summary: ExportSummary, database: Database)
         throws
     {
-        let layout = run.layout.name
         let options = run.options
-        let at = timestamp(options.now)
-        try database.execute(
-            """
-            INSERT INTO export_log
-                (layout, at, out, kind, base, generation, records, paths, changed, removed,
-                 change_seq, inputs, objects)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT seq FROM change_clock), ?, ?)
-            """,
-            [
-                .text(layout), .text(at), .text(options.output ?? "-"),
-                .text(options.update || options.maxBytes != nil ? "update" : "full"),
-                run.baseExport.map { .integer($0) }, .integer(run.newGeneration),
-                .integer(Int64(summary.records)), .integer(Int64(summary.paths)),
-                .integer(Int64(summary.changed)), .integer(Int64(summary.removed)),
-                .text(run.inputs), summary.storagePlan.map { .integer(Int64($0.objects)) },
-            ])
-        for table in ["export_state", "export_objects"] {
-            try database.execute(
-                """
-                DELETE FROM \(table) WHERE layout = ?1 AND generation NOT IN (
-                    SELECT generation FROM export_log WHERE layout = ?1 ORDER BY id DESC LIMIT ?2)
-                """,
-                [.text(layout), .integer(Int64(ExportOptions.keptStates))])
-        }
-        try StateBlocks.collectGarbage(database: database)
-        try ChangeLog.prune(in: database)
-        try database.execute(
-            """
-            INSERT INTO exports (layout, at, out) VALUES (?, ?, ?)
-            ON CONFLICT (layout) DO UPDATE SET at = excluded.at, out = excluded.out
-            """,
-            [.text(layout), .text(at), .text(options.output ?? "-")])
+        try ExportStore(database).record(
+            LoggedExport(
+                id: 0, layout: run.layout.name, at: timestamp(options.now),
+                out: options.output ?? "-",
+                kind: options.update || options.maxBytes != nil ? "update" : "full",
+                base: run.baseExport, generation: run.newGeneration, records: summary.records,
+                paths: summary.paths, changed: summary.changed, removed: summary.removed,
+                inputs: run.inputs, objects: summary.storagePlan?.objects))
     }
 }

@@ -26,26 +26,15 @@ extension Publisher {
     ) throws -> MarkedPlan {
         let manifestPath = StoragePlan.paths(output: plan).manifest
         return try workspace.write {
-            let database = workspace.database
+            let store = PublishStore(workspace.database)
+            let exports = ExportStore(workspace.database)
             let target = try PublishTargets.find(name, in: workspace)
             if try pendingSummary(target: target.name, in: workspace) != nil {
                 throw PublishError.usage(
                     "a publish to \(target.name) was interrupted; complete it with "
                         + "'trove publish --target \(target.name)' first")
             }
-            let logged = try database.query(
-                """
-                SELECT id, layout, generation, paths, changed, removed FROM export_log
-                WHERE out = ? ORDER BY id DESC LIMIT 1
-                """, [.text(plan)]
-            ) { row in
-                (
-                    id: row.int64(0) ?? 0, layout: row.text(1) ?? "", generation: row.int64(2) ?? 0,
-                    paths: row.int64(3) ?? 0, changed: row.int64(4) ?? 0,
-                    removed: row.int64(5) ?? 0
-                )
-            }
-            guard let export = logged.first else {
+            guard let export = try exports.lastExport(writtenTo: plan) else {
                 throw PublishError.input(
                     "no recorded export wrote \(plan); --mark-applied takes the file of "
                         + "'trove export --update --out FILE' ('trove export log' lists them)")
@@ -55,11 +44,8 @@ extension Publisher {
                     "\(plan) was exported with layout \(export.layout), but target "
                         + "\(target.name) publishes \(target.layout)")
             }
-            let kept =
-                try database.scalar(
-                    "SELECT count(*) FROM export_state WHERE layout = ? AND generation = ?",
-                    [.text(export.layout), .integer(export.generation)])?.int64 ?? 0
-            if kept == 0 && export.paths > 0 {
+            let kept = try exports.isStateKept(layout: export.layout, generation: export.generation)
+            if !kept && export.paths > 0 {
                 throw PublishError.input(
                     "the state of export \(export.id) (\(plan)) is no longer kept; export "
                         + "again with --update --out and apply that")
@@ -69,54 +55,25 @@ extension Publisher {
                     "\(manifestPath): cannot read the Storage plan written beside \(plan)")
             }
             let objects = try storagePlanObjects(Array(manifest), path: manifestPath)
-            let targetName = SQLiteValue.text(target.name)
-            try database.execute(
-                "DELETE FROM publish_state WHERE target = ? AND planned = 1", [targetName])
-            try database.execute(
-                """
-                INSERT INTO publish_state (target, kind, planned, seq, first, block)
-                SELECT ?, 'paths', 1, seq, first, block FROM export_state
-                WHERE layout = ? AND generation = ?
-                """, [targetName, .text(export.layout), .integer(export.generation)])
-            // The objects the export referenced, as it recorded them: its plan file may list
-            // only those that changed.
-            try database.execute(
-                """
-                INSERT INTO publish_state (target, kind, planned, seq, first, block)
-                SELECT ?, 'objects', 1, seq, first, block FROM export_objects
-                WHERE layout = ? AND generation = ?
-                """, [targetName, .text(export.layout), .integer(export.generation)])
-            let objectCount =
-                try database.scalar(
-                    "SELECT objects FROM export_log WHERE id = ?", [.integer(export.id)])?.int64
-                ?? 0
-            try PublishState.promotePlanned(target: target.name, database: database)
+            try store.deletePlannedState(target: target.name)
+            // The paths and the objects the export referenced, as it recorded them: its plan
+            // file may list only the objects that changed.
+            try store.planExportState(
+                target: target.name, layout: export.layout, generation: export.generation)
+            let objectCount = export.objects ?? 0
+            try store.promotePlanned(target: target.name)
             // The target now holds what that export took in.
-            try database.execute(
-                """
-                UPDATE publish_targets SET change_seq = l.change_seq, inputs = l.inputs,
-                    paths = l.paths, objects = l.objects
-                FROM export_log AS l WHERE l.id = ? AND publish_targets.name = ?
-                """, [.integer(export.id), targetName])
-            let at = SQLiteValue.text(timestamp(now))
-            try database.execute(
-                """
-                INSERT INTO publish_log
-                    (target, at, kind, paths, changed, removed, uploaded, retokened, deleted,
-                     source)
-                VALUES (?, ?, 'mark-applied', ?, ?, ?, ?, ?, ?, ?)
-                """,
-                [
-                    targetName, at, .integer(export.paths), .integer(export.changed),
-                    .integer(export.removed), .integer(Int64(objects.uploaded)),
-                    .integer(Int64(objects.retokened)), .integer(Int64(objects.deleted)),
-                    .text(plan),
-                ])
-            try database.execute(
-                "UPDATE publish_targets SET published_at = ? WHERE name = ?", [at, targetName])
+            try store.adoptExport(export.id, target: target.name)
+            let at = timestamp(now)
+            try store.appendLog(
+                PublishLogEntry(
+                    target: target.name, at: at, kind: .markApplied, paths: export.paths,
+                    changed: export.changed, removed: export.removed, uploaded: objects.uploaded,
+                    retokened: objects.retokened, deleted: objects.deleted, source: plan))
+            try store.setPublishedAt(at, target: target.name)
             var marked = MarkedPlan(target: target.name, export: export.id)
-            marked.paths = Int(export.paths)
-            marked.objects = Int(objectCount)
+            marked.paths = export.paths
+            marked.objects = objectCount
             if let bucket = objects.bucket, bucket != target.bucket { marked.otherBucket = bucket }
             return marked
         }

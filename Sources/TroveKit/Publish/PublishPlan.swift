@@ -82,29 +82,16 @@ enum PublishPlanner {
         now: Date, live: LiveTree? = nil
     ) throws -> PublishPlanSummary {
         let database = workspace.database
-        let name = SQLiteValue.text(target.name)
-        try database.execute(
-            "DELETE FROM publish_state WHERE target = ? AND planned = 1", [name])
-        try database.execute("DELETE FROM publish_plans WHERE target = ?", [name])
-        try database.execute(
-            """
-            INSERT INTO publish_plans
-                (target, planned_at, images, paths, objects, changed, removed)
-            VALUES (?, ?, ?, 0, 0, 0, 0)
-            """, [name, .text(timestamp(now)), .text(images)])
-        let insertStep = try database.prepare(
-            "INSERT INTO publish_steps (target, seq, kind, name, token, body) VALUES (?, ?, ?, ?, ?, ?)"
-        )
+        let store = PublishStore(database)
+        try store.beginPlan(target: target.name, plannedAt: timestamp(now), images: images)
+        let insertStep = try store.stepWriter(target: target.name)
         var counters: [StepKind: Int64] = [:]
         func addStep(_ kind: StepKind, name stepName: String?, token: String?, body: [UInt8]?)
             throws
         {
             let index = counters[kind, default: 0]
             counters[kind] = index + 1
-            try insertStep.run([
-                name, .integer(kind.base + index), .text(kind.rawValue),
-                stepName.map { .text($0) }, token.map { .text($0) }, body.map { .blob($0) },
-            ])
+            try insertStep(kind.base + index, kind, stepName, token, body)
         }
         var summary = PublishPlanSummary()
         // What the target took in when it was last published: with the same layout and
@@ -113,23 +100,19 @@ enum PublishPlanner {
         let inputs = ExportInputs.fingerprint(
             layout: layout, storage: try Exporter.storageURL(workspace, bucket: target.bucket),
             precision: try workspace.geohashPrecision())
-        let held = try database.query(
-            "SELECT change_seq, inputs, paths, objects FROM publish_targets WHERE name = ?", [name]
-        ) { (seq: $0.int64(0), inputs: $0.text(1), paths: $0.int64(2), objects: $0.int64(3)) }
-        .first
+        let held = try store.publishedBase(target: target.name)
         if live == nil, let held, let paths = held.paths, let objects = held.objects {
             let decision = try IncrementalBase.decide(
                 layout: layout, inputs: inputs, baseSeq: held.seq, baseInputs: held.inputs,
-                statePaths: Int(paths), database: database
+                statePaths: paths, database: database
             ) {
-                try PublishState.index(
-                    .paths, target: target.name, planned: false, database: database)
+                try store.index(.paths, target: target.name, planned: false)
             }
             if case .incremental(let base) = decision {
                 incremental = base
                 try planChangedObjects(
                     database: database, target: target, layout: layout, tokens: tokens(workspace),
-                    base: base, baseObjects: Int(objects), summary: &summary, addStep: addStep)
+                    base: base, baseObjects: objects, summary: &summary, addStep: addStep)
             }
         }
         if incremental == nil {
@@ -150,10 +133,9 @@ enum PublishPlanner {
                 ? PublishState.paths(target: target.name, planned: false, database: database)
                 : ExportStateReader(blocks: { nil }),
             new: ExportStateWriter(
-                store: try PublishState.store(.paths, target: target.name, database: database)),
+                store: try store.plannedBlockWriter(.paths, target: target.name)),
             bucket: target.bucket, incremental: incremental,
-            storeIndex: try PublishState.storeIndex(
-                .paths, target: target.name, database: database),
+            storeIndex: try store.plannedIndexWriter(.paths, target: target.name),
             body: { body in
                 if live != nil {
                     try rendered.collect(body)
@@ -184,17 +166,9 @@ enum PublishPlanner {
         }
         summary.requests = requests.count
         // A plan against a live download took in no clock value: the next plan renders all.
-        try database.execute(
-            """
-            UPDATE publish_plans SET paths = ?, objects = ?, changed = ?, removed = ?,
-                change_seq = CASE WHEN ? THEN (SELECT seq FROM change_clock) END, inputs = ?
-            WHERE target = ?
-            """,
-            [
-                .integer(Int64(summary.paths)), .integer(Int64(summary.objects)),
-                .integer(Int64(summary.changed)), .integer(Int64(summary.removed)),
-                .integer(live == nil ? 1 : 0), .text(export.inputs), name,
-            ])
+        try store.completePlan(
+            target: target.name, summary: summary, takesInClock: live == nil,
+            inputs: export.inputs)
         return summary
     }
 
@@ -272,7 +246,7 @@ enum PublishPlanner {
     ) throws {
         var previous = try PublishState.objects(
             target: target.name, planned: false, database: database)
-        let store = try PublishState.store(.objects, target: target.name, database: database)
+        let store = try PublishStore(database).plannedBlockWriter(.objects, target: target.name)
         var seq: Int64 = 0
         var encoder = PlannedObjectEncoder { block in
             try store(seq, block)
@@ -280,12 +254,13 @@ enum PublishPlanner {
         }
         var gone: [String] = []
         if !layout.renditionNames.isEmpty {
-            let rows = try database.prepare(
-                StoragePlan.objectsQuery(layout: layout, tokens: tokens))
+            let rows = try ExportStore(database).objects(layout: layout, tokens: tokens)
+            let pathColumn = rows.column("path")
+            let tokenColumn = rows.column("token")
             var last: [UInt8] = []
             var first = true
             while let row = try rows.next() {
-                try row.withUTF8(0) { path in
+                try row.withUTF8(pathColumn) { path in
                     // A path shared by several renditions is one object.
                     if !first && last.elementsEqual(path) { return }
                     first = false
@@ -299,7 +274,7 @@ enum PublishPlanner {
                         gone.append(String(decoding: previous.path, as: UTF8.self))
                         try previous.advance()
                     }
-                    let token = row.withUTF8(1) { $0 }
+                    let token = row.withUTF8(tokenColumn) { $0 }
                     let name = String(decoding: path, as: UTF8.self)
                     let tokenText = token.map { String(decoding: $0, as: UTF8.self) }
                     if !previous.isAtEnd
@@ -351,14 +326,14 @@ enum PublishPlanner {
         base: IncrementalBase, baseObjects: Int, summary: inout PublishPlanSummary,
         addStep: (StepKind, String?, String?, [UInt8]?) throws -> Void
     ) throws {
-        let index = try PublishState.index(
-            .objects, target: target.name, planned: false, database: database)
+        let store = PublishStore(database)
+        let index = try store.index(.objects, target: target.name, planned: false)
         var gone: [String] = []
         summary.objects = baseObjects
         try StoragePlan.mergeChangedObjects(
             layout: layout, tokens: tokens, since: base.seq, keys: base.keys, into: index,
             database: database,
-            store: try PublishState.storeIndex(.objects, target: target.name, database: database)
+            store: try store.plannedIndexWriter(.objects, target: target.name)
         ) { path, old, new in
             let name = String(decoding: path, as: UTF8.self)
             guard let new else {
@@ -396,10 +371,8 @@ enum PublishPlanner {
     {
         guard !gone.isEmpty else { return [] }
         var candidates = Set(gone)
-        let others = try database.query(
-            "SELECT name FROM publish_targets WHERE bucket = ? AND name <> ?",
-            [.text(target.bucket), .text(target.name)]
-        ) { $0.text(0) ?? "" }
+        let others = try PublishStore(database).targets(
+            inBucket: target.bucket, besides: target.name)
         for other in others {
             for planned in [false, true] {
                 var reader = try PublishState.objects(
@@ -415,10 +388,7 @@ enum PublishPlanner {
 
     /// Every file the plan uploads must be in the images folder before anything is sent.
     private static func checkFiles(database: Database, target: String, images: String) throws {
-        let names = try database.query(
-            "SELECT name FROM publish_steps WHERE target = ? AND kind = 'upload' ORDER BY seq",
-            [.text(target)]
-        ) { $0.text(0) ?? "" }
+        let names = try PublishStore(database).uploadNames(target: target)
         let missing = names.filter {
             access((images as NSString).appendingPathComponent($0), R_OK) != 0
         }
@@ -430,17 +400,14 @@ enum PublishPlanner {
     /// - Throws: `SQLiteError`, `PublishError.input` when a request does not parse.
     static func detail(target: String, database: Database) throws -> PublishPlanDetail {
         var detail = PublishPlanDetail()
-        let steps = try database.prepare(
-            "SELECT kind, name, body FROM publish_steps WHERE target = ? AND done = 0 ORDER BY seq")
-        try steps.bind([.text(target)])
-        while let row = try steps.next() {
-            switch row.text(0) ?? "" {
-            case StepKind.upload.rawValue: detail.uploads.append(row.text(1) ?? "")
-            case StepKind.token.rawValue: detail.retokens.append(row.text(1) ?? "")
-            case StepKind.delete.rawValue: detail.deletes.append(row.text(1) ?? "")
-            case StepKind.revoke.rawValue: break
-            default:
-                var parser = JSONParser(row.blob(2) ?? [])
+        try PublishStore(database).forEachPendingStep(target: target) { step in
+            switch step.kind {
+            case .upload: detail.uploads.append(step.name)
+            case .token: detail.retokens.append(step.name)
+            case .delete: detail.deletes.append(step.name)
+            case .revoke: break
+            case .update, nil:
+                var parser = JSONParser(step.body ?? [])
                 guard case .object(let members)? = try? parser.parseValue() else {
                     throw PublishError.input("a recorded database request does not parse")
                 }

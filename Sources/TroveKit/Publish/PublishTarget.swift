@@ -63,17 +63,7 @@ public enum PublishTargets {
     ///
     /// - Throws: `SQLiteError`.
     public static func all(in workspace: Workspace) throws -> [PublishTarget] {
-        try workspace.database.query(
-            """
-            SELECT name, database_url, bucket, layout, is_default, published_at
-            FROM publish_targets ORDER BY name
-            """
-        ) { row in
-            PublishTarget(
-                name: row.text(0) ?? "", databaseURL: row.text(1) ?? "",
-                bucket: row.text(2) ?? "", layout: row.text(3) ?? "",
-                isDefault: row.int64(4) == 1, publishedAt: row.text(5))
-        }
+        try PublishStore(workspace.database).targets()
     }
 
     /// The target named `name`, or the default one when `name` is nil.
@@ -152,30 +142,15 @@ public enum PublishTargets {
     {
         var target = try checked(target)
         return try workspace.write {
-            let database = workspace.database
-            if try database.scalar(
-                "SELECT 1 FROM publish_targets WHERE name = ?", [.text(target.name)]) != nil
-            {
+            let store = PublishStore(workspace.database)
+            if try store.hasTarget(target.name) {
                 throw PublishError.usage(
                     "a publish target named '\(target.name)' exists; remove it first with "
                         + "'trove publish target rm \(target.name)'")
             }
-            let count = try database.scalar("SELECT count(*) FROM publish_targets")?.int64 ?? 0
+            let count = try store.targetCount()
             target.isDefault = target.isDefault || count == 0
-            if target.isDefault {
-                try database.execute("UPDATE publish_targets SET is_default = 0")
-            }
-            try database.execute(
-                """
-                INSERT INTO publish_targets
-                    (name, database_url, bucket, layout, is_default, added_at)
-                VALUES (?, ?, ?, ?, ?, ?)
-                """,
-                [
-                    .text(target.name), .text(target.databaseURL), .text(target.bucket),
-                    .text(target.layout), .integer(target.isDefault ? 1 : 0),
-                    .text(timestamp(now)),
-                ])
+            try store.insert(target, addedAt: timestamp(now))
             return target
         }
     }
@@ -187,17 +162,11 @@ public enum PublishTargets {
     @discardableResult
     public static func remove(_ name: String, in workspace: Workspace) throws -> String? {
         try workspace.write {
-            let database = workspace.database
+            let store = PublishStore(workspace.database)
             let target = try find(name, in: workspace)
-            try database.execute("DELETE FROM publish_targets WHERE name = ?", [.text(name)])
+            try store.deleteTarget(name)
             guard target.isDefault else { return nil }
-            let next = try database.scalar(
-                "SELECT name FROM publish_targets ORDER BY added_at, name LIMIT 1")?.string
-            if let next {
-                try database.execute(
-                    "UPDATE publish_targets SET is_default = 1 WHERE name = ?", [.text(next)])
-            }
-            return next
+            return try store.makeEarliestDefault()
         }
     }
 }

@@ -113,31 +113,15 @@ public struct Publisher {
     public static func pendingSummary(target: String, in workspace: Workspace) throws
         -> PublishPlanSummary?
     {
-        let database = workspace.database
-        let rows = try database.query(
-            "SELECT paths, objects, changed, removed FROM publish_plans WHERE target = ?",
-            [.text(target)]
-        ) { row in
-            var summary = PublishPlanSummary()
-            summary.paths = Int(row.int64(0) ?? 0)
-            summary.objects = Int(row.int64(1) ?? 0)
-            summary.changed = Int(row.int64(2) ?? 0)
-            summary.removed = Int(row.int64(3) ?? 0)
-            return summary
-        }
-        guard var summary = rows.first else { return nil }
-        for (kind, count) in try database.query(
-            """
-            SELECT kind, count(*) FROM publish_steps WHERE target = ? AND done = 0
-            GROUP BY kind
-            """, [.text(target)], { ($0.text(0) ?? "", Int($0.int64(1) ?? 0)) })
-        {
-            switch PublishPlanner.StepKind(rawValue: kind) {
+        let store = PublishStore(workspace.database)
+        guard var summary = try store.plan(target: target) else { return nil }
+        for (kind, count) in try store.pendingStepCounts(target: target) {
+            switch kind {
             case .upload: summary.uploads = count
             case .token: summary.retokens = count
             case .update: summary.requests = count
             case .delete: summary.deletes = count
-            case .revoke, nil: break
+            case .revoke: break
             }
         }
         return summary
@@ -147,10 +131,8 @@ public struct Publisher {
 
     /// Runs the recorded plan's steps not done yet, in order, marking each done.
     private func apply(_ target: PublishTarget) throws {
-        let images =
-            try workspace.database.scalar(
-                "SELECT images FROM publish_plans WHERE target = ?", [.text(target.name)])?
-            .string ?? ""
+        let store = PublishStore(workspace.database)
+        let images = try store.planImages(target: target.name) ?? ""
         try eachBatch(.upload, target) { steps, done in
             let objects = steps.map { step in
                 StorageUpload(
@@ -165,18 +147,9 @@ public struct Publisher {
                 steps.map { (name: $0.name, token: $0.token) }, bucket: target.bucket, done: done
             )
         }
-        let requests = try workspace.database.query(
-            """
-            SELECT seq FROM publish_steps WHERE target = ? AND kind = 'update' AND done = 0
-            ORDER BY seq
-            """, [.text(target.name)]
-        ) { $0.int64(0) ?? 0 }
+        let requests = try store.pendingSteps(target: target.name, kind: .update).map(\.seq)
         for (index, seq) in requests.enumerated() {
-            let body =
-                try workspace.database.query(
-                    "SELECT body FROM publish_steps WHERE target = ? AND seq = ?",
-                    [.text(target.name), .integer(seq)]
-                ) { $0.blob(0) ?? [] }.first ?? []
+            let body = try store.stepBody(target: target.name, seq: seq) ?? []
             do {
                 try database.update(body, databaseURL: target.databaseURL)
             } catch let error as TransportError {
@@ -202,16 +175,9 @@ public struct Publisher {
     /// this plan was interrupted).
     private func keepShared(_ target: PublishTarget) throws {
         let database = workspace.database
-        let shares = try database.scalar(
-            "SELECT 1 FROM publish_targets WHERE bucket = ? AND name <> ? LIMIT 1",
-            [.text(target.bucket), .text(target.name)])
-        guard shares != nil else { return }
-        let steps = try database.query(
-            """
-            SELECT seq, name FROM publish_steps
-            WHERE target = ? AND kind = 'delete' AND done = 0 ORDER BY seq
-            """, [.text(target.name)]
-        ) { (seq: $0.int64(0) ?? 0, name: $0.text(1) ?? "") }
+        let store = PublishStore(database)
+        guard try store.sharesBucket(target.bucket, besides: target.name) else { return }
+        let steps = try store.pendingSteps(target: target.name, kind: .delete)
         let unshared = Set(
             try PublishPlanner.unshared(steps.map(\.name), target: target, database: database))
         for step in steps where !unshared.contains(step.name) {
@@ -219,28 +185,17 @@ public struct Publisher {
         }
     }
 
-    private struct Step {
-        var seq: Int64
-        var name: String
-        var token: String?
-    }
-
     /// Hands the object steps of `kind` not done yet to `send` a batch at a time, and
     /// marks each done as the transport reports it.
     private func eachBatch(
         _ kind: PublishPlanner.StepKind, _ target: PublishTarget,
-        send: ([Step], (String) -> Void) throws -> Void
+        send: ([PublishStep], (String) -> Void) throws -> Void
     ) throws {
         var after = kind.base - 1
         let end = kind.base + (Int64(1) << 40)
         while true {
-            let steps = try workspace.database.query(
-                """
-                SELECT seq, name, token FROM publish_steps
-                WHERE target = ? AND seq > ? AND seq < ? AND done = 0 ORDER BY seq LIMIT ?
-                """,
-                [.text(target.name), .integer(after), .integer(end), .integer(Int64(batchSize))]
-            ) { Step(seq: $0.int64(0) ?? 0, name: $0.text(1) ?? "", token: $0.text(2)) }
+            let steps = try PublishStore(workspace.database).pendingSteps(
+                target: target.name, kind: kind, after: after, before: end, limit: batchSize)
             guard let last = steps.last else { return }
             after = last.seq
             var seqs: [String: Int64] = [:]
@@ -272,19 +227,15 @@ public struct Publisher {
 
     private func markDone(_ target: String, _ seq: Int64) throws {
         try workspace.write { () -> Void in
-            _ = try workspace.database.execute(
-                "UPDATE publish_steps SET done = 1 WHERE target = ? AND seq = ?",
-                [.text(target), .integer(seq)])
+            try PublishStore(workspace.database).markDone(target: target, seq: seq)
         }
     }
 
     /// Records the plan as what the target holds, once every step is done.
     private func finish(_ target: PublishTarget, now: Date, changed: Bool = true) throws {
         try workspace.write {
-            let left =
-                try workspace.database.scalar(
-                    "SELECT count(*) FROM publish_steps WHERE target = ? AND done = 0",
-                    [.text(target.name)])?.int64 ?? 0
+            let store = PublishStore(workspace.database)
+            let left = try store.pendingStepCount(target: target.name)
             // A step a transport skipped without reporting it done or failing.
             if left > 0 {
                 throw PublishError.transfer(
@@ -294,9 +245,8 @@ public struct Publisher {
             if changed {
                 try Self.record(target, workspace: workspace, now: now)
             } else {
-                try PublishState.promotePlanned(target: target.name, database: workspace.database)
-                try workspace.database.execute(
-                    "DELETE FROM publish_plans WHERE target = ?", [.text(target.name)])
+                try store.promotePlanned(target: target.name)
+                try store.deletePlan(target: target.name)
             }
         }
     }
@@ -304,30 +254,13 @@ public struct Publisher {
     /// Makes the plan's state the target's, logs it and drops the plan (in the caller's
     /// transaction).
     private static func record(_ target: PublishTarget, workspace: Workspace, now: Date) throws {
-        let database = workspace.database
-        let name = SQLiteValue.text(target.name)
-        let counts = try database.query(
-            """
-            SELECT p.paths, p.changed, p.removed,
-                (SELECT count(*) FROM publish_steps WHERE target = p.target AND kind = 'upload'),
-                (SELECT count(*) FROM publish_steps WHERE target = p.target AND kind = 'token'),
-                (SELECT count(*) FROM publish_steps WHERE target = p.target AND kind = 'delete')
-            FROM publish_plans AS p WHERE p.target = ?
-            """, [name]
-        ) { row in (0..<6).map { SQLiteValue.integer(row.int64($0) ?? 0) } }.first
-        try PublishState.promotePlanned(target: target.name, database: database)
-        let at = SQLiteValue.text(timestamp(now))
-        if let counts {
-            try database.execute(
-                """
-                INSERT INTO publish_log
-                    (target, at, kind, paths, changed, removed, uploaded, retokened, deleted)
-                VALUES (?, ?, 'publish', ?, ?, ?, ?, ?, ?)
-                """, [name, at] + counts)
-        }
-        try database.execute(
-            "UPDATE publish_targets SET published_at = ? WHERE name = ?", [at, name])
-        try database.execute("DELETE FROM publish_plans WHERE target = ?", [name])
+        let store = PublishStore(workspace.database)
+        let at = timestamp(now)
+        let entry = try store.completedPlanEntry(target: target.name, at: at)
+        try store.promotePlanned(target: target.name)
+        if let entry { try store.appendLog(entry) }
+        try store.setPublishedAt(at, target: target.name)
+        try store.deletePlan(target: target.name)
     }
 
     static func contentType(of name: String) -> String {

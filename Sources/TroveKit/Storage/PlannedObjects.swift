@@ -52,11 +52,10 @@ struct PlannedObjectReader {
     static func all(database: Database, layout: String, generation: Int64? = nil) throws -> [(
         path: String, token: String?
     )] {
-        let latest = try database.scalar(
-            "SELECT max(generation) FROM export_objects WHERE layout = ?", [.text(layout)])?.int64
+        let store = ExportStore(database)
+        let latest = try store.latestObjectGeneration(layout: layout)
         return try PlannedObjectReader(
-            blocks: StoragePlanWriter.objectBlocks(
-                layout: layout, generation: generation ?? latest, database: database)
+            blocks: store.blocks(.objects, layout: layout, generation: generation ?? latest)
         ).remaining()
     }
 

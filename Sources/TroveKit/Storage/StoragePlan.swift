@@ -78,43 +78,6 @@ public enum StoragePlan {
     private static let pngType = Array("image/png".utf8)
     private static let jpegType = Array("image/jpeg".utf8)
     private static let otherType = Array("application/octet-stream".utf8)
-
-    /// The objects `layout` exported now references, with their tokens (NULL when tokens
-    /// are off), sorted by path; a path several renditions share comes once per rendition,
-    /// in consecutive rows.
-    static func objectsQuery(layout: Layout, tokens: Bool, changedSince: Bool = false) -> String {
-        let names = layout.renditionNames.map {
-            "'" + $0.replacingOccurrences(of: "'", with: "''") + "'"
-        }
-        let owner =
-            layout.records == .treasures
-            ? "JOIN treasures AS o ON r.owner_kind = 'treasure' AND o.key = r.owner_key"
-                + " AND o.image = r.source"
-            : "JOIN posts AS o ON r.owner_kind = 'post' AND o.id = r.owner_key"
-                + " AND o.photo = r.source AND o.status = 'approved'"
-        let token = tokens ? "t.token" : "NULL"
-        let join = tokens ? "LEFT JOIN storage_tokens AS t ON t.path = r.path" : ""
-        // Read in the order of the path index: nothing is sorted (DISTINCT and ORDER BY
-        // over the table built two temporary B-trees of every object).
-        if changedSince {
-            // Only the records changed after clock value ?1, looked up one by one.
-            let kind = layout.records == .treasures ? "treasure" : "post"
-            return """
-                SELECT r.path, \(token) FROM (
-                    SELECT key AS changed FROM record_changes
-                    WHERE kind = '\(kind)' AND seq > ?1 AND key <> '') AS c
-                CROSS JOIN renditions AS r ON r.owner_kind = '\(kind)' AND r.owner_key = c.changed
-                \(owner) \(join)
-                WHERE r.name IN (\(names.joined(separator: ", ")))
-                ORDER BY r.path
-                """
-        }
-        return """
-            SELECT r.path, \(token) FROM renditions AS r INDEXED BY renditions_path \(owner) \(join)
-            WHERE r.name IN (\(names.joined(separator: ", ")))
-            ORDER BY r.path
-            """
-    }
 }
 
 extension StoragePlan {
@@ -127,34 +90,6 @@ extension StoragePlan {
         while shared < min(from.count, to.count) && from[shared] == to[shared] { shared += 1 }
         let parts = Array(repeating: "..", count: from.count - shared) + to[shared...]
         return parts.isEmpty ? "." : parts.joined(separator: "/")
-    }
-
-    /// How many of the layout's records have a remote image, exported as given.
-    ///
-    /// - Throws: `SQLiteError`.
-    ///
-    /// - Parameter changedSince: count only the records changed after this clock value
-    ///   (those an incremental export wrote).
-    static func remoteImages(database: Database, layout: Layout, changedSince: Int64? = nil)
-        throws -> Int
-    {
-        guard !layout.renditionNames.isEmpty else { return 0 }
-        let kind = layout.records == .treasures ? "treasure" : "post"
-        let changed =
-            changedSince == nil
-            ? ""
-            : " AND \(layout.records == .treasures ? "key" : "id") IN (SELECT key FROM "
-                + "record_changes WHERE kind = '\(kind)' AND seq > ? AND key <> '')"
-        // 'http%' first: a local path fails it at its first byte, and only what passes
-        // is matched against the two schemes.
-        let sql =
-            layout.records == .treasures
-            ? "SELECT count(*) FROM treasures WHERE image LIKE 'http%'"
-                + " AND (image LIKE 'http://%' OR image LIKE 'https://%')" + changed
-            : "SELECT count(*) FROM posts WHERE status = 'approved' AND photo LIKE 'http%'"
-                + " AND (photo LIKE 'http://%' OR photo LIKE 'https://%')" + changed
-        return Int(
-            try database.scalar(sql, changedSince.map { [.integer($0)] } ?? [])?.int64 ?? 0)
     }
 }
 
@@ -206,15 +141,18 @@ extension StoragePlan {
     ) throws {
         var fresh: [StateEntry] = []
         if !layout.renditionNames.isEmpty {
-            let objects = try database.prepare(
-                objectsQuery(layout: layout, tokens: tokens, changedSince: true))
-            try objects.bind([.integer(seq)])
+            let objects = try ExportStore(database).objects(
+                layout: layout, tokens: tokens, changedSince: seq)
+            let pathColumn = objects.column("path")
+            let tokenColumn = objects.column("token")
             while let row = try objects.next() {
-                let path = row.withUTF8(0) { Array($0) } ?? []
+                let path = row.withUTF8(pathColumn) { Array($0) } ?? []
                 // A path shared by several renditions is one object.
                 if fresh.last?.path == path { continue }
                 fresh.append(
-                    StateEntry(path: path, payload: payload(token: row.withUTF8(1) { Array($0) })))
+                    StateEntry(
+                        path: path, payload: payload(token: row.withUTF8(tokenColumn) { Array($0) })
+                    ))
             }
         }
         let kind: Renditions.OwnerKind = layout.records == .treasures ? .treasure : .post

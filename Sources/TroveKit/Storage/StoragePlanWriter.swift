@@ -73,10 +73,7 @@ final class StoragePlanWriter: @unchecked Sendable {
         let paths = StoragePlan.paths(output: output)
         manifestFile = try outputs.stage(paths.manifest)
         scriptFile = try outputs.stage(paths.script)
-        reader = try Database(
-            path: database.path, mode: database.mode == .immutable ? .immutable : .readOnly)
-        try reader.execute("BEGIN")
-        _ = try reader.scalar("SELECT count(*) FROM sqlite_master")
+        reader = try ExportStore(database).snapshot()
     }
 
     /// Starts writing on a thread of its own (a plan of changed records only is written
@@ -84,7 +81,7 @@ final class StoragePlanWriter: @unchecked Sendable {
     func start() {
         guard changed == nil else { return }
         worker = Worker { [self] in
-            defer { try? reader.execute("COMMIT") }
+            defer { ExportStore.endSnapshot(reader) }
             try write()
         }
     }
@@ -94,7 +91,7 @@ final class StoragePlanWriter: @unchecked Sendable {
     /// - Throws: `FileWriteError`, `SQLiteError`, `StoragePlanError`.
     func finish() throws -> StoragePlan.Summary {
         if let changed {
-            try? reader.execute("COMMIT")
+            ExportStore.endSnapshot(reader)
             try writeChanges(since: changed.seq, keys: changed.keys)
             return summary
         }
@@ -119,8 +116,8 @@ final class StoragePlanWriter: @unchecked Sendable {
     private func write() throws {
         var encoder = PlannedObjectEncoder { [blocks] in try blocks.write($0) }
         var previous = try PlannedObjectReader(
-            blocks: Self.objectBlocks(
-                layout: layout.name, generation: baseGeneration, database: reader))
+            blocks: ExportStore(reader).blocks(
+                .objects, layout: layout.name, generation: baseGeneration))
         let countsAt = try writeScriptHeader()
         try writeManifestHeader()
         var manifestLine: [UInt8] = []
@@ -128,12 +125,14 @@ final class StoragePlanWriter: @unchecked Sendable {
         manifestLine.reserveCapacity(512)
         scriptLine.reserveCapacity(512)
         if !layout.renditionNames.isEmpty {
-            let objects = try reader.prepare(
-                StoragePlan.objectsQuery(layout: layout, tokens: tokens))
+            let objects = try ExportStore(reader).objects(layout: layout, tokens: tokens)
+            // Resolved once: the loop reads a million rows by index.
+            let pathColumn = objects.column("path")
+            let tokenColumn = objects.column("token")
             var last: [UInt8] = []
             while let row = try objects.next() {
                 if summary.objects & 0xFFF == 0, cancelled.withLock({ $0 }) { throw Cancelled() }
-                try row.withUTF8(0) { path in
+                try row.withUTF8(pathColumn) { path in
                     // A path shared by several renditions is one object.
                     if summary.objects > 0 && last.elementsEqual(path) { return }
                     last.removeAll(keepingCapacity: true)
@@ -145,7 +144,7 @@ final class StoragePlanWriter: @unchecked Sendable {
                         gone.append(String(decoding: previous.path, as: UTF8.self))
                         try previous.advance()
                     }
-                    let token = row.withUTF8(1) { $0 }
+                    let token = row.withUTF8(tokenColumn) { $0 }
                     var state = StoragePlan.State.new
                     if !previous.isAtEnd
                         && previous.path.withUnsafeBufferPointer({ compareBytes($0, path) }) == 0
@@ -185,28 +184,23 @@ final class StoragePlanWriter: @unchecked Sendable {
     private func deletions(on connection: Database? = nil) throws -> [String] {
         guard !gone.isEmpty else { return [] }
         let connection = connection ?? reader
+        let store = ExportStore(connection)
         var candidates = Set(gone)
-        let others = try connection.query(
-            """
-            SELECT layout, max(generation) FROM export_objects WHERE layout <> ? GROUP BY layout
-            """, [.text(layout.name)]
-        ) { ($0.text(0) ?? "", $0.int64(1) ?? 0) }
+        let others = try store.latestObjectGenerations(besides: layout.name)
         for (other, generation) in others where !candidates.isEmpty {
             if gone.count > 64 {
                 // Many gone: one pass over the other's objects.
                 var reader = try PlannedObjectReader(
-                    blocks: Self.objectBlocks(
-                        layout: other, generation: generation, database: connection))
+                    blocks: store.blocks(.objects, layout: other, generation: generation))
                 while !reader.isAtEnd && !candidates.isEmpty {
                     candidates.remove(String(decoding: reader.path, as: UTF8.self))
                     try reader.advance()
                 }
             } else {
                 // A few: each looked up in the block it would be in.
-                let index = try Self.objectIndex(
-                    layout: other, generation: generation, database: connection)
+                let index = try store.index(.objects, layout: other, generation: generation)
                 for path in candidates.sorted() {
-                    if try Self.holds(Array(path.utf8), index: index, database: connection) {
+                    if try Self.holds(Array(path.utf8), index: index, store: store) {
                         candidates.remove(path)
                     }
                 }
@@ -215,46 +209,14 @@ final class StoragePlanWriter: @unchecked Sendable {
         return gone.filter { candidates.contains($0) }
     }
 
-    /// The blocks of the objects generation `generation` of `layout` referenced, in order;
-    /// none for nil.
-    static func objectBlocks(layout: String, generation: Int64?, database: Database) throws
-        -> () throws -> [UInt8]?
-    {
-        guard let generation else { return { nil } }
-        let statement = try database.prepare(
-            """
-            SELECT b.entries FROM export_objects AS s JOIN state_blocks AS b ON b.id = s.block
-            WHERE s.layout = ? AND s.generation = ? ORDER BY s.seq
-            """)
-        try statement.bind([.text(layout), .integer(generation)])
-        return {
-            guard let row = try statement.next() else { return nil }
-            return row.blob(0) ?? []
-        }
-    }
-
-    /// The block references of the objects of one export generation, in order.
-    static func objectIndex(layout: String, generation: Int64?, database: Database) throws
-        -> [StateBlockReference]
-    {
-        guard let generation else { return [] }
-        return try database.query(
-            "SELECT first, block FROM export_objects WHERE layout = ? AND generation = ? ORDER BY seq",
-            [.text(layout), .integer(generation)]
-        ) { StateBlockReference(first: $0.blob(0) ?? [], block: $0.int64(1) ?? 0) }
-    }
-
     /// Whether the objects of `index` hold `path`.
-    private static func holds(_ path: [UInt8], index: [StateBlockReference], database: Database)
+    private static func holds(_ path: [UInt8], index: [StateBlockReference], store: ExportStore)
         throws -> Bool
     {
         guard !index.isEmpty else { return false }
         let position = StatePatcher.blockIndex(
             of: path, in: index, compare: StoragePlan.compareBytes)
-        let bytes =
-            try database.query(
-                "SELECT entries FROM state_blocks WHERE id = ?", [.integer(index[position].block)]
-            ) { $0.blob(0) ?? [] }.first ?? []
+        let bytes = try store.block(index[position].block) ?? []
         var reader = try PlannedObjectReader(block: bytes)
         while !reader.isAtEnd {
             if reader.path == path { return true }
@@ -271,25 +233,17 @@ final class StoragePlanWriter: @unchecked Sendable {
     private func writeChanges(since seq: Int64, keys: [String]) throws {
         let countsAt = try writeScriptHeader()
         try writeManifestHeader()
-        let index = try Self.objectIndex(
-            layout: layout.name, generation: baseGeneration, database: database)
-        let insert = try database.prepare(
-            "INSERT INTO export_objects (layout, generation, seq, first, block) VALUES (?, ?, ?, ?, ?)"
-        )
-        let name = layout.name
-        let generation = newGeneration
+        let store = ExportStore(database)
+        let index = try store.index(.objects, layout: layout.name, generation: baseGeneration)
+        let insert = try store.indexWriter(
+            .objects, layout: layout.name, generation: newGeneration)
         var manifestLine: [UInt8] = []
         var scriptLine: [UInt8] = []
         var total = baseObjects
         try StoragePlan.mergeChangedObjects(
             layout: layout, tokens: tokens, since: seq, keys: keys, into: index,
             database: database,
-            store: { seq, reference in
-                try insert.run([
-                    .text(name), .integer(generation), .integer(seq), .blob(reference.first),
-                    .integer(reference.block),
-                ])
-            }
+            store: insert
         ) { path, old, new in
             guard let new else {
                 total -= 1
@@ -525,27 +479,17 @@ final class StoragePlanWriter: @unchecked Sendable {
     func record(in database: Database) throws {
         // A plan of changed records recorded its objects as it went.
         guard changed == nil else { return }
-        let name = SQLiteValue.text(layout.name)
+        let store = ExportStore(database)
         if !differs, let baseGeneration {
             // The same objects as the base: its blocks are shared.
-            try database.execute(
-                """
-                INSERT INTO export_objects (layout, generation, seq, first, block)
-                SELECT layout, ?, seq, first, block FROM export_objects
-                WHERE layout = ? AND generation = ?
-                """, [.integer(newGeneration), name, .integer(baseGeneration)])
+            try store.shareObjects(layout: layout.name, from: baseGeneration, to: newGeneration)
             return
         }
-        let insert = try database.prepare(
-            "INSERT INTO export_objects (layout, generation, seq, first, block) VALUES (?, ?, ?, ?, ?)"
-        )
+        let insert = try store.blockWriter(
+            .objects, layout: layout.name, generation: newGeneration)
         var seq: Int64 = 0
         try blocks.forEach { block in
-            let id = try StateBlocks.insert(block, database: database)
-            try insert.run([
-                name, .integer(newGeneration), .integer(seq),
-                .blob(StateBlocks.firstPath(of: block)), .integer(id),
-            ])
+            try insert(seq, block)
             seq += 1
         }
     }

@@ -50,9 +50,10 @@ public enum ChangeLog {
         try statement.bind([
             .text(kind.rawValue), .integer(seq), .integer(Int64(min(limit, Int(Int32.max)) + 1)),
         ])
+        let key = statement.column("key")
         var keys: [String] = []
         while let row = try statement.next() {
-            keys.append(row.text(0) ?? "")
+            keys.append(row.text(key) ?? "")
         }
         if keys.count > limit {
             return .everything(reason: "more than \(limit) \(kind.rawValue)s changed since")
@@ -115,7 +116,7 @@ public enum ChangeLog {
     )? {
         try database.query(
             "SELECT seq, inputs FROM change_consumers WHERE name = ?", [.text(name)]
-        ) { (seq: $0.int64(0) ?? 0, inputs: $0.text(1)) }.first
+        ) { (seq: $0.int64("seq") ?? 0, inputs: $0.text("inputs")) }.first
     }
 
     /// Records that consumer `name` has taken in everything up to the clock's value now,

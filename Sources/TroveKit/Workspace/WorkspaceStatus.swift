@@ -85,10 +85,11 @@ public struct WorkspaceStatus: Equatable, Sendable {
     }
 
     private mutating func readExports(_ database: Database) throws {
-        lastExport = try database.scalar("SELECT max(at) FROM exports")?.string
-        lastRecordedExport = try database.query(
-            "SELECT layout, out FROM exports WHERE out IS NOT NULL ORDER BY at DESC LIMIT 1", []
-        ) { row in RecordedExport(layout: row.text(0) ?? "", out: row.text(1) ?? "") }.first
+        let exports = ExportStore(database)
+        lastExport = try exports.lastExportTime()
+        lastRecordedExport = try exports.lastWrittenExport().map {
+            RecordedExport(layout: $0.layout, out: $0.out)
+        }
     }
 
     /// The counts that differ from `other`'s, by name, for a message.

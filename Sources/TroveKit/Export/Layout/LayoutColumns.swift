@@ -42,32 +42,15 @@ public enum LayoutColumns {
         func add(_ name: String) {
             if seen.insert(name).inserted { names.append(name) }
         }
-        let unrecorded =
-            try database.scalar(
-                """
-                SELECT count(*) FROM treasures AS t LEFT JOIN sources AS s ON s.id = t.source
-                WHERE s.columns IS NULL AND t.extra IS NOT NULL
-                """)?.int64 ?? 0
-        _ = try database.query(
-            """
-            SELECT s.columns FROM sources AS s
-            WHERE s.columns IS NOT NULL AND EXISTS (SELECT 1 FROM treasures WHERE source = s.id)
-            ORDER BY s.id
-            """
-        ) { row in
-            var parser = JSONParser(Array((row.text(0) ?? "").utf8))
+        let store = ExportStore(database)
+        for columns in try store.recordedExtraColumns() {
+            var parser = JSONParser(Array(columns.utf8))
             if case .array(let values)? = try? parser.parseValue() {
                 for case .string(let name) in values { add(name) }
             }
         }
-        if unrecorded > 0 {
-            _ = try database.query(
-                """
-                SELECT DISTINCT j.key FROM treasures AS t
-                LEFT JOIN sources AS s ON s.id = t.source, json_each(t.extra) AS j
-                WHERE s.columns IS NULL AND t.extra IS NOT NULL
-                """
-            ) { row in add(row.text(0) ?? "") }
+        if try store.hasUnrecordedExtraColumns() {
+            for name in try store.unrecordedExtraColumns() { add(name) }
         }
         return names
     }

@@ -122,121 +122,14 @@ struct RecordQuery {
     /// incremental export): the few changed keys drive the query.
     var changedSince: Int64?
 
-    private var kind: String { records == .treasures ? "treasure" : "post" }
-    private var keyColumn: String { records == .treasures ? "o.key" : "o.id" }
-    private var imageColumn: String { records == .treasures ? "o.image" : "o.photo" }
-    /// Treasure geohashes live in their own table, joined only when a stream needs them.
-    private var geohashColumn: String { records == .treasures ? "g.geohash" : "o.geohash" }
-
-    private var neededColumns: Set<String> {
-        Set(
-            needed.flatMap { field -> [String] in
-                switch field {
-                case .key: return []
-                case .name: return ["o.name"]
-                case .user: return ["o.user"]
-                case .description: return ["o.description"]
-                case .date: return ["o.date"]
-                case .lat, .lon: return ["o.lat", "o.lon"]
-                case .geohash: return [geohashColumn]
-                case .extra: return ["o.extra"]
-                case .rendition: return [imageColumn]
-                }
-            }
-                + (checksPositions ? ["o.lat", "o.lon", geohashColumn] : [])
-                + (checksRenditions ? [imageColumn] : []))
-    }
-
     /// Whether the rendition `name` is read at all.
-    private func readsRendition(_ name: String) -> Bool {
+    func readsRendition(_ name: String) -> Bool {
         checksRenditions || needed.contains { $0.renditionName == name }
     }
 
     /// Whether the download token of rendition `name` is read.
-    private func readsToken(_ name: String) -> Bool {
+    func readsToken(_ name: String) -> Bool {
         readsTokens && needed.contains(.rendition(name: name, part: .url))
-    }
-
-    /// Whether treasure geohashes are read.
-    private var readsTreasureGeohashes: Bool {
-        records == .treasures && neededColumns.contains(geohashColumn)
-    }
-
-    /// The selected columns of the records' query, and its SQL after them: ordered by
-    /// `orderColumns` (logical names such as `key` and `user`) and then by key, with the
-    /// joins in SQL unless `mergeJoins`. Only fixed column names and bound parameters: no
-    /// user text is ever part of the SQL.
-    private func sqlParts(orderColumns: [String], mergeJoins: Bool) -> ([String], String) {
-        var columns: [String]
-        switch records {
-        case .treasures:
-            columns = [
-                "o.key", "o.name", "NULL", "o.description", "NULL", "o.lat", "o.lon",
-                geohashColumn, "o.image", "o.extra",
-            ]
-        case .posts:
-            columns = [
-                "o.id", "NULL", "o.user", "o.description", "o.date", "o.lat", "o.lon",
-                "o.geohash", "o.photo", "NULL",
-            ]
-        }
-        let neededColumns = self.neededColumns
-        columns = columns.enumerated().map { index, column in
-            guard index == 0 || neededColumns.contains(column) else { return "NULL" }
-            return mergeJoins && column == "g.geohash" ? "NULL" : column
-        }
-        var joins = ""
-        let order = (orderColumns + ["key"]).map {
-            $0 == "key" ? keyColumn : $0 == "geohash" ? geohashColumn : "o.\($0)"
-        }
-        if records == .treasures && !mergeJoins
-            && (neededColumns.contains(geohashColumn) || order.contains(geohashColumn))
-        {
-            joins += "\nLEFT JOIN treasure_geohashes AS g ON g.key = o.key"
-        }
-        for (index, name) in renditionNames.enumerated() {
-            guard readsRendition(name), !mergeJoins else {
-                columns += ["NULL", "NULL", "NULL", "NULL"]
-                continue
-            }
-            columns += [
-                "r\(index).path", "r\(index).width", "r\(index).height",
-                readsToken(name) ? "t\(index).token" : "NULL",
-            ]
-            // A rendition counts only when it was made from the image the record has now.
-            joins += """
-
-                LEFT JOIN renditions AS r\(index) ON r\(index).owner_kind = '\(kind)'
-                  AND r\(index).owner_key = \(keyColumn) AND r\(index).name = ?\(index + 1)
-                  AND r\(index).source = \(imageColumn)
-                """
-            if readsToken(name) {
-                joins +=
-                    "\nLEFT JOIN storage_tokens AS t\(index) ON t\(index).path = r\(index).path"
-            }
-        }
-        // Last: whether the record's file wrote decimal commas, for `{extra.x:number}`.
-        if records == .treasures && neededColumns.contains("o.extra") {
-            columns.append("(SELECT s.decimal_comma FROM sources AS s WHERE s.id = o.source)")
-        }
-        let table = records == .treasures ? "treasures" : "posts"
-        let filter = records == .posts ? "\nWHERE o.status = 'approved'" : ""
-        // CROSS JOIN keeps the changed keys first: SQLite then looks each record up rather
-        // than scanning the table in key order. The clock value follows the renditions'
-        // parameters.
-        let source =
-            changedSince == nil
-            ? "\nFROM \(table) AS o"
-            : """
-
-            FROM (SELECT key AS changed FROM record_changes
-                  WHERE kind = '\(kind)' AND seq > ?\(renditionNames.count + 1) AND key <> '') AS c
-            CROSS JOIN \(table) AS o ON \(keyColumn) = c.changed
-            """
-        return (
-            columns,
-            source + joins + filter + "\nORDER BY " + order.joined(separator: ", ")
-        )
     }
 
     /// Opens the records in the order of `orderColumns`.
@@ -245,20 +138,14 @@ struct RecordQuery {
     func open(on database: Database, orderColumns: [String]) throws -> RecordCursor {
         // Merging side tables read in key order pays off when most records are read.
         let mergeJoins = changedSince == nil && orderColumns.allSatisfy { $0 == "key" }
-        let (columns, rest) = sqlParts(orderColumns: orderColumns, mergeJoins: mergeJoins)
-        let statement = try database.prepare(
-            "SELECT \(columns.joined(separator: ", "))" + rest)
+        let (columns, text) = sql(orderColumns: orderColumns, mergeJoins: mergeJoins)
+        let statement = try database.prepare(text)
         var geohashes: KeyOrderedTable?
         var renditions: [KeyOrderedTable?] = Array(repeating: nil, count: renditionNames.count)
         for (index, name) in renditionNames.enumerated() where readsRendition(name) {
             if mergeJoins {
-                let token = readsToken(name) ? "t.token" : "NULL"
                 let side = try database.prepare(
-                    """
-                    SELECT r.owner_key, r.source, r.path, r.width, r.height, \(token)
-                    FROM renditions AS r LEFT JOIN storage_tokens AS t ON t.path = r.path
-                    WHERE r.owner_kind = ? AND r.name = ? ORDER BY r.owner_key
-                    """)
+                    Self.renditionsInKeyOrderSQL(readsToken: readsToken(name)))
                 try side.bind([.text(kind), .text(name)])
                 renditions[index] = KeyOrderedTable(statement: side)
             } else {
@@ -270,13 +157,12 @@ struct RecordQuery {
         }
         if mergeJoins && readsTreasureGeohashes {
             geohashes = KeyOrderedTable(
-                statement: try database.prepare(
-                    "SELECT key, geohash FROM treasure_geohashes ORDER BY key"))
+                statement: try database.prepare(Self.geohashesInKeyOrderSQL))
         }
         var cursor = RecordCursor(
             statement: statement, selected: columns.map { $0 != "NULL" }, geohashes: geohashes,
             renditions: renditions)
-        if columns.last?.hasPrefix("(SELECT s.decimal_comma") == true {
+        if let last = columns.last, Self.isDecimalCommaColumn(last) {
             cursor.decimalCommaColumn = columns.count - 1
         }
         return cursor
@@ -308,6 +194,9 @@ struct RecordCursor {
     }
 
     /// Fills `record` from the next row; false at the end.
+    ///
+    /// Columns are read by index, not by name: this is the hot loop of a full export, and
+    /// `RecordQuery.sqlParts` (Workspace/Stores/RecordSQL.swift) fixes every position.
     ///
     /// - Throws: `SQLiteError`.
     mutating func next(into record: inout ExportRecord) throws -> Bool {

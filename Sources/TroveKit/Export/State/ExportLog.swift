@@ -1,5 +1,3 @@
-import TroveSQLite
-
 /// One recorded export: an export written to a file, the base of later `--update`s.
 public struct ExportLogEntry: Equatable, Sendable {
     /// What `--update --since` takes.
@@ -29,21 +27,6 @@ public enum ExportLog {
     public static func entries(in workspace: Workspace, layout: String? = nil) throws
         -> [ExportLogEntry]
     {
-        try workspace.database.query(
-            """
-            SELECT l.id, l.layout, l.at, l.out, l.kind, l.base, l.records, l.paths, l.changed,
-                   l.removed,
-                   l.paths = 0 OR EXISTS (SELECT 1 FROM export_state AS s
-                       WHERE s.layout = l.layout AND s.generation = l.generation)
-            FROM export_log AS l WHERE ?1 IS NULL OR l.layout = ?1 ORDER BY l.id
-            """, [layout.map { .text($0) }]
-        ) { row in
-            ExportLogEntry(
-                id: row.int64(0) ?? 0, layout: row.text(1) ?? "", at: row.text(2) ?? "",
-                out: row.text(3) ?? "", kind: row.text(4) ?? "", base: row.int64(5),
-                records: Int(row.int64(6) ?? 0), paths: Int(row.int64(7) ?? 0),
-                changed: Int(row.int64(8) ?? 0), removed: Int(row.int64(9) ?? 0),
-                isKept: (row.int64(10) ?? 0) != 0)
-        }
+        try ExportStore(workspace.database).logEntries(layout: layout)
     }
 }

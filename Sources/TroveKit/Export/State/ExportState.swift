@@ -85,19 +85,8 @@ struct ExportStateReader {
     ///
     /// - Throws: `SQLiteError`.
     init(database: Database, layout: String, generation: Int64?) throws {
-        var statement: Statement?
-        if let generation {
-            statement = try database.prepare(
-                """
-                SELECT b.entries FROM export_state AS s JOIN state_blocks AS b ON b.id = s.block
-                WHERE s.layout = ? AND s.generation = ? ORDER BY s.seq
-                """)
-            try statement?.bind([.text(layout), .integer(generation)])
-        }
-        try self.init { [statement] in
-            guard let row = try statement?.next() else { return nil }
-            return row.blob(0) ?? []
-        }
+        try self.init(
+            blocks: ExportStore(database).blocks(.paths, layout: layout, generation: generation))
     }
 
     /// Opens a state whose blocks `nextBlock` returns in order (nil after the last).
@@ -132,16 +121,8 @@ struct ExportStateWriter {
 
     /// - Throws: `SQLiteError`.
     init(database: Database, layout: String, generation: Int64) throws {
-        let insert = try database.prepare(
-            "INSERT INTO export_state (layout, generation, seq, first, block) VALUES (?, ?, ?, ?, ?)"
-        )
-        store = { seq, block in
-            let id = try StateBlocks.insert(block, database: database)
-            try insert.run([
-                .text(layout), .integer(generation), .integer(seq),
-                .blob(StateBlocks.firstPath(of: block)), .integer(id),
-            ])
-        }
+        store = try ExportStore(database).blockWriter(
+            .paths, layout: layout, generation: generation)
     }
 
     /// A writer that hands each full block, with its sequence number, to `store`.

@@ -105,14 +105,7 @@ struct IncrementalBase {
                 if case .whole(.user) = $0 { return true } else { return false }
             }
         }
-        if needsUsers {
-            let lookup = try database.prepare("SELECT user FROM posts WHERE id = ?")
-            for key in keys {
-                try lookup.bind([.text(key)])
-                if let user = try lookup.next()?.text(0) { users[key] = user }
-                lookup.reset()
-            }
-        }
+        if needsUsers { users = try ExportStore(database).postUsers(keys) }
         var paths: [[UInt8]] = []
         for key in keys {
             template: for template in layout.paths {
@@ -244,7 +237,8 @@ enum StatePatcher {
                 .append(entry)
         }
         let affected = affected.union(freshByBlock.keys)
-        let read = try database.prepare("SELECT entries FROM state_blocks WHERE id = ?")
+        let states = ExportStore(database)
+        let read = try states.blockReader()
         var seq: Int64 = 0
         func keep(_ reference: StateBlockReference) throws {
             try store?(seq, reference)
@@ -259,9 +253,7 @@ enum StatePatcher {
             }
             var old: [StateEntry] = []
             if let reference {
-                try read.bind([.integer(reference.block)])
-                let bytes = try read.next()?.blob(0) ?? []
-                read.reset()
+                let bytes = try read(reference.block)
                 var reader = FrontCodedReader(block: bytes, damaged: ExportError.damagedState)
                 try reader.advance()
                 while !reader.isAtEnd {
@@ -314,7 +306,7 @@ enum StatePatcher {
                     entry.path.withUnsafeBufferPointer { block.begin(path: $0) }
                     block.write(entry.payload)
                 }
-                let id = try StateBlocks.insert(block.bytes, database: database)
+                let id = try states.insertBlock(block.bytes)
                 try keep(StateBlockReference(first: merged[start].path, block: id))
                 start = end
             }
