@@ -87,7 +87,9 @@ public struct StorageJSONTransport: StorageTransport {
             tokens.count, verb: "set the token of", preposition: "in", bucket: bucket,
             name: { tokens[$0].name },
             request: { index in
-                let body = "{\"metadata\":" + Self.tokenMetadata(tokens[index].token) + "}"
+                var metadata = JSONObject()
+                metadata.add("metadata", json: Self.tokenMetadata(tokens[index].token))
+                let body = metadata.compactJSONText
                 return HTTPRequest(
                     method: "PATCH", url: objectURL(tokens[index].name, bucket: bucket),
                     headers: headers, body: [.bytes(Array(body.utf8))])

@@ -80,11 +80,12 @@ public enum SheetSignature {
                 string(action), string(reason), string(decision.note), string(decision.decidedAt),
                 decision.confirmed ? "true" : "false",
             ]
-            return "[" + fields.joined(separator: ",") + "]"
+            return compactJSONArray(fields)
         }
-        return "[" + string("trove-review-decisions/2") + "," + string(file.sheet) + ","
-            + string(file.workspace) + "," + string(file.moderator) + ",["
-            + decisions.joined(separator: ",") + "]]"
+        return compactJSONArray([
+            string("trove-review-decisions/2"), string(file.sheet), string(file.workspace),
+            string(file.moderator), compactJSONArray(decisions),
+        ])
     }
 
     /// The signature of `file` under `secret` (hex), as hex; nil for a secret that is
