@@ -31,7 +31,7 @@ public struct TreasureValidator {
 
     /// A record's place, as remembered for the checks across records (its position is in
     /// `latitudes` and `longitudes`, which a `NeighbourIndex` shares without copying).
-    private struct Entry {
+    struct Entry {
         var file: Int32
         var line: Int32
         var feature: Int32
@@ -43,22 +43,22 @@ public struct TreasureValidator {
     public private(set) var missingGeohashes = 0
     /// Records whose findings wait for a batch of image checks, each with its image, so
     /// that an image's findings follow its record's others.
-    private var pending: [(found: [Diagnostic], image: String?, location: Diagnostic.Location)] =
+    var pending: [(found: [Diagnostic], image: String?, location: Diagnostic.Location)] =
         []
-    private var pendingImages = 0
+    var pendingImages = 0
     /// Images checked at once: enough to keep every core busy, few enough to hold.
-    private static let imageBatch = 512
-    private var entries: [Entry] = []
+    static let imageBatch = 512
+    var entries: [Entry] = []
     /// Each record's position, NaN when out of range.
-    private var latitudes: [Double] = []
-    private var longitudes: [Double] = []
+    var latitudes: [Double] = []
+    var longitudes: [Double] = []
     /// With a focus, whether each record is reported on.
-    private var reported: [Bool] = []
-    private var keys: [String] = []
-    private var files: [String] = []
-    private var fileIndex: [String: Int32] = [:]
-    private var firstOfKey: [String: Int32] = [:]
-    private var firstOfName: [String: Int32] = [:]
+    var reported: [Bool] = []
+    var keys: [String] = []
+    var files: [String] = []
+    var fileIndex: [String: Int32] = [:]
+    var firstOfKey: [String: Int32] = [:]
+    var firstOfName: [String: Int32] = [:]
 
     public init(
         bounds: GeoBounds? = nil, geohashPrecision: Int? = nil,
@@ -215,7 +215,7 @@ public struct TreasureValidator {
 
     /// Remembers a record outside the focus as the checks across records need it: the
     /// first of its key and name, and its entry.
-    private mutating func remember(_ record: Treasure, at location: Diagnostic.Location) {
+    mutating func remember(_ record: Treasure, at location: Diagnostic.Location) {
         let index = Int32(entries.count)
         if !keysAreUnique, firstOfKey[record.key] == nil { firstOfKey[record.key] = index }
         if !record.name.isEmpty, firstOfName[record.name] == nil {
@@ -224,7 +224,7 @@ public struct TreasureValidator {
         append(record, at: location, inRange: Self.inRange(record.latitude, record.longitude))
     }
 
-    private mutating func append(
+    mutating func append(
         _ record: Treasure, at location: Diagnostic.Location, inRange: Bool
     ) {
         let file = location.file ?? ""
@@ -250,11 +250,11 @@ public struct TreasureValidator {
     }
 
     /// Whether record `index` is reported on.
-    private func isReported(_ index: Int) -> Bool {
+    func isReported(_ index: Int) -> Bool {
         focus == nil || reported[index]
     }
 
-    private func location(_ index: Int32) -> Diagnostic.Location {
+    func location(_ index: Int32) -> Diagnostic.Location {
         let entry = entries[Int(index)]
         let file = files[Int(entry.file)]
         return Diagnostic.Location(
@@ -262,107 +262,8 @@ public struct TreasureValidator {
             feature: entry.feature >= 0 ? Int(entry.feature) : nil, key: keys[Int(index)])
     }
 
-    private func locationText(_ index: Int32) -> String {
+    func locationText(_ index: Int32) -> String {
         location(index).text
-    }
-
-    // MARK: - Across records
-
-    /// Adds the checks across records to `findings`, after the records' own.
-    ///
-    /// - Parameter landing: with `swappedContext` (whose positions are in no particular
-    ///   order), `SwappedCheck.landing(_:_:)` of a suspect over positions in the records'
-    ///   order.
-    mutating func finish(landing: ((Double, Double) throws -> Double?)? = nil) rethrows {
-        checkImages()
-        findCloseNeighbours()
-        if bounds == nil { try findSwappedOutliers(landing: landing) }
-    }
-
-    /// Decodes the batch's images on every core (each check is a decode at 1/8 scale, so
-    /// this is most of a validation's time with artwork) and puts each one's findings after
-    /// its record's other findings.
-    private mutating func checkImages() {
-        guard !pending.isEmpty else { return }
-        let batch = pending
-        pending = []
-        pendingImages = 0
-        let inspect = inspectImage
-        let results = parallelMap(
-            count: batch.count, threads: ProcessInfo.processInfo.activeProcessorCount
-        ) { index in batch[index].image.map { inspect($0, batch[index].location) } ?? [] }
-        for (record, imageFindings) in zip(batch, results) {
-            for finding in record.found + imageFindings { findings.add(finding) }
-        }
-    }
-
-    /// Pairs closer than `minimumSpacing`, from a `NeighbourIndex` of the positions: each
-    /// record is compared only with the few in the cells around it.
-    private mutating func findCloseNeighbours() {
-        let index = NeighbourIndex(
-            radius: Self.minimumSpacing, latitudes: latitudes, longitudes: longitudes)
-        // In cell order, whose searches fall near each other in memory; each finding takes
-        // its record's place in the order.
-        let first = findings.reserve(entries.count)
-        for current in index.pointsInCellOrder where isReported(Int(current)) {
-            let latitude = latitudes[Int(current)]
-            let longitude = longitudes[Int(current)]
-            var closest: (other: Int32, distance: Double)?
-            index.forEachCandidate(latitude: latitude, longitude: longitude) { other in
-                // Report each pair once, on the later record.
-                guard other < current else { return true }
-                let distance = greatCircleDistance(
-                    fromLatitude: latitude, longitude: longitude,
-                    toLatitude: latitudes[Int(other)], longitude: longitudes[Int(other)])
-                // The first found of equally close ones: the index's order decides.
-                if distance < Self.minimumSpacing, closest.map({ distance < $0.distance }) ?? true {
-                    closest = (other, distance)
-                }
-                return true
-            }
-            if let closest {
-                findings.add(
-                    Diagnostic(
-                        .warning, DiagnosticCode.tooClose,
-                        String(
-                            format: "only %.1f m from '%@' (%@)", closest.distance,
-                            keys[Int(closest.other)], locationText(closest.other)),
-                        at: location(current)), reserved: first + Int(current))
-            }
-        }
-    }
-
-    /// Without game.bounds: a point far from every other that lands among others when its
-    /// coordinates are exchanged was probably written lon/lat (`SwappedCheck`).
-    private mutating func findSwappedOutliers(
-        landing: ((Double, Double) throws -> Double?)?
-    ) rethrows {
-        let check =
-            swappedContext
-            ?? SwappedCheck(
-                positions: zip(latitudes, longitudes).lazy.filter { $0.0.isFinite },
-                count: entries.count)
-        guard check.count >= 3 else { return }
-        for index in entries.indices where latitudes[index].isFinite && isReported(index) {
-            let latitude = latitudes[index]
-            let longitude = longitudes[index]
-            guard check.isSuspect(latitude, longitude),
-                let nearest = try landing?(latitude, longitude)
-                    ?? check.landing(latitude, longitude)
-            else { continue }
-            findings.add(
-                Diagnostic(
-                    .warning, DiagnosticCode.swappedCoordinates,
-                    "coordinates look swapped (lon/lat): [\(latitude), \(longitude)] "
-                        + "has no other treasure within \(Int(SwappedCheck.isolation / 1000)) km; "
-                        + "exchanged, it is \(Self.distanceText(nearest)) from one",
-                    at: location(Int32(index))))
-        }
-    }
-
-    /// `84 km`, or `350 m` under a kilometre.
-    private static func distanceText(_ metres: Double) -> String {
-        metres >= 1000 ? "\(Int(metres / 1000)) km" : "\(Int(metres)) m"
     }
 }
 

@@ -1,0 +1,103 @@
+import Foundation
+
+// What runs after the records' own checks: their images, decoded in batches on every
+// core, near-duplicates and swapped coordinates.
+
+extension TreasureValidator {
+    /// Adds the checks across records to `findings`, after the records' own.
+    ///
+    /// - Parameter landing: with `swappedContext` (whose positions are in no particular
+    ///   order), `SwappedCheck.landing(_:_:)` of a suspect over positions in the records'
+    ///   order.
+    mutating func finish(landing: ((Double, Double) throws -> Double?)? = nil) rethrows {
+        checkImages()
+        findCloseNeighbours()
+        if bounds == nil { try findSwappedOutliers(landing: landing) }
+    }
+
+    /// Decodes the batch's images on every core (each check is a decode at 1/8 scale, so
+    /// this is most of a validation's time with artwork) and puts each one's findings after
+    /// its record's other findings.
+    mutating func checkImages() {
+        guard !pending.isEmpty else { return }
+        let batch = pending
+        pending = []
+        pendingImages = 0
+        let inspect = inspectImage
+        let results = parallelMap(
+            count: batch.count, threads: ProcessInfo.processInfo.activeProcessorCount
+        ) { index in batch[index].image.map { inspect($0, batch[index].location) } ?? [] }
+        for (record, imageFindings) in zip(batch, results) {
+            for finding in record.found + imageFindings { findings.add(finding) }
+        }
+    }
+
+    /// Pairs closer than `minimumSpacing`, from a `NeighbourIndex` of the positions: each
+    /// record is compared only with the few in the cells around it.
+    mutating func findCloseNeighbours() {
+        let index = NeighbourIndex(
+            radius: Self.minimumSpacing, latitudes: latitudes, longitudes: longitudes)
+        // In cell order, whose searches fall near each other in memory; each finding takes
+        // its record's place in the order.
+        let first = findings.reserve(entries.count)
+        for current in index.pointsInCellOrder where isReported(Int(current)) {
+            let latitude = latitudes[Int(current)]
+            let longitude = longitudes[Int(current)]
+            var closest: (other: Int32, distance: Double)?
+            index.forEachCandidate(latitude: latitude, longitude: longitude) { other in
+                // Report each pair once, on the later record.
+                guard other < current else { return true }
+                let distance = greatCircleDistance(
+                    fromLatitude: latitude, longitude: longitude,
+                    toLatitude: latitudes[Int(other)], longitude: longitudes[Int(other)])
+                // The first found of equally close ones: the index's order decides.
+                if distance < Self.minimumSpacing, closest.map({ distance < $0.distance }) ?? true {
+                    closest = (other, distance)
+                }
+                return true
+            }
+            if let closest {
+                findings.add(
+                    Diagnostic(
+                        .warning, DiagnosticCode.tooClose,
+                        String(
+                            format: "only %.1f m from '%@' (%@)", closest.distance,
+                            keys[Int(closest.other)], locationText(closest.other)),
+                        at: location(current)), reserved: first + Int(current))
+            }
+        }
+    }
+
+    /// Without game.bounds: a point far from every other that lands among others when its
+    /// coordinates are exchanged was probably written lon/lat (`SwappedCheck`).
+    mutating func findSwappedOutliers(
+        landing: ((Double, Double) throws -> Double?)?
+    ) rethrows {
+        let check =
+            swappedContext
+            ?? SwappedCheck(
+                positions: zip(latitudes, longitudes).lazy.filter { $0.0.isFinite },
+                count: entries.count)
+        guard check.count >= 3 else { return }
+        for index in entries.indices where latitudes[index].isFinite && isReported(index) {
+            let latitude = latitudes[index]
+            let longitude = longitudes[index]
+            guard check.isSuspect(latitude, longitude),
+                let nearest = try landing?(latitude, longitude)
+                    ?? check.landing(latitude, longitude)
+            else { continue }
+            findings.add(
+                Diagnostic(
+                    .warning, DiagnosticCode.swappedCoordinates,
+                    "coordinates look swapped (lon/lat): [\(latitude), \(longitude)] "
+                        + "has no other treasure within \(Int(SwappedCheck.isolation / 1000)) km; "
+                        + "exchanged, it is \(Self.distanceText(nearest)) from one",
+                    at: location(Int32(index))))
+        }
+    }
+
+    /// `84 km`, or `350 m` under a kilometre.
+    static func distanceText(_ metres: Double) -> String {
+        metres >= 1000 ? "\(Int(metres / 1000)) km" : "\(Int(metres)) m"
+    }
+}
