@@ -128,6 +128,11 @@ int trove_idat_open(trove_idat_rows *rows, const uint8_t *data, size_t length, i
     idat_buffers *buffers = take_buffers();
     if (buffers == NULL) return -1;
     if (buffers->decompressor == NULL) buffers->decompressor = libdeflate_alloc_decompressor();
+    if (buffers->decompressor == NULL ||
+        reserve(&buffers->rows, &buffers->rows_capacity, filtered + 8) != 0) {
+        give_back(buffers);
+        return -1;
+    }
     const uint8_t *stream = data + first + 8;
     if (chunks > 1) {
         if (reserve(&buffers->compressed, &buffers->compressed_capacity, total) != 0) {
@@ -142,11 +147,6 @@ int trove_idat_open(trove_idat_rows *rows, const uint8_t *data, size_t length, i
             at += 12 + (size_t)size;
         }
         stream = buffers->compressed;
-    }
-    if (buffers->decompressor == NULL ||
-        reserve(&buffers->rows, &buffers->rows_capacity, filtered + 8) != 0) {
-        give_back(buffers);
-        return -1;
     }
     size_t read = 0, written = 0;
     enum libdeflate_result result = libdeflate_zlib_decompress_ex(

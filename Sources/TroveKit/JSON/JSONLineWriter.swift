@@ -75,7 +75,10 @@ public struct JSONLineWriter: Sendable {
     mutating func appendNext(to output: inout some JSONOutput) {
         defer { count += 1 }
         if inline {
-            if count > 0 { output.write(Array(", ".utf8)) }
+            if count > 0 {
+                output.write(byte: UInt8(ascii: ","))
+                output.write(byte: UInt8(ascii: " "))
+            }
             return
         }
         if count > 0 { output.write(byte: UInt8(ascii: ",")) }

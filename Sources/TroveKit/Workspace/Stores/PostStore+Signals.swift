@@ -7,26 +7,37 @@ extension PostStore {
     ///
     /// - Throws: `SQLiteError`.
     func signalFacts() throws -> [SignalScanner.Facts] {
-        try database.query(
+        let statement = try database.prepare(
             """
             SELECT id, user, lat, lon, description, date, photo_hash, photo_phash, photo_width,
                    photo_height, exif_lat, exif_lon, photo_problem, status, signals
             FROM posts ORDER BY id
-            """
-        ) { row in
-            SignalScanner.Facts(
-                id: row.text("id") ?? "", user: row.text("user"),
-                latitude: row.double("lat") ?? 0, longitude: row.double("lon") ?? 0,
-                description: row.text("description"), date: row.text("date"),
-                moment: row.text("date").flatMap(PostDate.moment),
-                photoHash: row.text("photo_hash"),
-                phash: row.int64("photo_phash").map { UInt64(bitPattern: $0) },
-                width: row.int64("photo_width").map { Int($0) },
-                height: row.int64("photo_height").map { Int($0) },
-                exifLatitude: row.double("exif_lat"), exifLongitude: row.double("exif_lon"),
-                photoProblem: row.text("photo_problem"), status: row.text("status") ?? "pending",
-                signals: row.text("signals") ?? "[]")
+            """)
+        // Every post is read: the columns are looked up once, not per row.
+        let id = statement.column("id"), user = statement.column("user")
+        let lat = statement.column("lat"), lon = statement.column("lon")
+        let description = statement.column("description"), date = statement.column("date")
+        let photoHash = statement.column("photo_hash"), phash = statement.column("photo_phash")
+        let width = statement.column("photo_width"), height = statement.column("photo_height")
+        let exifLat = statement.column("exif_lat"), exifLon = statement.column("exif_lon")
+        let problem = statement.column("photo_problem"), status = statement.column("status")
+        let signals = statement.column("signals")
+        var facts: [SignalScanner.Facts] = []
+        while let row = try statement.next() {
+            facts.append(
+                SignalScanner.Facts(
+                    id: row.text(id) ?? "", user: row.text(user), latitude: row.double(lat) ?? 0,
+                    longitude: row.double(lon) ?? 0, description: row.text(description),
+                    date: row.text(date), moment: row.text(date).flatMap(PostDate.moment),
+                    photoHash: row.text(photoHash),
+                    phash: row.int64(phash).map { UInt64(bitPattern: $0) },
+                    width: row.int64(width).map { Int($0) },
+                    height: row.int64(height).map { Int($0) },
+                    exifLatitude: row.double(exifLat), exifLongitude: row.double(exifLon),
+                    photoProblem: row.text(problem), status: row.text(status) ?? "pending",
+                    signals: row.text(signals) ?? "[]"))
         }
+        return facts
     }
 
     /// Stores posts' signals (`json`) and their names, one post at a time, with one

@@ -167,6 +167,21 @@ struct PostStore {
         }
     }
 
+    /// Posts that carry a signal: its name among the comma-separated `signal_names`.
+    static let signalCondition = "(',' || signal_names || ',') LIKE ? ESCAPE '\\'"
+
+    /// The value `signalCondition` binds for signal `name`.
+    static func signalPattern(_ name: String) -> SQLiteValue {
+        .text("%," + likeEscaped(name) + ",%")
+    }
+
+    /// `text` with LIKE's wildcards and its escape character escaped (`ESCAPE '\\'`).
+    static func likeEscaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "\\", with: "\\\\")
+            .replacingOccurrences(of: "%", with: "\\%")
+            .replacingOccurrences(of: "_", with: "\\_")
+    }
+
     /// The listing query, bound, with its columns: one indexed query in review order
     /// (date, then id) that reads only the review queue's covering index.
     ///
@@ -188,11 +203,8 @@ struct PostStore {
             values.append(.text(user))
         }
         if let signal {
-            conditions.append("(',' || signal_names || ',') LIKE ? ESCAPE '\\'")
-            let escaped = signal.replacingOccurrences(of: "\\", with: "\\\\")
-                .replacingOccurrences(of: "%", with: "\\%")
-                .replacingOccurrences(of: "_", with: "\\_")
-            values.append(.text("%," + escaped + ",%"))
+            conditions.append(Self.signalCondition)
+            values.append(Self.signalPattern(signal))
         }
         if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
         let statement = try database.prepare(sql + " ORDER BY date, id")
@@ -254,8 +266,8 @@ struct PostStore {
                 values.append(.text(user))
             }
             if let signal {
-                conditions.append("(',' || signal_names || ',') LIKE ?")
-                values.append(.text("%," + signal.rawValue + ",%"))
+                conditions.append(PostStore.signalCondition)
+                values.append(PostStore.signalPattern(signal.rawValue))
             }
             if let area {
                 conditions.append("lat BETWEEN ? AND ? AND lon BETWEEN ? AND ?")
@@ -265,11 +277,8 @@ struct PostStore {
                 ]
             }
             if let text {
-                let escaped = text.replacingOccurrences(of: "\\", with: "\\\\")
-                    .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(
-                        of: "_", with: "\\_")
                 conditions.append("(id = ? OR description LIKE ? ESCAPE '\\')")
-                values += [.text(text), .text("%" + escaped + "%")]
+                values += [.text(text), .text("%" + PostStore.likeEscaped(text) + "%")]
             }
             let filter =
                 conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
