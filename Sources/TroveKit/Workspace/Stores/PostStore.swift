@@ -167,12 +167,21 @@ struct PostStore {
         }
     }
 
-    /// Posts that carry a signal: its name among the comma-separated `signal_names`.
-    static let signalCondition = "(',' || signal_names || ',') LIKE ? ESCAPE '\\'"
-
-    /// The value `signalCondition` binds for signal `name`.
-    static func signalPattern(_ name: String) -> SQLiteValue {
-        .text("%," + likeEscaped(name) + ",%")
+    /// Adds the conditions of the listing's and the queue's shared filters: posts of
+    /// `user`, and posts carrying signal `signal` (its name among the comma-separated
+    /// `signal_names`).
+    static func filter(
+        user: String?, signal: String?, into conditions: inout [String],
+        _ values: inout [SQLiteValue?]
+    ) {
+        if let user {
+            conditions.append("user = ?")
+            values.append(.text(user))
+        }
+        if let signal {
+            conditions.append("(',' || signal_names || ',') LIKE ? ESCAPE '\\'")
+            values.append(.text("%," + likeEscaped(signal) + ",%"))
+        }
     }
 
     /// `text` with LIKE's wildcards and its escape character escaped (`ESCAPE '\\'`).
@@ -198,14 +207,7 @@ struct PostStore {
             conditions.append("status = ?")
             values.append(.text(status.rawValue))
         }
-        if let user {
-            conditions.append("user = ?")
-            values.append(.text(user))
-        }
-        if let signal {
-            conditions.append(Self.signalCondition)
-            values.append(Self.signalPattern(signal))
-        }
+        Self.filter(user: user, signal: signal, into: &conditions, &values)
         if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
         let statement = try database.prepare(sql + " ORDER BY date, id")
         try statement.bind(values)
@@ -261,14 +263,7 @@ struct PostStore {
                 conditions.append("status = ?")
                 values.append(.text(status.rawValue))
             }
-            if let user {
-                conditions.append("user = ?")
-                values.append(.text(user))
-            }
-            if let signal {
-                conditions.append(PostStore.signalCondition)
-                values.append(PostStore.signalPattern(signal.rawValue))
-            }
+            PostStore.filter(user: user, signal: signal?.rawValue, into: &conditions, &values)
             if let area {
                 conditions.append("lat BETWEEN ? AND ? AND lon BETWEEN ? AND ?")
                 values += [
