@@ -67,9 +67,9 @@ enum ExportCommand {
         let out = invocation.context.standardOutput
         let summary: ExportSummary
         do {
-            summary = try Exporter.run(workspace: workspace, layout: layout, options: options) {
-                out.write(bytes: $0)
-            }
+            summary = try Exporter.run(
+                workspace: workspace, layout: layout, options: options,
+                standardOutput: out.exportDestination)
         } catch ExportError.unknownBase(let reason) {
             throw CommandFailure(reason, status: .usage)
         } catch ExportError.storageSetting(let problem) {

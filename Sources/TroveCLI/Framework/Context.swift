@@ -67,6 +67,14 @@ public final class OutputStream: @unchecked Sendable {
         }
     }
 
+    /// Where an export sends its tree: straight to the descriptor, once what is buffered
+    /// went out, or into the buffer of a capturing stream.
+    var exportDestination: Exporter.StandardOutput {
+        guard let fileDescriptor else { return .chunks { [self] in write(bytes: $0) } }
+        flush()
+        return .descriptor(fileDescriptor)
+    }
+
     /// Writes buffered bytes out (a no-op for a capturing stream).
     public func flush() {
         lock.lock()

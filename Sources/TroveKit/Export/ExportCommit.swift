@@ -23,7 +23,7 @@ extension ExportRun {
     /// one, never a mix, whenever the run is killed; parts no manifest lists are removed
     /// only after the new manifest is in place. The Storage plan and the rules go in before
     /// the tree (or the manifest): a new tree or manifest in place means the whole set is.
-    func commit(_ summary: ExportSummary, standardOutput: (ArraySlice<UInt8>) -> Void) throws
+    func commit(_ summary: ExportSummary, standardOutput: Exporter.StandardOutput) throws
         -> ExportSummary
     {
         var summary = summary
@@ -34,7 +34,7 @@ extension ExportRun {
             return summary
         }
         if options.output == nil {
-            for file in files { try file.drain(standardOutput) }
+            for file in files { try standardOutput.send(file) }
         } else {
             for file in files { outputs.adopt(file) }
         }

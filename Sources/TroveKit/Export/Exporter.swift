@@ -12,15 +12,32 @@ import TroveSQLite
 /// Every export, full or `--update`, records a hash of each exported path's value, so an
 /// `--update` is relative to the layout's last export of either kind.
 public enum Exporter {
+    /// Where an export without an output file sends its tree, once everything succeeded.
+    public enum StandardOutput {
+        /// Chunks of whole lines, handed to the caller (a capturing stream in tests).
+        case chunks((ArraySlice<UInt8>) -> Void)
+        /// An open descriptor the kernel copies the output to; nothing buffered for it
+        /// may be pending.
+        case descriptor(Int32)
+
+        /// Sends `file` (a finished spill file) here.
+        func send(_ file: OutputFile) throws {
+            switch self {
+            case .chunks(let body): try file.drain(body)
+            case .descriptor(let target): try file.drain(to: target)
+            }
+        }
+    }
+
     /// Runs an export of `layout` in one workspace transaction.
     ///
-    /// - Parameter standardOutput: receives the output when `options.output` is nil, in
-    ///   chunks of whole lines, only after everything succeeded.
+    /// - Parameter standardOutput: receives the output when `options.output` is nil, only
+    ///   after everything succeeded.
     /// - Throws: `ExportError` (refusals list the records), `SQLiteError`,
     ///   `WorkspaceError`.
     public static func run(
         workspace: Workspace, layout: Layout, options: ExportOptions,
-        standardOutput: (ArraySlice<UInt8>) -> Void = { _ in }
+        standardOutput: StandardOutput = .chunks { _ in }
     ) throws -> ExportSummary {
         // A preview that records nothing also serves a read-only workspace; elsewhere the
         // write lock keeps every template's snapshot the same.
@@ -46,7 +63,7 @@ public enum Exporter {
     static func runInTransaction(
         workspace: Workspace, layout: Layout, options: ExportOptions,
         publishing: PublishRender? = nil,
-        standardOutput: (ArraySlice<UInt8>) -> Void = { _ in },
+        standardOutput: StandardOutput = .chunks { _ in },
         placed: (ExportSummary) -> Void = { _ in }
     ) throws -> ExportSummary {
         let database = workspace.database

@@ -285,6 +285,61 @@ final class OutputFile {
         if kept > 0 { body(chunk[..<kept]) }
     }
 
+    /// Sends the finished spill file to `target` (standard output) and closes it.
+    ///
+    /// `sendfile(2)` copies in the kernel, so the bytes never pass through the process
+    /// again; where it cannot serve the descriptor, `read` and `write` do. A non-blocking
+    /// `target` is waited on rather than dropped.
+    ///
+    /// - Throws: `ExportError.cannotWrite` when `target` fails (the disk behind it is full,
+    ///   say); part of the output may have been sent by then.
+    func drain(to target: Int32) throws {
+        precondition(isSpill, "only a spill file is drained")
+        try flush()
+        finished = true
+        defer {
+            Foundation.close(descriptor)
+            descriptor = -1
+        }
+        var offset: off_t = 0
+        var usesSendfile = true
+        var chunk: [UInt8] = []
+        while offset < off_t(byteCount) {
+            let remaining = Int(off_t(byteCount) - offset)
+            var sent: Int
+            if usesSendfile {
+                sent = sendfile(target, descriptor, &offset, min(remaining, 1 << 30))
+                if sent < 0 && (errno == EINVAL || errno == ENOSYS) && offset == 0 {
+                    usesSendfile = false
+                    continue
+                }
+            } else {
+                if chunk.isEmpty { chunk = [UInt8](repeating: 0, count: Self.bufferSize) }
+                let count = min(remaining, chunk.count)
+                let read = chunk.withUnsafeMutableBytes {
+                    FileIO.readAll(
+                        descriptor, into: UnsafeMutableRawBufferPointer(rebasing: $0[..<count]),
+                        at: offset)
+                }
+                guard read else { throw FileWriteError(path: path, errno: errno) }
+                sent = chunk.withUnsafeBytes { Foundation.write(target, $0.baseAddress!, count) }
+                if sent > 0 { offset += off_t(sent) }
+            }
+            if sent > 0 { continue }
+            if sent < 0 && errno == EINTR { continue }
+            if sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                var ready = pollfd(fd: target, events: Int16(POLLOUT), revents: 0)
+                _ = poll(&ready, 1, -1)
+                continue
+            }
+            // sendfile sends nothing only when the spill file ends early.
+            guard sent < 0 else { throw FileWriteError(path: path, reason: "it ended early") }
+            let reason = String(cString: strerror(errno))
+            throw ExportError.cannotWrite(
+                path: "standard output", reason: reason + " (part of the output was written)")
+        }
+    }
+
     /// Whether two files hold the same bytes (false when either cannot be read).
     private static func sameContents(_ first: String, _ second: String) -> Bool {
         guard let firstAttributes = try? FileManager.default.attributesOfItem(atPath: first),
