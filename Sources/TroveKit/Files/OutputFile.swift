@@ -247,13 +247,8 @@ final class OutputFile {
     ///
     /// - Throws: `FileWriteError`.
     func drain(_ body: (ArraySlice<UInt8>) -> Void) throws {
-        precondition(isSpill, "only a spill file is drained")
-        try flush()
-        finished = true
-        defer {
-            Foundation.close(descriptor)
-            descriptor = -1
-        }
+        try finishSpill()
+        defer { closeSpill() }
         guard lseek(descriptor, 0, SEEK_SET) == 0 else {
             throw FileWriteError(path: path, errno: errno)
         }
@@ -294,13 +289,8 @@ final class OutputFile {
     /// - Throws: `ExportError.cannotWrite` when `target` fails (the disk behind it is full,
     ///   say); part of the output may have been sent by then.
     func drain(to target: Int32) throws {
-        precondition(isSpill, "only a spill file is drained")
-        try flush()
-        finished = true
-        defer {
-            Foundation.close(descriptor)
-            descriptor = -1
-        }
+        try finishSpill()
+        defer { closeSpill() }
         var offset: off_t = 0
         var usesSendfile = true
         var chunk: [UInt8] = []
@@ -338,6 +328,19 @@ final class OutputFile {
             throw ExportError.cannotWrite(
                 path: "standard output", reason: reason + " (part of the output was written)")
         }
+    }
+
+    /// Writes out what is buffered before the spill file is read back.
+    private func finishSpill() throws {
+        precondition(isSpill, "only a spill file is drained")
+        try flush()
+        finished = true
+    }
+
+    /// Closes a drained spill file (it has no name to remove).
+    private func closeSpill() {
+        Foundation.close(descriptor)
+        descriptor = -1
     }
 
     /// Whether two files hold the same bytes (false when either cannot be read).
