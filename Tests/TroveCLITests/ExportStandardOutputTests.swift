@@ -78,4 +78,40 @@ import Testing
         #expect(status == 1)
         #expect(try ExportSupport.read(sandbox.path("tree.json")).isEmpty)
     }
+
+    /// A process allowed one processor makes its template streams wait for the merging
+    /// thread rather than work ahead through spill files; what it writes must not change.
+    @Test func aProcessOnOneProcessorWritesTheSameTree() throws {
+        let expected = try capturedTree()
+        let taskset = "/usr/bin/taskset"
+        try #require(FileManager.default.isExecutableFile(atPath: taskset), "needs taskset")
+        let pinned = try BuiltBinary.run(
+            ["-c", "0", BuiltBinary.path, "export", "--layout", "flatirongo", "-q"],
+            environment: environment, directory: sandbox.folder.path, executable: taskset)
+        #expect(pinned.status == 0)
+        #expect(pinned.stdout == expected)
+        // A recorded export and an update after an edit, on one processor and on all.
+        let out = sandbox.run("export", "--layout", "flatirongo", "-o", "all.json", "-q")
+        #expect(out.status == 0)
+        let one = try BuiltBinary.run(
+            ["-c", "0", BuiltBinary.path, "export", "--layout", "flatirongo", "-o", "one.json"],
+            environment: environment, directory: sandbox.folder.path, executable: taskset)
+        #expect(one.status == 0)
+        #expect(one.stderr.contains("exported 3 treasures"))
+        #expect(
+            try ExportSupport.read(sandbox.path("one.json"))
+                == ExportSupport.read(sandbox.path("all.json")))
+        try Workspace.testDatabase(at: sandbox.workspace).execute(
+            "UPDATE treasures SET name = 'Harry II' WHERE key = 'hairy-harry'")
+        let update = try BuiltBinary.run(
+            [
+                "-c", "0", BuiltBinary.path, "export", "--layout", "flatirongo", "--update", "-o",
+                "update.json", "-q",
+            ], environment: environment, directory: sandbox.folder.path, executable: taskset)
+        #expect(update.status == 0)
+        let patch = try ExportSupport.read(sandbox.path("update.json"))
+        #expect(patch.contains("\"treasureProfiles/hairy-harry\""))
+        #expect(patch.contains("Harry II"))
+        #expect(!patch.contains("treasureLocations"))
+    }
 }
