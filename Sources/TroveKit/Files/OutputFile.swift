@@ -88,6 +88,16 @@ final class OutputFile {
         if buffer.count >= Self.bufferSize { try flush() }
     }
 
+    /// Appends bytes; a large piece with nothing buffered before it goes to the file
+    /// as it is, without a copy.
+    ///
+    /// - Throws: `FileWriteError`.
+    func write(_ bytes: UnsafeBufferPointer<UInt8>) throws {
+        if buffer.isEmpty && bytes.count >= Self.bufferSize / 8 { return try writeThrough(bytes) }
+        buffer.append(contentsOf: bytes)
+        if buffer.count >= Self.bufferSize { try flush() }
+    }
+
     /// Appends bytes.
     ///
     /// - Throws: `FileWriteError`.

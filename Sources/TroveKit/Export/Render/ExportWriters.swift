@@ -18,7 +18,7 @@ struct TreeWriter {
     private var hasMembers: [Bool] = [false]
     private var keys: [ArrayLikeKeys] = [ArrayLikeKeys()]
     /// Output collected here and handed to the file in large pieces.
-    private var pending: [UInt8] = []
+    private let pending = RenderBuffer(capacity: Self.pendingLimit + (1 << 12))
     private var bounds: [Int] = []
     private var started = false
     /// Called with an object path and a message when an object would become an array.
@@ -28,7 +28,6 @@ struct TreeWriter {
     init(file: OutputFile, report: @escaping (String, String) -> Void) {
         self.file = file
         self.report = report
-        pending.reserveCapacity(Self.pendingLimit + (1 << 12))
     }
 
     /// Writes `value` at `path` (segments joined by `/`).
@@ -95,10 +94,12 @@ struct TreeWriter {
 
     private mutating func append(_ value: UnsafeBufferPointer<UInt8>) throws {
         pending.append(contentsOf: value)
-        if pending.count >= Self.pendingLimit {
-            try file.write(pending)
-            pending.removeAll(keepingCapacity: true)
-        }
+        if pending.count >= Self.pendingLimit { try handOver() }
+    }
+
+    private mutating func handOver() throws {
+        try pending.withUnsafeBufferPointer { try file.write($0) }
+        pending.removeAll()
     }
 
     /// Closes every open object and ends the file.
@@ -108,12 +109,11 @@ struct TreeWriter {
         while !openEnds.isEmpty { closeLevel() }
         checkArray(level: 0)
         if started {
-            pending.append(contentsOf: [0x0A, UInt8(ascii: "}"), 0x0A])
+            pending.append("\n}\n")
         } else {
-            pending.append(contentsOf: [UInt8(ascii: "{"), UInt8(ascii: "}"), 0x0A])
+            pending.append("{}\n")
         }
-        try file.write(pending)
-        pending.removeAll()
+        try handOver()
         try file.close()
     }
 
@@ -122,16 +122,17 @@ struct TreeWriter {
         if hasMembers[level] { pending.append(UInt8(ascii: ",")) }
         hasMembers[level] = true
         pending.append(0x0A)
-        Renderer.indent(level + 1, into: &pending)
+        pending.appendSpaces((level + 1) * 2)
         keys[level].add(segment)
-        JSONText.appendString(bytes: segment, to: &pending)
-        pending.append(contentsOf: [UInt8(ascii: ":"), 0x20])
+        var output = pending
+        JSONText.appendString(bytes: segment, to: &output)
+        pending.append(": ")
     }
 
     private mutating func closeLevel() {
         checkArray(level: openEnds.count)
         pending.append(0x0A)
-        Renderer.indent(openEnds.count, into: &pending)
+        pending.appendSpaces(openEnds.count * 2)
         pending.append(UInt8(ascii: "}"))
         openEnds.removeLast()
         openPath.removeLast(openPath.count - (openEnds.last ?? 0))

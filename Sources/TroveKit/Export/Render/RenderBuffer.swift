@@ -54,6 +54,14 @@ final class RenderBuffer: JSONOutput {
         literal.withUTF8Buffer { append(contentsOf: $0) }
     }
 
+    /// Appends `count` spaces (indentation).
+    @inline(__always)
+    func appendSpaces(_ count: Int) {
+        reserve(count)
+        (start + self.count).initialize(repeating: 0x20, count: count)
+        self.count += count
+    }
+
     func removeLast() {
         precondition(count > 0, "removeLast on an empty buffer")
         count -= 1
