@@ -160,7 +160,9 @@ import Testing
             .sorted { comparePaths($0, $1) < 0 }.map { String(decoding: $0, as: UTF8.self) }
         #expect(sorted == ["a", "a/b", "a/b/c", "a-c/x", "ab"])
         func order(_ previous: String, _ next: String) -> (Int, Bool) {
-            pathOrder(Array(previous.utf8), Array(next.utf8))
+            Array(previous.utf8).withUnsafeBufferPointer { a in
+                Array(next.utf8).withUnsafeBufferPointer { pathOrder(a, $0) }
+            }
         }
         // Writing a path after itself or after one of its ancestors overlaps.
         #expect(order("a/b", "a/b/c") == (-1, true))
@@ -168,6 +170,31 @@ import Testing
         #expect(order("a/b", "a/bc") == (-1, false))
         #expect(order("a/b", "a/c") == (-1, false))
         #expect(order("a/c", "a/b") == (1, false))
+    }
+
+    /// Long paths are compared eight bytes at a time: the first differing byte, at any
+    /// position and of any value, must still decide, with `/` before everything.
+    @Test func longPathsOrderAsTheirSegments() {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("ab/-~".utf8) + [0x00, 0x2E, 0x7F, 0xC3, 0xFF]
+        let stem = Array("treasureProfiles/t0000".utf8)
+        for _ in 0..<5000 {
+            var a = Array(stem.prefix(Int.random(in: 0...stem.count, using: &generator)))
+            var b = a
+            for _ in 0..<Int.random(in: 0...12, using: &generator) {
+                a.append(alphabet.randomElement(using: &generator)!)
+            }
+            for _ in 0..<Int.random(in: 0...12, using: &generator) {
+                b.append(alphabet.randomElement(using: &generator)!)
+            }
+            if Bool.random(using: &generator) { b = a + b.suffix(2) }
+            // The reference: bytes compared one by one, `/` ranked below every byte.
+            let rank = { (byte: UInt8) in byte == UInt8(ascii: "/") ? 0 : Int(byte) + 1 }
+            let expected =
+                a.map(rank).lexicographicallyPrecedes(b.map(rank))
+                ? -1 : (a == b ? 0 : 1)
+            #expect(comparePaths(a, b) == expected, "\(a) \(b)")
+        }
     }
 }
 

@@ -191,31 +191,34 @@ struct ExportRun {
         storagePlan?.start()
         let cursors = streams.map(StreamCursor.init)
         for cursor in cursors { try cursor.advance() }
-        var previousPath: [UInt8] = []
-        var previousRecord: [UInt8] = []
+        var previousPath = RenderBuffer(capacity: 256)
+        let previousRecord = RenderBuffer(capacity: 64)
         var hasPrevious = false
         while true {
             // The stream whose current path comes first; templates are few.
             var best: StreamCursor?
             for cursor in cursors where !cursor.isDone {
-                if let chosen = best, comparePaths(cursor.path, chosen.path) >= 0 { continue }
+                if let chosen = best, Self.compare(cursor.path, chosen.path) >= 0 { continue }
                 best = cursor
             }
             guard let cursor = best else { break }
             let (order, overlaps) =
-                hasPrevious ? pathOrder(previousPath, cursor.path) : (-1, false)
+                hasPrevious
+                ? previousPath.withUnsafeBufferPointer { previous in
+                    cursor.path.withUnsafeBufferPointer { pathOrder(previous, $0) }
+                } : (-1, false)
             if order > 0 {
                 // Each stream is ordered by construction; this guards the JSON's validity
                 // should that ever fail, rather than writing a broken tree.
                 problems.add(
                     "paths out of database order (a defect in trove; please report it)",
-                    String(decoding: cursor.path, as: UTF8.self))
+                    String(decoding: cursor.path.bytes, as: UTF8.self))
             } else if overlaps {
                 problems.add(
                     "paths written twice (a layout's paths overlap for these records)",
-                    "\(noun)s \(String(decoding: previousRecord, as: UTF8.self)) and "
+                    "\(noun)s \(String(decoding: previousRecord.bytes, as: UTF8.self)) and "
                         + "\(cursor.recordKey) both write "
-                        + String(decoding: cursor.path, as: UTF8.self))
+                        + String(decoding: cursor.path.bytes, as: UTF8.self))
             } else {
                 try cursor.withEntry { path, value, hash in
                     try write(path: path, value: value, hash: hash, &summary) {
@@ -225,7 +228,7 @@ struct ExportRun {
             }
             // The cursor's path becomes the previous one; its old buffer is reused.
             cursor.exchangePath(with: &previousPath)
-            cursor.copyRecordKey(into: &previousRecord)
+            cursor.copyRecordKey(into: previousRecord)
             hasPrevious = true
             try cursor.advance()
         }
@@ -243,7 +246,8 @@ struct ExportRun {
         try tree?.finish()
         try updates?.finish()
         summary.storagePlan = try storagePlan?.finish()
-        summary.records = streams.map(\.recordCount).max() ?? 0
+        summary.records = streams.map(\.counts.records).max() ?? 0
+        summary.remoteImages = streams.map(\.counts.remoteImages).reduce(0, +)
         // Only the changed records were read: the count comes from the workspace's counters
         // (counting the table would read all of it).
         summary.renderedChangesOnly = incremental != nil
@@ -261,6 +265,10 @@ struct ExportRun {
         merged.absorb(problems)
         problems.replace(with: merged)
         return summary
+    }
+
+    private static func compare(_ a: RenderBuffer, _ b: RenderBuffer) -> Int {
+        a.withUnsafeBufferPointer { left in b.withUnsafeBufferPointer { comparePaths(left, $0) } }
     }
 
     private mutating func write(

@@ -7,8 +7,8 @@ import TroveSQLite
 // rather than waiting. Templates write separate parts of the tree, so the merging thread
 // often takes all of one stream before any of the next: the later streams work ahead
 // through the spill instead of idling, and memory stays bounded. A process that may run
-// on one processor only has no idle one to work ahead on: its producers wait instead,
-// which saves writing and reading back every batch of the later streams.
+// on one processor only has no idle one to work ahead on: there the merging thread
+// advances each stream itself, which saves the threads, the batches and their copies.
 
 /// Entries handed from a producer thread to the merging thread, in compact batches.
 struct EntryBatch {
@@ -64,19 +64,34 @@ final class EntrySpill: ChannelOverflow {
         path: "a temporary file", reason: "entries set aside there cannot be read back")
 }
 
+/// A template stream the merging thread advances itself, in place.
+///
+/// Only the merging thread touches it, so its stream skips the runtime's exclusivity
+/// checks.
+final class InlineStream {
+    @exclusivity(unchecked) var stream: TemplateStream
+
+    init(_ stream: TemplateStream) {
+        self.stream = stream
+    }
+}
+
 /// A template stream running on its own thread and connection, sending its entries
-/// through a channel.
+/// through a channel; or, where no other processor could run it, advanced by the merging
+/// thread (`inline`).
 final class ParallelStream: @unchecked Sendable {
     private let stream: TemplateStream
+    /// Set when the merging thread advances the stream itself.
+    let inline: InlineStream?
     /// Kept open while the stream reads from it.
     private let database: Database
     let channel = BoundedChannel<EntryBatch>(
         capacity: 8, overflow: ParallelStream.canWorkAhead ? EntrySpill() : nil)
-    private var worker: Worker<Int>?
+    private var worker: Worker<TemplateStream.Counts>?
     /// Valid once the stream is done.
     let problems: ExportProblems
-    /// How many records the stream read; valid once `join` returned.
-    private(set) var recordCount = 0
+    /// What the stream counted; valid once `join` returned.
+    private(set) var counts = TemplateStream.Counts()
 
     /// Whether the process may run on more than one processor, so that a stream can work
     /// ahead: Linux's `Cpus_allowed` mask (which `taskset` and cpusets narrow) has more
@@ -95,14 +110,16 @@ final class ParallelStream: @unchecked Sendable {
         self.stream = stream
         self.database = database
         problems = stream.problems
+        inline = Self.canWorkAhead ? nil : InlineStream(stream)
     }
 
     func start() {
+        guard inline == nil else { return }
         worker = Worker { [self] in try produce() }
     }
 
-    /// Sends every entry; returns how many records were read.
-    private func produce() throws -> Int {
+    /// Sends every entry; returns what the stream counted.
+    private func produce() throws -> TemplateStream.Counts {
         defer { channel.close() }
         // A local copy: a struct on this thread's stack needs no runtime access checks.
         var stream = self.stream
@@ -119,19 +136,23 @@ final class ParallelStream: @unchecked Sendable {
             batch.ends.append(batch.bytes.count)
             batch.hashes.append(stream.value.withUnsafeBufferPointer(valueHash))
             if batch.count == EntryBatch.capacity {
-                guard channel.send(batch) else { return stream.recordCount }
+                guard channel.send(batch) else { return stream.counts }
                 batch = EntryBatch()
             }
         }
         if batch.count > 0 { _ = channel.send(batch) }
-        return stream.recordCount
+        return stream.counts
     }
 
     /// Waits for the producer, once its channel is drained.
     ///
     /// - Throws: whatever the producer threw (`SQLiteError`).
     func join() throws {
-        recordCount = try worker?.wait() ?? 0
+        if let inline {
+            counts = inline.stream.counts
+            return
+        }
+        counts = try worker?.wait() ?? TemplateStream.Counts()
     }
 
     /// Stops the producer and waits for it, so its connection is free to close.
@@ -150,6 +171,7 @@ final class ParallelStream: @unchecked Sendable {
 /// template).
 final class StreamCursor {
     private let stream: ParallelStream
+    private let inline: InlineStream?
     @exclusivity(unchecked) private var batch = EntryBatch()
     @exclusivity(unchecked) private var index = 0
     @exclusivity(unchecked) private var valueRange = 0..<0
@@ -157,25 +179,34 @@ final class StreamCursor {
 
     @exclusivity(unchecked) private(set) var isDone = false
     /// The current entry's path (copied: paths are compared often).
-    @exclusivity(unchecked) private(set) var path: [UInt8] = []
+    @exclusivity(unchecked) private(set) var path = RenderBuffer(capacity: 256)
     @exclusivity(unchecked) private(set) var hash: UInt64 = 0
 
     init(_ stream: ParallelStream) {
         self.stream = stream
+        inline = stream.inline
     }
 
     /// Swaps the current entry's path buffer with `other`; the path is refilled by
     /// `advance`.
-    func exchangePath(with other: inout [UInt8]) {
+    func exchangePath(with other: inout RenderBuffer) {
         swap(&path, &other)
     }
 
     /// The current entry's record key.
-    var recordKey: String { String(decoding: batch.bytes[keyRange], as: UTF8.self) }
+    var recordKey: String {
+        if let inline { return inline.stream.recordKey }
+        return String(decoding: batch.bytes[keyRange], as: UTF8.self)
+    }
 
     /// Copies the current entry's record key into `bytes`.
-    func copyRecordKey(into bytes: inout [UInt8]) {
-        bytes.removeAll(keepingCapacity: true)
+    func copyRecordKey(into bytes: RenderBuffer) {
+        bytes.removeAll()
+        if let inline {
+            var key = inline.stream.recordKey
+            key.withUTF8 { bytes.append(contentsOf: $0) }
+            return
+        }
         batch.bytes.withUnsafeBufferPointer {
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: $0[keyRange]))
         }
@@ -186,7 +217,10 @@ final class StreamCursor {
         _ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>, UInt64) throws -> Result
     ) rethrows -> Result {
         try path.withUnsafeBufferPointer { path in
-            try batch.bytes.withUnsafeBufferPointer {
+            if let inline {
+                return try inline.stream.value.withUnsafeBufferPointer { try body(path, $0, hash) }
+            }
+            return try batch.bytes.withUnsafeBufferPointer {
                 try body(path, UnsafeBufferPointer(rebasing: $0[valueRange]), hash)
             }
         }
@@ -196,6 +230,7 @@ final class StreamCursor {
     ///
     /// - Throws: whatever the producer threw (`SQLiteError`).
     func advance() throws {
+        if let inline { return try advance(inline) }
         while index >= batch.count {
             guard let next = try stream.channel.next() else {
                 try stream.join()
@@ -211,10 +246,22 @@ final class StreamCursor {
         valueRange = pathEnd..<valueEnd
         keyRange = valueEnd..<batch.ends[index * 3 + 2]
         hash = batch.hashes[index]
-        path.removeAll(keepingCapacity: true)
+        path.removeAll()
         batch.bytes.withUnsafeBufferPointer {
             path.append(contentsOf: UnsafeBufferPointer(rebasing: $0[start..<pathEnd]))
         }
         index += 1
+    }
+
+    private func advance(_ inline: InlineStream) throws {
+        try inline.stream.advance()
+        if inline.stream.isDone {
+            try stream.join()
+            isDone = true
+            return
+        }
+        path.removeAll()
+        inline.stream.path.withUnsafeBufferPointer { path.append(contentsOf: $0) }
+        hash = inline.stream.value.withUnsafeBufferPointer(valueHash)
     }
 }

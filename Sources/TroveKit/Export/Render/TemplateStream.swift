@@ -23,7 +23,15 @@ struct TemplateStream {
     let path = RenderBuffer()
     let value = RenderBuffer()
     private(set) var recordKey = ""
-    private(set) var recordCount = 0
+    private(set) var counts = Counts()
+
+    /// What a stream counted of the records it read.
+    struct Counts: Sendable {
+        var records = 0
+        /// Records whose image is a remote URL, exported as given; counted by the stream
+        /// that checks renditions, which reads every record's image.
+        var remoteImages = 0
+    }
 
     init(
         template: PathTemplate, database: Database, query: RecordQuery, renderer: Renderer,
@@ -65,7 +73,8 @@ struct TemplateStream {
     /// Reads records until one writes this template's path; false at the end.
     private mutating func step() throws -> Bool {
         while try cursor.next(into: &record) {
-            recordCount += 1
+            counts.records += 1
+            if record.imageIsRemote && checker?.renditions == true { counts.remoteImages += 1 }
             checker?.check(record, problems: problems)
             path.removeAll()
             var path = self.path

@@ -11,17 +11,38 @@ import TroveSQLite
 func comparePaths(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Int {
     let count = min(a.count, b.count)
     var index = 0
+    // Shared prefixes are long (`treasureProfiles/t00...`): they are skipped eight bytes
+    // at a time, and the first differing byte is found in the differing word.
+    if count >= 8, let left = a.baseAddress, let right = b.baseAddress {
+        let leftRaw = UnsafeRawPointer(left)
+        let rightRaw = UnsafeRawPointer(right)
+        while index + 8 <= count {
+            let x = UInt64(
+                littleEndian: leftRaw.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+            let y = UInt64(
+                littleEndian: rightRaw.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+            if x != y {
+                index += (x ^ y).trailingZeroBitCount / 8
+                return orderOfDiffering(a[index], b[index])
+            }
+            index += 8
+        }
+    }
     while index < count {
         let left = a[index]
         let right = b[index]
-        if left != right {
-            let l = left == UInt8(ascii: "/") ? 0 : Int(left) + 1
-            let r = right == UInt8(ascii: "/") ? 0 : Int(right) + 1
-            return l < r ? -1 : 1
-        }
+        if left != right { return orderOfDiffering(left, right) }
         index += 1
     }
     return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
+}
+
+/// The order of two different bytes of paths: `/` before every other byte.
+@inline(__always)
+private func orderOfDiffering(_ left: UInt8, _ right: UInt8) -> Int {
+    let l = left == UInt8(ascii: "/") ? 0 : Int(left) + 1
+    let r = right == UInt8(ascii: "/") ? 0 : Int(right) + 1
+    return l < r ? -1 : 1
 }
 
 /// `comparePaths` for arrays.
@@ -31,16 +52,14 @@ func comparePaths(_ a: [UInt8], _ b: [UInt8]) -> Int {
 
 /// How `next` orders after `previous` (`comparePaths(previous, next)`), and whether
 /// `previous` is `next` or one of its ancestors, so that writing both would overlap.
-func pathOrder(_ previous: [UInt8], _ next: [UInt8]) -> (order: Int, overlaps: Bool) {
-    previous.withUnsafeBufferPointer { a in
-        next.withUnsafeBufferPointer { b in
-            let order = comparePaths(a, b)
-            guard order <= 0, a.count <= b.count,
-                a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0
-            else { return (order, false) }
-            return (order, a.count == b.count || b[a.count] == UInt8(ascii: "/"))
-        }
-    }
+func pathOrder(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>)
+    -> (order: Int, overlaps: Bool)
+{
+    let order = comparePaths(a, b)
+    guard order <= 0, a.count <= b.count,
+        a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0
+    else { return (order, false) }
+    return (order, a.count == b.count || b[a.count] == UInt8(ascii: "/"))
 }
 
 /// A fast, stable 64-bit hash of a value's bytes (the same on every machine and run).
