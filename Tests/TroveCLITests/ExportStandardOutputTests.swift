@@ -79,8 +79,8 @@ import Testing
         #expect(try ExportSupport.read(sandbox.path("tree.json")).isEmpty)
     }
 
-    /// A process allowed one processor makes its template streams wait for the merging
-    /// thread rather than work ahead through spill files; what it writes must not change.
+    /// A process allowed one processor has its merging thread advance the template
+    /// streams itself rather than run them on threads; what it writes must not change.
     @Test func aProcessOnOneProcessorWritesTheSameTree() throws {
         let expected = try capturedTree()
         let taskset = "/usr/bin/taskset"
@@ -113,5 +113,62 @@ import Testing
         #expect(patch.contains("\"treasureProfiles/hairy-harry\""))
         #expect(patch.contains("Harry II"))
         #expect(!patch.contains("treasureLocations"))
+    }
+
+    /// Runs the built binary on processor 0 only.
+    func runOnOneProcessor(_ arguments: [String]) throws -> RunResult {
+        let taskset = "/usr/bin/taskset"
+        try #require(FileManager.default.isExecutableFile(atPath: taskset), "needs taskset")
+        return try BuiltBinary.run(
+            ["-c", "0", BuiltBinary.path] + arguments, environment: environment,
+            directory: sandbox.folder.path, executable: taskset)
+    }
+
+    @Test func aRefusalOnOneProcessorReadsAsOnAll() throws {
+        // A stale geohash (checked by one template) and a missing rendition (by the other).
+        try Workspace.testDatabase(at: sandbox.workspace).execute(
+            """
+            UPDATE treasures SET lat = lat + 1 WHERE key = 'hairy-harry';
+            UPDATE treasures SET image = '/art/new.png' WHERE key = 'plain';
+            """)
+        let all = try BuiltBinary.run(
+            ["export", "--layout", "flatirongo"], environment: environment,
+            directory: sandbox.folder.path)
+        let one = try runOnOneProcessor(["export", "--layout", "flatirongo"])
+        #expect(all.status == 1)
+        #expect(one.status == 1)
+        #expect(one.stdout.isEmpty)
+        #expect(all.stderr.contains("hairy-harry") && all.stderr.contains("plain"))
+        #expect(one.stderr == all.stderr)
+    }
+
+    /// The note about remote images counts what the export read: every record on a full
+    /// export, the changed ones on an update.
+    @Test func remoteImagesAreCountedAsTheyStream() throws {
+        func remoteImages(_ result: RunResult) throws -> Int? {
+            let summary = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8))
+            return (summary as? [String: Any])?["remoteImages"] as? Int
+        }
+        let database = try Workspace.testDatabase(at: sandbox.workspace)
+        let full = ["export", "--layout", "flatirongo", "-o", "tree.json", "--format", "json"]
+        let update = full + ["--update"]
+        let first = try BuiltBinary.run(
+            full, environment: environment, directory: sandbox.folder.path)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(try remoteImages(first) == 1)
+        // Only 'bull' has a remote image: an update of another record counts none.
+        try database.execute("UPDATE treasures SET name = 'Harry II' WHERE key = 'hairy-harry'")
+        let other = try runOnOneProcessor(update)
+        #expect(other.status == 0, "\(other.stderr)")
+        #expect(try remoteImages(other) == 0)
+        try database.execute(
+            "UPDATE treasures SET image = 'https://example.com/b2.jpg' WHERE key = 'plain'")
+        let both = try BuiltBinary.run(
+            full, environment: environment, directory: sandbox.folder.path)
+        #expect(try remoteImages(both) == 2)
+        // The note says so, on one processor as on all.
+        let noted = try runOnOneProcessor(Array(full.dropLast(2)))
+        #expect(noted.status == 0)
+        #expect(noted.stderr.contains("note: 2 images are remote URLs"))
     }
 }

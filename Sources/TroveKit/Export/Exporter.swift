@@ -110,10 +110,8 @@ public enum Exporter {
         }
         // Files go into place before the commit: should the commit fail, the next
         // --update is relative to the older state, which only repeats some changes.
-        var written = try run.commit(summary, standardOutput: standardOutput)
+        let written = try run.commit(summary, standardOutput: standardOutput)
         placed(written)
-        written.remoteImages = try ExportStore(database).remoteImageCount(
-            layout: layout, changedSince: run.incremental?.seq)
         return written
     }
 

@@ -471,31 +471,6 @@ struct ExportStore {
         ) { $0.text("name") ?? "" }
     }
 
-    /// How many of the layout's records have a remote image, exported as given.
-    ///
-    /// - Parameter changedSince: count only the records changed after this clock value
-    ///   (those an incremental export wrote).
-    /// - Throws: `SQLiteError`.
-    func remoteImageCount(layout: Layout, changedSince: Int64? = nil) throws -> Int {
-        guard !layout.renditionNames.isEmpty else { return 0 }
-        let kind = layout.records == .treasures ? "treasure" : "post"
-        let changed =
-            changedSince == nil
-            ? ""
-            : " AND \(layout.records == .treasures ? "key" : "id") IN (SELECT key FROM "
-                + "record_changes WHERE kind = '\(kind)' AND seq > ? AND key <> '')"
-        // 'http%' first: a local path fails it at its first byte, and only what passes
-        // is matched against the two schemes.
-        let sql =
-            layout.records == .treasures
-            ? "SELECT count(*) FROM treasures WHERE image LIKE 'http%'"
-                + " AND (image LIKE 'http://%' OR image LIKE 'https://%')" + changed
-            : "SELECT count(*) FROM posts WHERE status = 'approved' AND photo LIKE 'http%'"
-                + " AND (photo LIKE 'http://%' OR photo LIKE 'https://%')" + changed
-        return Int(
-            try database.scalar(sql, changedSince.map { [.integer($0)] } ?? [])?.int64 ?? 0)
-    }
-
     /// The objects `layout` exported now references: columns `path` and `token` (NULL
     /// when tokens are off), sorted by path; a path several renditions share comes once
     /// per rendition, in consecutive rows. With `changedSince`, only the objects of the
