@@ -89,14 +89,18 @@ import Testing
             ("\u{1F}", #"\u001f"#), ("\u{7F}", #"\u007f"#), ("\u{2028}", #"\u2028"#),
             ("é", "é"), ("\u{2026}", "\u{2026}"), (" ", " "), ("~", "~"), ("!", "!"),
         ]
-        let filler = Array("abcdefghijklmnopqrstuvwx")
-        for (character, escaped) in escapes {
-            for position in 0...filler.count {
-                let prefix = String(filler[..<position])
-                let suffix = String(filler[position...])
-                #expect(
-                    jsonString(prefix + character + suffix)
-                        == "\"" + prefix + escaped + suffix + "\"")
+        // Every length around a word's eight bytes, so the character also falls in the
+        // last, overlapping word.
+        for length in [0, 1, 6, 7, 8, 9, 15, 16, 17, 24] {
+            let filler = Array("abcdefghijklmnopqrstuvwx".prefix(length))
+            for (character, escaped) in escapes {
+                for position in 0...filler.count {
+                    let prefix = String(filler[..<position])
+                    let suffix = String(filler[position...])
+                    #expect(
+                        jsonString(prefix + character + suffix)
+                            == "\"" + prefix + escaped + suffix + "\"")
+                }
             }
         }
     }

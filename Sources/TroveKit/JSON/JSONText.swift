@@ -54,13 +54,25 @@ enum JSONText {
         // byte that may need one is looked for eight at a time.
         var clean = 0
         let count = bytes.count
-        if let base = bytes.baseAddress {
+        if let base = bytes.baseAddress, count >= 8 {
             let raw = UnsafeRawPointer(base)
             while clean + 8 <= count
                 && !mayNeedEscape(raw.loadUnaligned(fromByteOffset: clean, as: UInt64.self))
             {
                 clean += 8
             }
+            // The last few bytes, in the word that ends the text (overlapping the clean
+            // ones before): most text needs no byte loop at all.
+            if clean < count && clean + 8 > count
+                && !mayNeedEscape(raw.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self))
+            {
+                clean = count
+            }
+        }
+        if clean == count {
+            output.write(bytes)
+            output.write(byte: UInt8(ascii: "\""))
+            return
         }
         mayEscape.withUnsafeBufferPointer { mayEscape in
             var runStart = 0
