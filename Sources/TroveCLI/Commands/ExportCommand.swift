@@ -69,7 +69,7 @@ enum ExportCommand {
         do {
             summary = try Exporter.run(
                 workspace: workspace, layout: layout, options: options,
-                standardOutput: out.exportDestination)
+                standardOutput: out.exportDestination())
         } catch ExportError.unknownBase(let reason) {
             throw CommandFailure(reason, status: .usage)
         } catch ExportError.storageSetting(let problem) {

@@ -68,8 +68,8 @@ public final class OutputStream: @unchecked Sendable {
     }
 
     /// Where an export sends its tree: straight to the descriptor, once what is buffered
-    /// went out, or into the buffer of a capturing stream.
-    var exportDestination: Exporter.StandardOutput {
+    /// went out (so this flushes), or into the buffer of a capturing stream.
+    func exportDestination() -> Exporter.StandardOutput {
         guard let fileDescriptor else { return .chunks { [self] in write(bytes: $0) } }
         flush()
         return .descriptor(fileDescriptor)
