@@ -191,17 +191,21 @@ struct ExportRun {
         storagePlan?.start()
         let cursors = streams.map(StreamCursor.init)
         for cursor in cursors { try cursor.advance() }
-        var previousPath = RenderBuffer(capacity: 256)
+        let previousPath = RenderBuffer(capacity: 256)
         let previousRecord = RenderBuffer(capacity: 64)
         var hasPrevious = false
         while true {
-            // The stream whose current path comes first; templates are few.
-            var best: StreamCursor?
-            for cursor in cursors where !cursor.isDone {
-                if let chosen = best, Self.compare(cursor.path, chosen.path) >= 0 { continue }
-                best = cursor
+            // The stream whose current path comes first; templates are few. Chosen by
+            // index, so that only the chosen cursor is referenced.
+            var best = -1
+            for index in cursors.indices where !cursors[index].isDone {
+                if best >= 0 && Self.compare(cursors[index].path, cursors[best].path) >= 0 {
+                    continue
+                }
+                best = index
             }
-            guard let cursor = best else { break }
+            guard best >= 0 else { break }
+            let cursor = cursors[best]
             let (order, overlaps) =
                 hasPrevious
                 ? previousPath.withUnsafeBufferPointer { previous in
@@ -226,8 +230,7 @@ struct ExportRun {
                     }
                 }
             }
-            // The cursor's path becomes the previous one; its old buffer is reused.
-            cursor.exchangePath(with: &previousPath)
+            cursor.copyPath(into: previousPath)
             cursor.copyRecordKey(into: previousRecord)
             hasPrevious = true
             try cursor.advance()

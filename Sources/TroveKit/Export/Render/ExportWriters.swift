@@ -17,8 +17,9 @@ struct TreeWriter {
     /// Per open level (the root first): whether it has a member yet, and its keys.
     private var hasMembers: [Bool] = [false]
     private var keys: [ArrayLikeKeys] = [ArrayLikeKeys()]
-    /// Output collected here and handed to the file in large pieces.
-    private let pending = RenderBuffer(capacity: Self.pendingLimit + (1 << 12))
+    /// Output collected here and handed to the file in large pieces (a var only so that
+    /// JSON text is written into it without taking another reference).
+    private var pending = RenderBuffer(capacity: Self.pendingLimit + (1 << 12))
     private var bounds: [Int] = []
     private var started = false
     /// Called with an object path and a message when an object would become an array.
@@ -124,8 +125,7 @@ struct TreeWriter {
         pending.append(0x0A)
         pending.appendSpaces((level + 1) * 2)
         keys[level].add(segment)
-        var output = pending
-        JSONText.appendString(bytes: segment, to: &output)
+        JSONText.appendString(bytes: segment, to: &pending)
         pending.append(": ")
     }
 

@@ -70,9 +70,14 @@ final class EntrySpill: ChannelOverflow {
 /// checks.
 final class InlineStream {
     @exclusivity(unchecked) var stream: TemplateStream
+    /// The stream's path and value buffers, read without going through the stream.
+    let path: RenderBuffer
+    let value: RenderBuffer
 
     init(_ stream: TemplateStream) {
         self.stream = stream
+        path = stream.path
+        value = stream.value
     }
 }
 
@@ -178,8 +183,9 @@ final class StreamCursor {
     @exclusivity(unchecked) private var keyRange = 0..<0
 
     @exclusivity(unchecked) private(set) var isDone = false
-    /// The current entry's path (copied: paths are compared often).
-    @exclusivity(unchecked) private(set) var path = RenderBuffer(capacity: 256)
+    /// The current entry's path (copied: paths are compared often). A constant, so that
+    /// comparing it takes no reference.
+    let path = RenderBuffer(capacity: 256)
     @exclusivity(unchecked) private(set) var hash: UInt64 = 0
 
     init(_ stream: ParallelStream) {
@@ -187,10 +193,10 @@ final class StreamCursor {
         inline = stream.inline
     }
 
-    /// Swaps the current entry's path buffer with `other`; the path is refilled by
-    /// `advance`.
-    func exchangePath(with other: inout RenderBuffer) {
-        swap(&path, &other)
+    /// Copies the current entry's path into `other`.
+    func copyPath(into other: RenderBuffer) {
+        other.removeAll()
+        path.withUnsafeBufferPointer { other.append(contentsOf: $0) }
     }
 
     /// The current entry's record key.
@@ -202,8 +208,8 @@ final class StreamCursor {
     /// Copies the current entry's record key into `bytes`.
     func copyRecordKey(into bytes: RenderBuffer) {
         bytes.removeAll()
-        if let inline {
-            var key = inline.stream.recordKey
+        if inline != nil {
+            var key = inline!.stream.recordKey
             key.withUTF8 { bytes.append(contentsOf: $0) }
             return
         }
@@ -217,8 +223,9 @@ final class StreamCursor {
         _ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>, UInt64) throws -> Result
     ) rethrows -> Result {
         try path.withUnsafeBufferPointer { path in
-            if let inline {
-                return try inline.stream.value.withUnsafeBufferPointer { try body(path, $0, hash) }
+            // `inline` is read in place rather than bound: binding takes a reference.
+            if inline != nil {
+                return try inline!.value.withUnsafeBufferPointer { try body(path, $0, hash) }
             }
             return try batch.bytes.withUnsafeBufferPointer {
                 try body(path, UnsafeBufferPointer(rebasing: $0[valueRange]), hash)
@@ -230,7 +237,7 @@ final class StreamCursor {
     ///
     /// - Throws: whatever the producer threw (`SQLiteError`).
     func advance() throws {
-        if let inline { return try advance(inline) }
+        if inline != nil { return try advanceInline() }
         while index >= batch.count {
             guard let next = try stream.channel.next() else {
                 try stream.join()
@@ -253,15 +260,15 @@ final class StreamCursor {
         index += 1
     }
 
-    private func advance(_ inline: InlineStream) throws {
-        try inline.stream.advance()
-        if inline.stream.isDone {
+    private func advanceInline() throws {
+        try inline!.stream.advance()
+        if inline!.stream.isDone {
             try stream.join()
             isDone = true
             return
         }
         path.removeAll()
-        inline.stream.path.withUnsafeBufferPointer { path.append(contentsOf: $0) }
-        hash = inline.stream.value.withUnsafeBufferPointer(valueHash)
+        inline!.path.withUnsafeBufferPointer { path.append(contentsOf: $0) }
+        hash = inline!.value.withUnsafeBufferPointer(valueHash)
     }
 }

@@ -19,9 +19,10 @@ struct TemplateStream {
     private var sortedIndex = 0
 
     private(set) var isDone = false
-    /// The current entry's path and value, refilled in place entry after entry.
-    let path = RenderBuffer()
-    let value = RenderBuffer()
+    /// The current entry's path and value, refilled in place entry after entry. Never
+    /// replaced (vars only so that rendering writes into them without another reference).
+    private(set) var path = RenderBuffer()
+    private(set) var value = RenderBuffer()
     private(set) var recordKey = ""
     private(set) var counts = Counts()
 
@@ -77,7 +78,6 @@ struct TemplateStream {
             if record.imageIsRemote && checker?.renditions == true { counts.remoteImages += 1 }
             checker?.check(record, problems: problems)
             path.removeAll()
-            var path = self.path
             switch renderer.renderPath(compiledPath, record: &record, into: &path) {
             case .absent: continue
             case .illegal(let reason):
@@ -88,7 +88,6 @@ struct TemplateStream {
             case .written: break
             }
             value.removeAll()
-            var value = self.value
             renderer.problem = nil
             let written = renderer.render(compiledValue, record: &record, into: &value)
             if let problem = renderer.problem {
