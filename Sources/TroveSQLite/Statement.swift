@@ -249,11 +249,7 @@ public final class Statement {
     ///
     /// - Throws: `SQLiteError`.
     public func next() throws(SQLiteError) -> Row? {
-        let code = sqlite3_step(handle)
-        if code == SQLITE_ROW { return Row(statement: self) }
-        sqlite3_reset(handle)
-        try check(code, database.handle, sql: sql)
-        return nil
+        try stepToRow() ? Row(statement: self) : nil
     }
 
     /// Calls `body` for each row, without collecting them.
@@ -285,9 +281,48 @@ public struct Row {
     }
 
     /// Column `index` as text, nil for NULL.
+    public func text(_ index: Int) -> String? { statement.text(index) }
+
+    /// Calls `body` with the UTF-8 bytes of text column `index` in place, without copying
+    /// them; nil for NULL.
+    @inlinable
+    public func withUTF8<Result>(
+        _ index: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> Result
+    ) rethrows -> Result? {
+        try statement.withUTF8(index, body)
+    }
+
+    /// Column `index` as a double, nil for NULL.
+    public func double(_ index: Int) -> Double? { statement.double(index) }
+
+    /// Column `index` as an integer, nil for NULL.
+    public func int64(_ index: Int) -> Int64? { statement.int64(index) }
+
+    /// Column `index` as bytes, nil for NULL.
+    public func blob(_ index: Int) -> [UInt8]? { statement.blob(index) }
+}
+
+// MARK: - The current row, read in place
+
+// A loop over millions of rows reads them through the statement itself: a `Row` holds a
+// reference to its statement, and taking and dropping one a row is measurable there.
+extension Statement {
+    /// Steps to the next row: true when there is one, to be read with the column readers
+    /// below until the next step; false when the statement is done.
+    ///
+    /// - Throws: `SQLiteError`.
+    public func stepToRow() throws(SQLiteError) -> Bool {
+        let code = sqlite3_step(handle)
+        if code == SQLITE_ROW { return true }
+        sqlite3_reset(handle)
+        try check(code, database.handle, sql: sql)
+        return false
+    }
+
+    /// Column `index` as text, nil for NULL.
     public func text(_ index: Int) -> String? {
-        guard let pointer = sqlite3_column_text(statement.handle, Int32(index)) else { return nil }
-        let count = Int(sqlite3_column_bytes(statement.handle, Int32(index)))
+        guard let pointer = sqlite3_column_text(handle, Int32(index)) else { return nil }
+        let count = Int(sqlite3_column_bytes(handle, Int32(index)))
         return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
     }
 
@@ -297,26 +332,25 @@ public struct Row {
     public func withUTF8<Result>(
         _ index: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> Result
     ) rethrows -> Result? {
-        guard let pointer = sqlite3_column_text(statement.handle, Int32(index)) else { return nil }
-        let count = Int(sqlite3_column_bytes(statement.handle, Int32(index)))
+        guard let pointer = sqlite3_column_text(handle, Int32(index)) else { return nil }
+        let count = Int(sqlite3_column_bytes(handle, Int32(index)))
         return try body(UnsafeBufferPointer(start: pointer, count: count))
     }
 
     /// Column `index` as a double, nil for NULL.
     public func double(_ index: Int) -> Double? {
-        if sqlite3_column_type(statement.handle, Int32(index)) == SQLITE_NULL { return nil }
-        return sqlite3_column_double(statement.handle, Int32(index))
+        if sqlite3_column_type(handle, Int32(index)) == SQLITE_NULL { return nil }
+        return sqlite3_column_double(handle, Int32(index))
     }
 
     /// Column `index` as an integer, nil for NULL.
     public func int64(_ index: Int) -> Int64? {
-        if sqlite3_column_type(statement.handle, Int32(index)) == SQLITE_NULL { return nil }
-        return sqlite3_column_int64(statement.handle, Int32(index))
+        if sqlite3_column_type(handle, Int32(index)) == SQLITE_NULL { return nil }
+        return sqlite3_column_int64(handle, Int32(index))
     }
 
     /// Column `index` as bytes, nil for NULL.
     public func blob(_ index: Int) -> [UInt8]? {
-        let handle = statement.handle
         if sqlite3_column_type(handle, Int32(index)) == SQLITE_NULL { return nil }
         let count = Int(sqlite3_column_bytes(handle, Int32(index)))
         guard count > 0, let pointer = sqlite3_column_blob(handle, Int32(index)) else { return [] }

@@ -200,7 +200,9 @@ struct RecordCursor {
     ///
     /// - Throws: `SQLiteError`.
     mutating func next(into record: inout ExportRecord) throws -> Bool {
-        guard let row = try statement.next() else { return false }
+        guard try statement.stepToRow() else { return false }
+        // Read in place: no `Row` (and no reference to the statement) per record.
+        let row = statement
         record.resetExtra()
         func text(_ column: Int) -> String? { selected[column] ? row.text(column) : nil }
         func double(_ column: Int) -> Double? { selected[column] ? row.double(column) : nil }
@@ -231,13 +233,14 @@ struct RecordCursor {
         let keyFound: Void? = try row.withUTF8(0) { key in
             record.key = String(decoding: key, as: UTF8.self)
             guard hasSideTables else { return }
-            if let side = try geohashes?.seek(key) {
+            if try geohashes?.seek(key) == true, let side = geohashes?.statement {
                 record.geohash = side.text(1)
             }
             for index in renditions.indices where renditions[index] != nil {
                 // A rendition counts only when it was made from the image the record has
                 // now.
-                guard let side = try renditions[index]?.seek(key),
+                guard try renditions[index]?.seek(key) == true,
+                    let side = renditions[index]?.statement,
                     Self.sameText(side, 1, row, 8),
                     Self.setRendition(index, of: &record, from: side, at: 2)
                 else {
@@ -253,7 +256,7 @@ struct RecordCursor {
     /// Sets rendition `index` from the path, width, height and token in columns `column`
     /// to `column + 3` of `row`; false when the path is NULL.
     private static func setRendition(
-        _ index: Int, of record: inout ExportRecord, from row: Row, at column: Int
+        _ index: Int, of record: inout ExportRecord, from row: Statement, at column: Int
     ) -> Bool {
         row.withUTF8(column) { path -> Void in
             let width = row.int64(column + 1) ?? 0
@@ -268,7 +271,9 @@ struct RecordCursor {
     }
 
     /// Whether two text columns hold the same bytes (false when either is NULL).
-    private static func sameText(_ a: Row, _ aColumn: Int, _ b: Row, _ bColumn: Int) -> Bool {
+    private static func sameText(
+        _ a: Statement, _ aColumn: Int, _ b: Statement, _ bColumn: Int
+    ) -> Bool {
         a.withUTF8(aColumn) { left in
             b.withUTF8(bColumn) { KeyOrderedTable.compare(left, $0) == 0 } ?? false
         } ?? false
@@ -277,29 +282,30 @@ struct RecordCursor {
 
 /// A table keyed by record key, read in key order beside the records.
 struct KeyOrderedTable {
-    private let statement: Statement
-    private var current: Row?
+    /// Positioned on the row `seek` found, when it found one.
+    let statement: Statement
+    private var hasCurrent = false
     private var started = false
 
     init(statement: Statement) {
         self.statement = statement
     }
 
-    /// Moves forward to the row whose first column is `key` and returns it; nil when there
-    /// is none. Keys must come in ascending order (SQLite's BINARY order: bytes, then
-    /// length).
-    mutating func seek(_ key: UnsafeBufferPointer<UInt8>) throws -> Row? {
+    /// Moves forward to the row whose first column is `key`; true when there is one,
+    /// then read in place through `statement`. Keys must come in ascending order
+    /// (SQLite's BINARY order: bytes, then length).
+    mutating func seek(_ key: UnsafeBufferPointer<UInt8>) throws -> Bool {
         if !started {
             started = true
-            current = try statement.next()
+            hasCurrent = try statement.stepToRow()
         }
-        while let row = current {
-            let order = row.withUTF8(0) { Self.compare($0, key) } ?? -1
-            if order == 0 { return row }
-            if order > 0 { return nil }
-            current = try statement.next()
+        while hasCurrent {
+            let order = statement.withUTF8(0) { Self.compare($0, key) } ?? -1
+            if order == 0 { return true }
+            if order > 0 { return false }
+            hasCurrent = try statement.stepToRow()
         }
-        return nil
+        return false
     }
 
     /// SQLite's BINARY order of two texts.
