@@ -29,19 +29,30 @@ import Testing
 
     /// Runs the binary with its standard output on `file`, at the file's current end.
     func run(_ arguments: [String], appendingTo file: String) throws -> Int32 {
+        let handle = try #require(FileHandle(forWritingAtPath: file))
+        defer { try? handle.close() }
+        handle.seekToEndOfFile()
+        return try run(arguments, standardOutput: handle)
+    }
+
+    /// Runs the binary to its end with its standard output on `output`.
+    func run(_ arguments: [String], standardOutput output: Any) throws -> Int32 {
+        let process = try start(arguments, standardOutput: output)
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// Starts the binary with its standard output on `output` (a `FileHandle` or `Pipe`).
+    func start(_ arguments: [String], standardOutput output: Any) throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: BuiltBinary.path)
         process.arguments = arguments
         process.environment = environment
         process.currentDirectoryURL = sandbox.folder
-        let handle = try #require(FileHandle(forWritingAtPath: file))
-        defer { try? handle.close() }
-        handle.seekToEndOfFile()
-        process.standardOutput = handle
+        process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus
+        return process
     }
 
     @Test func aPipeReceivesTheWholeTree() throws {
@@ -60,6 +71,45 @@ import Testing
             ["export", "--layout", "flatirongo", "-q"], appendingTo: sandbox.path("tree.json"))
         #expect(status == 0)
         #expect(try ExportSupport.read(sandbox.path("tree.json")) == "earlier line\n" + expected)
+    }
+
+    /// `>>` opens the file for appending, where `sendfile` cannot write: the tree is read
+    /// back and written instead, after what the file held.
+    @Test func aFileOpenedForAppendingReceivesTheTreeAfterWhatItHeld() throws {
+        let expected = try capturedTree()
+        let path = try sandbox.write("tree.json", "earlier line\n")
+        let descriptor = open(path, O_WRONLY | O_APPEND)
+        try #require(descriptor >= 0)
+        let file = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        let status = try run(["export", "--layout", "flatirongo", "-q"], standardOutput: file)
+        try file.close()
+        #expect(status == 0)
+        #expect(try ExportSupport.read(path) == "earlier line\n" + expected)
+    }
+
+    /// A non-blocking pipe that fills (its reader is slow) is waited on: every byte arrives.
+    @Test func aFullNonBlockingPipeIsWaitedOn() throws {
+        // Enough treasures for a tree several times a pipe's 64 KB.
+        try Workspace.testDatabase(at: sandbox.workspace).execute(
+            """
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000)
+            INSERT INTO treasures (key, name, lat, lon)
+            SELECT printf('n%05d', i), 'Treasure ' || i, 10 + i / 1000.0, 20 + i / 1000.0 FROM n;
+            """)
+        #expect(sandbox.run("geohash").status == 0)
+        let expected = try capturedTree()
+        try #require(expected.utf8.count > 4 * 65536)
+        let pipe = Pipe()
+        let writeEnd = pipe.fileHandleForWriting.fileDescriptor
+        #expect(fcntl(writeEnd, F_SETFL, fcntl(writeEnd, F_GETFL) | O_NONBLOCK) == 0)
+        let process = try start(["export", "--layout", "flatirongo", "-q"], standardOutput: pipe)
+        try pipe.fileHandleForWriting.close()
+        // Let the pipe fill before anything is read.
+        Thread.sleep(forTimeInterval: 0.5)
+        let received = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(String(decoding: received, as: UTF8.self) == expected)
     }
 
     @Test func aRefusedExportSendsNothing() throws {

@@ -34,7 +34,8 @@ public enum FileIO {
         return bytes
     }
 
-    /// Writes all of `bytes`; false on failure (a closed pipe, a full disk).
+    /// Writes all of `bytes`; false on failure (a closed pipe, a full disk). A non-blocking
+    /// descriptor that is full is waited on.
     public static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
         var offset = 0
         while offset < bytes.count {
@@ -42,9 +43,22 @@ public enum FileIO {
                 descriptor, bytes.baseAddress! + offset, bytes.count - offset)
             if written < 0 {
                 if errno == EINTR { continue }
+                if waitUntilWritable(descriptor) { continue }
                 return false
             }
             offset += written
+        }
+        return true
+    }
+
+    /// After a write failed: when it failed because `descriptor` is non-blocking and full
+    /// (a pipe whose reader is slow, say), waits until it takes more and returns true, so
+    /// the output is delayed rather than dropped; false for any other failure.
+    public static func waitUntilWritable(_ descriptor: Int32) -> Bool {
+        guard errno == EAGAIN || errno == EWOULDBLOCK else { return false }
+        var ready = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+        while poll(&ready, 1, -1) < 0 {
+            if errno != EINTR { return false }
         }
         return true
     }

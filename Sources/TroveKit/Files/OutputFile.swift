@@ -293,8 +293,8 @@ final class OutputFile {
     /// Sends the finished spill file to `target` (standard output) and closes it.
     ///
     /// `sendfile(2)` copies in the kernel, so the bytes never pass through the process
-    /// again; where it cannot serve the descriptor, `read` and `write` do. A non-blocking
-    /// `target` is waited on rather than dropped.
+    /// again; where it cannot serve the descriptor (one opened for appending, `>>`), they
+    /// are read back and written. A non-blocking `target` is waited on rather than dropped.
     ///
     /// - Throws: `ExportError.cannotWrite` when `target` fails (the disk behind it is full,
     ///   say); part of the output may have been sent by then.
@@ -302,42 +302,34 @@ final class OutputFile {
         try finishSpill()
         defer { closeSpill() }
         var offset: off_t = 0
-        var usesSendfile = true
-        var chunk: [UInt8] = []
         while offset < off_t(byteCount) {
             let remaining = Int(off_t(byteCount) - offset)
-            var sent: Int
-            if usesSendfile {
-                sent = sendfile(target, descriptor, &offset, min(remaining, 1 << 30))
-                if sent < 0 && (errno == EINVAL || errno == ENOSYS) && offset == 0 {
-                    usesSendfile = false
-                    continue
-                }
-            } else {
-                if chunk.isEmpty { chunk = [UInt8](repeating: 0, count: Self.bufferSize) }
-                let count = min(remaining, chunk.count)
-                let read = chunk.withUnsafeMutableBytes {
-                    FileIO.readAll(
-                        descriptor, into: UnsafeMutableRawBufferPointer(rebasing: $0[..<count]),
-                        at: offset)
-                }
-                guard read else { throw FileWriteError(path: path, errno: errno) }
-                sent = chunk.withUnsafeBytes { Foundation.write(target, $0.baseAddress!, count) }
-                if sent > 0 { offset += off_t(sent) }
+            let sent = sendfile(target, descriptor, &offset, min(remaining, 1 << 30))
+            if sent > 0 || (sent < 0 && errno == EINTR) { continue }
+            if sent < 0 && (errno == EINVAL || errno == ENOSYS) && offset == 0 {
+                return try drainThroughProcess(to: target)
             }
-            if sent > 0 { continue }
-            if sent < 0 && errno == EINTR { continue }
-            if sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
-                var ready = pollfd(fd: target, events: Int16(POLLOUT), revents: 0)
-                _ = poll(&ready, 1, -1)
-                continue
-            }
+            if sent < 0 && FileIO.waitUntilWritable(target) { continue }
             // sendfile sends nothing only when the spill file ends early.
             guard sent < 0 else { throw FileWriteError(path: path, reason: "it ended early") }
-            let reason = String(cString: strerror(errno))
-            throw ExportError.cannotWrite(
-                path: "standard output", reason: reason + " (part of the output was written)")
+            throw Self.cannotWriteStandardOutput(errno)
         }
+    }
+
+    /// `drain(to:)` for a descriptor `sendfile` cannot write to.
+    private func drainThroughProcess(to target: Int32) throws {
+        var failure: Int32 = 0
+        try drain { chunk in
+            guard failure == 0 else { return }
+            if !chunk.withUnsafeBytes({ FileIO.writeAll(target, $0) }) { failure = errno }
+        }
+        if failure != 0 { throw Self.cannotWriteStandardOutput(failure) }
+    }
+
+    private static func cannotWriteStandardOutput(_ code: Int32) -> ExportError {
+        .cannotWrite(
+            path: "standard output",
+            reason: String(cString: strerror(code)) + " (part of the output was written)")
     }
 
     /// Writes out what is buffered before the spill file is read back.
@@ -347,8 +339,9 @@ final class OutputFile {
         finished = true
     }
 
-    /// Closes a drained spill file (it has no name to remove).
+    /// Closes a drained spill file (it has no name to remove); once is enough.
     private func closeSpill() {
+        guard descriptor >= 0 else { return }
         Foundation.close(descriptor)
         descriptor = -1
     }
