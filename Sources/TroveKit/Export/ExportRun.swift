@@ -199,7 +199,7 @@ struct ExportRun {
             // index, so that only the chosen cursor is referenced.
             var best = -1
             for index in cursors.indices where !cursors[index].isDone {
-                if best >= 0 && Self.compare(cursors[index].path, cursors[best].path) >= 0 {
+                if best >= 0 && comparePaths(cursors[index].path, cursors[best].path) >= 0 {
                     continue
                 }
                 best = index
@@ -207,10 +207,7 @@ struct ExportRun {
             guard best >= 0 else { break }
             let cursor = cursors[best]
             let (order, overlaps) =
-                hasPrevious
-                ? previousPath.withUnsafeBufferPointer { previous in
-                    cursor.path.withUnsafeBufferPointer { pathOrder(previous, $0) }
-                } : (-1, false)
+                hasPrevious ? pathOrder(previousPath, cursor.path) : (-1, false)
             if order > 0 {
                 // Each stream is ordered by construction; this guards the JSON's validity
                 // should that ever fail, rather than writing a broken tree.
@@ -268,10 +265,6 @@ struct ExportRun {
         merged.absorb(problems)
         problems.replace(with: merged)
         return summary
-    }
-
-    private static func compare(_ a: RenderBuffer, _ b: RenderBuffer) -> Int {
-        a.withUnsafeBufferPointer { left in b.withUnsafeBufferPointer { comparePaths(left, $0) } }
     }
 
     private mutating func write(

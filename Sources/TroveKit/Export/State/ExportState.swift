@@ -50,6 +50,16 @@ func comparePaths(_ a: [UInt8], _ b: [UInt8]) -> Int {
     a.withUnsafeBufferPointer { left in b.withUnsafeBufferPointer { comparePaths(left, $0) } }
 }
 
+/// `comparePaths` for render buffers (the merge loop's).
+func comparePaths(_ a: RenderBuffer, _ b: RenderBuffer) -> Int {
+    a.withUnsafeBufferPointer { left in b.withUnsafeBufferPointer { comparePaths(left, $0) } }
+}
+
+/// `pathOrder` for render buffers (the merge loop's).
+func pathOrder(_ previous: RenderBuffer, _ next: RenderBuffer) -> (order: Int, overlaps: Bool) {
+    previous.withUnsafeBufferPointer { a in next.withUnsafeBufferPointer { pathOrder(a, $0) } }
+}
+
 /// How `next` orders after `previous` (`comparePaths(previous, next)`), and whether
 /// `previous` is `next` or one of its ancestors, so that writing both would overlap.
 func pathOrder(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>)
