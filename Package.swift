@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "trove", targets: ["trove"]),
         // For the fuzz targets in Fuzz/, a package of their own that links these.
+        .library(name: "TroveBase", targets: ["TroveBase"]),
         .library(name: "TroveKit", targets: ["TroveKit"]),
         .library(name: "TroveImaging", targets: ["TroveImaging"]),
     ],
@@ -38,10 +39,13 @@ let package = Package(
         .target(name: "TroveImaging", dependencies: ["CTroveImaging"]),
         // HTTP over libcurl's multi interface; knows nothing of trove.
         .target(name: "TroveHTTP", dependencies: ["CCurl"]),
+        // Plain tools with no trove records in them: geography, JSON, formats, files,
+        // hashing, concurrency, diagnostics, Firebase's rules for keys and sizes.
+        .target(name: "TroveBase", dependencies: ["CZlib"]),
         .target(
             name: "TroveKit",
             dependencies: [
-                "TroveSQLite", "TroveImaging", "TroveHTTP", "CMicroHTTPD", "CZlib",
+                "TroveBase", "TroveSQLite", "TroveImaging", "TroveHTTP", "CMicroHTTPD",
             ],
             plugins: ["EmbedTemplates"]),
         .target(name: "TroveCLI", dependencies: ["TroveKit"]),
@@ -60,10 +64,10 @@ let package = Package(
             dependencies: ["TroveImaging"],
             resources: [.copy("Fixtures")]
         ),
-        .testTarget(name: "TroveKitTests", dependencies: ["TroveKit"]),
+        .testTarget(name: "TroveKitTests", dependencies: ["TroveBase", "TroveKit"]),
         // Golden/ holds texts the tests compare with, read from the source tree.
         .testTarget(
-            name: "TroveCLITests", dependencies: ["TroveCLI", "TroveImaging"],
+            name: "TroveCLITests", dependencies: ["TroveBase", "TroveCLI", "TroveImaging"],
             exclude: ["Golden"]),
     ]
 )

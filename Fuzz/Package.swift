@@ -24,6 +24,7 @@ let package = Package(
                 name: "fuzz-\(name)",
                 dependencies: [
                     "FuzzSupport",
+                    .product(name: "TroveBase", package: "trove"),
                     .product(name: "TroveKit", package: "trove"),
                     .product(name: "TroveImaging", package: "trove"),
                 ],

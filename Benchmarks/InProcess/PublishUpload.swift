@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import TroveBase
 import TroveKit
 
 /// `trove-bench storage-upload FOLDER BUCKET PREFIX`: every file in FOLDER uploaded as

@@ -13,6 +13,7 @@
 // Uploads every file in FOLDER through the publish's Storage transport (PublishUpload.swift).
 import Dispatch
 import Foundation
+import TroveBase
 import TroveKit
 
 func elapsedSeconds(_ body: () throws -> Void) rethrows -> Double {

@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 import TroveKit
 
 /// The `trove` command line: parses, runs the command, and maps every outcome to streams

@@ -1,3 +1,4 @@
+import TroveBase
 import TroveImaging
 import TroveSQLite
 

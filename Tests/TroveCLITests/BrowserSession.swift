@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TroveBase
 
 /// Disk full, on a small tmpfs mounted in a private mount namespace (`unshare -m`, as
 /// root or in a user namespace; where neither works the test is skipped, not passed).

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TroveBase
 
 /// `examples/Makefile` as a designer's pipeline: a second `make` runs nothing, and a
 /// touched input re-runs only what depends on it.

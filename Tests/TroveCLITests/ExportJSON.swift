@@ -1,3 +1,4 @@
+@testable import TroveBase
 @testable import TroveKit
 
 /// An exported tree as the Realtime Database holds it, for comparing exports: numbers as

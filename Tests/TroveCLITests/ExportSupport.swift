@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import TroveBase
 @_spi(Testing) @testable import TroveKit
 
 /// Builds small export workspaces and applies multi-path updates the way Firebase does.

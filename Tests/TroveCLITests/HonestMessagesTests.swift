@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TroveBase
 
 /// Long inputs are cut in messages with their byte count, and a header line over 1 MB is
 /// refused before it is read whole.

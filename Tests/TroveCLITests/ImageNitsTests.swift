@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TroveBase
 import TroveImaging
 
 @testable import TroveCLI

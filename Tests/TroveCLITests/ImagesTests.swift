@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TroveBase
 import TroveImaging
 @_spi(Testing) import TroveKit
 

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TroveImaging
 
+@testable import TroveBase
 @_spi(Testing) @testable import TroveKit
 
 /// `export --update` renders only the records changed since its base. Whatever the edits,

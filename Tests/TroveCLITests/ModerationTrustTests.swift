@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TroveBase
 @_spi(Testing) import TroveKit
 
 @testable import TroveCLI

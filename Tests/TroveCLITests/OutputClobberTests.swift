@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TroveBase
 
 /// Outputs never replace the workspace, an input, each other, or a file trove did not
 /// write: each is refused with exit 2 naming both paths, before anything is written.

@@ -1,4 +1,5 @@
 import Testing
+import TroveBase
 
 @testable import TroveCLI
 

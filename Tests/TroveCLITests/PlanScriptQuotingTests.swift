@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import TroveBase
 @testable import TroveKit
 
 /// The Storage plan script holds every name single-quoted (or not at all): an out name, a

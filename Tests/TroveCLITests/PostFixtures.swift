@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TroveBase
 import TroveImaging
 
 /// Photos for post tests, built in code: JPEGs with optional EXIF GPS.

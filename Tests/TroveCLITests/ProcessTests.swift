@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TroveBase
 @_spi(Testing) import TroveKit
 
 /// Runs of the real `trove` binary, for what only a separate process can show.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import TroveBase
 @testable import TroveCLI
 @testable import TroveKit
 

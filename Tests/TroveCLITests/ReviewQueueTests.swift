@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TroveImaging
 
+@testable import TroveBase
 @testable import TroveCLI
 @testable import TroveKit
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TroveBase
 @_spi(Testing) import TroveKit
 
 /// The served queue in headless Chromium: two moderators signed in at once, each in a

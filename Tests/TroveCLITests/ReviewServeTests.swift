@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TroveBase
 @_spi(Testing) import TroveKit
 
 #if canImport(Glibc)

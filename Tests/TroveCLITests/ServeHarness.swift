@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TroveBase
 
 #if canImport(Glibc)
     import Glibc

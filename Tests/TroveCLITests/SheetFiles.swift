@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TroveBase
 import TroveKit
 
 /// A review sheet's page data, and decision files made as its page makes them.

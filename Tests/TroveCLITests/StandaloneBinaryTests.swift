@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TroveBase
 
 @testable import TroveCLI
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TroveBase
 import TroveHTTP
 import TroveKit
 

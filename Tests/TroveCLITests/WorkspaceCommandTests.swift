@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TroveSQLite
 
+@testable import TroveBase
 @testable import TroveCLI
 @_spi(Testing) @testable import TroveKit
 

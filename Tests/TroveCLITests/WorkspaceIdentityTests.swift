@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TroveBase
 @_spi(Testing) import TroveKit
 
 /// Foreign, newer and damaged files are refused before anything changes them, nothing is

@@ -1,5 +1,6 @@
 import Testing
 
+@testable import TroveBase
 @testable import TroveKit
 
 @Suite struct CoordinateTests {

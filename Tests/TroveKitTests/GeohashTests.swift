@@ -1,5 +1,6 @@
 import Testing
 
+@testable import TroveBase
 @testable import TroveKit
 
 /// A small seeded generator (SplitMix64), so randomized tests repeat exactly.

@@ -1,5 +1,6 @@
 import Testing
 
+@testable import TroveBase
 @testable import TroveKit
 
 /// HMAC-SHA256 against the test vectors of RFC 4231 (cases 1–4, 6 and 7; case 5 tests a

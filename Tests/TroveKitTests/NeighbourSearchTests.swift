@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import TroveBase
 @testable import TroveKit
 
 /// The searches that use `NeighbourIndex`, where a grid of cells goes wrong easily.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import TroveBase
 @testable import TroveKit
 
 /// Facts by file content, so tests describe photos without encoding any: a file holds a

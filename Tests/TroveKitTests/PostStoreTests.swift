@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import TroveBase
 @testable import TroveKit
 
 /// The store's own round trips: what goes in through an import or a decision comes back

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import TroveBase
 @_spi(Testing) @testable import TroveKit
 
 /// A workspace of its own for one test, with rows arranged in SQL.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import TroveBase
 @testable import TroveKit
 
 /// Malformed input of every sort must end in rows, diagnostics or a thrown file error,

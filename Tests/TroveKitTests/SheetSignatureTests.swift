@@ -1,5 +1,6 @@
 import Testing
 
+@testable import TroveBase
 @testable import TroveKit
 
 /// The signed text is what the page's `JSON.stringify` writes, byte for byte (the

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import TroveBase
 @testable import TroveKit
 
 /// The stores of the exports and publish family: what is written reads back as the same

@@ -1,5 +1,6 @@
 import Foundation
 
+@testable import TroveBase
 @testable import TroveKit
 
 /// A folder of its own for one test, removed when the test is done with it.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import TroveBase
 @testable import TroveKit
 
 /// The treasures family's store: what it writes comes back, by name, as `Treasure`s.

@@ -1,5 +1,6 @@
 import FuzzSupport
 
+@testable import TroveBase
 @testable import TroveKit
 
 // The CSV reader (records) and the treasure rows made from them. The first byte picks the

@@ -1,5 +1,6 @@
 import FuzzSupport
 
+@testable import TroveBase
 @testable import TroveKit
 
 // The GeoJSON reader: FeatureCollections, single Features and newline-delimited Features,

@@ -1,5 +1,6 @@
 import FuzzSupport
 
+@testable import TroveBase
 @testable import TroveKit
 
 // The layout parser: JSON text, path templates and placeholders, and the checks a layout

@@ -1,6 +1,7 @@
 import Foundation
 import FuzzSupport
 
+@testable import TroveBase
 @testable import TroveKit
 
 // The three posts readers on every input: a Realtime Database export (JSON tree),

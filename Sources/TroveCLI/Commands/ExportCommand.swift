@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 import TroveKit
 
 enum ExportCommand {

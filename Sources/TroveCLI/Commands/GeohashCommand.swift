@@ -1,3 +1,4 @@
+import TroveBase
 import TroveKit
 
 enum GeohashCommand {

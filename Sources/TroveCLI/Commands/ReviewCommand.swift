@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 import TroveKit
 
 /// `trove review …`: list, show, decide, sheet, apply, log; alone on a terminal, the

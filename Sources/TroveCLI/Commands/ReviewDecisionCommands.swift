@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 import TroveKit
 
 /// `trove review approve|reject|flag|reopen`: one decision on each post named.

@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 import TroveKit
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 import TroveKit
 
 /// `trove review serve` and `trove review moderators add|list|rm`: the review queue served

@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 import TroveKit
 
 /// `trove review scan|sheet|apply|log`: signals, the offline review sheet and its

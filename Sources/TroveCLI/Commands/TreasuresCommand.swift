@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 import TroveKit
 
 /// `trove treasures list|show|rm`: the treasures in the workspace, like `review` for posts.

@@ -1,3 +1,4 @@
+import TroveBase
 import TroveKit
 
 /// `trove completions SHELL` and `trove man`: generated from the command tree for

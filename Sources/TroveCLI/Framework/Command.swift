@@ -1,3 +1,4 @@
+import TroveBase
 import TroveKit
 
 /// A command as declared once: its help, usage line, parsing and suggestions all come

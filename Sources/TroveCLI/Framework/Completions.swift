@@ -1,3 +1,4 @@
+import TroveBase
 import TroveKit
 
 /// Shell completion scripts for bash, zsh and fish, generated from the command tree, so

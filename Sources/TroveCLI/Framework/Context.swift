@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 import TroveKit
 
 /// Where a command's text goes: the real stdout/stderr, or a buffer in tests.

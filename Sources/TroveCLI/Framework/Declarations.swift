@@ -1,3 +1,4 @@
+import TroveBase
 import TroveKit
 
 /// What a path on the command line is to the command: declared once, so that every

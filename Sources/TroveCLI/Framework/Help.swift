@@ -1,3 +1,5 @@
+import TroveBase
+
 /// Help text and usage lines, generated from a command's declaration.
 enum Help {
     /// `usage: trove near <lat> <lon> [--radius <distance>] [--posts]`

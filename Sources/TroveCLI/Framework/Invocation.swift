@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 import TroveKit
 
 /// One run of a command: its parsed command line and its context.

@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 
 /// The `trove(1)` manual page in troff (man macros), generated from the command tree.
 enum ManPage {

@@ -1,3 +1,4 @@
+import TroveBase
 import TroveKit
 
 /// A command line that does not fit the declaration; exit status 2.

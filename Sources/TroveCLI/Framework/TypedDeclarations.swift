@@ -1,3 +1,4 @@
+import TroveBase
 import TroveKit
 
 // A command declares each of its values once, typed:

@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 import TroveKit
 
 /// Which workspace a command line names and how long its writers wait, worked out once

@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 
 extension ExportRun {
     /// Records the Storage plan written as the one the next plan of this output compares

@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 
 /// What `trove export` should write.
 public struct ExportOptions: Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 
 /// Why an export wrote nothing.
 public enum ExportError: Error, CustomStringConvertible {

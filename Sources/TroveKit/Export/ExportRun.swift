@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 import TroveSQLite
 
 /// The state of one export while it streams.

@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 import TroveSQLite
 
 /// Writes a workspace's treasures or approved posts through a layout.

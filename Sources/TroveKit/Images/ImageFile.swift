@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 import TroveImaging
 
 /// Reads an image or photo file the one bounded way `validate`, `images`, `import posts`

@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 import TroveImaging
 
 /// One rendition the apps download: a name, a box and how the picture fills it.

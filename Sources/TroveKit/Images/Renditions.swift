@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 import TroveImaging
 
 /// Makes the renditions the apps download, for every treasure image and post photo in

@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 import TroveImaging
 
 /// What trove learns from a post's photo.

@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 
 /// What `import posts` did.
 public struct PostImportSummary: Equatable, Sendable {

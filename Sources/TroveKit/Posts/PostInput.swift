@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 
 /// One user submission as read from an input file, before it reaches the workspace.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 
 /// What a posts file held: its posts, and what was dropped to keep it private.
 public struct PostFile: Sendable {

@@ -1,3 +1,5 @@
+import TroveBase
+
 /// The records `import posts --skip-invalid` set aside, as a CSV file to fix them in, like
 /// `RejectedRows` for treasures: `file,line,record,reason`, then the record itself (a CSV
 /// record's fields under the file's header names, a JSON record's text in a `json`

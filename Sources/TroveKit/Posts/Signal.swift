@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 
 /// The names of the signals that draw a moderator's attention to a post (SPEC §6.2).
 public enum SignalName: String, CaseIterable, Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 
 /// Finds perceptual hashes within `SignalRules.similarDistance` bits without comparing
 /// every pair: two hashes that differ in at most 6 bits agree exactly on at least one of

@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 
 /// Recomputes every post's signals from what the workspace holds.
 ///

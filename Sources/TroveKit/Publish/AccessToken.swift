@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 
 /// Where a transport's `Authorization` comes from: nothing (an emulator, with
 /// `CLOUDSDK_AUTH_DISABLE_CREDENTIALS=True`), a token given, or `gcloud auth

@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 import TroveHTTP
 
 /// Applies multi-path updates through the Realtime Database REST API

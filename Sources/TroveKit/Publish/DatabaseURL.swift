@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 
 /// A Realtime Database URL (`https://PROJECT-default-rtdb.firebaseio.com`,
 /// `https://NAME.europe-west1.firebasedatabase.app`, or an emulator's

@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 
 /// Applies multi-path updates through firebase-tools, as
 /// `firebase database:update / FILE --project PROJECT --instance INSTANCE --force

@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 import TroveSQLite
 
 /// What a publish plan holds, in counts.

@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 import TroveSQLite
 
 // What a target holds, in the two compact forms exports already keep: its database paths

@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 import TroveSQLite
 
 /// Where a layout's tree is published: one Realtime Database and one Storage bucket.

@@ -1,3 +1,4 @@
+import TroveBase
 import TroveHTTP
 
 /// The message in an error answer: Cloud Storage's `{"error": {"message": …}}`, the

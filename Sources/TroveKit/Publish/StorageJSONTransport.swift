@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 import TroveHTTP
 
 /// Sends objects to a bucket through the Cloud Storage JSON API

@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 
 // The two ways a publish reaches the outside: objects into a Storage bucket and one
 // multi-path update into the Realtime Database. Publishing decides what to send and

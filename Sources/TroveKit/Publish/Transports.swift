@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 
 /// The transports a publish uses, chosen from the environment.
 public enum Transports {

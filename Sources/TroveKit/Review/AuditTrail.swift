@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 
 /// The append-only record of decisions (`review log`).
 public struct AuditTrail {

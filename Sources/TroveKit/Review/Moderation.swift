@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 
 /// Records moderators' decisions with the conflict rule of SPEC §6.3 and §6.4.
 ///

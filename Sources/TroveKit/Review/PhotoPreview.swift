@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 import TroveImaging
 
 /// A photo drawn in a terminal with upper-half blocks (`▀`): each character cell shows two

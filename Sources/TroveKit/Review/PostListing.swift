@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 import TroveSQLite
 
 /// `review list --format json` at speed: rows go from SQLite's buffers straight into

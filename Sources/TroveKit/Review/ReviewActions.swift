@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 
 /// Moderator names: one line of printable text, so no name can forge a line of
 /// `review log` or a terminal's state.

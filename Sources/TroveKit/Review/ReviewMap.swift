@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 
 /// Where posts are, for people: links to OpenStreetMap for every position shown.
 public enum ReviewMap {

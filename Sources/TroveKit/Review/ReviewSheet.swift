@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 import TroveImaging
 
 /// Why the sheet could not be made.

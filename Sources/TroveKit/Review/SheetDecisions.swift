@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 
 /// A decision made in the sheet and downloaded as JSON, for `review apply`.
 public struct SheetDecision: Equatable, Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 
 /// What one `review sheet` run is: a fresh id, the secret its page signs decisions with,
 /// and the moderator it was made for. All three are kept in the workspace; the page

@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import Foundation
+import TroveBase
 
 #if canImport(Glibc)
     import Glibc

@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 
 /// Who may sign in to the served queue (`review moderators`), and their browser sessions.
 ///

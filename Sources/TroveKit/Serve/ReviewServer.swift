@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 import TroveImaging
 
 /// `trove review serve`: the review queue served to several moderators' browsers at once.

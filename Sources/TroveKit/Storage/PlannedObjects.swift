@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 import TroveSQLite
 
 // The objects each output's last Storage plan held, with the token each was planned with,

@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 
 /// A Firebase Storage bucket name, read from the forms people paste: a bare custom
 /// bucket `NAME`, `gs://NAME`, `NAME.appspot.com`, `NAME.firebasestorage.app`, or a

@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 import TroveSQLite
 
 /// What Firebase Storage must hold for one export: exactly the objects its URLs

@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 import TroveSQLite
 
 /// Writes the Storage plan of one export as it reads it, into two files staged in the

@@ -1,3 +1,5 @@
+import TroveBase
+
 /// Maps CSV records to treasures by their header.
 struct CSVTreasureSource {
     private var csv: CSVReader

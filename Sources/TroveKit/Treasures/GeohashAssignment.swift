@@ -1,3 +1,5 @@
+import TroveBase
+
 /// Assigns GeoFire geohashes to every treasure and post whose stored geohash is missing
 /// or no longer matches its position at the configured precision.
 public enum GeohashAssignment {

@@ -1,3 +1,5 @@
+import TroveBase
+
 /// A record found by a circle query, with its distance from the centre: a treasure or a
 /// post, so not a `Treasure`.
 public struct NearbyRecord: Equatable, Sendable {

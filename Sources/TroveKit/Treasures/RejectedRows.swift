@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 
 /// The rows an import skipped with `--skip-invalid`, as a CSV file to fix them in.
 ///

@@ -1,3 +1,5 @@
+import TroveBase
+
 /// Where a treasure's row sits in its file, as the `source_line` column of `treasures`
 /// holds it.
 ///

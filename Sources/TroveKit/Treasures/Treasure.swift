@@ -1,3 +1,5 @@
+import TroveBase
+
 /// A treasure as the workspace holds it: what `treasures list|show` print, what validate
 /// checks, what `TreasureStore` reads and returns.
 ///

@@ -1,3 +1,5 @@
+import TroveBase
+
 // MARK: - Columns
 
 /// The treasure attributes trove knows, and the column or property names that mean

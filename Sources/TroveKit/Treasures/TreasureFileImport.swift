@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 
 /// Reads treasure files and upserts them into the workspace in one transaction.
 ///

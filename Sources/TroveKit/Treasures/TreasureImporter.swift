@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 
 /// How many treasures an import added, changed, left alone and skipped.
 public struct ImportSummary: Equatable, Sendable {

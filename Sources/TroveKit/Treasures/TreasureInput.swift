@@ -1,3 +1,5 @@
+import TroveBase
+
 /// One treasure as read from an input file, before it reaches the workspace.
 public struct TreasureInput: Equatable, Sendable {
     /// The explicit key, when the file gives one; otherwise one is derived from the name.

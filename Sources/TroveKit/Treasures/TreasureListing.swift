@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 
 /// A rendition made for a treasure.
 public struct TreasureRendition: Equatable, Sendable {

@@ -1,3 +1,4 @@
+import TroveBase
 import TroveImaging
 
 #if canImport(Glibc)

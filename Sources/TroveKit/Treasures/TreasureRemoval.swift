@@ -1,3 +1,5 @@
+import TroveBase
+
 /// Removes treasures from the workspace with what hangs off them: the geohash (by the
 /// schema's trigger) and the rendition records. The rendition files stay on disk; the
 /// next export writes `null` for every path the treasure had.

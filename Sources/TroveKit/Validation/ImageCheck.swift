@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 import TroveImaging
 
 /// The image checks of `validate`: present, readable, JPEG or PNG, big enough, not over

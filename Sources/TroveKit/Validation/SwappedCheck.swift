@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 
 /// Without game.bounds: a point far from every other that lands among others when its
 /// coordinates are exchanged was probably written lon/lat. Each point is judged by its

@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 
 // What runs after the records' own checks: their images, decoded in batches on every
 // core, near-duplicates and swapped coordinates.

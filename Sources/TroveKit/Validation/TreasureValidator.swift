@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 
 /// Checks treasures one by one and across the set (duplicates, neighbours, swapped
 /// coordinates), putting `Diagnostic`s with stable codes in `findings` as it goes.

@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 
 /// Runs `TreasureValidator` over the workspace or over files without importing them.
 public enum Validation {

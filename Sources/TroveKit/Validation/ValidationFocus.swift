@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 
 extension TreasureValidator {
     /// The records `validate --changed` reports on: the changed ones, those closer than

@@ -1,3 +1,4 @@
+import TroveBase
 import TroveSQLite
 
 /// The kinds of record whose changes are tracked.

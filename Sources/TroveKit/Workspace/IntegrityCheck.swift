@@ -1,3 +1,4 @@
+import TroveBase
 import TroveSQLite
 
 /// `trove check`: SQLite's integrity check plus references between trove's tables.

@@ -1,3 +1,5 @@
+import TroveBase
+
 extension Schema {
     /// Publish targets and what each one holds, recorded apart from exports: only a
     /// completed publish (or `publish --mark-applied`) changes it.

@@ -1,3 +1,4 @@
+import TroveBase
 import TroveSQLite
 
 /// The workspace schema, as named forward migrations. Never edit a shipped migration:

@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 
 /// A setting stored with `trove config`, with what it means and how its value is checked.
 public struct Setting: Sendable {

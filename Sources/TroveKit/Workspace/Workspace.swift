@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 import TroveSQLite
 
 /// Why the workspace cannot be used. All map to exit status 4.

@@ -1,3 +1,4 @@
+import TroveBase
 import TroveSQLite
 
 /// The counts `trove status` shows, and the next command worth running.

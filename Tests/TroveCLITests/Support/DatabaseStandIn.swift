@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 import TroveHTTP
 
 /// `Tests/Support/rtdb-standin.py`, a local stand-in for the Realtime Database REST API

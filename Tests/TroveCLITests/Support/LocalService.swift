@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 
 /// The repository's root, for the test tools it holds (`Tests/Support`, `.build/test-tools`).
 let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()

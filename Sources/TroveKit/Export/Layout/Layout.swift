@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 
 /// An export layout: which records it iterates and the database paths each one writes.
 ///

@@ -1,3 +1,4 @@
+import TroveBase
 import TroveSQLite
 
 /// Checks a layout against the data: a placeholder naming an extra column that no record

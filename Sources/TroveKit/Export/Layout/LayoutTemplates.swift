@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 
 /// A value template: JSON with placeholders, compiled once per layout.
 indirect enum ValueTemplate: Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 import TroveSQLite
 
 // Each template streams on its own thread and connection (a `Worker`), sending its

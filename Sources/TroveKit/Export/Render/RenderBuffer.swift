@@ -1,3 +1,5 @@
+import TroveBase
+
 /// Bytes a template renders into, record after record.
 ///
 /// A path and a value take a few dozen appends a record, most of a few bytes; `Array`'s

@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 
 /// Turns a record and a template into database path and JSON bytes.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 
 // Extra columns: an extra's value as read, or converted to the type the layout asks for.
 

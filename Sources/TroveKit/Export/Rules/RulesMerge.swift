@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 
 /// What an existing `database.rules.json` of someone's own lacks for a layout.
 enum RulesMerge {

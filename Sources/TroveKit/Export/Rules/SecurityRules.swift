@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 
 extension Exporter {
     /// A complete `database.rules.json` for `layout`: every GeoFire node indexed on `g`,

@@ -1,3 +1,5 @@
+import TroveBase
+
 /// One recorded export: an export written to a file, the base of later `--update`s.
 public struct ExportLogEntry: Equatable, Sendable {
     /// What `--update --since` takes.

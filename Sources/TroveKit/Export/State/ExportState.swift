@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 import TroveSQLite
 
 // What a layout last exported, kept compactly for `export --update`: one 64-bit hash of
@@ -70,31 +71,6 @@ func pathOrder(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>)
         a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0
     else { return (order, false) }
     return (order, a.count == b.count || b[a.count] == UInt8(ascii: "/"))
-}
-
-/// A fast, stable 64-bit hash of a value's bytes (the same on every machine and run).
-func valueHash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
-    let raw = UnsafeRawBufferPointer(bytes)
-    var hash: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(raw.count)
-    func mix(_ word: UInt64) {
-        hash = (hash ^ word) &* 0xBF58_476D_1CE4_E5B9
-        hash ^= hash >> 31
-    }
-    var offset = 0
-    while offset + 8 <= raw.count {
-        mix(UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
-        offset += 8
-    }
-    var tail: UInt64 = 0
-    var shift: UInt64 = 0
-    while offset < raw.count {
-        tail |= UInt64(raw[offset]) << shift
-        shift += 8
-        offset += 1
-    }
-    mix(tail)
-    hash = (hash ^ (hash >> 27)) &* 0x94D0_49BB_1331_11EB
-    return hash ^ (hash >> 31)
 }
 
 // MARK: - Reading

@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 import TroveSQLite
 
 /// A state block as a state refers to it: its first path and its id in `state_blocks`.

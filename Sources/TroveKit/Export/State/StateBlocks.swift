@@ -1,3 +1,5 @@
+import TroveBase
+
 /// The front-coded blocks of exports' and publish targets' states, kept once in
 /// `state_blocks` and referred to by id: a state that changes a few entries stores the
 /// blocks they fall in and refers to the rest. `ExportStore` stores and reads them.

@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 import TroveSQLite
 
 /// One row of `export_log` as the export and publish code use it: what a recorded export

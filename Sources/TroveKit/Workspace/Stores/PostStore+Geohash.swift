@@ -1,3 +1,4 @@
+import TroveBase
 import TroveSQLite
 
 // Posts' geohashes: the circle queries of `near --posts` and `geohash`'s refill.

@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 import TroveSQLite
 
 /// The one home of the SQL on posts and their moderation: posts and their versions, the

@@ -1,3 +1,4 @@
+import TroveBase
 import TroveSQLite
 
 /// What a target took in at its last publish: the clock value and inputs its state was

@@ -1,3 +1,4 @@
+import TroveBase
 import TroveSQLite
 
 /// The SQL of `trove images`: the renditions it records (`renditions`), the images it

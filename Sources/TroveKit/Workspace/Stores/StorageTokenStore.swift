@@ -1,3 +1,4 @@
+import TroveBase
 import TroveSQLite
 
 /// The SQL of the stored objects' download tokens (`storage_tokens`): an object is a

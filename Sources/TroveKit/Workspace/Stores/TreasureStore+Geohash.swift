@@ -1,3 +1,4 @@
+import TroveBase
 import TroveSQLite
 
 // MARK: - Circle queries

@@ -1,3 +1,4 @@
+import TroveBase
 import TroveSQLite
 
 // MARK: - What validate reads

@@ -1,3 +1,4 @@
+import TroveBase
 import TroveSQLite
 
 /// The one home of the SQL of the treasures family: the `treasures`,

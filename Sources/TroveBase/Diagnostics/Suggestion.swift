@@ -1,0 +1,34 @@
+/// Damerau-free Levenshtein distance, enough for typos in command and column names.
+public func editDistance(_ a: String, _ b: String) -> Int {
+    let a = Array(a)
+    let b = Array(b)
+    if a.isEmpty { return b.count }
+    if b.isEmpty { return a.count }
+    var previous = Array(0...b.count)
+    var current = Array(repeating: 0, count: b.count + 1)
+    for i in 1...a.count {
+        current[0] = i
+        for j in 1...b.count {
+            let cost = a[i - 1] == b[j - 1] ? 0 : 1
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+        }
+        swap(&previous, &current)
+    }
+    return previous[b.count]
+}
+
+/// Column names as data has them, for "did you mean" in findings about names a layout
+/// or an import expected.
+package enum ColumnSuggestion {
+    /// ` (did you mean 'state'? the case differs)`, ` (did you mean 'city'?)`, or nothing
+    /// when no name is close.
+    package static func text(for name: String, among names: [String]) -> String {
+        if let same = names.first(where: { $0 != name && $0.lowercased() == name.lowercased() }) {
+            return "; did you mean '\(same)'? (only the case differs)"
+        }
+        let scored = names.map { ($0, editDistance(name.lowercased(), $0.lowercased())) }
+        guard let best = scored.min(by: { $0.1 < $1.1 }) else { return "" }
+        guard best.1 <= max(2, name.count / 3) else { return "" }
+        return "; did you mean '\(best.0)'?"
+    }
+}
