@@ -74,7 +74,7 @@ FUZZ_SECONDS ?= 60
 fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) SWIFT=$(SWIFT) Fuzz/run
 
-# Kill tests: every writing command killed at random moments (see README).
+# Kill tests: every writing command killed at random moments (see Stress/README.md).
 STRESS_TRIALS ?= 20
 stress: test-deps build
 	python3 Stress/kill.py --trove $(TROVE) --trials $(STRESS_TRIALS) $(if $(STRESS_SEED),--seed $(STRESS_SEED))
