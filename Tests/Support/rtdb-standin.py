@@ -46,30 +46,69 @@ Reads
                      "$key" bound that is not a string; shallow mixed with any of them.
                      startAfter and endBefore are refused (the stand-in lacks them).
 
+Streaming (Accept: text/event-stream on a GET)
+  200 Content-Type: text/event-stream, chunked, held open. Events, each "event: NAME",
+  "data: JSON" and a blank line:
+    put        first {"path": "/", "data": <the value at the location>}; then, for every
+               PUT or DELETE at or under the location, {"path": "/REL", "data": <the
+               value now at that path, null when deleted>}; a write above the location
+               that reaches it is {"path": "/", "data": <the value now at the location>}
+    patch      for a PATCH at or under the location: {"path": "/REL", "data": {MEMBER:
+               VALUE}} with the update's members (paths relative to the PATCH, slashes
+               kept, null for deletions); a PATCH above the location whose members lie
+               under it: {"path": "/", "data": {MEMBER-RELATIVE-TO-LOCATION: VALUE}}
+    keep-alive data null, every --keep-alive-seconds (default 30) since the stream opened
+    cancel     data "Permission denied", then the stream ends (sent on demand, below)
+    auth_revoked  data "credential is no longer valid", then the stream ends (on demand)
+  Every write that reaches the location sends an event, whether or not it changed the
+  value there; writes elsewhere send none. Streams are served beside other requests and
+  hold no lock while they wait. Streams of queries or shallow reads answer 400 (the
+  stand-in does not stream them). With --require-token, a stream needs the token too.
+
 Test controls (not part of the real API; logged like any request)
   POST /.standin/faults {"status": 503, "count": 2, "error": "..."}
                      the next COUNT writes answer STATUS with {"error": ERROR}
   GET /.standin/log  every request so far: [{"method", "path", "query", "status",
-                     "authorized"}]; "query" holds each query parameter's value as sent
-                     (JSON text for a query's)
+                     "authorized"}], "stream": true on stream requests; "query" holds
+                     each query parameter's value as sent (JSON text for a query's)
+  GET /.standin/streams[?count=N&timeout=S]
+                     the open streams, [{"id", "path"}]; with count, first waits (up to
+                     TIMEOUT seconds, default 10) until at least N are open
+  POST /.standin/streams/cancel [{"path": "/P"}]
+                     open streams (those at or under P, if given) get "cancel" and end
+  POST /.standin/streams/auth_revoked [{"path": "/P", "require_token": "NEW"}]
+                     open streams get "auth_revoked" and end; with require_token, from now
+                     on requests need NEW (as a token that expired would be refused)
+  POST /.standin/streams/drop [{"path": "/P"}]
+                     open streams' connections are reset (RST) with no closing chunk,
+                     as a network blip would leave them
+  POST /.standin/streams/redirect {"count": 1[, "host": "localhost"]}
+                     the next COUNT stream requests answer 307 with Location the same URL
+                     (on HOST if given), as the database sends a stream to another server
+  The stream controls answer {"streams": N} once the N streams they ended have closed.
 
 Usage: rtdb-standin.py [--port 0] [--require-token TOKEN] [--data FILE] [--state FILE]
-                       [--max-request-bytes N] [--index PATH=CHILD ...]
+                       [--max-request-bytes N] [--keep-alive-seconds 30]
+                       [--index PATH=CHILD ...]
 Prints "listening on http://127.0.0.1:PORT" when ready. With --require-token, requests
 need "Authorization: Bearer TOKEN" (or ?access_token=TOKEN or ?auth=TOKEN) and get 401
 without it. --data FILE is a JSON tree to start with. --state FILE keeps the tree across
 restarts: it is loaded from FILE when FILE exists (else from --data) and saved to it
 atomically at start and after every write, so a stand-in stopped (even killed) and started
 again with the same options and --port holds the same data (the port is bound with
-SO_REUSEADDR). The request log and faults are not kept. In --index, PATH segments
+SO_REUSEADDR). The request log, faults and streams are not kept. In --index, PATH segments
 starting with $ match any key (as in the rules: Users/$uid/TaggedLocations=date).
 """
 
 import argparse
 import json
 import os
+import queue
 import random
+import select
 import signal
+import socket
+import struct
 import sys
 import threading
 import time
@@ -377,6 +416,48 @@ def parse_index(text):
     return ([segment for segment in path.split("/") if segment], child.strip("/"))
 
 
+# MARK: - Streams
+
+
+class Stream:
+    """One open stream: the events for its location, queued in the order the writes were
+    applied, for its own thread to send."""
+
+    def __init__(self, identifier, segments):
+        self.id = identifier
+        self.segments = segments
+        self.events = queue.Queue()
+        self.finished = threading.Event()
+
+    def under(self, segments):
+        return self.segments[: len(segments)] == segments
+
+
+def stream_event(location, base, kind, members, tree):
+    """The event a write sends to a stream at LOCATION, or None when the write does not
+    reach it. BASE is where the write was sent; MEMBERS are (path relative to BASE,
+    stored value) pairs; KIND is "put" (one member, at BASE) or "patch"."""
+    if not members:
+        return None  # an empty update changes nothing
+    if base[: len(location)] == location:
+        relative = base[len(location):]
+        if kind == "put" or any(not path for path, _ in members):
+            return "put", {"path": slashed(relative), "data": exported(get_at(tree, base))}
+        return "patch", {"path": slashed(relative),
+                         "data": {"/".join(path): exported(value) for path, value in members}}
+    if location[: len(base)] != base:
+        return None
+    rest = location[len(base):]
+    under = {}
+    for path, value in members:
+        if rest[: len(path)] == path:
+            # This member replaces the location (or an ancestor of it) outright.
+            return "put", {"path": "/", "data": exported(get_at(tree, location))}
+        if path[: len(rest)] == rest:
+            under["/".join(path[len(rest):])] = exported(value)
+    return ("patch", {"path": "/", "data": under}) if under else None
+
+
 # MARK: - The database
 
 
@@ -384,8 +465,13 @@ class Database:
     def __init__(self, tree=None, state=None, indexes=()):
         self.tree = normalize(tree, "data")
         self.lock = threading.Lock()
+        # Signalled (with the lock) when a stream opens.
+        self.opened = threading.Condition(self.lock)
         self.faults = []
         self.log = []
+        self.streams = {}
+        self.stream_ids = 0
+        self.redirects = []
         self.state = state
         self.indexes = list(indexes)
         self.push_keys = PushKeys()
@@ -425,22 +511,40 @@ class Database:
         return paths
 
     def write(self, method, segments, value, where):
-        """Applies a write (the lock held) and saves. Returns what to answer with."""
+        """Applies a write (the lock held), saves, and queues its events for the open
+        streams it reaches. Returns what to answer with."""
         if method == "PATCH":
-            self.update(segments, value)
-            answer = value
+            members, kind, answer = self.update(segments, value), "patch", value
         elif method == "PUT":
-            self.tree = set_at(self.tree, segments, normalize(value, where))
-            answer = value
+            stored = normalize(value, where)
+            self.tree = set_at(self.tree, segments, stored)
+            members, kind, answer = [([], stored)], "put", value
         elif method == "POST":
             key = self.push_keys.next()
-            self.tree = set_at(self.tree, segments + [key], normalize(value, where))
-            answer = {"name": key}
+            stored = normalize(value, where)
+            segments = segments + [key]
+            self.tree = set_at(self.tree, segments, stored)
+            members, kind, answer = [([], stored)], "put", {"name": key}
         else:
             self.tree = set_at(self.tree, segments, None)
-            answer = None
+            members, kind, answer = [([], None)], "put", None
         self.save()
+        for stream in self.streams.values():
+            event = stream_event(stream.segments, segments, kind, members, self.tree)
+            if event is not None:
+                stream.events.put(event)
         return answer
+
+    def open_stream(self, segments):
+        """A new stream whose first event holds the value now at its location (the lock
+        held, so no write falls between that value and the stream's first event)."""
+        self.stream_ids += 1
+        stream = Stream(self.stream_ids, segments)
+        stream.events.put(("put", {"path": "/", "data": exported(get_at(self.tree, segments))}))
+        self.streams[stream.id] = stream
+        self.opened.notify_all()
+        return stream
+
 
 # MARK: - HTTP
 
@@ -487,17 +591,25 @@ class Handler(BaseHTTPRequestHandler):
         query = parse_qs(url.query, keep_blank_values=True)
         path = unquote(url.path)
         body = self.read_body() if method in ("PATCH", "PUT", "POST") else b""
-        with self.database.lock:
-            authorized = self.authorized(query)
-            response = self.dispatch(method, path, query, body, authorized)
-            self.record(method, path, query, response[0], authorized)
-        self.send(*response)
+        if path.startswith("/.standin/streams"):
+            response = self.stream_control(method, path, query, body)
+        elif method == "GET" and "text/event-stream" in self.headers.get("Accept", ""):
+            response = self.stream(path, query, url.query)
+        else:
+            with self.database.lock:
+                authorized = self.authorized(query)
+                response = self.dispatch(method, path, query, body, authorized)
+                self.record(method, path, query, response[0], authorized)
+        if response is not None:
+            self.send(*response)
 
-    def record(self, method, path, query, status, authorized):
-        self.database.log.append(
-            {"method": method, "path": path,
-             "query": {name: values[0] for name, values in query.items()},
-             "status": status, "authorized": authorized})
+    def record(self, method, path, query, status, authorized, stream=False):
+        entry = {"method": method, "path": path,
+                 "query": {name: values[0] for name, values in query.items()},
+                 "status": status, "authorized": authorized}
+        if stream:
+            entry["stream"] = True
+        self.database.log.append(entry)
 
     def dispatch(self, method, path, query, body, authorized):
         database = self.database
@@ -558,6 +670,144 @@ class Handler(BaseHTTPRequestHandler):
             return self.answer(200, raw=encoded({key: True for key, _ in children(node)}, pretty))
         return self.answer(200, node, pretty=pretty)
 
+    # MARK: - Streams
+
+    def stream(self, path, query, raw_query):
+        """Serves a stream until it is cancelled, revoked, dropped or its client leaves;
+        returns a response instead when the request is refused or redirected."""
+        database = self.database
+        with database.lock:
+            authorized = self.authorized(query)
+            response = None
+            if not path.endswith(".json"):
+                response = self.answer(404, {"error": "Not found: the REST API's paths end "
+                                                      "in .json"})
+            elif not authorized:
+                response = self.answer(401, {"error": "Unauthorized request."})
+            elif any(name in query for name in QUERY_PARAMETERS + UNSUPPORTED + ("shallow",)):
+                response = self.answer(400, {"error": "the stand-in does not stream queries "
+                                                      "or shallow reads"})
+            elif database.redirects:
+                host = database.redirects.pop(0) or self.headers.get("Host", "127.0.0.1")
+                if ":" not in host:
+                    host = f"{host}:{self.server.server_address[1]}"
+                location = f"http://{host}{self.path}"
+                response = (307, [("Location", location)], b"")
+            if response is None:
+                try:
+                    segments = split_path(path[: -len(".json")])
+                except Refused as refused:
+                    response = self.answer(400, {"error": str(refused)})
+            if response is not None:
+                self.record("GET", path, query, response[0], authorized, stream=True)
+                return response
+            stream = database.open_stream(segments)
+            self.record("GET", path, query, 200, authorized, stream=True)
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Cache-Control", "no-cache")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            self.close_connection = True
+            self.pump(stream)
+        except OSError:
+            pass  # the client went away
+        finally:
+            with database.lock:
+                database.streams.pop(stream.id, None)
+            stream.finished.set()
+        return None
+
+    def pump(self, stream):
+        """Sends the stream's events as they come, and a keep-alive every period; ends
+        when its client leaves."""
+        period = self.server.keep_alive_seconds
+        due = time.monotonic() + period
+        while True:
+            try:
+                kind, data = stream.events.get(timeout=min(0.1, max(0.0, due - time.monotonic())))
+            except queue.Empty:
+                if self.client_left():
+                    return
+                if time.monotonic() >= due:
+                    self.send_event("keep-alive", None)
+                    due += period
+                continue
+            if kind == "drop":
+                # Closed with a reset and no closing chunk: the connection just breaks.
+                self.connection.setsockopt(
+                    socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                self.rfile.close()
+                self.connection.close()
+                return
+            self.send_event(kind, data)
+            if kind in ("cancel", "auth_revoked"):
+                self.wfile.write(b"0\r\n\r\n")
+                return
+
+    def client_left(self):
+        """Whether the client closed its end (a stream's client sends nothing more)."""
+        readable, _, _ = select.select([self.connection], [], [], 0)
+        if not readable:
+            return False
+        try:
+            return self.connection.recv(1, socket.MSG_PEEK) == b""
+        except OSError:
+            return True
+
+    def send_event(self, kind, data):
+        if kind in ("put", "patch"):
+            # "path" first, as the database prints it; the value's keys sorted.
+            payload = b'{"path":%s,"data":%s}' % (encoded(data["path"]), encoded(data["data"]))
+        else:
+            payload = encoded(data)
+        text = b"event: %s\ndata: %s\n\n" % (kind.encode(), payload)
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(text), text))
+
+    def stream_control(self, method, path, query, body):
+        """The stream controls; they wait for the streams they end outside the lock."""
+        database = self.database
+        try:
+            options = json.loads(body) if body else {}
+        except ValueError:
+            options = None
+        if not isinstance(options, dict):
+            return self.answer(400, {"error": "a control's body is a JSON object"})
+        action = path[len("/.standin/streams"):]
+        if method == "GET" and action == "":
+            count = int(query.get("count", ["0"])[0])
+            deadline = time.monotonic() + float(query.get("timeout", ["10"])[0])
+            with database.lock:
+                while len(database.streams) < count and time.monotonic() < deadline:
+                    database.opened.wait(max(0.0, deadline - time.monotonic()))
+                listing = [{"id": stream.id, "path": slashed(stream.segments)}
+                           for stream in database.streams.values()]
+                status = 200 if len(listing) >= count else 408
+                self.record(method, path, query, status, True)
+            return self.answer(status, raw=json.dumps(listing).encode())
+        events = {"/cancel": ("cancel", "Permission denied"),
+                  "/auth_revoked": ("auth_revoked", "credential is no longer valid"),
+                  "/drop": ("drop", None)}
+        with database.lock:
+            if method == "POST" and action == "/redirect":
+                database.redirects.extend([options.get("host")] * int(options.get("count", 1)))
+                self.record(method, path, query, 204, True)
+                return self.answer(204, silent=True)
+            if method != "POST" or action not in events:
+                self.record(method, path, query, 404, True)
+                return self.answer(404, {"error": f"no control {method} {path}"})
+            within = split_path(options.get("path", "/"))
+            ended = [stream for stream in database.streams.values() if stream.under(within)]
+            for stream in ended:
+                stream.events.put(events[action])
+            if action == "/auth_revoked" and "require_token" in options:
+                self.server.token = options["require_token"]
+            self.record(method, path, query, 200, True)
+        for stream in ended:
+            stream.finished.wait(10)
+        return self.answer(200, {"streams": len(ended)})
+
     def do_GET(self):
         self.handle_request("GET")
 
@@ -587,6 +837,7 @@ def main():
     parser.add_argument("--data", help="a JSON file the database starts with")
     parser.add_argument("--state", help="a JSON file the tree is kept in across restarts")
     parser.add_argument("--max-request-bytes", type=int)
+    parser.add_argument("--keep-alive-seconds", type=float, default=30.0)
     parser.add_argument("--index", type=parse_index, action="append", default=[],
                         metavar="PATH=CHILD")
     options = parser.parse_args()
@@ -599,6 +850,7 @@ def main():
     server.database = Database(tree, state=options.state, indexes=options.index)
     server.token = options.require_token
     server.max_request_bytes = options.max_request_bytes
+    server.keep_alive_seconds = options.keep_alive_seconds
     # A test that dies does not leave the stand-in behind: it exits with its parent, and
     # answers SIGTERM even when started with the signal blocked.
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
