@@ -204,7 +204,7 @@ def exported(value):
         return value
     children = {key: exported(child) for key, child in value.items()}
     keys = list(children)
-    if all(key.isdigit() and (key == "0" or not key.startswith("0")) for key in keys):
+    if keys and all(key.isdigit() and (key == "0" or not key.startswith("0")) for key in keys):
         top = max(int(key) for key in keys)
         if top < 2 * len(keys):
             return [children.get(str(index)) for index in range(top + 1)]
