@@ -50,14 +50,18 @@ func runTool(_ executable: String, _ arguments: [String], environment: [String: 
 final class LocalService {
     let process: Process
     let port: Int
+    private var stopped = false
 
-    /// Starts `executable` with the arguments `arguments(port)` on a port that was free a
-    /// moment ago, and waits (up to 15 s) until the port accepts connections; tries
-    /// other ports if the process dies first (another took the port).
-    init(name: String, executable: String, arguments: (Int) -> [String]) throws {
+    /// Starts `executable` with the arguments `arguments(port)` on `port`, or else on a
+    /// port that was free a moment ago, and waits (up to 15 s) until the port accepts
+    /// connections; tries again if the process dies first (another took the port), on
+    /// other ports unless `port` was given (a service started again where it was).
+    init(name: String, executable: String, port wanted: Int? = nil, arguments: (Int) -> [String])
+        throws
+    {
         var lastError = "did not start"
         for _ in 0..<3 {
-            guard let port = freeLoopbackPort() else { break }
+            guard let port = wanted ?? freeLoopbackPort() else { break }
             let process = Process()
             process.executableURL = URL(fileURLWithPath: executable)
             process.arguments = arguments(port)
@@ -81,12 +85,17 @@ final class LocalService {
         throw ServiceError(message: "\(name) \(lastError)")
     }
 
-    /// Killed outright: a child started from a test thread can inherit a signal mask that
-    /// blocks SIGTERM, and the services hold nothing worth a clean exit.
-    deinit {
+    /// Kills the process and waits for it to end; a second stop does nothing. Killed
+    /// outright: a child started from a test thread can inherit a signal mask that blocks
+    /// SIGTERM, and the services hold nothing worth a clean exit.
+    func stop() {
+        guard !stopped else { return }
+        stopped = true
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
     }
+
+    deinit { stop() }
 }
 
 struct ServiceError: Error, CustomStringConvertible {
