@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "trove", targets: ["trove"]),
         // For the fuzz targets in Fuzz/, a package of their own that links these.
         .library(name: "TroveBase", targets: ["TroveBase"]),
+        .library(name: "TroveStore", targets: ["TroveStore"]),
         .library(name: "TroveKit", targets: ["TroveKit"]),
         .library(name: "TroveImaging", targets: ["TroveImaging"]),
     ],
@@ -42,10 +43,14 @@ let package = Package(
         // Plain tools with no trove records in them: geography, JSON, formats, files,
         // hashing, concurrency, diagnostics, Firebase's rules for keys and sizes.
         .target(name: "TroveBase", dependencies: ["CZlib"]),
+        // The workspace: its schema and migrations, settings, record types and the stores,
+        // which speak only in those records. All of trove's SQL lives here.
+        .target(name: "TroveStore", dependencies: ["TroveBase", "TroveSQLite"]),
         .target(
             name: "TroveKit",
             dependencies: [
-                "TroveBase", "TroveSQLite", "TroveImaging", "TroveHTTP", "CMicroHTTPD",
+                "TroveBase", "TroveStore", "TroveSQLite", "TroveImaging", "TroveHTTP",
+                "CMicroHTTPD",
             ],
             plugins: ["EmbedTemplates"]),
         .target(name: "TroveCLI", dependencies: ["TroveKit"]),
@@ -64,10 +69,11 @@ let package = Package(
             dependencies: ["TroveImaging"],
             resources: [.copy("Fixtures")]
         ),
-        .testTarget(name: "TroveKitTests", dependencies: ["TroveBase", "TroveKit"]),
+        .testTarget(name: "TroveKitTests", dependencies: ["TroveBase", "TroveStore", "TroveKit"]),
         // Golden/ holds texts the tests compare with, read from the source tree.
         .testTarget(
-            name: "TroveCLITests", dependencies: ["TroveBase", "TroveCLI", "TroveImaging"],
+            name: "TroveCLITests",
+            dependencies: ["TroveBase", "TroveStore", "TroveCLI", "TroveImaging"],
             exclude: ["Golden"]),
     ]
 )

@@ -25,6 +25,7 @@ let package = Package(
                 dependencies: [
                     "FuzzSupport",
                     .product(name: "TroveBase", package: "trove"),
+                    .product(name: "TroveStore", package: "trove"),
                     .product(name: "TroveKit", package: "trove"),
                     .product(name: "TroveImaging", package: "trove"),
                 ],

@@ -15,6 +15,7 @@ import Dispatch
 import Foundation
 import TroveBase
 import TroveKit
+import TroveStore
 
 func elapsedSeconds(_ body: () throws -> Void) rethrows -> Double {
     let start = DispatchTime.now().uptimeNanoseconds

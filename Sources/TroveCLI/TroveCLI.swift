@@ -1,6 +1,7 @@
 import Foundation
 import TroveBase
 import TroveKit
+import TroveStore
 
 /// The `trove` command line: parses, runs the command, and maps every outcome to streams
 /// and an exit status (SPEC §1).

@@ -1,5 +1,6 @@
 import Foundation
 import TroveBase
+import TroveStore
 
 #if canImport(Glibc)
     import Glibc

@@ -3,6 +3,7 @@ import Testing
 import TroveBase
 import TroveHTTP
 import TroveKit
+import TroveStore
 
 /// The Realtime Database transports: REST against the local stand-in, firebase-tools
 /// through a recording script in its place.

@@ -4,6 +4,7 @@ import Testing
 @testable import TroveBase
 @testable import TroveCLI
 @_spi(Testing) @testable import TroveKit
+@_spi(Testing) @testable import TroveStore
 
 /// An export without `--out`, run as a real process: its tree reaches a pipe or a file
 /// exactly as an in-process run captures it, only once everything succeeded.

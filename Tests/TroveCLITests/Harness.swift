@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TroveBase
+import TroveStore
 
 @testable import TroveCLI
 

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TroveBase
 import TroveImaging
+import TroveStore
 
 @testable import TroveCLI
 

@@ -5,6 +5,7 @@ import TroveImaging
 @_spi(Testing) import TroveKit
 
 @testable import TroveCLI
+@_spi(Testing) @testable import TroveStore
 
 @Suite struct ImagesTests {
     let sandbox: Sandbox

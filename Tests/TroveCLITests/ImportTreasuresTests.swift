@@ -5,6 +5,7 @@ import TroveSQLite
 @testable import TroveBase
 @testable import TroveCLI
 @_spi(Testing) @testable import TroveKit
+@_spi(Testing) @testable import TroveStore
 
 @Suite struct ImportTreasuresTests {
     let sandbox: Sandbox

@@ -4,6 +4,7 @@ import TroveImaging
 
 @testable import TroveBase
 @_spi(Testing) @testable import TroveKit
+@_spi(Testing) @testable import TroveStore
 
 /// `export --update` renders only the records changed since its base. Whatever the edits,
 /// the update must be exactly the difference between the tree before and a full render of

@@ -4,6 +4,7 @@ import Testing
 @testable import TroveBase
 @testable import TroveCLI
 @testable import TroveKit
+@testable import TroveStore
 
 /// What `make install` installs beside the binary, generated from the declarations:
 /// completions and the man page; and the overview and version a user sees first.

@@ -5,6 +5,7 @@ import TroveSQLite
 @testable import TroveBase
 @testable import TroveCLI
 @_spi(Testing) @testable import TroveKit
+@_spi(Testing) @testable import TroveStore
 
 /// Migration 011 on a workspace made before it: posts, decisions and indexes are kept,
 /// every post gets its first version, and `withdrawn` becomes a status the table takes.

@@ -4,6 +4,7 @@ import TroveBase
 @_spi(Testing) import TroveKit
 
 @testable import TroveCLI
+@_spi(Testing) @testable import TroveStore
 
 /// Moderation a moderator can trust: decisions bound to the version seen, review sheets
 /// that cannot be forged, two moderators without noise, users keyed by id, posts

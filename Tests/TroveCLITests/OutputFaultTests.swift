@@ -4,6 +4,7 @@ import Testing
 @testable import TroveBase
 @testable import TroveCLI
 @_spi(Testing) @testable import TroveKit
+@_spi(Testing) @testable import TroveStore
 
 /// Output files under faults: a run killed between renames, temporaries of killed runs,
 /// an output that cannot be written.

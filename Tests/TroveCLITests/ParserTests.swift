@@ -1,5 +1,6 @@
 import Testing
 import TroveBase
+import TroveStore
 
 @testable import TroveCLI
 

@@ -4,6 +4,7 @@ import TroveBase
 @_spi(Testing) import TroveKit
 
 @testable import TroveCLI
+@_spi(Testing) @testable import TroveStore
 
 /// Firebase push ids start with '-': they are taken as typed, anywhere on the line.
 @Suite struct PostIDArgumentTests {

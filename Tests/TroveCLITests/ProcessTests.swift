@@ -3,6 +3,8 @@ import Testing
 import TroveBase
 @_spi(Testing) import TroveKit
 
+@_spi(Testing) @testable import TroveStore
+
 /// Runs of the real `trove` binary, for what only a separate process can show.
 @Suite struct ProcessTests {
     let sandbox: Sandbox

@@ -4,6 +4,7 @@ import Testing
 @testable import TroveBase
 @testable import TroveCLI
 @testable import TroveKit
+@testable import TroveStore
 
 /// Results written from concurrent iterations.
 final class UnsafeResults: @unchecked Sendable {

@@ -4,6 +4,7 @@ import Testing
 @testable import TroveBase
 @testable import TroveCLI
 @testable import TroveKit
+@testable import TroveStore
 
 /// `publish --against live.json`: plans against what the database really holds, and
 /// says what differs.

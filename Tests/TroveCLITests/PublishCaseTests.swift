@@ -4,6 +4,7 @@ import Testing
 @testable import TroveBase
 @testable import TroveCLI
 @_spi(Testing) @testable import TroveKit
+@_spi(Testing) @testable import TroveStore
 
 /// The ways exports lost work or leaked data, each run twice: the published state moves
 /// only with a completed publish, so the next plan holds every change not yet published.

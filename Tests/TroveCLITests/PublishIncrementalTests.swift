@@ -4,6 +4,7 @@ import Testing
 @testable import TroveBase
 @testable import TroveCLI
 @_spi(Testing) @testable import TroveKit
+@_spi(Testing) @testable import TroveStore
 
 /// A publish after a few edits renders only the changed records. Whatever the edits, the
 /// database must then hold exactly what a full export renders, and the bucket exactly the

@@ -4,6 +4,7 @@ import Testing
 @testable import TroveBase
 @testable import TroveCLI
 @_spi(Testing) @testable import TroveKit
+@_spi(Testing) @testable import TroveStore
 
 /// `publish --mark-applied`: a plan written by `export --update --out` and applied with
 /// one's own tooling becomes what the target holds.

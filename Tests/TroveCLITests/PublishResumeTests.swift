@@ -4,6 +4,7 @@ import Testing
 @testable import TroveBase
 @testable import TroveCLI
 @_spi(Testing) @testable import TroveKit
+@_spi(Testing) @testable import TroveStore
 
 /// A publish stopped at any step resumes to what a clean publish gives, never resending
 /// what was done; between steps every URL in the tree resolves to an object with its

@@ -4,6 +4,7 @@ import Testing
 @testable import TroveBase
 @testable import TroveCLI
 @_spi(Testing) @testable import TroveKit
+@_spi(Testing) @testable import TroveStore
 
 /// A Storage bucket and a Realtime Database in memory, as a publish sees them: the
 /// bucket keeps each object's bytes and download tokens, and the database stand-in

@@ -4,6 +4,7 @@ import Testing
 @testable import TroveBase
 @testable import TroveCLI
 @_spi(Testing) @testable import TroveKit
+@_spi(Testing) @testable import TroveStore
 
 /// `trove publish`: targets, plans, the order of the steps, and what the target holds.
 @Suite struct PublishTests {

@@ -4,6 +4,7 @@ import Testing
 @testable import TroveBase
 @testable import TroveCLI
 @_spi(Testing) @testable import TroveKit
+@_spi(Testing) @testable import TroveStore
 
 /// Files as spreadsheets, GIS tools and exports really write them, read and exported.
 @Suite struct ReaderCasesTests {

@@ -4,6 +4,7 @@ import Testing
 @testable import TroveBase
 @testable import TroveCLI
 @testable import TroveKit
+@testable import TroveStore
 
 @Suite struct ReviewProcessTests {
     let sandbox: Sandbox

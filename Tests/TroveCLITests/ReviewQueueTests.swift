@@ -5,6 +5,7 @@ import TroveImaging
 @testable import TroveBase
 @testable import TroveCLI
 @testable import TroveKit
+@testable import TroveStore
 
 /// A big photo built fast: horizontal bands, so no per-pixel arithmetic in a debug build.
 enum BigPhoto {

@@ -3,6 +3,8 @@ import Testing
 import TroveBase
 @_spi(Testing) import TroveKit
 
+@_spi(Testing) @testable import TroveStore
+
 /// The served queue in headless Chromium: two moderators signed in at once, each in a
 /// browser context of their own, working with the keyboard only.
 @Suite(.serialized) struct ReviewServeBrowserTests {

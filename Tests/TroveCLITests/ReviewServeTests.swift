@@ -3,6 +3,8 @@ import Testing
 import TroveBase
 @_spi(Testing) import TroveKit
 
+@_spi(Testing) @testable import TroveStore
+
 #if canImport(Glibc)
     import Glibc
 #endif

@@ -4,6 +4,7 @@ import Testing
 @testable import TroveBase
 @testable import TroveCLI
 @testable import TroveKit
+@testable import TroveStore
 
 /// The review queue and list as a moderator sees them on a terminal: 80×24 and 160×48,
 /// and a window resized in between.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TroveBase
 import TroveKit
+import TroveStore
 
 /// A review sheet's page data, and decision files made as its page makes them.
 struct SheetPage {

@@ -5,6 +5,7 @@ import TroveSQLite
 @testable import TroveBase
 @testable import TroveCLI
 @_spi(Testing) @testable import TroveKit
+@_spi(Testing) @testable import TroveStore
 
 /// `status` answers from counters and change marks; after every kind of write it must say
 /// what a count of the whole workspace says, and `check` must find nothing drifted.

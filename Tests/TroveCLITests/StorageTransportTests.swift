@@ -3,6 +3,7 @@ import Testing
 import TroveBase
 import TroveHTTP
 import TroveKit
+import TroveStore
 
 /// The Storage JSON API transport against fake-gcs-server, checked through the real
 /// gcloud: what each object holds after uploads, token changes and deletes.

@@ -4,6 +4,7 @@ import Testing
 @testable import TroveBase
 @testable import TroveCLI
 @_spi(Testing) @testable import TroveKit
+@_spi(Testing) @testable import TroveStore
 
 /// A designer's file edited over time: renames, deletions, moves and additions reach the
 /// workspace with `--sync` and Firebase with `export --update`.

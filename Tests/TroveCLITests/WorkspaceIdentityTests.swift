@@ -3,6 +3,8 @@ import Testing
 import TroveBase
 @_spi(Testing) import TroveKit
 
+@_spi(Testing) @testable import TroveStore
+
 /// Foreign, newer and damaged files are refused before anything changes them, nothing is
 /// made beside a device, and a reader leaves no file a writer cannot use.
 @Suite struct WorkspaceIdentityTests {

@@ -2,6 +2,7 @@ import Testing
 
 @testable import TroveBase
 @testable import TroveKit
+@testable import TroveStore
 
 @Suite struct CoordinateParsingTests {
     /// The quick path must give exactly the double strtod gives, for every kind of

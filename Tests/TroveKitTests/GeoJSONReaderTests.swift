@@ -3,6 +3,7 @@ import Testing
 
 @testable import TroveBase
 @testable import TroveKit
+@testable import TroveStore
 
 @Suite struct GeoJSONReaderTests {
     let folder = TemporaryFolder()

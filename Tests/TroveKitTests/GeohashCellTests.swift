@@ -3,6 +3,7 @@ import Testing
 
 @testable import TroveBase
 @testable import TroveKit
+@testable import TroveStore
 
 /// The cell bound circle queries use to drop candidates without reading their rows.
 @Suite struct GeohashCellTests {

@@ -3,6 +3,7 @@ import Testing
 
 @testable import TroveBase
 @testable import TroveKit
+@testable import TroveStore
 
 /// The searches that use `NeighbourIndex`, where a grid of cells goes wrong easily.
 @Suite struct NeighbourSearchTests {

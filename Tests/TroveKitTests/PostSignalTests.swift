@@ -3,6 +3,7 @@ import Testing
 
 @testable import TroveBase
 @testable import TroveKit
+@testable import TroveStore
 
 /// Facts by file content, so tests describe photos without encoding any: a file holds a
 /// JPEG signature (photos are read only when they start with one) and then its name.

@@ -3,6 +3,7 @@ import Testing
 
 @testable import TroveBase
 @testable import TroveKit
+@testable import TroveStore
 
 /// The store's own round trips: what goes in through an import or a decision comes back
 /// out by name, on the version it was made on.

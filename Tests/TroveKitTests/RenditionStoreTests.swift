@@ -3,6 +3,7 @@ import Testing
 
 @testable import TroveBase
 @_spi(Testing) @testable import TroveKit
+@_spi(Testing) @testable import TroveStore
 
 /// A workspace of its own for one test, with rows arranged in SQL.
 final class StoreFixture {
@@ -48,7 +49,7 @@ final class StoreFixture {
 
 /// A rendition of `kind` `key` named `name`, its path and hash made from them.
 func rendition(
-    _ kind: Renditions.OwnerKind, _ key: String, _ name: String = "full", path: String? = nil
+    _ kind: RenditionOwner, _ key: String, _ name: String = "full", path: String? = nil
 ) -> Rendition {
     Rendition(
         kind: kind, key: key, name: name, source: "/photos/\(key).jpg",
@@ -155,7 +156,7 @@ func rendition(
     }
 
     @Test func failuresAreRememberedOncePerOwnerAndForgotten() throws {
-        let failure = Renditions.Failure(
+        let failure = RenditionFailure(
             kind: .treasure, key: "a", source: "/photos/a.jpg", reason: "no such file")
         try fixture.workspace.write {
             #expect(try !store.forgetFailure(of: .treasure, "a"))

@@ -2,6 +2,7 @@ import Testing
 
 @testable import TroveBase
 @testable import TroveKit
+@testable import TroveStore
 
 @Suite struct SHA256Tests {
     @Test(arguments: [

@@ -3,6 +3,7 @@ import Testing
 
 @testable import TroveBase
 @testable import TroveKit
+@testable import TroveStore
 
 /// The stores of the exports and publish family: what is written reads back as the same
 /// domain values, and each write records what it took in.
@@ -162,10 +163,10 @@ import Testing
             try publishes.beginPlan(
                 target: "live", plannedAt: "2026-01-02T00:00:00Z", images: "/images")
             let add = try publishes.stepWriter(target: "live")
-            try add(PublishPlanner.StepKind.upload.base, .upload, "a.jpg", "t1", nil)
-            try add(PublishPlanner.StepKind.upload.base + 1, .upload, "b.jpg", "t2", nil)
-            try add(PublishPlanner.StepKind.update.base, .update, nil, nil, Array("{}".utf8))
-            try add(PublishPlanner.StepKind.delete.base, .delete, "old.jpg", nil, nil)
+            try add(PublishStepKind.upload.base, .upload, "a.jpg", "t1", nil)
+            try add(PublishStepKind.upload.base + 1, .upload, "b.jpg", "t2", nil)
+            try add(PublishStepKind.update.base, .update, nil, nil, Array("{}".utf8))
+            try add(PublishStepKind.delete.base, .delete, "old.jpg", nil, nil)
             var summary = PublishPlanSummary()
             summary.paths = 5
             summary.objects = 2
@@ -185,8 +186,8 @@ import Testing
         let update = try #require(try publishes.pendingSteps(target: "live", kind: .update).first)
         #expect(try publishes.stepBody(target: "live", seq: update.seq) == Array("{}".utf8))
         let uploads = try publishes.pendingSteps(
-            target: "live", kind: .upload, after: PublishPlanner.StepKind.upload.base - 1,
-            before: PublishPlanner.StepKind.token.base, limit: 1)
+            target: "live", kind: .upload, after: PublishStepKind.upload.base - 1,
+            before: PublishStepKind.token.base, limit: 1)
         #expect(uploads.map(\.name) == ["a.jpg"])
         #expect(uploads.map(\.token) == ["t1"])
 

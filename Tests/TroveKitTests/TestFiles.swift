@@ -2,6 +2,7 @@ import Foundation
 
 @testable import TroveBase
 @testable import TroveKit
+@testable import TroveStore
 
 /// A folder of its own for one test, removed when the test is done with it.
 final class TemporaryFolder {

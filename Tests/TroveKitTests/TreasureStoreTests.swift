@@ -3,6 +3,7 @@ import Testing
 
 @testable import TroveBase
 @testable import TroveKit
+@testable import TroveStore
 
 /// The treasures family's store: what it writes comes back, by name, as `Treasure`s.
 @Suite struct TreasureStoreTests {

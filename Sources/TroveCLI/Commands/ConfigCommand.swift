@@ -1,5 +1,6 @@
 import TroveBase
 import TroveKit
+import TroveStore
 
 enum ConfigCommand {
     static let command = Command(

@@ -1,5 +1,6 @@
 import TroveBase
 import TroveKit
+import TroveStore
 
 enum GeohashCommand {
     static let command = Command(

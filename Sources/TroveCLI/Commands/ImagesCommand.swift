@@ -1,6 +1,7 @@
 import Foundation
 import TroveBase
 import TroveKit
+import TroveStore
 
 enum ImagesCommand {
     static let command = Command(

@@ -1,6 +1,7 @@
 import Foundation
 import TroveBase
 import TroveKit
+import TroveStore
 
 /// `trove import posts FILE [--photos DIR]`.
 enum ImportPostsCommand {

@@ -1,5 +1,6 @@
 import TroveBase
 import TroveKit
+import TroveStore
 
 enum PublishTargetCommands {
     static let command = Command(

@@ -1,6 +1,7 @@
 import Foundation
 import TroveBase
 import TroveKit
+import TroveStore
 
 /// `trove review …`: list, show, decide, sheet, apply, log; alone on a terminal, the
 /// interactive queue.

@@ -1,6 +1,7 @@
 import Foundation
 import TroveBase
 import TroveKit
+import TroveStore
 
 /// `trove review approve|reject|flag|reopen`: one decision on each post named.
 extension ReviewCommand {

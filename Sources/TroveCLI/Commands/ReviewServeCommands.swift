@@ -1,6 +1,7 @@
 import Foundation
 import TroveBase
 import TroveKit
+import TroveStore
 
 /// `trove review serve` and `trove review moderators add|list|rm`: the review queue served
 /// to several moderators' browsers at once.

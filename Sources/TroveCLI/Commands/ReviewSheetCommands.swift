@@ -1,6 +1,7 @@
 import Foundation
 import TroveBase
 import TroveKit
+import TroveStore
 
 /// `trove review scan|sheet|apply|log`: signals, the offline review sheet and its
 /// decisions, and the audit log.

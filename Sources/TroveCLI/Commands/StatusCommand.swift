@@ -1,5 +1,6 @@
 import TroveBase
 import TroveKit
+import TroveStore
 
 enum StatusCommand {
     static let command = Command(
@@ -129,7 +130,7 @@ enum CheckCommand {
         "check", abstract: "Check the workspace's integrity (exit 1 on any problem).",
         formats: [.text, .json]
     ) { invocation in
-        let check = try IntegrityCheck(workspace: invocation.openWorkspace())
+        let check = try WorkspaceCheck(workspace: invocation.openWorkspace())
         if invocation.format == .json {
             invocation.print(
                 JSONObject(["healthy": check.isHealthy, "problems": check.problems]).jsonText)

@@ -1,6 +1,7 @@
 import Foundation
 import TroveBase
 import TroveKit
+import TroveStore
 
 enum TemplateCommand {
     static let command = Command(

@@ -1,6 +1,7 @@
 import Foundation
 import TroveBase
 import TroveKit
+import TroveStore
 
 /// `trove treasures list|show|rm`: the treasures in the workspace, like `review` for posts.
 enum TreasuresCommand {

@@ -1,5 +1,6 @@
 import TroveBase
 import TroveKit
+import TroveStore
 
 /// `trove completions SHELL` and `trove man`: generated from the command tree for
 /// `make install`, and hidden from the overview help.

@@ -1,5 +1,6 @@
 import TroveBase
 import TroveKit
+import TroveStore
 
 /// A command as declared once: its help, usage line, parsing and suggestions all come
 /// from this declaration.

@@ -1,5 +1,6 @@
 import TroveBase
 import TroveKit
+import TroveStore
 
 /// Shell completion scripts for bash, zsh and fish, generated from the command tree, so
 /// they list exactly the commands and flags the parser accepts.

@@ -1,6 +1,7 @@
 import Foundation
 import TroveBase
 import TroveKit
+import TroveStore
 
 /// Where a command's text goes: the real stdout/stderr, or a buffer in tests.
 public final class OutputStream: @unchecked Sendable {

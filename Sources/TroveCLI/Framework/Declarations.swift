@@ -1,5 +1,6 @@
 import TroveBase
 import TroveKit
+import TroveStore
 
 /// What a path on the command line is to the command: declared once, so that every
 /// command's outputs are checked against its inputs and the workspace before it runs

@@ -1,4 +1,5 @@
 import TroveBase
+import TroveStore
 
 /// Help text and usage lines, generated from a command's declaration.
 enum Help {

@@ -1,6 +1,7 @@
 import Foundation
 import TroveBase
 import TroveKit
+import TroveStore
 
 /// One run of a command: its parsed command line and its context.
 public struct Invocation {

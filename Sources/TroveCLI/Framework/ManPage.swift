@@ -1,5 +1,6 @@
 import Foundation
 import TroveBase
+import TroveStore
 
 /// The `trove(1)` manual page in troff (man macros), generated from the command tree.
 enum ManPage {

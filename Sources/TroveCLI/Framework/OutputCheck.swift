@@ -1,6 +1,7 @@
 import Foundation
 import TroveBase
 import TroveKit
+import TroveStore
 
 extension Invocation {
     /// Refuses a command line whose outputs would replace the workspace, an input, each

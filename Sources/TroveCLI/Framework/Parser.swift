@@ -1,5 +1,6 @@
 import TroveBase
 import TroveKit
+import TroveStore
 
 /// A command line that does not fit the declaration; exit status 2.
 public struct UsageError: Error, CustomStringConvertible, Equatable {

@@ -1,4 +1,5 @@
 import TroveBase
+import TroveStore
 
 /// Text from users and files made harmless for a terminal, the one printer every line of
 /// messages and text output goes through (`Invocation.note`, `warn`, `print` in text

@@ -1,5 +1,6 @@
 import TroveBase
 import TroveKit
+import TroveStore
 
 // A command declares each of its values once, typed:
 //

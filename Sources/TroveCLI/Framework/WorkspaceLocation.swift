@@ -1,6 +1,7 @@
 import Foundation
 import TroveBase
 import TroveKit
+import TroveStore
 
 /// Which workspace a command line names and how long its writers wait, worked out once
 /// for the parser's look-ups, the command and its error messages: `-w`/`--workspace`,

@@ -1,5 +1,6 @@
 import Foundation
 import TroveBase
+import TroveStore
 
 /// What `trove export` should write.
 public struct ExportOptions: Sendable {
@@ -27,7 +28,7 @@ public struct ExportOptions: Sendable {
     public var isRecorded: Bool { output != nil && !dryRun }
 
     /// How many recorded exports of each layout keep their state for `--since`.
-    public static let keptStates = 10
+    public static let keptStates = ExportStore.keptStates
     /// The folder `trove images` wrote the renditions to, for the Storage plan written
     /// beside `output` (`OUT.storage.json`, `OUT.storage.sh`); nil writes no plan.
     public var images: String?

@@ -1,5 +1,6 @@
 import Foundation
 import TroveBase
+import TroveStore
 
 /// Why an export wrote nothing.
 public enum ExportError: Error, CustomStringConvertible {

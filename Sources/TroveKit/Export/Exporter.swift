@@ -1,6 +1,7 @@
 import Foundation
 import TroveBase
 import TroveSQLite
+import TroveStore
 
 /// Writes a workspace's treasures or approved posts through a layout.
 ///

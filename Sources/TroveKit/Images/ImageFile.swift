@@ -1,6 +1,7 @@
 import Foundation
 import TroveBase
 import TroveImaging
+import TroveStore
 
 /// Reads an image or photo file the one bounded way `validate`, `images`, `import posts`
 /// and review share, so that a hostile file costs a few reads, not the machine.

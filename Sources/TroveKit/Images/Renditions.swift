@@ -1,23 +1,13 @@
 import Foundation
 import TroveBase
 import TroveImaging
+import TroveStore
 
 /// Makes the renditions the apps download, for every treasure image and post photo in
 /// the workspace, incrementally: an unchanged source with unchanged settings is left
 /// alone. Outputs carry a short content hash in their names and no metadata but the ICC
 /// profile.
 public enum Renditions {
-    /// Whose images to process.
-    public enum OwnerKind: String, Sendable {
-        case treasure
-        case post
-
-        /// The output subfolder.
-        var folder: String { self == .treasure ? "treasures" : "posts" }
-
-        /// The kind of record whose changes are tracked.
-        var record: RecordKind { self == .treasure ? .treasure : .post }
-    }
 
     /// What to make and where.
     public struct Options: Sendable {
@@ -38,14 +28,6 @@ public enum Renditions {
         }
     }
 
-    /// An image that could not be processed; the others still were.
-    public struct Failure: Sendable, Equatable {
-        public var kind: OwnerKind
-        public var key: String
-        public var source: String
-        public var reason: String
-    }
-
     /// What a run did.
     public struct Summary: Sendable {
         /// Source images looked at.
@@ -54,14 +36,14 @@ public enum Renditions {
         public var made = 0
         /// Renditions already current.
         public var unchanged = 0
-        public var failures: [Failure] = []
+        public var failures: [RenditionFailure] = []
         /// Renditions removed from the output folder: their treasures or posts are gone.
         public var removed = 0
     }
 
     /// One source image and the renditions it needs.
     struct Job: Sendable {
-        var kind: OwnerKind
+        var kind: RenditionOwner
         var key: String
         var source: String
         var specs: [RenditionSpec]
@@ -71,7 +53,7 @@ public enum Renditions {
     struct Outcome: Sendable {
         var made: [Rendition] = []
         var unchanged = 0
-        var failure: Failure?
+        var failure: RenditionFailure?
     }
 
     /// The number of source images a run with `options` would look at.
@@ -112,7 +94,7 @@ public enum Renditions {
             try? FileManager.default.removeItem(
                 atPath: (options.outputFolder as NSString).appendingPathComponent(path))
         }
-        var kinds: [OwnerKind] = []
+        var kinds: [RenditionOwner] = []
         if options.includeTreasures { kinds.append(.treasure) }
         if options.includePosts { kinds.append(.post) }
         summary.removed = try removeOrphans(of: kinds, in: workspace, folder: options.outputFolder)
@@ -126,7 +108,7 @@ public enum Renditions {
     /// never through a symbolic link; emptied key folders go too.
     ///
     /// - Returns: how many files were removed.
-    static func removeOrphans(of kinds: [OwnerKind], in workspace: Workspace, folder: String)
+    static func removeOrphans(of kinds: [RenditionOwner], in workspace: Workspace, folder: String)
         throws -> Int
     {
         let manager = FileManager.default
@@ -204,7 +186,7 @@ public enum Renditions {
         return records
     }
 
-    static func identity(_ kind: OwnerKind, _ key: String, _ name: String) -> String {
+    static func identity(_ kind: RenditionOwner, _ key: String, _ name: String) -> String {
         "\(kind.rawValue)\u{0}\(key)\u{0}\(name)"
     }
 
@@ -222,7 +204,7 @@ public enum Renditions {
         do {
             bytes = try ImageFile.read(job.source, maxPixels: options.maxPixels)
         } catch {
-            outcome.failure = Failure(
+            outcome.failure = RenditionFailure(
                 kind: job.kind, key: job.key, source: job.source,
                 reason: error.kind == .missing
                     ? "no such file"
@@ -249,7 +231,8 @@ public enum Renditions {
             let images = try Thumbnailer.render(
                 source: bytes,
                 renditions: stale.map {
-                    RenditionRequest(width: $0.width, height: $0.height, mode: $0.mode)
+                    RenditionRequest(
+                        width: $0.width, height: $0.height, mode: ResizeMode($0.mode))
                 }, quality: options.quality, maxPixels: options.maxPixels)
             for (spec, image) in zip(stale, images) {
                 let hash = ContentHash.hex(image.bytes)
@@ -268,11 +251,11 @@ public enum Renditions {
             }
         } catch let error as ImageCodecError {
             outcome.made = []
-            outcome.failure = Failure(
+            outcome.failure = RenditionFailure(
                 kind: job.kind, key: job.key, source: job.source, reason: error.description)
         } catch {
             outcome.made = []
-            outcome.failure = Failure(
+            outcome.failure = RenditionFailure(
                 kind: job.kind, key: job.key, source: job.source,
                 reason: error is FileWriteError
                     ? "\(error)" : "cannot write the rendition: \(error)")
@@ -322,7 +305,9 @@ public enum Renditions {
 
     /// Remembers which images failed and why (and forgets the ones that now worked), so
     /// that an export can name the reason rather than advise another run.
-    static func recordFailures(_ failures: [Failure], of jobs: [Job], in workspace: Workspace)
+    static func recordFailures(
+        _ failures: [RenditionFailure], of jobs: [Job], in workspace: Workspace
+    )
         throws
     {
         let store = RenditionStore(workspace)
@@ -357,6 +342,16 @@ public enum Renditions {
                 try store.save(record, madeAt: now)
             }
             return replaced
+        }
+    }
+}
+
+extension ResizeMode {
+    /// The resize a rendition's setting asks for.
+    init(_ mode: RenditionSpec.Mode) {
+        switch mode {
+        case .fit: self = .fit
+        case .cover: self = .cover
         }
     }
 }

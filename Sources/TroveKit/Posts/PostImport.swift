@@ -1,5 +1,6 @@
 import Foundation
 import TroveBase
+import TroveStore
 
 /// What `import posts` did.
 public struct PostImportSummary: Equatable, Sendable {
@@ -71,15 +72,6 @@ public struct PostImporter {
         self.now = now
     }
 
-    /// A post ready to store: its input, where its photo is, and what the photo says.
-    struct Prepared: Sendable {
-        var input: PostInput
-        var photoPath: String?
-        var facts: PhotoFacts?
-        var problem: String?
-        var contentHash: String
-    }
-
     /// Imports `file`. Nothing is written unless everything is.
     ///
     /// - Parameter origin: the file's absolute path, when the posts come from a file: the
@@ -116,7 +108,7 @@ public struct PostImporter {
 
     // MARK: - Photos
 
-    private func prepare(_ posts: [PostInput], summary: inout PostImportSummary) -> [Prepared] {
+    private func prepare(_ posts: [PostInput], summary: inout PostImportSummary) -> [IncomingPost] {
         // Reading and hashing photos is the slow part; do it on every core.
         let resolver = self.resolver
         let inspector = self.inspector
@@ -124,7 +116,7 @@ public struct PostImporter {
             count: posts.count, threads: ProcessInfo.processInfo.activeProcessorCount
         ) { index in
             let post = posts[index]
-            var prepared = Prepared(
+            var prepared = IncomingPost(
                 input: post, photoPath: nil, facts: nil, problem: nil, contentHash: "")
             switch resolver.resolve(post.photo) {
             case .none: break
@@ -167,7 +159,7 @@ public struct PostImporter {
     // MARK: - Storing
 
     private func store(
-        _ posts: [Prepared], origin: String?, precision: Int, summary: inout PostImportSummary
+        _ posts: [IncomingPost], origin: String?, precision: Int, summary: inout PostImportSummary
     ) throws {
         let store = try PostStore.ImportStatements(PostStore(workspace))
         let at = timestamp(now)
@@ -244,7 +236,7 @@ public struct PostImporter {
     }
 
     /// Names the fields that differ from what was stored, e.g. `description, photo`.
-    private static func changedFields(_ old: [String?], _ post: Prepared) -> String {
+    private static func changedFields(_ old: [String?], _ post: IncomingPost) -> String {
         let input = post.input
         let new: [String?] = [
             input.user, String(input.latitude), String(input.longitude), input.description,

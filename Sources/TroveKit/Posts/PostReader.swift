@@ -1,5 +1,6 @@
 import Foundation
 import TroveBase
+import TroveStore
 
 /// What a posts file held: its posts, and what was dropped to keep it private.
 public struct PostFile: Sendable {

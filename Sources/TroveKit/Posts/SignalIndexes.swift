@@ -1,5 +1,6 @@
 import Foundation
 import TroveBase
+import TroveStore
 
 /// Finds perceptual hashes within `SignalRules.similarDistance` bits without comparing
 /// every pair: two hashes that differ in at most 6 bits agree exactly on at least one of
@@ -58,8 +59,8 @@ struct UserHistory {
 
     private var timelines: [String: Timeline] = [:]
 
-    init(_ posts: [SignalScanner.Facts]) {
-        var byUser: [String: [SignalScanner.Facts]] = [:]
+    init(_ posts: [SignalFacts]) {
+        var byUser: [String: [SignalFacts]] = [:]
         for post in posts {
             if let user = post.user { byUser[user, default: []].append(post) }
         }
@@ -85,7 +86,7 @@ struct UserHistory {
 
     /// Decided and rejected posts by the same user dated before this one (all of the
     /// user's other posts when this one has no date).
-    func earlier(than post: SignalScanner.Facts) -> (decided: Int, rejected: Int) {
+    func earlier(than post: SignalFacts) -> (decided: Int, rejected: Int) {
         guard let user = post.user, let timeline = timelines[user] else { return (0, 0) }
         guard let moment = post.moment else {
             let selfDecided = post.status == "approved" || post.status == "rejected" ? 1 : 0

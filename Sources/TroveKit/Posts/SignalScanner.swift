@@ -1,5 +1,6 @@
 import Foundation
 import TroveBase
+import TroveStore
 
 /// Recomputes every post's signals from what the workspace holds.
 ///
@@ -13,25 +14,6 @@ public struct SignalScanner {
     public init(workspace: Workspace, now: Date = Date()) {
         self.workspace = workspace
         self.now = now
-    }
-
-    struct Facts {
-        var id: String
-        var user: String?
-        var latitude: Double
-        var longitude: Double
-        var description: String?
-        var date: String?
-        var moment: Date?
-        var photoHash: String?
-        var phash: UInt64?
-        var width: Int?
-        var height: Int?
-        var exifLatitude: Double?
-        var exifLongitude: Double?
-        var photoProblem: String?
-        var status: String
-        var signals: String
     }
 
     /// Recomputes and stores the signals of every post.
@@ -66,10 +48,10 @@ public struct SignalScanner {
         let now: Date
         /// The posts' positions, for the ones within `SignalRules.nearbyMeters` of each.
         let grid: NeighbourIndex
-        let posts: [Facts]
+        let posts: [SignalFacts]
         let history: UserHistory
 
-        init(workspace: Workspace, posts: [Facts], now: Date) throws {
+        init(workspace: Workspace, posts: [SignalFacts], now: Date) throws {
             let words = (try workspace.setting(Setting.reviewBlockedWords.key) ?? "")
                 .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
                 .filter { !$0.isEmpty }
@@ -100,7 +82,7 @@ public struct SignalScanner {
             history = UserHistory(posts)
         }
 
-        func signals(for post: Facts) throws -> [Signal] {
+        func signals(for post: SignalFacts) throws -> [Signal] {
             var signals: [Signal] = []
             let readable = post.width != nil && post.photoProblem == nil
             if readable {
@@ -190,7 +172,7 @@ public struct SignalScanner {
         }
 
         /// Other posts within 25 m dated in the 7 days up to this post's date.
-        private func nearby(_ post: Facts) -> [(id: String, distance: Double)] {
+        private func nearby(_ post: SignalFacts) -> [(id: String, distance: Double)] {
             guard let moment = post.moment else { return [] }
             var found: [(id: String, distance: Double)] = []
             grid.forEachNeighbour(latitude: post.latitude, longitude: post.longitude) {
@@ -206,7 +188,7 @@ public struct SignalScanner {
         }
 
         /// "4 of 5 earlier decided posts by U were rejected", when mostly rejected.
-        private func userHistory(_ post: Facts) -> String? {
+        private func userHistory(_ post: SignalFacts) -> String? {
             guard let user = post.user else { return nil }
             let (decided, rejected) = history.earlier(than: post)
             guard decided >= SignalRules.historyMinimum, rejected * 2 > decided else {

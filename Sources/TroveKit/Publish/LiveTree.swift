@@ -1,5 +1,6 @@
 import Foundation
 import TroveBase
+import TroveStore
 
 /// What a Realtime Database really holds, from `firebase database:get /`, for a publish
 /// that plans against it (`--against`) instead of against the target's recorded state.
@@ -97,24 +98,4 @@ public struct LiveTree: Sendable {
         }
         return found
     }
-}
-
-/// What differs between a target's live database and the tree the workspace would
-/// publish, found by `publish --against`.
-public struct PublishDrift: Equatable, Sendable {
-    /// Paths the database holds with another value (edited in the console, or changes
-    /// not yet published).
-    public var differ: [String] = []
-    /// Paths of the tree the database lacks (a lost update, or never published).
-    public var missing: [String] = []
-    /// Of `missing` and `differ`, those trove recorded as published.
-    public var publishedButChanged = 0
-    /// Paths of the layout's shapes that the tree does not have (a database seeded by
-    /// someone else, or removals not yet published); the publish sets them to null.
-    public var extra: [String] = []
-
-    public init() {}
-
-    /// Whether the database holds exactly the tree.
-    public var isEmpty: Bool { differ.isEmpty && missing.isEmpty && extra.isEmpty }
 }

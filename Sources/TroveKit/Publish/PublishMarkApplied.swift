@@ -1,6 +1,7 @@
 import Foundation
 import TroveBase
 import TroveSQLite
+import TroveStore
 
 /// What `publish --mark-applied` recorded.
 public struct MarkedPlan: Equatable, Sendable {

@@ -1,37 +1,7 @@
 import Foundation
 import TroveBase
 import TroveSQLite
-
-/// What a publish plan holds, in counts.
-public struct PublishPlanSummary: Equatable, Sendable {
-    /// Database paths the target holds once the plan is applied.
-    public var paths = 0
-    /// Paths the plan sets (new or changed).
-    public var changed = 0
-    /// Paths the plan sets to null.
-    public var removed = 0
-    /// Database requests the update is split into.
-    public var requests = 0
-    /// Storage objects the target holds once the plan is applied.
-    public var objects = 0
-    /// Objects uploaded: new, or whose bytes the bucket does not hold yet.
-    public var uploads = 0
-    /// Objects that keep their bytes and get a new download token (held beside the old
-    /// one until the database names the new one).
-    public var retokens = 0
-    /// Objects deleted: nothing the target's tree references any more.
-    public var deletes = 0
-
-    /// What the live database held that differs from the tree, when planned against it.
-    public var drift: PublishDrift?
-    /// Whether only the records changed since the target's last publish were rendered.
-    public var renderedChangesOnly = false
-
-    public init() {}
-
-    /// Whether applying it changes nothing.
-    public var isEmpty: Bool { changed + removed + uploads + retokens + deletes == 0 }
-}
+import TroveStore
 
 /// The paths and objects of a plan, for `publish --dry-run --format json`.
 public struct PublishPlanDetail: Equatable, Sendable {
@@ -59,19 +29,6 @@ public enum PublishLimits {
 /// Computes a target's plan: the difference between the tree the workspace would export
 /// for the target's layout (with URLs naming its bucket) and what the target holds.
 enum PublishPlanner {
-    /// Steps run in kind order; within a kind, in the order planned.
-    enum StepKind: String, CaseIterable {
-        case upload
-        case token
-        case update
-        case delete
-        case revoke
-
-        /// The first sequence number of the kind's steps.
-        var base: Int64 {
-            Int64(Self.allCases.firstIndex(of: self) ?? 0) << 40
-        }
-    }
 
     /// Records the plan of `target` (its steps and planned state) in the caller's write
     /// transaction, against `held` (what the target holds; nil for its recorded state).
@@ -86,8 +43,10 @@ enum PublishPlanner {
         let store = PublishStore(database)
         try store.beginPlan(target: target.name, plannedAt: timestamp(now), images: images)
         let insertStep = try store.stepWriter(target: target.name)
-        var counters: [StepKind: Int64] = [:]
-        func addStep(_ kind: StepKind, name stepName: String?, token: String?, body: [UInt8]?)
+        var counters: [PublishStepKind: Int64] = [:]
+        func addStep(
+            _ kind: PublishStepKind, name stepName: String?, token: String?, body: [UInt8]?
+        )
             throws
         {
             let index = counters[kind, default: 0]
@@ -243,7 +202,7 @@ enum PublishPlanner {
     private static func planObjects(
         database: Database, target: PublishTarget, layout: Layout, tokens: Bool,
         summary: inout PublishPlanSummary,
-        addStep: (StepKind, String?, String?, [UInt8]?) throws -> Void
+        addStep: (PublishStepKind, String?, String?, [UInt8]?) throws -> Void
     ) throws {
         var previous = try PublishState.objects(
             target: target.name, planned: false, database: database)
@@ -255,7 +214,8 @@ enum PublishPlanner {
         }
         var gone: [String] = []
         if !layout.renditionNames.isEmpty {
-            let rows = try ExportStore(database).objects(layout: layout, tokens: tokens)
+            let rows = try ExportStore(database).objects(
+                of: layout.recordKind, renditionNames: layout.renditionNames, tokens: tokens)
             let pathColumn = rows.column("path")
             let tokenColumn = rows.column("token")
             var last: [UInt8] = []
@@ -325,7 +285,7 @@ enum PublishPlanner {
     private static func planChangedObjects(
         database: Database, target: PublishTarget, layout: Layout, tokens: Bool,
         base: IncrementalBase, baseObjects: Int, summary: inout PublishPlanSummary,
-        addStep: (StepKind, String?, String?, [UInt8]?) throws -> Void
+        addStep: (PublishStepKind, String?, String?, [UInt8]?) throws -> Void
     ) throws {
         let store = PublishStore(database)
         let index = try store.index(.objects, target: target.name, planned: false)

@@ -1,6 +1,7 @@
 import Foundation
 import TroveBase
 import TroveSQLite
+import TroveStore
 
 // What a target holds, in the two compact forms exports already keep: its database paths
 // with a 64-bit hash of each value (as `export --update` compares), and its Storage
@@ -9,11 +10,6 @@ import TroveSQLite
 // in progress completes.
 
 enum PublishState {
-    enum Kind: String {
-        case paths
-        case objects
-    }
-
     /// The database paths a target holds (or will hold), with their value hashes.
     ///
     /// - Throws: `SQLiteError`, `ExportError.damagedState`.

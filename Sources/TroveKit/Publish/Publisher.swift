@@ -1,6 +1,7 @@
 import Foundation
 import TroveBase
 import TroveSQLite
+import TroveStore
 
 /// What one `trove publish` did.
 public struct PublishResult: Equatable, Sendable {
@@ -189,7 +190,7 @@ public struct Publisher {
     /// Hands the object steps of `kind` not done yet to `send` a batch at a time, and
     /// marks each done as the transport reports it.
     private func eachBatch(
-        _ kind: PublishPlanner.StepKind, _ target: PublishTarget,
+        _ kind: PublishStepKind, _ target: PublishTarget,
         send: ([PublishStep], (String) -> Void) throws -> Void
     ) throws {
         var after = kind.base - 1

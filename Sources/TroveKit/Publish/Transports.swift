@@ -1,5 +1,6 @@
 import Foundation
 import TroveBase
+import TroveStore
 
 /// The transports a publish uses, chosen from the environment.
 public enum Transports {

@@ -1,5 +1,6 @@
 import Foundation
 import TroveBase
+import TroveStore
 
 /// The append-only record of decisions (`review log`).
 public struct AuditTrail {

@@ -1,5 +1,6 @@
 import Foundation
 import TroveBase
+import TroveStore
 
 /// Records moderators' decisions with the conflict rule of SPEC §6.3 and §6.4.
 ///

@@ -1,6 +1,7 @@
 import Foundation
 import TroveBase
 import TroveSQLite
+import TroveStore
 
 /// `review list --format json` at speed: rows go from SQLite's buffers straight into
 /// JSON bytes, without a `String` per column.

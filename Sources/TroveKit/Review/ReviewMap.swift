@@ -1,5 +1,6 @@
 import Foundation
 import TroveBase
+import TroveStore
 
 /// Where posts are, for people: links to OpenStreetMap for every position shown.
 public enum ReviewMap {

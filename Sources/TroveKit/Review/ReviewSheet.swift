@@ -1,6 +1,7 @@
 import Foundation
 import TroveBase
 import TroveImaging
+import TroveStore
 
 /// Why the sheet could not be made.
 public struct ReviewSheetError: Error, CustomStringConvertible, Sendable {

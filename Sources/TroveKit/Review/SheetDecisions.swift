@@ -1,5 +1,6 @@
 import Foundation
 import TroveBase
+import TroveStore
 
 /// A decision made in the sheet and downloaded as JSON, for `review apply`.
 public struct SheetDecision: Equatable, Sendable {

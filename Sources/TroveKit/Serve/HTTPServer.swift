@@ -1,6 +1,7 @@
 import CMicroHTTPD
 import Foundation
 import TroveBase
+import TroveStore
 
 #if canImport(Glibc)
     import Glibc

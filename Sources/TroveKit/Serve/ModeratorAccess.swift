@@ -1,5 +1,6 @@
 import Foundation
 import TroveBase
+import TroveStore
 
 /// Who may sign in to the served queue (`review moderators`), and their browser sessions.
 ///
@@ -13,16 +14,6 @@ public struct ModeratorAccess {
     /// Works on `workspace`.
     public init(workspace: Workspace) {
         self.workspace = workspace
-    }
-
-    /// One moderator as `list` shows it.
-    public struct Entry: Equatable, Sendable {
-        /// The moderator's name.
-        public var name: String
-        /// When they were added (or their link renewed).
-        public var addedAt: String
-        /// Browsers signed in.
-        public var sessions: Int
     }
 
     /// 32 random bytes as 64 hex digits.
@@ -56,7 +47,7 @@ public struct ModeratorAccess {
     /// Every moderator, by name.
     ///
     /// - Throws: `SQLiteError`.
-    public func list() throws -> [Entry] {
+    public func list() throws -> [Moderator] {
         try PostStore(workspace).moderators()
     }
 
@@ -124,16 +115,6 @@ public struct PostClaims {
     /// Works on `workspace`.
     public init(workspace: Workspace) {
         self.workspace = workspace
-    }
-
-    /// One live claim.
-    public struct Claim: Equatable, Sendable {
-        /// The post.
-        public var postID: String
-        /// Who holds it.
-        public var moderator: String
-        /// Until when, Unix seconds.
-        public var until: Double
     }
 
     /// Claims `id` for `moderator` for `minutes`; returns the claim holding the post

@@ -1,6 +1,7 @@
 import Foundation
 import TroveBase
 import TroveImaging
+import TroveStore
 
 /// `trove review serve`: the review queue served to several moderators' browsers at once.
 ///
@@ -288,7 +289,7 @@ public final class ReviewServer: @unchecked Sendable {
 
     private func postDetails(_ id: String, _ moderator: String) throws -> ServerResponse {
         let found = try locked {
-            () throws -> (Post, [Decision], [MapPoint], [String: Bool], PostClaims.Claim?)? in
+            () throws -> (Post, [Decision], [MapPoint], [String: Bool], Claim?)? in
             let query = PostQuery(workspace: workspace)
             guard let post = try query.post(id) else { return nil }
             let history = try AuditTrail(workspace: workspace).entries(for: id)

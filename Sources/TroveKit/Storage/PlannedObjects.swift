@@ -1,6 +1,7 @@
 import Foundation
 import TroveBase
 import TroveSQLite
+import TroveStore
 
 // The objects each output's last Storage plan held, with the token each was planned with,
 // kept compactly for the next plan to compare with: in path order (bytes, as SQLite's

@@ -1,6 +1,7 @@
 import Foundation
 import TroveBase
 import TroveSQLite
+import TroveStore
 
 /// What Firebase Storage must hold for one export: exactly the objects its URLs
 /// reference, and the objects the layout's previous plan held that nothing references
@@ -143,7 +144,8 @@ extension StoragePlan {
         var fresh: [StateEntry] = []
         if !layout.renditionNames.isEmpty {
             let objects = try ExportStore(database).objects(
-                layout: layout, tokens: tokens, changedSince: seq)
+                of: layout.recordKind, renditionNames: layout.renditionNames, tokens: tokens,
+                changedSince: seq)
             let pathColumn = objects.column("path")
             let tokenColumn = objects.column("token")
             while let row = try objects.next() {
@@ -156,7 +158,7 @@ extension StoragePlan {
                     ))
             }
         }
-        let kind: Renditions.OwnerKind = layout.records == .treasures ? .treasure : .post
+        let kind: RenditionOwner = layout.records == .treasures ? .treasure : .post
         let prefixes = Set(
             keys.map { Array("\(kind.folder)/\(Renditions.safePathComponent($0))/".utf8) })
         try StatePatcher.patch(

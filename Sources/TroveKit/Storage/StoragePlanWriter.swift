@@ -1,6 +1,7 @@
 import Foundation
 import TroveBase
 import TroveSQLite
+import TroveStore
 
 /// Writes the Storage plan of one export as it reads it, into two files staged in the
 /// export's output set, so they go into place with the tree or not at all.
@@ -126,7 +127,8 @@ final class StoragePlanWriter: @unchecked Sendable {
         manifestLine.reserveCapacity(512)
         scriptLine.reserveCapacity(512)
         if !layout.renditionNames.isEmpty {
-            let objects = try ExportStore(reader).objects(layout: layout, tokens: tokens)
+            let objects = try ExportStore(reader).objects(
+                of: layout.recordKind, renditionNames: layout.renditionNames, tokens: tokens)
             // Resolved once: the loop reads a million rows by index.
             let pathColumn = objects.column("path")
             let tokenColumn = objects.column("token")

@@ -1,4 +1,5 @@
 import TroveBase
+import TroveStore
 
 /// The download tokens of stored objects: one random UUID per object path, made with its
 /// rendition row (see the schema's triggers), stable until rotated.

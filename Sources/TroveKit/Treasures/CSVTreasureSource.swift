@@ -1,4 +1,5 @@
 import TroveBase
+import TroveStore
 
 /// Maps CSV records to treasures by their header.
 struct CSVTreasureSource {

@@ -1,4 +1,5 @@
 import TroveBase
+import TroveStore
 
 /// What the reading thread notices about a file as a whole, to say once at its end
 /// instead of once a row: keys derived from names where a column would serve better, and

@@ -1,4 +1,5 @@
 import TroveBase
+import TroveStore
 
 /// Assigns GeoFire geohashes to every treasure and post whose stored geohash is missing
 /// or no longer matches its position at the configured precision.

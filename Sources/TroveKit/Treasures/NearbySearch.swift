@@ -1,4 +1,5 @@
 import TroveBase
+import TroveStore
 
 /// A record found by a circle query, with its distance from the centre: a treasure or a
 /// post, so not a `Treasure`.

@@ -1,4 +1,5 @@
 import TroveBase
+import TroveStore
 
 // MARK: - Columns
 

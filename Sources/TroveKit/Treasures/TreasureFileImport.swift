@@ -1,5 +1,6 @@
 import Foundation
 import TroveBase
+import TroveStore
 
 /// Reads treasure files and upserts them into the workspace in one transaction.
 ///

@@ -1,13 +1,6 @@
 import Foundation
 import TroveBase
-
-/// A rendition made for a treasure.
-public struct TreasureRendition: Equatable, Sendable {
-    public var name: String
-    public var path: String
-    public var width: Int
-    public var height: Int
-}
+import TroveStore
 
 /// Reads treasures for `trove treasures list|show` and writes the listings: CSV and
 /// GeoJSON that import back into the same treasures, and JSON for scripts.

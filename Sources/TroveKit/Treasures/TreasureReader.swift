@@ -1,5 +1,6 @@
 import TroveBase
 import TroveImaging
+import TroveStore
 
 #if canImport(Glibc)
     import Glibc

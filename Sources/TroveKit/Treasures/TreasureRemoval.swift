@@ -1,4 +1,5 @@
 import TroveBase
+import TroveStore
 
 /// Removes treasures from the workspace with what hangs off them: the geohash (by the
 /// schema's trigger) and the rendition records. The rendition files stay on disk; the

@@ -1,5 +1,6 @@
 import Foundation
 import TroveBase
+import TroveStore
 
 /// Without game.bounds: a point far from every other that lands among others when its
 /// coordinates are exchanged was probably written lon/lat. Each point is judged by its

@@ -1,5 +1,6 @@
 import Foundation
 import TroveBase
+import TroveStore
 
 /// Checks treasures one by one and across the set (duplicates, neighbours, swapped
 /// coordinates), putting `Diagnostic`s with stable codes in `findings` as it goes.

@@ -1,5 +1,6 @@
 import Foundation
 import TroveBase
+import TroveStore
 
 /// Runs `TreasureValidator` over the workspace or over files without importing them.
 public enum Validation {

@@ -1,5 +1,6 @@
 import Foundation
 import TroveBase
+import TroveStore
 
 extension TreasureValidator {
     /// The records `validate --changed` reports on: the changed ones, those closer than

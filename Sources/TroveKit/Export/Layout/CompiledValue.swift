@@ -1,4 +1,5 @@
 import TroveBase
+import TroveStore
 
 /// A value template flattened for rendering a million records: nodes in one array and
 /// every constant byte (keys, punctuation, literals) in one pool, so that walking it copies

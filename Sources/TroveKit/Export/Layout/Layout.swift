@@ -1,5 +1,6 @@
 import Foundation
 import TroveBase
+import TroveStore
 
 /// An export layout: which records it iterates and the database paths each one writes.
 ///
@@ -20,6 +21,9 @@ public struct Layout: Sendable {
     public let name: String
     /// What the layout iterates.
     public let records: Records
+
+    /// The kind of record the workspace tracks for what the layout iterates.
+    var recordKind: RecordKind { records == .treasures ? .treasure : .post }
     /// The path templates, sorted by their text so that runs are repeatable.
     let paths: [PathTemplate]
 

@@ -1,5 +1,6 @@
 import TroveBase
 import TroveSQLite
+import TroveStore
 
 /// Checks a layout against the data: a placeholder naming an extra column that no record
 /// has (`{extra.ciyt}`, or `{extra.State}` where the column is `state`) writes nothing

@@ -1,6 +1,7 @@
 import Foundation
 import TroveBase
 import TroveSQLite
+import TroveStore
 
 /// One treasure or approved post as the export reads it.
 struct ExportRecord {
@@ -133,39 +134,40 @@ struct RecordQuery {
         readsTokens && needed.contains(.rendition(name: name, part: .url))
     }
 
+    /// What the store reads for it.
+    var read: RecordRead {
+        var columns = Set<RecordColumn>()
+        for field in needed {
+            switch field {
+            case .key: break
+            case .name: columns.insert(.name)
+            case .user: columns.insert(.user)
+            case .description: columns.insert(.description)
+            case .date: columns.insert(.date)
+            case .lat, .lon: columns.insert(.position)
+            case .geohash: columns.insert(.geohash)
+            case .extra: columns.insert(.extra)
+            case .rendition: columns.insert(.image)
+            }
+        }
+        if checksPositions { columns.formUnion([.position, .geohash]) }
+        if checksRenditions { columns.insert(.image) }
+        return RecordRead(
+            kind: records == .treasures ? .treasure : .post, renditionNames: renditionNames,
+            columns: columns, readsRendition: renditionNames.map(readsRendition),
+            readsToken: renditionNames.map(readsToken), changedSince: changedSince)
+    }
+
     /// Opens the records in the order of `orderColumns`.
     ///
     /// - Throws: `SQLiteError`.
     func open(on database: Database, orderColumns: [String]) throws -> RecordCursor {
-        // Merging side tables read in key order pays off when most records are read.
-        let mergeJoins = changedSince == nil && orderColumns.allSatisfy { $0 == "key" }
-        let (columns, text) = sql(orderColumns: orderColumns, mergeJoins: mergeJoins)
-        let statement = try database.prepare(text)
-        var geohashes: KeyOrderedTable?
-        var renditions: [KeyOrderedTable?] = Array(repeating: nil, count: renditionNames.count)
-        for (index, name) in renditionNames.enumerated() where readsRendition(name) {
-            if mergeJoins {
-                let side = try database.prepare(
-                    Self.renditionsInKeyOrderSQL(readsToken: readsToken(name)))
-                try side.bind([.text(kind), .text(name)])
-                renditions[index] = KeyOrderedTable(statement: side)
-            } else {
-                try statement.bind(.text(name), at: Int32(index + 1))
-            }
-        }
-        if let changedSince {
-            try statement.bind(.integer(changedSince), at: Int32(renditionNames.count + 1))
-        }
-        if mergeJoins && readsTreasureGeohashes {
-            geohashes = KeyOrderedTable(
-                statement: try database.prepare(Self.geohashesInKeyOrderSQL))
-        }
+        let opened = try ExportStore(database).openRecords(read, orderColumns: orderColumns)
         var cursor = RecordCursor(
-            statement: statement, selected: columns.map { $0 != "NULL" }, geohashes: geohashes,
-            renditions: renditions)
-        if let last = columns.last, Self.isDecimalCommaColumn(last) {
-            cursor.decimalCommaColumn = columns.count - 1
-        }
+            statement: opened.records, selected: opened.selected,
+            geohashes: opened.geohashes.map { KeyOrderedTable(statement: $0) },
+            renditions: opened.renditions.map { $0.map { KeyOrderedTable(statement: $0) } })
+        cursor.decimalCommaColumn = opened.decimalCommaColumn
         return cursor
     }
 }

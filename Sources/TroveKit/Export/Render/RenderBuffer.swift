@@ -1,4 +1,5 @@
 import TroveBase
+import TroveStore
 
 /// Bytes a template renders into, record after record.
 ///

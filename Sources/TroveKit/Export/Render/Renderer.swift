@@ -1,5 +1,6 @@
 import Foundation
 import TroveBase
+import TroveStore
 
 /// Turns a record and a template into database path and JSON bytes.
 ///

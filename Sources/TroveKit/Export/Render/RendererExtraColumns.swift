@@ -1,5 +1,6 @@
 import Foundation
 import TroveBase
+import TroveStore
 
 // Extra columns: an extra's value as read, or converted to the type the layout asks for.
 

@@ -1,6 +1,7 @@
 import Foundation
 import TroveBase
 import TroveSQLite
+import TroveStore
 
 /// The entries of one path template, in database order.
 struct TemplateStream {

@@ -1,6 +1,7 @@
 import Foundation
 import TroveBase
 import TroveSQLite
+import TroveStore
 
 // What a layout last exported, kept compactly for `export --update`: one 64-bit hash of
 // each exported path's value, in database order, front-coded in blocks of a few thousand

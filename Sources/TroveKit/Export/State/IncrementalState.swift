@@ -1,12 +1,7 @@
 import Foundation
 import TroveBase
 import TroveSQLite
-
-/// A state block as a state refers to it: its first path and its id in `state_blocks`.
-struct StateBlockReference {
-    var first: [UInt8]
-    var block: Int64
-}
+import TroveStore
 
 /// What a layout's output depends on besides the records: the layout's text, the settings
 /// that go into values and the way trove renders them. Recorded with every state; a

@@ -1,0 +1,175 @@
+import TroveBase
+
+/// The states a post moves through.
+public enum PostStatus: String, CaseIterable, Sendable {
+    case pending, approved, rejected, flagged
+    /// No longer in the app's export it was imported from: its user deleted it. It takes
+    /// no decision, and leaves this state only by coming back in a later import.
+    case withdrawn
+}
+
+/// A post's version: the first 12 hex digits of the hash of everything a moderator
+/// judges (user, position, text, date, photo reference and photo bytes). Decisions name
+/// the version they were made on; a decision on a version that is no longer current is
+/// refused.
+public enum PostVersion {
+    /// The version of a stored content hash.
+    public static func of(contentHash: String) -> String {
+        String(contentHash.prefix(length))
+    }
+
+    /// Hex digits in a version.
+    public static let length = 12
+
+    /// Whether `text` has a version's shape (12 lower-case hex digits).
+    public static func isVersion(_ text: Substring) -> Bool {
+        text.utf8.count == length
+            && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+    }
+
+    /// The SQL expression of a post's version.
+    static let sql = "substr(content_hash, 1, 12)"
+}
+
+/// One entry of the audit trail.
+public struct Decision: Equatable, Sendable {
+    /// The post decided.
+    public var postID: String
+    /// When, ISO 8601 UTC.
+    public var at: String
+    /// Who decided (`trove` for automatic reopenings at import).
+    public var moderator: String
+    /// The status before.
+    public var from: PostStatus
+    /// The status after.
+    public var to: PostStatus
+    /// The rejection reason, for rejections.
+    public var reason: String?
+    /// The moderator's note.
+    public var note: String?
+    /// Who recorded it with `review apply`, when that was not the moderator who decided.
+    public var appliedBy: String? = nil
+    /// The review sheet the decision came from.
+    public var sheet: String? = nil
+    /// When the moderator decided in the sheet, ISO 8601 UTC.
+    public var decidedAt: String? = nil
+    /// The post's version the decision was made on (nil in older trails).
+    public var version: String? = nil
+    package init(
+        postID: String, at: String, moderator: String, from: PostStatus, to: PostStatus,
+        reason: String? = nil, note: String? = nil, appliedBy: String? = nil, sheet: String? = nil,
+        decidedAt: String? = nil, version: String? = nil
+    ) {
+        self.postID = postID
+        self.at = at
+        self.moderator = moderator
+        self.from = from
+        self.to = to
+        self.reason = reason
+        self.note = note
+        self.appliedBy = appliedBy
+        self.sheet = sheet
+        self.decidedAt = decidedAt
+        self.version = version
+    }
+}
+
+/// A post as the workspace holds it: what its user submitted, what the import found out
+/// about its photo, its signals, and where review has got to. The one shape the review
+/// code passes around.
+///
+/// Two other shapes of a post remain on purpose: a `PostInput` is a record as read from
+/// an input file, with its source line, before it is checked and stored; a `PostSummary`
+/// is the few columns the review queue's covering index holds, which `review list` reads
+/// without touching the table.
+public struct Post: Equatable, Sendable {
+    /// The post's key in the app's database.
+    public var id: String
+    /// The submitting user.
+    public var user: String?
+    /// Latitude in decimal degrees.
+    public var latitude: Double?
+    /// Longitude in decimal degrees.
+    public var longitude: Double?
+    /// ISO 8601 day or moment.
+    public var date: String?
+    /// The submitter's text, with e-mail addresses removed.
+    public var description: String?
+    /// Where review has got to.
+    public var status: PostStatus
+    /// Signal names joined by `,` (as stored).
+    public var signalNames: String
+    /// The photo's real path inside the photos folder, when it was found.
+    public var photo: String?
+    /// The photo reference as written in the input.
+    public var photoReference: String?
+    /// Fingerprint of the photo bytes (`ContentHash`).
+    public var photoHash: String?
+    /// Upright photo width in pixels.
+    public var photoWidth: Int?
+    /// Upright photo height in pixels.
+    public var photoHeight: Int?
+    /// EXIF GPS latitude, signed decimal degrees.
+    public var exifLatitude: Double?
+    /// EXIF GPS longitude, signed decimal degrees.
+    public var exifLongitude: Double?
+    /// EXIF capture time, ISO 8601 local time.
+    public var exifTime: String?
+    /// GeoFire geohash of the position.
+    public var geohash: String?
+    /// Why the post is in its status (a decision note, or a change after a decision).
+    public var statusNote: String?
+    /// Where it was imported from: `file:line` or `file: JSON path`.
+    public var source: String?
+    /// When it was first imported.
+    public var importedAt: String
+    /// When its content or status last changed.
+    public var updatedAt: String
+    /// Its signals with details.
+    public var signals: [Signal]
+    /// Its version (`PostVersion`): what a decision on it names.
+    public var version: String
+
+    /// Creates the value from its parts.
+    public init(
+        id: String, user: String? = nil, latitude: Double? = nil, longitude: Double? = nil,
+        date: String? = nil, description: String? = nil, status: PostStatus = .pending,
+        signalNames: String = "", photo: String? = nil, photoReference: String? = nil,
+        photoHash: String? = nil, photoWidth: Int? = nil, photoHeight: Int? = nil,
+        exifLatitude: Double? = nil, exifLongitude: Double? = nil, exifTime: String? = nil,
+        geohash: String? = nil, statusNote: String? = nil, source: String? = nil,
+        importedAt: String = "", updatedAt: String = "", signals: [Signal] = [],
+        version: String = ""
+    ) {
+        self.id = id
+        self.user = user
+        self.latitude = latitude
+        self.longitude = longitude
+        self.date = date
+        self.description = description
+        self.status = status
+        self.signalNames = signalNames
+        self.photo = photo
+        self.photoReference = photoReference
+        self.photoHash = photoHash
+        self.photoWidth = photoWidth
+        self.photoHeight = photoHeight
+        self.exifLatitude = exifLatitude
+        self.exifLongitude = exifLongitude
+        self.exifTime = exifTime
+        self.geohash = geohash
+        self.statusNote = statusNote
+        self.source = source
+        self.importedAt = importedAt
+        self.updatedAt = updatedAt
+        self.signals = signals
+        self.version = version
+    }
+
+    /// What the review list shows of it.
+    public var summary: PostSummary {
+        PostSummary(
+            id: id, user: user, latitude: latitude, longitude: longitude, date: date,
+            description: description, status: status.rawValue, signalNames: signalNames)
+    }
+}

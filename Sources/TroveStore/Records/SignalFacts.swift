@@ -1,0 +1,21 @@
+import Foundation
+import TroveBase
+
+package struct SignalFacts {
+    package var id: String
+    package var user: String?
+    package var latitude: Double
+    package var longitude: Double
+    package var description: String?
+    package var date: String?
+    package var moment: Date?
+    package var photoHash: String?
+    package var phash: UInt64?
+    package var width: Int?
+    package var height: Int?
+    package var exifLatitude: Double?
+    package var exifLongitude: Double?
+    package var photoProblem: String?
+    package var status: String
+    package var signals: String
+}

@@ -1,0 +1,251 @@
+import Foundation
+import TroveBase
+import TroveSQLite
+
+extension PostStore {
+    // MARK: - The audit trail
+
+    /// The columns of a decision, in the names `decodeDecision` reads.
+    static let decisionColumns = """
+        post_id, at, moderator, from_status, to_status, reason, note, applied_by, sheet,
+        decided_at, version
+        """
+
+    /// A row of `decisionColumns` as a decision.
+    static func decodeDecision(_ row: Row) throws -> Decision {
+        Decision(
+            postID: row.text("post_id") ?? "", at: row.text("at") ?? "",
+            moderator: row.text("moderator") ?? "",
+            from: status(row.text("from_status")), to: status(row.text("to_status")),
+            reason: row.text("reason"), note: row.text("note"),
+            appliedBy: row.text("applied_by"), sheet: row.text("sheet"),
+            decidedAt: row.text("decided_at"), version: row.text("version"))
+    }
+
+    /// Every decision, oldest first, for one post or all.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func decisions(for id: String? = nil) throws -> [Decision] {
+        var sql = "SELECT \(Self.decisionColumns) FROM decisions"
+        var values: [SQLiteValue?] = []
+        if let id {
+            sql += " WHERE post_id = ?"
+            values.append(.text(id))
+        }
+        return try database.query(sql + " ORDER BY seq", values, Self.decodeDecision)
+    }
+
+    /// The latest 200 decisions on `user`'s posts, newest first.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func decisions(onPostsOf user: String) throws -> [Decision] {
+        try database.query(
+            """
+            SELECT d.post_id, d.at, d.moderator, d.from_status, d.to_status, d.reason, d.note,
+                   d.applied_by, d.sheet, d.decided_at, d.version
+            FROM decisions d JOIN posts p ON p.id = d.post_id
+            WHERE p.user = ? ORDER BY d.seq DESC LIMIT 200
+            """, [.text(user)], Self.decodeDecision)
+    }
+
+    /// A decision in the order of the trail, with the post's status and version now (nil
+    /// when the post is gone).
+    package struct TrailChange {
+        package var seq: Int64
+        package var decision: Decision
+        package var status: String?
+        package var version: String?
+    }
+
+    /// Up to a thousand decisions after `seq`, in the order they were made.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func decisions(after seq: Int64) throws -> [TrailChange] {
+        try database.query(
+            """
+            SELECT d.seq, d.post_id, d.at, d.moderator, d.from_status, d.to_status, d.reason,
+                   d.note, d.applied_by, d.sheet, d.decided_at, d.version,
+                   p.status AS post_status, substr(p.content_hash, 1, 12) AS post_version
+            FROM decisions d LEFT JOIN posts p ON p.id = d.post_id
+            WHERE d.seq > ? ORDER BY d.seq LIMIT 1000
+            """, [.integer(seq)]
+        ) { row in
+            TrailChange(
+                seq: row.int64("seq") ?? 0, decision: try Self.decodeDecision(row),
+                status: row.text("post_status"), version: row.text("post_version"))
+        }
+    }
+
+    /// The sequence number of the latest decision, 0 when there is none.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func latestDecision() throws -> Int64 {
+        try database.scalar("SELECT coalesce(max(seq), 0) FROM decisions")?.int64 ?? 0
+    }
+
+    /// Appends decisions to the trail: the one writer of `decisions`, for moderators'
+    /// decisions and the changes an import makes. Used inside the caller's write
+    /// transaction; the trail is append-only.
+    package struct TrailWriter {
+        private let insert: Statement
+
+        /// - Throws: `SQLiteError`.
+        package init(_ store: PostStore) throws {
+            insert = try store.database.prepare(
+                """
+                INSERT INTO decisions (post_id, at, moderator, from_status, to_status, reason, note,
+                                       applied_by, sheet, decided_at, version)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+        }
+
+        /// - Throws: `SQLiteError`.
+        package func append(_ decision: Decision) throws {
+            try insert.run([
+                .text(decision.postID), .text(decision.at), .text(decision.moderator),
+                .text(decision.from.rawValue), .text(decision.to.rawValue),
+                decision.reason.map { .text($0) },
+                decision.note.map { .text($0) }, decision.appliedBy.map { .text($0) },
+                decision.sheet.map { .text($0) }, decision.decidedAt.map { .text($0) },
+                decision.version.map { .text($0) },
+            ])
+        }
+    }
+
+    // MARK: - Deciding
+
+    /// What a decision reads of its post and writes back, prepared once for a batch of
+    /// requests.
+    package struct DecisionStatements {
+        /// What the rules of a decision read of a post.
+        package struct Current {
+            package var status: PostStatus?
+            package var signalNames: String
+            package var version: String
+            package var statusNote: String?
+        }
+
+        private let read: Statement
+        private let readColumns: (status: Int, signals: Int, version: Int, note: Int)
+        private let applied: Statement
+        private let update: Statement
+        private let database: Database
+        /// The trail the decisions go to.
+        package let trail: TrailWriter
+
+        /// - Throws: `SQLiteError`.
+        package init(_ store: PostStore) throws {
+            database = store.database
+            read = try database.prepare(
+                """
+                SELECT status, signal_names, \(PostStore.version), status_note FROM posts
+                WHERE id = ?
+                """)
+            readColumns = (
+                read.column("status"), read.column("signal_names"),
+                read.column("version"), read.column("status_note")
+            )
+            applied = try database.prepare(
+                "SELECT 1 FROM decisions WHERE sheet = ? AND post_id = ? AND decided_at = ?")
+            update = try database.prepare(
+                """
+                UPDATE posts SET status = ?3, status_note = ?4, updated_at = ?5
+                WHERE id = ?1 AND status = ?2 AND \(PostVersion.sql) = ?6
+                """)
+            trail = try TrailWriter(store)
+        }
+
+        /// The post as a decision sees it, nil when there is no such post.
+        ///
+        /// - Throws: `SQLiteError`.
+        package func current(_ id: String) throws -> Current? {
+            try read.bind([.text(id)])
+            defer { read.reset() }
+            guard let row = try read.next() else { return nil }
+            return Current(
+                status: row.text(readColumns.status).flatMap(PostStatus.init),
+                signalNames: row.text(readColumns.signals) ?? "",
+                version: row.text(readColumns.version) ?? "",
+                statusNote: row.text(readColumns.note))
+        }
+
+        /// Whether this sheet's decision on the post, made at `decidedAt`, was recorded.
+        ///
+        /// - Throws: `SQLiteError`.
+        package func isApplied(sheet: String, post id: String, decidedAt: String) throws -> Bool {
+            try applied.bind([.text(sheet), .text(id), .text(decidedAt)])
+            defer { applied.reset() }
+            return try applied.next() != nil
+        }
+
+        /// Moves the post from `current` to `target` when it is still there on `version`;
+        /// false when it is not (nothing changed).
+        ///
+        /// - Throws: `SQLiteError`.
+        package func move(
+            _ id: String, from current: PostStatus, to target: PostStatus, note: String?,
+            at: String, version: String
+        ) throws -> Bool {
+            try update.run([
+                .text(id), .text(current.rawValue), .text(target.rawValue), note.map { .text($0) },
+                .text(at), .text(version),
+            ]) == 1
+        }
+    }
+
+    // MARK: - Review sheets
+
+    /// Records a sheet and the version and status of each post it shows.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func recordSheet(_ credentials: SheetCredentials, posts: [Post], at: String) throws {
+        try database.execute(
+            "INSERT INTO review_sheets (id, secret, moderator, made_at) VALUES (?, ?, ?, ?)",
+            [
+                .text(credentials.id), .text(credentials.secret), .text(credentials.moderator),
+                .text(at),
+            ])
+        let insert = try database.prepare(
+            "INSERT INTO review_sheet_posts (sheet, post_id, version, status) VALUES (?, ?, ?, ?)")
+        for post in posts {
+            try insert.run([
+                .text(credentials.id), .text(post.id), .text(post.version),
+                .text(post.status.rawValue),
+            ])
+        }
+    }
+
+    /// The secret and moderator of sheet `id`, or nil when no such sheet was made here.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func sheet(_ id: String) throws -> (secret: String, moderator: String)? {
+        try database.query(
+            "SELECT secret, moderator FROM review_sheets WHERE id = ?", [.text(id)]
+        ) { ($0.text("secret") ?? "", $0.text("moderator") ?? "") }.first
+    }
+
+    /// The version and status sheet `id` showed of each of its posts.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func postsShown(bySheet id: String) throws -> [String: (
+        version: String, status: String
+    )] {
+        let rows = try database.query(
+            "SELECT post_id, version, status FROM review_sheet_posts WHERE sheet = ?", [.text(id)]
+        ) { row in
+            (
+                row.text("post_id") ?? "",
+                (version: row.text("version") ?? "", status: row.text("status") ?? "")
+            )
+        }
+        return Dictionary(rows, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// This workspace's own id.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func workspaceIdentifier() throws -> String {
+        try database.query("SELECT id FROM workspace_identity") { $0.text("id") ?? "" }.first
+            ?? ""
+    }
+}

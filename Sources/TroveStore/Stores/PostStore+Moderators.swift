@@ -1,0 +1,141 @@
+import Foundation
+import TroveBase
+import TroveSQLite
+
+extension PostStore {
+    // MARK: - Moderators
+
+    /// Whether moderator `name` is there.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func isModerator(_ name: String) throws -> Bool {
+        try database.scalar("SELECT 1 FROM moderators WHERE name = ?", [.text(name)]) != nil
+    }
+
+    /// Adds moderator `name` with the hash of their sign-in token, or gives them a new
+    /// one; their sessions end.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func putModerator(_ name: String, tokenHash: String, at: String) throws {
+        try database.execute("DELETE FROM moderator_sessions WHERE moderator = ?", [.text(name)])
+        try database.execute(
+            """
+            INSERT INTO moderators (name, token_hash, added_at) VALUES (?, ?, ?)
+            ON CONFLICT (name) DO UPDATE SET token_hash = excluded.token_hash,
+                                             added_at = excluded.added_at
+            """, [.text(name), .text(tokenHash), .text(at)])
+    }
+
+    /// Every moderator, by name, with the number of browsers signed in.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func moderators() throws -> [Moderator] {
+        try database.query(
+            """
+            SELECT name, added_at,
+                   (SELECT count(*) FROM moderator_sessions s WHERE s.moderator = m.name)
+                       AS sessions
+            FROM moderators m ORDER BY name
+            """
+        ) { row in
+            Moderator(
+                name: row.text("name") ?? "", addedAt: row.text("added_at") ?? "",
+                sessions: Int(row.int64("sessions") ?? 0))
+        }
+    }
+
+    /// Removes moderator `name` with their sessions and claims; false when there was no
+    /// such moderator.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func removeModerator(_ name: String) throws -> Bool {
+        try database.execute("DELETE FROM moderator_sessions WHERE moderator = ?", [.text(name)])
+        try database.execute("DELETE FROM post_claims WHERE moderator = ?", [.text(name)])
+        return try database.execute("DELETE FROM moderators WHERE name = ?", [.text(name)]) > 0
+    }
+
+    /// The moderator whose sign-in token has this hash.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func moderator(tokenHash: String) throws -> String? {
+        try database.scalar("SELECT name FROM moderators WHERE token_hash = ?", [.text(tokenHash)])?
+            .string
+    }
+
+    // MARK: - Sessions
+
+    /// Starts a session for `moderator`, kept as the hash of its id.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func addSession(idHash: String, moderator: String, at: String) throws {
+        try database.execute(
+            "INSERT INTO moderator_sessions (id_hash, moderator, created_at) VALUES (?, ?, ?)",
+            [.text(idHash), .text(moderator), .text(at)])
+    }
+
+    /// The moderator of the session whose id has this hash, while they are a moderator.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func moderator(sessionHash: String) throws -> String? {
+        try database.scalar(
+            """
+            SELECT s.moderator FROM moderator_sessions s JOIN moderators m ON m.name = s.moderator
+            WHERE s.id_hash = ?
+            """, [.text(sessionHash)])?.string
+    }
+
+    /// Ends the session whose id has this hash.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func endSession(idHash: String) throws {
+        try database.execute("DELETE FROM moderator_sessions WHERE id_hash = ?", [.text(idHash)])
+    }
+
+    // MARK: - Claims
+
+    private static func decodeClaim(_ row: Row) throws -> Claim {
+        Claim(
+            postID: row.text("post_id") ?? "", moderator: row.text("moderator") ?? "",
+            until: row.double("until") ?? 0)
+    }
+
+    /// The claim on post `id` running after `time` (Unix seconds), if any.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func claim(on id: String, runningAfter time: Double) throws -> Claim? {
+        try database.query(
+            "SELECT post_id, moderator, until FROM post_claims WHERE post_id = ? AND until > ?",
+            [.text(id), .real(time)], Self.decodeClaim
+        ).first
+    }
+
+    /// Claims post `id` for `moderator` until `until` (Unix seconds), over any claim.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func putClaim(_ id: String, moderator: String, until: Double) throws {
+        try database.execute(
+            """
+            INSERT INTO post_claims (post_id, moderator, until) VALUES (?, ?, ?)
+            ON CONFLICT (post_id) DO UPDATE SET moderator = excluded.moderator,
+                                                until = excluded.until
+            """, [.text(id), .text(moderator), .real(until)])
+    }
+
+    /// Ends `moderator`'s claim on post `id`.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func removeClaim(_ id: String, by moderator: String) throws {
+        try database.execute(
+            "DELETE FROM post_claims WHERE post_id = ? AND moderator = ?",
+            [.text(id), .text(moderator)])
+    }
+
+    /// Every claim running after `time` (Unix seconds), by post.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func claims(runningAfter time: Double) throws -> [Claim] {
+        try database.query(
+            "SELECT post_id, moderator, until FROM post_claims WHERE until > ? ORDER BY post_id",
+            [.real(time)], Self.decodeClaim)
+    }
+}

@@ -1,0 +1,274 @@
+import TroveBase
+import TroveSQLite
+
+/// The SQL of `trove images`: the renditions it records (`renditions`), the images it
+/// could not read (`rendition_failures`), and what the treasures and posts hold of the
+/// images it renders. Rows come back as domain values, read by column name.
+///
+/// The store writes inside its caller's `Workspace.write`, which also marks the records
+/// whose renditions changed. Statements run once per item are prepared on first use and
+/// kept for as long as the store lives; scans look their columns up once, not per row.
+package final class RenditionStore {
+    private let database: Database
+    private var pathStatement: Statement?
+    private var saveStatement: Statement?
+    private var forgetFailureStatement: Statement?
+    private var rememberFailureStatement: Statement?
+
+    package init(_ workspace: Workspace) {
+        database = workspace.database
+    }
+
+    /// One image a treasure or post refers to, which `images` renders.
+    package struct SourceImage: Sendable, Equatable {
+        package var kind: RenditionOwner
+        package var key: String
+        /// The image's path.
+        package var source: String
+    }
+
+    // MARK: - Source images
+
+    /// Calls `body` with every treasure image on disk (not an `http(s)://` URL), in key
+    /// order.
+    ///
+    /// - Throws: `SQLiteError`, or whatever `body` throws.
+    package func forEachTreasureImage(_ body: (SourceImage) throws -> Void) throws {
+        try forEachSource(
+            of: .treasure,
+            """
+            SELECT key, image AS source FROM treasures
+            WHERE image IS NOT NULL AND image NOT LIKE 'http://%' AND image NOT LIKE 'https://%'
+            ORDER BY key
+            """, body)
+    }
+
+    /// Calls `body` with every approved post's photo, in id order: only approved posts are
+    /// published (the review sheet inlines its own).
+    ///
+    /// - Throws: `SQLiteError`, or whatever `body` throws.
+    package func forEachApprovedPostPhoto(_ body: (SourceImage) throws -> Void) throws {
+        try forEachSource(
+            of: .post,
+            "SELECT id AS key, photo AS source FROM posts "
+                + "WHERE photo IS NOT NULL AND status = 'approved' ORDER BY id", body)
+    }
+
+    private func forEachSource(
+        of kind: RenditionOwner, _ sql: String, _ body: (SourceImage) throws -> Void
+    ) throws {
+        let statement = try database.prepare(sql)
+        let key = statement.column("key")
+        let source = statement.column("source")
+        // Both are NOT NULL: the key is the primary key, the source is selected non-null.
+        try statement.forEach { row in
+            try body(SourceImage(kind: kind, key: row.text(key)!, source: row.text(source)!))
+        }
+    }
+
+    /// How many treasures have a local image and how many posts a photo (only approved
+    /// posts with `approvedPostsOnly`), empty paths not counted.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func localImageCounts(approvedPostsOnly: Bool) throws -> (treasures: Int, posts: Int) {
+        let statement = try database.prepare(
+            """
+            SELECT
+              (SELECT count(*) FROM treasures WHERE image IS NOT NULL AND image <> ''
+                 AND image NOT LIKE 'http://%' AND image NOT LIKE 'https://%') AS treasures,
+              (SELECT count(*) FROM posts WHERE photo IS NOT NULL AND photo <> ''
+            """ + (approvedPostsOnly ? " AND status = 'approved'" : "") + ") AS posts")
+        guard let row = try statement.next() else { return (0, 0) }
+        return (Int(row.int64("treasures") ?? 0), Int(row.int64("posts") ?? 0))
+    }
+
+    /// How many treasures have a remote (`http(s)://`) image.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func remoteTreasureImageCount() throws -> Int {
+        let statement = try database.prepare(
+            """
+            SELECT count(*) AS remote FROM treasures
+            WHERE image LIKE 'http://%' OR image LIKE 'https://%'
+            """)
+        return Int(try statement.next()?.int64("remote") ?? 0)
+    }
+
+    // MARK: - Renditions
+
+    /// Calls `body` with every recorded rendition, in no particular order.
+    ///
+    /// - Throws: `SQLiteError`, or whatever `body` throws.
+    package func forEachRendition(_ body: (Rendition) throws -> Void) throws {
+        try forEachRendition(where: "", body)
+    }
+
+    /// Every rendition's path, relative to the output folder.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func paths() throws -> Set<String> {
+        let statement = try database.prepare("SELECT path FROM renditions")
+        let path = statement.column("path")
+        var paths: Set<String> = []
+        try statement.forEach { paths.insert($0.text(path) ?? "") }
+        return paths
+    }
+
+    /// The recorded path of `kind` `key`'s rendition `name`, or nil when it has none.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func path(of kind: RenditionOwner, _ key: String, name: String) throws -> String? {
+        let statement = try prepared(
+            &pathStatement,
+            "SELECT path FROM renditions WHERE owner_kind = ? AND owner_key = ? AND name = ?")
+        try statement.bind([.text(kind.rawValue), .text(key), .text(name)])
+        defer { statement.reset() }
+        return try statement.next()?.text("path")
+    }
+
+    /// Records `rendition`, made at `madeAt`, in place of the one of its name its owner had.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func save(_ rendition: Rendition, madeAt: String) throws {
+        let statement = try prepared(
+            &saveStatement,
+            """
+            INSERT INTO renditions (owner_kind, owner_key, name, source, source_hash, settings,
+                                    path, width, height, bytes, hash, made_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (owner_kind, owner_key, name) DO UPDATE SET
+                source = excluded.source, source_hash = excluded.source_hash,
+                settings = excluded.settings, path = excluded.path, width = excluded.width,
+                height = excluded.height, bytes = excluded.bytes, hash = excluded.hash,
+                made_at = excluded.made_at
+            """)
+        try statement.run([
+            .text(rendition.kind.rawValue), .text(rendition.key), .text(rendition.name),
+            .text(rendition.source), .text(rendition.sourceHash), .text(rendition.settings),
+            .text(rendition.path), .integer(Int64(rendition.width)),
+            .integer(Int64(rendition.height)), .integer(Int64(rendition.bytes)),
+            .text(rendition.hash), .text(madeAt),
+        ])
+    }
+
+    /// Which renditions belong to posts that are not published: no longer approved
+    /// (rejected, reopened, flagged), without a photo, or gone.
+    private static let unpublished = """
+        owner_kind = 'post' AND NOT EXISTS (
+            SELECT 1 FROM posts WHERE id = renditions.owner_key AND status = 'approved'
+            AND photo IS NOT NULL)
+        """
+
+    /// The renditions of posts that are not published (`deleteUnpublishedPostRenditions`
+    /// removes them).
+    ///
+    /// - Throws: `SQLiteError`.
+    package func unpublishedPostRenditions() throws -> [Rendition] {
+        var renditions: [Rendition] = []
+        try forEachRendition(where: "WHERE " + Self.unpublished) { renditions.append($0) }
+        return renditions
+    }
+
+    /// Deletes the renditions of posts that are not published.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func deleteUnpublishedPostRenditions() throws {
+        try database.execute("DELETE FROM renditions WHERE " + Self.unpublished)
+    }
+
+    private func forEachRendition(where condition: String, _ body: (Rendition) throws -> Void)
+        throws
+    {
+        let statement = try database.prepare(
+            """
+            SELECT owner_kind, owner_key, name, source, source_hash, settings, path, width,
+                   height, bytes, hash
+            FROM renditions
+            """ + (condition.isEmpty ? "" : "\n" + condition))
+        let columns = RenditionColumns(statement)
+        try statement.forEach { row in
+            if let rendition = columns.rendition(row) { try body(rendition) }
+        }
+    }
+
+    // MARK: - Failures
+
+    /// Forgets the failure recorded for `kind` `key`'s image; whether there was one.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func forgetFailure(of kind: RenditionOwner, _ key: String) throws -> Bool {
+        let statement = try prepared(
+            &forgetFailureStatement,
+            "DELETE FROM rendition_failures WHERE owner_kind = ? AND owner_key = ?")
+        return try statement.run([.text(kind.rawValue), .text(key)]) > 0
+    }
+
+    /// Records `failure`, in place of any its owner had.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func remember(_ failure: RenditionFailure) throws {
+        let statement = try prepared(
+            &rememberFailureStatement,
+            """
+            INSERT OR REPLACE INTO rendition_failures (owner_kind, owner_key, source, reason)
+            VALUES (?, ?, ?, ?)
+            """)
+        try statement.run([
+            .text(failure.kind.rawValue), .text(failure.key), .text(failure.source),
+            .text(failure.reason),
+        ])
+    }
+
+    // MARK: - Statements
+
+    /// The statement in `slot`, prepared from `sql` on first use.
+    private func prepared(_ slot: inout Statement?, _ sql: String) throws -> Statement {
+        if let statement = slot { return statement }
+        let statement = try database.prepare(sql)
+        slot = statement
+        return statement
+    }
+}
+
+/// The columns of a rendition row, looked up by name once per statement: reading a
+/// million renditions costs no name look-up per row.
+private struct RenditionColumns {
+    let kind: Int
+    let key: Int
+    let name: Int
+    let source: Int
+    let sourceHash: Int
+    let settings: Int
+    let path: Int
+    let width: Int
+    let height: Int
+    let bytes: Int
+    let hash: Int
+
+    init(_ statement: Statement) {
+        kind = statement.column("owner_kind")
+        key = statement.column("owner_key")
+        name = statement.column("name")
+        source = statement.column("source")
+        sourceHash = statement.column("source_hash")
+        settings = statement.column("settings")
+        path = statement.column("path")
+        width = statement.column("width")
+        height = statement.column("height")
+        bytes = statement.column("bytes")
+        hash = statement.column("hash")
+    }
+
+    /// The rendition in `row`, or nil when its owner kind is none trove knows.
+    func rendition(_ row: Row) -> Rendition? {
+        guard let owner = row.text(kind).flatMap(RenditionOwner.init(rawValue:)) else {
+            return nil
+        }
+        return Rendition(
+            kind: owner, key: row.text(key) ?? "", name: row.text(name) ?? "",
+            source: row.text(source) ?? "", sourceHash: row.text(sourceHash) ?? "",
+            settings: row.text(settings) ?? "", path: row.text(path) ?? "",
+            width: Int(row.int64(width) ?? 0), height: Int(row.int64(height) ?? 0),
+            bytes: Int(row.int64(bytes) ?? 0), hash: row.text(hash) ?? "")
+    }
+}

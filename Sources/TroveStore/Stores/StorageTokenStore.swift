@@ -1,0 +1,106 @@
+import TroveBase
+import TroveSQLite
+
+/// The SQL of the stored objects' download tokens (`storage_tokens`): an object is a
+/// rendition's path, so the store also answers which renditions lie at a path and which
+/// paths an owner's renditions have. Rows come back as domain values, read by column name.
+///
+/// The store writes inside its caller's `Workspace.write`, which also marks the owners
+/// whose download URLs changed. Statements run once per object are prepared on first use
+/// and kept for as long as the store lives.
+package final class StorageTokenStore {
+    private let database: Database
+    private var ownersStatement: Statement?
+    private var rotateStatement: Statement?
+
+    package init(_ workspace: Workspace) {
+        database = workspace.database
+    }
+
+    /// The token of the object at `path`, or nil when it has none.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func token(of path: String) throws -> StorageToken? {
+        let statement = try database.prepare(
+            "SELECT path, token FROM storage_tokens WHERE path = ?")
+        try statement.bind([.text(path)])
+        guard let row = try statement.next(), case .text(let token)? = row["token"] else {
+            return nil
+        }
+        return StorageToken(path: row.text("path") ?? "", token: token)
+    }
+
+    /// Every object path that has a token.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func tokenPaths() throws -> [String] {
+        try database.query("SELECT path FROM storage_tokens") { $0.text("path") ?? "" }
+    }
+
+    /// The rendition paths that have no token yet, sorted, each once.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func pathsWithoutToken() throws -> [String] {
+        try database.query(
+            """
+            SELECT DISTINCT path FROM renditions
+            WHERE path NOT IN (SELECT path FROM storage_tokens) ORDER BY path
+            """
+        ) { $0.text("path") ?? "" }
+    }
+
+    /// Gives a new token to every rendition path that has none.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func makeMissingTokens() throws {
+        _ = try database.execute(
+            """
+            INSERT OR IGNORE INTO storage_tokens (path, token)
+            SELECT DISTINCT path, \(Schema.randomUUID) FROM renditions
+            """, [])
+    }
+
+    /// Gives the object at `path` a new token.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func rotateToken(of path: String) throws {
+        let statement = try prepared(
+            &rotateStatement,
+            "UPDATE storage_tokens SET token = \(Schema.randomUUID) WHERE path = ?")
+        try statement.run([.text(path)])
+    }
+
+    /// The paths of `kind` `key`'s renditions.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func paths(of kind: RenditionOwner, _ key: String) throws -> [String] {
+        try database.query(
+            "SELECT path FROM renditions WHERE owner_kind = ? AND owner_key = ?",
+            [.text(kind.rawValue), .text(key)]
+        ) { $0.text("path") ?? "" }
+    }
+
+    /// The treasures and posts whose renditions lie at `path`: their download URLs carry
+    /// its token.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func owners(of path: String) throws -> [(kind: RecordKind, key: String)] {
+        let statement = try prepared(
+            &ownersStatement, "SELECT owner_kind, owner_key FROM renditions WHERE path = ?")
+        try statement.bind([.text(path)])
+        var owners: [(kind: RecordKind, key: String)] = []
+        while let row = try statement.next() {
+            let kind = RecordKind(rawValue: row.text("owner_kind") ?? "") ?? .treasure
+            owners.append((kind, row.text("owner_key") ?? ""))
+        }
+        return owners
+    }
+
+    /// The statement in `slot`, prepared from `sql` on first use.
+    private func prepared(_ slot: inout Statement?, _ sql: String) throws -> Statement {
+        if let statement = slot { return statement }
+        let statement = try database.prepare(sql)
+        slot = statement
+        return statement
+    }
+}
