@@ -53,7 +53,10 @@ let package = Package(
                 "CMicroHTTPD",
             ],
             plugins: ["EmbedTemplates"]),
-        .target(name: "TroveCLI", dependencies: ["TroveKit"]),
+        // Command-line parsing, typed values, help, the man page and completions, all from
+        // the commands' declarations; knows no command of trove's.
+        .target(name: "TroveCommandLine", dependencies: ["TroveBase"]),
+        .target(name: "TroveCLI", dependencies: ["TroveCommandLine", "TroveKit"]),
         .executableTarget(name: "trove", dependencies: ["TroveCLI"]),
         // Templates/ compiled into TroveKit at build time (see Plugins/EmbedTemplates).
         .executableTarget(name: "EmbedTemplatesTool"),
@@ -73,7 +76,9 @@ let package = Package(
         // Golden/ holds texts the tests compare with, read from the source tree.
         .testTarget(
             name: "TroveCLITests",
-            dependencies: ["TroveBase", "TroveStore", "TroveCLI", "TroveImaging"],
+            dependencies: [
+                "TroveBase", "TroveStore", "TroveCommandLine", "TroveCLI", "TroveImaging",
+            ],
             exclude: ["Golden"]),
     ]
 )

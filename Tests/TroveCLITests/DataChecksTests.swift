@@ -4,6 +4,7 @@ import TroveBase
 @_spi(Testing) import TroveKit
 
 @testable import TroveCLI
+@testable import TroveCommandLine
 @_spi(Testing) @testable import TroveStore
 
 /// Layout placeholders checked against the columns the treasures really have.

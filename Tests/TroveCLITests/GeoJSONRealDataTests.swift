@@ -4,6 +4,7 @@ import TroveBase
 @_spi(Testing) import TroveKit
 
 @testable import TroveCLI
+@testable import TroveCommandLine
 @_spi(Testing) @testable import TroveStore
 
 /// GeoJSON as public data packages write it: a crs, lat,lon order, altitudes, numeric

@@ -4,6 +4,7 @@ import TroveBase
 import TroveStore
 
 @testable import TroveCLI
+@testable import TroveCommandLine
 
 /// The outcome of one in-process run of `trove`.
 struct RunResult {
@@ -55,8 +56,8 @@ final class Sandbox {
     func run(_ arguments: [String], stdin: String = "", environment: [String: String] = [:])
         -> RunResult
     {
-        let out = OutputStream(capturingAsTerminal: false)
-        let err = OutputStream(capturingAsTerminal: false)
+        let out = CommandOutput(capturingAsTerminal: false)
+        let err = CommandOutput(capturingAsTerminal: false)
         let input = Data(stdin.utf8)
         let context = Context(
             standardOutput: out, standardError: err,

@@ -5,6 +5,7 @@ import TroveImaging
 import TroveStore
 
 @testable import TroveCLI
+@testable import TroveCommandLine
 
 /// Image messages name the format, counts are exact, advice is what can help.
 @Suite struct ImageNitsTests {

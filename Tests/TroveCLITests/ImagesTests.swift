@@ -5,6 +5,7 @@ import TroveImaging
 @_spi(Testing) import TroveKit
 
 @testable import TroveCLI
+@testable import TroveCommandLine
 @_spi(Testing) @testable import TroveStore
 
 @Suite struct ImagesTests {

@@ -3,6 +3,7 @@ import Testing
 
 @testable import TroveBase
 @testable import TroveCLI
+@testable import TroveCommandLine
 @testable import TroveKit
 @testable import TroveStore
 
@@ -236,27 +237,33 @@ import Testing
 /// Commands read their values only through their typed declarations.
 @Suite struct DeclarationTests {
     /// `flag("x")`, `option("x")`, `options("x")`, `argument("x")`, `arguments("x")` and
-    /// `values["x"]` in the CLI sources, with the file they are in.
+    /// `values["x"]` in the command-line sources, with the file they are in.
     static func namesRead() throws -> [(file: String, read: String)] {
-        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Sources/TroveCLI")
+            .appendingPathComponent("Sources")
         let pattern = try NSRegularExpression(
             pattern: #"\.(flag|options?|arguments?)\("[a-z0-9-]+"|values\["[a-z0-9-]+"\]"#)
         var found: [(String, String)] = []
-        let files =
-            FileManager.default.enumerator(atPath: folder.path)?
-            .compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") } ?? []
-        #expect(files.count > 30)
-        for file in files {
-            let text = try String(
-                contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
-            for match in pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
-                if let range = Range(match.range, in: text) {
-                    found.append((file, String(text[range])))
+        var fileCount = 0
+        for module in ["TroveCLI", "TroveCommandLine"] {
+            let folder = sources.appendingPathComponent(module)
+            let files =
+                FileManager.default.enumerator(atPath: folder.path)?
+                .compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") } ?? []
+            fileCount += files.count
+            for file in files {
+                let text = try String(
+                    contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+                for match in pattern.matches(in: text, range: NSRange(text.startIndex..., in: text))
+                {
+                    if let range = Range(match.range, in: text) {
+                        found.append((module + "/" + file, String(text[range])))
+                    }
                 }
             }
         }
+        #expect(fileCount > 30)
         return found
     }
 

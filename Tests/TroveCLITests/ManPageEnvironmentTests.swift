@@ -4,6 +4,7 @@ import TroveBase
 import TroveStore
 
 @testable import TroveCLI
+@testable import TroveCommandLine
 
 /// The manual's ENVIRONMENT section against what the sources read.
 @Suite struct ManPageEnvironmentTests {

@@ -4,6 +4,7 @@ import TroveBase
 @_spi(Testing) import TroveKit
 
 @testable import TroveCLI
+@testable import TroveCommandLine
 @_spi(Testing) @testable import TroveStore
 
 /// Moderation a moderator can trust: decisions bound to the version seen, review sheets
@@ -153,7 +154,7 @@ import TroveBase
         // queue moves on to p2, which is approved as drawn.
         var keys: [UInt8] = Array("aaq".utf8)
         var reimported = false
-        let out = OutputStream(capturingAsTerminal: true)
+        let out = CommandOutput(capturingAsTerminal: true)
         let session = ReviewSession(
             workspace: workspace, moderator: "kim", output: out,
             style: .init(colour: false, columns: 80, rows: 40),
@@ -307,7 +308,7 @@ import TroveBase
         // And through the queue: Alex decides the post Bob has on screen.
         let workspace = try Workspace(path: sandbox.workspace)
         var keys: [UInt8] = Array("ar1q".utf8)
-        let out = OutputStream(capturingAsTerminal: true)
+        let out = CommandOutput(capturingAsTerminal: true)
         let session = ReviewSession(
             workspace: workspace, moderator: "bob", output: out,
             style: .init(colour: false, columns: 80, rows: 40),

@@ -3,6 +3,7 @@ import TroveBase
 import TroveStore
 
 @testable import TroveCLI
+@testable import TroveCommandLine
 
 @Suite struct ParserTests {
     let parser = Parser(root: TroveCLI.root)

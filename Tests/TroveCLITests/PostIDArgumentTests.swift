@@ -4,6 +4,7 @@ import TroveBase
 @_spi(Testing) import TroveKit
 
 @testable import TroveCLI
+@testable import TroveCommandLine
 @_spi(Testing) @testable import TroveStore
 
 /// Firebase push ids start with '-': they are taken as typed, anywhere on the line.
@@ -141,8 +142,8 @@ import TroveBase
             """)
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
         let context = Context(
-            standardOutput: OutputStream(capturingAsTerminal: false),
-            standardError: OutputStream(capturingAsTerminal: false), environment: [:],
+            standardOutput: CommandOutput(capturingAsTerminal: false),
+            standardError: CommandOutput(capturingAsTerminal: false), environment: [:],
             currentDirectory: sandbox.folder.path)
         let lookup = TroveCLI.postLookup(["review", "show", "-w", "old.sqlite", "-odd"], context)
         #expect(lookup("-odd"))

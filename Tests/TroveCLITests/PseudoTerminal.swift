@@ -3,6 +3,7 @@ import Testing
 
 @testable import TroveBase
 @testable import TroveCLI
+@testable import TroveCommandLine
 @testable import TroveKit
 @testable import TroveStore
 

@@ -3,6 +3,7 @@ import Testing
 
 @testable import TroveBase
 @testable import TroveCLI
+@testable import TroveCommandLine
 @_spi(Testing) @testable import TroveKit
 @_spi(Testing) @testable import TroveStore
 
@@ -311,8 +312,8 @@ struct PublishFixture {
     }
 
     func run(_ arguments: [String]) -> RunResult {
-        let out = OutputStream(capturingAsTerminal: false)
-        let err = OutputStream(capturingAsTerminal: false)
+        let out = CommandOutput(capturingAsTerminal: false)
+        let err = CommandOutput(capturingAsTerminal: false)
         var context = Context(
             standardOutput: out, standardError: err, environment: ["USER": "tester"],
             currentDirectory: sandbox.folder.path)

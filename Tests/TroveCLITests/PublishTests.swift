@@ -3,6 +3,7 @@ import Testing
 
 @testable import TroveBase
 @testable import TroveCLI
+@testable import TroveCommandLine
 @_spi(Testing) @testable import TroveKit
 @_spi(Testing) @testable import TroveStore
 

@@ -4,6 +4,7 @@ import TroveBase
 import TroveStore
 
 @testable import TroveCLI
+@testable import TroveCommandLine
 
 /// `review apply` ends with one line that says what the file came to.
 @Suite struct ReviewApplySummaryTests {

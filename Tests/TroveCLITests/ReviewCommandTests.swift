@@ -3,6 +3,7 @@ import Testing
 
 @testable import TroveBase
 @testable import TroveCLI
+@testable import TroveCommandLine
 @testable import TroveKit
 @testable import TroveStore
 
@@ -166,7 +167,7 @@ import Testing
         // Flag p1 ("needs a look", with a typo fixed by backspace), cancel a flag on p2 with
         // Esc, then quit.
         var keys = Array("fneeds a lookk\u{7F}\rf\u{1B}q".utf8)
-        let out = OutputStream(capturingAsTerminal: true)
+        let out = CommandOutput(capturingAsTerminal: true)
         let session = ReviewSession(
             workspace: workspace, moderator: "kim", output: out,
             style: .init(colour: false, columns: 40, rows: 10),
@@ -184,9 +185,9 @@ import Testing
         try sandbox.write("one.csv", "id,lat,lon,photo\nphoto,40.7128,-74.006,a.jpg\n")
         sandbox.run("import", "posts", "one.csv", "--photos", "photos")
         func show(_ environment: [String: String]) -> String {
-            let out = OutputStream(capturingAsTerminal: true)
+            let out = CommandOutput(capturingAsTerminal: true)
             let context = Context(
-                standardOutput: out, standardError: OutputStream(capturingAsTerminal: false),
+                standardOutput: out, standardError: CommandOutput(capturingAsTerminal: false),
                 environment: environment, currentDirectory: sandbox.folder.path)
             #expect(TroveCLI.run(["review", "show", "photo"], context: context) == 0)
             return out.text
@@ -235,7 +236,7 @@ import Testing
         let workspace = try Workspace(path: sandbox.workspace)
         // p1 approve, p2 reject (digit 1 = spam), undo (p2 pending again), skip p2, quit.
         var keys = Array("ar1usq".utf8)
-        let out = OutputStream(capturingAsTerminal: true)
+        let out = CommandOutput(capturingAsTerminal: true)
         let session = ReviewSession(
             workspace: workspace, moderator: "kim", output: out,
             style: .init(colour: true, columns: 40, rows: 10),

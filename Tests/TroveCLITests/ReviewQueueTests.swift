@@ -4,6 +4,7 @@ import TroveImaging
 
 @testable import TroveBase
 @testable import TroveCLI
+@testable import TroveCommandLine
 @testable import TroveKit
 @testable import TroveStore
 
@@ -60,9 +61,9 @@ extension PseudoTerminal {
     }
 
     func show(_ environment: [String: String]) -> String {
-        let out = OutputStream(capturingAsTerminal: true)
+        let out = CommandOutput(capturingAsTerminal: true)
         let context = Context(
-            standardOutput: out, standardError: OutputStream(capturingAsTerminal: false),
+            standardOutput: out, standardError: CommandOutput(capturingAsTerminal: false),
             environment: ["TERM": "xterm-256color"].merging(environment) { $1 },
             currentDirectory: sandbox.folder.path)
         #expect(TroveCLI.run(["review", "show", "big"], context: context) == 0)
@@ -199,7 +200,7 @@ extension PseudoTerminal {
         sandbox.run("review", "flag", "p1", "--note", "second look", "--as", "ann")
         let workspace = try Workspace(path: sandbox.workspace)
         var keys = Array("aq".utf8)
-        let out = OutputStream(capturingAsTerminal: true)
+        let out = CommandOutput(capturingAsTerminal: true)
         let session = ReviewSession(
             workspace: workspace, moderator: "kim", output: out,
             style: .init(colour: false, columns: 80, rows: 24), status: .flagged,

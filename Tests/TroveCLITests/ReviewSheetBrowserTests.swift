@@ -4,6 +4,7 @@ import TroveBase
 import TroveStore
 
 @testable import TroveCLI
+@testable import TroveCommandLine
 
 /// Where Debian's Chromium lives, when it is installed (`make test-deps`).
 enum Chromium {

@@ -4,6 +4,7 @@ import TroveBase
 @_spi(Testing) import TroveKit
 
 @testable import TroveCLI
+@testable import TroveCommandLine
 @_spi(Testing) @testable import TroveStore
 
 /// What spreadsheets write besides the data: blank rows of delimiters, locale decimal

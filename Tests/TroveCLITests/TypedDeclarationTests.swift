@@ -4,6 +4,7 @@ import TroveBase
 import TroveStore
 
 @testable import TroveCLI
+@testable import TroveCommandLine
 
 /// The typed declarations: what a command declares is what help shows, what the parser
 /// accepts and what the command reads, converted.

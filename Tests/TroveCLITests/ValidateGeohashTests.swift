@@ -4,6 +4,7 @@ import TroveBase
 import TroveStore
 
 @testable import TroveCLI
+@testable import TroveCommandLine
 
 /// validate before the first geohash, in the README's order.
 @Suite struct ValidateGeohashTests {

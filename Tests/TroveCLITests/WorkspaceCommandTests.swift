@@ -4,6 +4,7 @@ import TroveSQLite
 
 @testable import TroveBase
 @testable import TroveCLI
+@testable import TroveCommandLine
 @_spi(Testing) @testable import TroveKit
 @_spi(Testing) @testable import TroveStore
 

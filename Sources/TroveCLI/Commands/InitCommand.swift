@@ -1,5 +1,6 @@
 import Foundation
 import TroveBase
+import TroveCommandLine
 import TroveKit
 import TroveStore
 

@@ -1,5 +1,6 @@
 import Foundation
 import TroveBase
+import TroveCommandLine
 import TroveKit
 import TroveStore
 
@@ -83,7 +84,7 @@ struct PhotoViewer {
 final class ReviewSession {
     let workspace: Workspace
     let moderator: String
-    let output: OutputStream
+    let output: CommandOutput
     /// The window drawn in: measured again before every redraw when `measure` is given,
     /// so a resized window gets a screen that fits it.
     private(set) var style: ReviewFormat.PreviewStyle
@@ -111,7 +112,7 @@ final class ReviewSession {
     static let resized: UInt8 = 0xFF
 
     init(
-        workspace: Workspace, moderator: String, output: OutputStream,
+        workspace: Workspace, moderator: String, output: CommandOutput,
         style: ReviewFormat.PreviewStyle, status: PostStatus = .pending,
         readKey: @escaping () -> UInt8?, measure: (() -> ReviewFormat.PreviewStyle)? = nil,
         openPhoto: ((String) -> Bool)? = nil

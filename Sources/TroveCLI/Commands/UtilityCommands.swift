@@ -1,4 +1,5 @@
 import TroveBase
+import TroveCommandLine
 import TroveKit
 import TroveStore
 

@@ -1,5 +1,6 @@
 import Foundation
 import TroveBase
+import TroveCommandLine
 import TroveKit
 import TroveStore
 
@@ -103,7 +104,7 @@ enum ValidateCommand {
 
     /// `{"findings": [...], "errors": N, "warnings": N}` on one line, written a finding at
     /// a time.
-    static func writeJSON(_ report: Validation.Report, to output: OutputStream) throws {
+    static func writeJSON(_ report: Validation.Report, to output: CommandOutput) throws {
         var summary = JSONLineWriter.inline(.object)
         var findings = JSONLineWriter.inline(.array)
         output.write(summary.opening + summary.next() + jsonString("findings") + ": ")

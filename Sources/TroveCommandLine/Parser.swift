@@ -1,6 +1,4 @@
 import TroveBase
-import TroveKit
-import TroveStore
 
 /// A command line that does not fit the declaration; exit status 2.
 public struct UsageError: Error, CustomStringConvertible, Equatable {
@@ -276,7 +274,7 @@ public struct Parser {
 }
 
 /// ` (did you mean 'X'?)` for the closest candidate, or nothing when none is close.
-func suggestion(for word: String, among candidates: [String]) -> String {
+package func suggestion(for word: String, among candidates: [String]) -> String {
     let scored = candidates.map { ($0, editDistance(word.lowercased(), $0.lowercased())) }
     guard let best = scored.min(by: { $0.1 < $1.1 }) else { return "" }
     let allowed = max(2, word.count / 3)

@@ -1,11 +1,9 @@
 import Foundation
 import TroveBase
-import TroveKit
-import TroveStore
 
 /// Where a command's text goes: the real stdout/stderr, or a buffer in tests.
-public final class OutputStream: @unchecked Sendable {
-    private let fileDescriptor: Int32?
+public final class CommandOutput: @unchecked Sendable {
+    package let fileDescriptor: Int32?
     private var buffer: [UInt8] = []
     private let lock = NSLock()
     /// Whether the stream is a terminal (progress bars and colour only then).
@@ -69,14 +67,6 @@ public final class OutputStream: @unchecked Sendable {
         }
     }
 
-    /// Where an export sends its tree: straight to the descriptor, once what is buffered
-    /// went out (so this flushes), or into the buffer of a capturing stream.
-    func exportDestination() -> Exporter.StandardOutput {
-        guard let fileDescriptor else { return .chunks { [self] in write(bytes: $0) } }
-        flush()
-        return .descriptor(fileDescriptor)
-    }
-
     /// Writes buffered bytes out (a no-op for a capturing stream).
     public func flush() {
         lock.lock()
@@ -102,8 +92,8 @@ public final class OutputStream: @unchecked Sendable {
 
 /// What a command may touch of the outside world, injected so tests run in-process.
 public struct Context: @unchecked Sendable {
-    public var standardOutput: OutputStream
-    public var standardError: OutputStream
+    public var standardOutput: CommandOutput
+    public var standardError: CommandOutput
     public var environment: [String: String]
     public var currentDirectory: String
     /// Reads all of standard input.
@@ -112,12 +102,12 @@ public struct Context: @unchecked Sendable {
     public var standardInputIsTerminal: Bool
     /// Reads one line of standard input, without its line end; nil at its end.
     public var readLine: @Sendable () -> String?
-    /// Makes the transports `trove publish` sends through, from the environment; nil for
-    /// the network ones (`PublishCommand.networkTransports`). Tests put recording ones here.
-    public var publishTransports: (@Sendable ([String: String]) throws -> PublishTransports)?
+    /// What the program itself puts in the context for its commands (tests put recording
+    /// transports here), by key: see ``ContextKey``.
+    private var values: [ObjectIdentifier: any Sendable] = [:]
 
     public init(
-        standardOutput: OutputStream, standardError: OutputStream,
+        standardOutput: CommandOutput, standardError: CommandOutput,
         environment: [String: String], currentDirectory: String,
         readStandardInput: @escaping @Sendable () -> Data = { Data() },
         standardInputIsTerminal: Bool = false,
@@ -135,8 +125,8 @@ public struct Context: @unchecked Sendable {
     /// The real process streams, environment and directory.
     public static func process() -> Context {
         Context(
-            standardOutput: OutputStream(fileDescriptor: 1),
-            standardError: OutputStream(fileDescriptor: 2),
+            standardOutput: CommandOutput(fileDescriptor: 1),
+            standardError: CommandOutput(fileDescriptor: 2),
             environment: ProcessInfo.processInfo.environment,
             currentDirectory: FileManager.default.currentDirectoryPath,
             readStandardInput: { FileHandle.standardInput.readDataToEndOfFile() },
@@ -145,13 +135,23 @@ public struct Context: @unchecked Sendable {
     }
 }
 
-/// The two transports one publish sends through.
-public struct PublishTransports: Sendable {
-    public var storage: any StorageTransport
-    public var database: any DatabaseTransport
+/// A value a program keeps in the ``Context`` for its commands, with its type:
+///
+///     enum ClockKey: ContextKey { typealias Value = @Sendable () -> Date }
+///     extension Context {
+///         var clock: (@Sendable () -> Date)? {
+///             get { self[ClockKey.self] }
+///             set { self[ClockKey.self] = newValue }
+///         }
+///     }
+public protocol ContextKey {
+    associatedtype Value: Sendable
+}
 
-    public init(storage: any StorageTransport, database: any DatabaseTransport) {
-        self.storage = storage
-        self.database = database
+extension Context {
+    /// The value kept under `key`, or nil.
+    public subscript<Key: ContextKey>(key: Key.Type) -> Key.Value? {
+        get { values[ObjectIdentifier(key)] as? Key.Value }
+        set { values[ObjectIdentifier(key)] = newValue }
     }
 }

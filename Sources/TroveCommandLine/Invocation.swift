@@ -1,7 +1,5 @@
 import Foundation
 import TroveBase
-import TroveKit
-import TroveStore
 
 /// One run of a command: its parsed command line and its context.
 public struct Invocation {
@@ -86,45 +84,19 @@ public struct Invocation {
         return URL(fileURLWithPath: context.currentDirectory).appendingPathComponent(path)
             .standardizedFileURL.path
     }
-
-    /// The workspace the command line names (`WorkspaceLocation`).
-    var workspace: WorkspaceLocation {
-        WorkspaceLocation(option: parsed[CommonOptions.workspace], context: context)
-    }
-
-    /// `-w`, else `$TROVE_WORKSPACE`, else `./trove.sqlite`.
-    public var workspacePath: String { workspace.path }
-
-    /// Opens the workspace (exit 4 when it is missing, newer or damaged).
-    ///
-    /// - Throws: `WorkspaceError`; `UsageError` for a bad `$TROVE_BUSY_TIMEOUT`.
-    public func openWorkspace(create: Bool = false) throws -> Workspace {
-        try Workspace(path: workspacePath, create: create, busyTimeout: busyTimeout())
-    }
-
-    /// How long a writer waits for another: `$TROVE_BUSY_TIMEOUT` seconds, else the
-    /// workspace's default. Readers never wait (the workspace is in WAL mode).
-    ///
-    /// - Throws: `UsageError` when the variable is not a number of seconds.
-    public func busyTimeout() throws(UsageError) -> Int32 {
-        switch workspace.busyTimeout {
-        case .success(let milliseconds): return milliseconds
-        case .failure(let problem): throw usageError(problem.message)
-        }
-    }
 }
 
 /// A one-line progress bar redrawn in place on a terminal.
 public final class ProgressBar: @unchecked Sendable {
     let label: String
     let total: Int
-    let stream: OutputStream
+    let stream: CommandOutput
     let enabled: Bool
     private var done = 0
     private var lastDrawn = -1
     private let lock = NSLock()
 
-    init(label: String, total: Int, stream: OutputStream, enabled: Bool) {
+    init(label: String, total: Int, stream: CommandOutput, enabled: Bool) {
         self.label = label
         self.total = max(total, 1)
         self.stream = stream

@@ -1,6 +1,4 @@
 import TroveBase
-import TroveKit
-import TroveStore
 
 // A command declares each of its values once, typed:
 //
@@ -320,17 +318,17 @@ public struct VariadicArgument<Value>: ArgumentDeclaring {
 // MARK: - The options every command has
 
 /// The options every command accepts besides its own (`Command.allOptions`).
-enum CommonOptions {
-    static let workspace = Option<String>(
+package enum CommonOptions {
+    package static let workspace = Option<String>(
         "workspace", short: "w", value: "path",
         help: "The workspace file (default: $TROVE_WORKSPACE, else ./trove.sqlite).")
-    static let quiet = Flag("quiet", short: "q", help: "Print only data and errors.")
-    static let help = Flag("help", short: "h", help: "Show help information.")
-    static let version = Flag("version", help: "Show the version.")
+    package static let quiet = Flag("quiet", short: "q", help: "Print only data and errors.")
+    package static let help = Flag("help", short: "h", help: "Show help information.")
+    package static let version = Flag("version", help: "Show the version.")
 
     /// `--format`, for a command that prints these formats: another word is refused,
     /// with the closest format's name.
-    static func format(_ formats: [OutputFormat]) -> Option<OutputFormat> {
+    package static func format(_ formats: [OutputFormat]) -> Option<OutputFormat> {
         let names = formats.map(\.rawValue)
         return Option(
             "format", value: "format",
@@ -399,12 +397,12 @@ extension ParsedCommandLine {
     }
 
     /// The words given for an option this command declares.
-    func given(_ option: OptionDeclaration) -> [String] {
+    package func given(_ option: OptionDeclaration) -> [String] {
         values[checked(option).long] ?? []
     }
 
     /// The words bound to an argument this command declares.
-    func given(_ argument: ArgumentDeclaration) -> [String] {
+    package func given(_ argument: ArgumentDeclaration) -> [String] {
         precondition(
             command.arguments.contains { $0.name == argument.name },
             "\(commandName) declares no argument <\(argument.name)>")

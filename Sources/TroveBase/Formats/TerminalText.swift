@@ -1,5 +1,4 @@
 import TroveBase
-import TroveStore
 
 /// Text from users and files made harmless for a terminal, the one printer every line of
 /// messages and text output goes through (`Invocation.note`, `warn`, `print` in text
@@ -10,8 +9,8 @@ import TroveStore
 /// controls that reorder what a line shows (U+202A–202E, U+2066–2069, U+200E, U+200F,
 /// U+061C) are shown escaped, `\x1B` or `\u202E`, so a reader sees that they are there.
 /// JSON and CSV outputs are data and keep every character.
-enum TerminalText {
-    static func safe(_ text: String) -> String {
+package enum TerminalText {
+    package static func safe(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: needsEscape) else { return text }
         var result = ""
         result.reserveCapacity(text.utf8.count + 16)

@@ -1,6 +1,4 @@
 import TroveBase
-import TroveKit
-import TroveStore
 
 /// A command as declared once: its help, usage line, parsing and suggestions all come
 /// from this declaration.
@@ -17,7 +15,7 @@ public struct Command: Sendable {
     public let usesWorkspace: Bool
     /// Whether help leaves it out (utility commands such as `completions` and `man`).
     public let isHidden: Bool
-    let action: (@Sendable (Invocation) throws -> ExitStatus)?
+    package let action: (@Sendable (Invocation) throws -> ExitStatus)?
 
     public init(
         _ name: String, abstract: String, discussion: String? = nil,

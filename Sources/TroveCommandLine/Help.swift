@@ -1,10 +1,9 @@
 import TroveBase
-import TroveStore
 
 /// Help text and usage lines, generated from a command's declaration.
-enum Help {
+package enum Help {
     /// `usage: trove near <lat> <lon> [--radius <distance>] [--posts]`
-    static func usageLine(_ command: Command, path: [String]) -> String {
+    package static func usageLine(_ command: Command, path: [String]) -> String {
         var parts = ["trove"] + path
         if command.action == nil && !command.subcommands.isEmpty {
             parts.append("<command>")
@@ -16,7 +15,7 @@ enum Help {
         return "usage: " + parts.joined(separator: " ")
     }
 
-    static func text(for command: Command, path: [String]) -> String {
+    package static func text(for command: Command, path: [String]) -> String {
         var lines: [String] = []
         lines.append("OVERVIEW: \(command.abstract)")
         if let discussion = command.discussion {

@@ -1,6 +1,4 @@
 import TroveBase
-import TroveKit
-import TroveStore
 
 /// What a path on the command line is to the command: declared once, so that every
 /// command's outputs are checked against its inputs and the workspace before it runs
@@ -111,7 +109,7 @@ public struct OptionDeclaration: Sendable {
         self.problem = problem
     }
 
-    var isFlag: Bool { valueName == nil }
+    package var isFlag: Bool { valueName == nil }
 
     var usage: String {
         let value = valueName.map { " <\($0)>" } ?? ""
@@ -127,7 +125,7 @@ public struct OptionDeclaration: Sendable {
 extension Command {
     /// Every option this command accepts: its own, the common ones, and the global ones
     /// the parser takes anywhere on the line.
-    func declaredOptions(isRoot: Bool) -> [OptionDeclaration] {
+    package func declaredOptions(isRoot: Bool) -> [OptionDeclaration] {
         var all = allOptions(isRoot: isRoot)
         for global in Parser.globalOptions where !all.contains(where: { $0.long == global.long }) {
             all.append(global)
