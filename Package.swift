@@ -38,8 +38,9 @@ let package = Package(
         ),
         .target(name: "TroveSQLite", dependencies: ["CSQLite"]),
         .target(name: "TroveImaging", dependencies: ["CTroveImaging"]),
-        // HTTP over libcurl's multi interface; knows nothing of trove.
-        .target(name: "TroveHTTP", dependencies: ["CCurl"]),
+        // HTTP: a client over libcurl's multi interface and a server over libmicrohttpd;
+        // knows nothing of trove.
+        .target(name: "TroveHTTP", dependencies: ["CCurl", "CMicroHTTPD"]),
         // Plain tools with no trove records in them: geography, JSON, formats, files,
         // hashing, concurrency, diagnostics, Firebase's rules for keys and sizes.
         .target(name: "TroveBase", dependencies: ["CZlib"]),
@@ -56,7 +57,10 @@ let package = Package(
         // Command-line parsing, typed values, help, the man page and completions, all from
         // the commands' declarations; knows no command of trove's.
         .target(name: "TroveCommandLine", dependencies: ["TroveBase"]),
-        .target(name: "TroveCLI", dependencies: ["TroveCommandLine", "TroveKit"]),
+        // The review queue as a web app: routes, sessions and handlers over TroveHTTP's
+        // server, and the page from Templates/.
+        .target(name: "TroveServe", dependencies: ["TroveKit", "TroveHTTP"]),
+        .target(name: "TroveCLI", dependencies: ["TroveCommandLine", "TroveKit", "TroveServe"]),
         .executableTarget(name: "trove", dependencies: ["TroveCLI"]),
         // Templates/ compiled into TroveKit at build time (see Plugins/EmbedTemplates).
         .executableTarget(name: "EmbedTemplatesTool"),
@@ -77,7 +81,8 @@ let package = Package(
         .testTarget(
             name: "TroveCLITests",
             dependencies: [
-                "TroveBase", "TroveStore", "TroveCommandLine", "TroveCLI", "TroveImaging",
+                "TroveBase", "TroveStore", "TroveCommandLine", "TroveServe", "TroveCLI",
+                "TroveImaging",
             ],
             exclude: ["Golden"]),
     ]

@@ -7,7 +7,7 @@ final class BodyReader {
     /// Each part's length, files as they were when the transfer started.
     private let lengths: [Int64]
     /// The whole body's length, sent as `Content-Length`.
-    let length: Int64
+    package let length: Int64
     private var part = 0
     /// Bytes of the current part already given.
     private var offset: Int64 = 0
@@ -18,7 +18,7 @@ final class BodyReader {
     /// A reader at the start of `parts`.
     ///
     /// - Throws: `BodyFileError` when a file cannot be read.
-    init(_ parts: [HTTPBodyPart]) throws(BodyFileError) {
+    package init(_ parts: [HTTPBodyPart]) throws(BodyFileError) {
         self.parts = parts
         var lengths: [Int64] = []
         for part in parts {
@@ -44,7 +44,7 @@ final class BodyReader {
 
     /// Copies up to `capacity` bytes into `buffer`; 0 at the end of the body, nil when a
     /// file cannot be read (`failure` says why).
-    func read(into buffer: UnsafeMutableRawPointer, capacity: Int) -> Int? {
+    package func read(into buffer: UnsafeMutableRawPointer, capacity: Int) -> Int? {
         while part < parts.count {
             let remaining = lengths[part] - offset
             if remaining == 0 {
@@ -113,7 +113,7 @@ final class BodyReader {
 
 /// A body file that cannot be read; not worth retrying.
 struct BodyFileError: Error {
-    var message: String
+    package var message: String
 }
 
 func errorText(_ code: Int32) -> String {

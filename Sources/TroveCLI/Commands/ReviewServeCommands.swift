@@ -1,7 +1,9 @@
 import Foundation
 import TroveBase
 import TroveCommandLine
+import TroveHTTP
 import TroveKit
+import TroveServe
 import TroveStore
 
 /// `trove review serve` and `trove review moderators add|list|rm`: the review queue served

@@ -82,7 +82,7 @@ public struct ExportProblemGroup: Sendable, Equatable {
 final class ExportProblems {
     private(set) var groups: [ExportProblemGroup] = []
 
-    func add(_ title: String, _ example: String) {
+    package func add(_ title: String, _ example: String) {
         if let index = groups.firstIndex(where: { $0.title == title }) {
             groups[index].count += 1
             if groups[index].examples.count < ExportProblemGroup.shown {
@@ -93,7 +93,7 @@ final class ExportProblems {
         }
     }
 
-    var isEmpty: Bool { groups.isEmpty }
+    package var isEmpty: Bool { groups.isEmpty }
 
     /// Adds every problem of `other` after these.
     func absorb(_ other: ExportProblems) {

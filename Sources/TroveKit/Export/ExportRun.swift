@@ -38,7 +38,7 @@ struct ExportRun {
     /// The changed records' entries, collected as they stream (incremental runs only).
     private var fresh: [IncrementalBase.Entry] = []
 
-    init(
+    package init(
         database: Database, layout: Layout, options: ExportOptions, storage: StorageURL,
         tokens: Bool, precision: Int, problems: ExportProblems,
         publishing: PublishRender? = nil

@@ -348,7 +348,7 @@ public enum Renditions {
 
 extension ResizeMode {
     /// The resize a rendition's setting asks for.
-    init(_ mode: RenditionSpec.Mode) {
+    package init(_ mode: RenditionSpec.Mode) {
         switch mode {
         case .fit: self = .fit
         case .cover: self = .cover

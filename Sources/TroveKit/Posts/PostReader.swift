@@ -44,7 +44,7 @@ enum PostField: CaseIterable {
     case id, user, latitude, longitude, description, date, photo
 
     /// Normalised names (see `normalizedFieldName`) that mean this field.
-    var names: [String] {
+    package var names: [String] {
         switch self {
         case .id: return ["id", "key", "postid", "locationid"]
         // Ids only: display names are private fields (`Privacy.isDisplayNameField`).

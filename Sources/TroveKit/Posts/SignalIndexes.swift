@@ -12,7 +12,7 @@ struct SimilarPhotoIndex {
     private var buckets: [UInt64: [Int]] = [:]
     private var entries: [(id: String, hash: UInt64, photoHash: String?)] = []
 
-    mutating func insert(_ id: String, _ hash: UInt64, _ photoHash: String?) {
+    package mutating func insert(_ id: String, _ hash: UInt64, _ photoHash: String?) {
         let index = entries.count
         entries.append((id, hash, photoHash))
         for (number, chunk) in Self.chunks.enumerated() {
@@ -59,7 +59,7 @@ struct UserHistory {
 
     private var timelines: [String: Timeline] = [:]
 
-    init(_ posts: [SignalFacts]) {
+    package init(_ posts: [SignalFacts]) {
         var byUser: [String: [SignalFacts]] = [:]
         for post in posts {
             if let user = post.user { byUser[user, default: []].append(post) }

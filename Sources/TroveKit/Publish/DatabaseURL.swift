@@ -10,13 +10,13 @@ struct DatabaseURL {
     /// Scheme, host and port, with the location's path, without a trailing slash.
     let root: String
     /// The URL's query items (an emulator's `ns=NAME`), kept on every request.
-    let query: [URLQueryItem]
+    package let query: [URLQueryItem]
     /// The database instance: the `ns` query item when there is one, else the host's
     /// first label.
     let instance: String
 
     /// - Throws: `TransportError` for anything but an `http` or `https` URL with a host.
-    init(_ text: String) throws(TransportError) {
+    package init(_ text: String) throws(TransportError) {
         guard var url = URLComponents(string: text), let scheme = url.scheme?.lowercased(),
             ["http", "https"].contains(scheme), let host = url.host, !host.isEmpty
         else {
@@ -39,7 +39,7 @@ struct DatabaseURL {
     /// The Firebase project: the instance's name without `-default-rtdb` (a project's
     /// default database is named `PROJECT-default-rtdb`, or `PROJECT` for those made
     /// before 2020).
-    var project: String {
+    package var project: String {
         instance.hasSuffix("-default-rtdb")
             ? String(instance.dropLast("-default-rtdb".count)) : instance
     }

@@ -11,7 +11,7 @@ struct ExternalCommand {
 
     /// The command `name` names: a path when it holds a `/`, else the first executable
     /// of that name on the environment's `PATH`; nil when there is none.
-    init?(_ name: String, environment: [String: String]) {
+    package init?(_ name: String, environment: [String: String]) {
         let merged = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         self.environment = merged
         if name.contains("/") {
@@ -30,7 +30,7 @@ struct ExternalCommand {
 
     /// What a finished run printed, and how it ended.
     struct Output {
-        var status: Int32
+        package var status: Int32
         var standardOutput: [UInt8]
         var standardError: [UInt8]
 

@@ -359,7 +359,7 @@ enum PublishPlanner {
     /// The paths and objects of the recorded plan of `target`.
     ///
     /// - Throws: `SQLiteError`, `PublishError.input` when a request does not parse.
-    static func detail(target: String, database: Database) throws -> PublishPlanDetail {
+    package static func detail(target: String, database: Database) throws -> PublishPlanDetail {
         var detail = PublishPlanDetail()
         try PublishStore(database).forEachPendingStep(target: target) { step in
             switch step.kind {
@@ -392,11 +392,11 @@ struct RequestWriter {
     private var entries = 0
     private let emit: ([UInt8]) throws -> Void
 
-    init(emit: @escaping ([UInt8]) throws -> Void) {
+    package init(emit: @escaping ([UInt8]) throws -> Void) {
         self.emit = emit
     }
 
-    mutating func add(path: String, value: JSONValue?) throws {
+    package mutating func add(path: String, value: JSONValue?) throws {
         var entry: [UInt8] = [0x0A, 0x20, 0x20]
         JSONText.appendString(path, to: &entry)
         entry.append(contentsOf: ": ".utf8)

@@ -36,12 +36,12 @@ enum PublishState {
 /// update handed over in parts rather than written to a file.
 struct PublishRender {
     var old: ExportStateReader
-    var new: ExportStateWriter
+    package var new: ExportStateWriter
     var bucket: String
     /// When only the records changed since the target's last publish are rendered: the
     /// base, and where the new state's block references go.
     var incremental: IncrementalBase?
     var storeIndex: (Int64, StateBlockReference) throws -> Void = { _, _ in }
     /// Receives each part of the update, in order.
-    var body: ([UInt8]) throws -> Void
+    package var body: ([UInt8]) throws -> Void
 }

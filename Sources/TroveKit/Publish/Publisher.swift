@@ -278,7 +278,7 @@ final class PublishLock {
     private var descriptor: Int32
 
     /// - Throws: `PublishError.busy` when another publish holds it, `FileWriteError`.
-    init(workspace: Workspace) throws {
+    package init(workspace: Workspace) throws {
         let path = workspace.path + "-publish.lock"
         descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw FileWriteError(path: path, errno: errno) }
@@ -290,7 +290,7 @@ final class PublishLock {
         }
     }
 
-    func release() {
+    package func release() {
         guard descriptor >= 0 else { return }
         Foundation.close(descriptor)
         descriptor = -1

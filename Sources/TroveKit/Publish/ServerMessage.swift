@@ -29,7 +29,7 @@ func describe(_ outcome: HTTPOutcome) -> String {
 
 extension HTTPOutcome {
     /// The status of an answer, or nil when there was none.
-    var status: Int? {
+    package var status: Int? {
         guard case .response(let response, _) = self else { return nil }
         return response.status
     }

@@ -88,8 +88,8 @@ public struct MapPoint: Equatable, Sendable {
 /// position and the neighbours around it, a scale bar. Without tiles it needs nothing
 /// from the network.
 public struct PlaceMap {
-    static let width = 240.0
-    static let height = 160.0
+    package static let width = 240.0
+    package static let height = 160.0
 
     public var points: [MapPoint]
     public var tiles: TileSource?
@@ -100,7 +100,9 @@ public struct PlaceMap {
     }
 
     /// World pixel coordinates at `zoom` (256-pixel tiles).
-    static func project(_ latitude: Double, _ longitude: Double, zoom: Int) -> (Double, Double) {
+    package static func project(_ latitude: Double, _ longitude: Double, zoom: Int) -> (
+        Double, Double
+    ) {
         let scale = 256 * pow(2, Double(zoom))
         let lat = max(-85.05, min(85.05, latitude)) * .pi / 180
         let x = (longitude + 180) / 360 * scale
@@ -109,7 +111,7 @@ public struct PlaceMap {
     }
 
     /// The closest zoom (19 at most) at which every point fits around the first.
-    func zoom() -> Int {
+    package func zoom() -> Int {
         guard let centre = points.first else { return 17 }
         for zoom in stride(from: 19, through: 1, by: -1) {
             let (cx, cy) = Self.project(centre.latitude, centre.longitude, zoom: zoom)

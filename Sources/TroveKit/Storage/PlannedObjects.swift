@@ -18,12 +18,12 @@ struct PlannedObjectReader {
     /// Whether every object has been read.
     var isAtEnd: Bool { entries.isAtEnd }
     /// The current object's path; meaningless once `isAtEnd`.
-    var path: [UInt8] { entries.path }
+    package var path: [UInt8] { entries.path }
 
     /// Opens objects whose blocks `nextBlock` returns in order (nil after the last).
     ///
     /// - Throws: `SQLiteError`, `StoragePlanError.damaged`.
-    init(blocks nextBlock: @escaping () throws -> [UInt8]?) throws {
+    package init(blocks nextBlock: @escaping () throws -> [UInt8]?) throws {
         entries = FrontCodedReader(damaged: StoragePlanError.damaged, nextBlock: nextBlock)
         try advance()
     }
@@ -31,7 +31,7 @@ struct PlannedObjectReader {
     /// Opens the objects of one block on its own.
     ///
     /// - Throws: `StoragePlanError.damaged`.
-    init(block: [UInt8]) throws {
+    package init(block: [UInt8]) throws {
         entries = FrontCodedReader(block: block, damaged: StoragePlanError.damaged)
         try advance()
     }
@@ -51,9 +51,11 @@ struct PlannedObjectReader {
     /// and tools.
     ///
     /// - Throws: `SQLiteError`, `StoragePlanError.damaged`.
-    static func all(database: Database, layout: String, generation: Int64? = nil) throws -> [(
-        path: String, token: String?
-    )] {
+    package static func all(database: Database, layout: String, generation: Int64? = nil) throws
+        -> [(
+            path: String, token: String?
+        )]
+    {
         let store = ExportStore(database)
         let latest = try store.latestObjectGeneration(layout: layout)
         return try PlannedObjectReader(
@@ -85,14 +87,16 @@ struct PlannedObjectEncoder {
     private(set) var blocks = 0
     private let store: ([UInt8]) throws -> Void
 
-    init(store: @escaping ([UInt8]) throws -> Void) {
+    package init(store: @escaping ([UInt8]) throws -> Void) {
         self.store = store
     }
 
     /// Adds one object.
     ///
     /// - Throws: whatever `store` throws.
-    mutating func append(path: UnsafeBufferPointer<UInt8>, token: UnsafeBufferPointer<UInt8>?)
+    package mutating func append(
+        path: UnsafeBufferPointer<UInt8>, token: UnsafeBufferPointer<UInt8>?
+    )
         throws
     {
         block.begin(path: path)
@@ -124,7 +128,7 @@ struct PlannedObjectEncoder {
 enum StoragePlanError: Error, CustomStringConvertible {
     case damaged
 
-    var description: String {
+    package var description: String {
         "the recorded Storage plan cannot be read (the workspace is damaged)"
     }
 }

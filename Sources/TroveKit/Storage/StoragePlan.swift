@@ -112,7 +112,7 @@ extension StoragePlan {
     }
 
     /// The token of a `payload(token:)`.
-    static func token(inPayload payload: [UInt8]) -> [UInt8]? {
+    package static func token(inPayload payload: [UInt8]) -> [UInt8]? {
         var start = 0
         while start < payload.count {
             start += 1

@@ -30,12 +30,12 @@ final class StoragePlanWriter: @unchecked Sendable {
     /// Whether every referenced object is listed, not only those that change.
     let listsAll: Bool
     /// For a plan of the records changed since this clock value only: their keys.
-    let changed: (seq: Int64, keys: [String])?
+    package let changed: (seq: Int64, keys: [String])?
     let output: String
     let bucket: String?
     let tokens: Bool
     /// The images folder relative to the export's folder.
-    let images: String
+    package let images: String
     let manifestFile: OutputFile
     let scriptFile: OutputFile
 
@@ -45,7 +45,7 @@ final class StoragePlanWriter: @unchecked Sendable {
     /// Paths of the previous plan that nothing references now (deleted from the record
     /// whether or not another plan holds them).
     var gone: [String] = []
-    var summary = StoragePlan.Summary()
+    package var summary = StoragePlan.Summary()
     /// The manifest's `objects` array; its count is the objects listed in the files so far.
     var objects = JSONLineWriter(indent: "    ", closingIndent: "  ", breaksWhenEmpty: true)
 
@@ -55,7 +55,7 @@ final class StoragePlanWriter: @unchecked Sendable {
     /// Stages the two files beside `output` in `outputs` and fixes the reading snapshot.
     ///
     /// - Throws: `FileWriteError` when the files cannot be staged, `SQLiteError`.
-    init(
+    package init(
         database: Database, layout: Layout, output: String, bucket: String?, tokens: Bool,
         images: String, outputs: OutputSet, baseGeneration: Int64?, baseObjects: Int,
         newGeneration: Int64, listsAll: Bool, changed: (seq: Int64, keys: [String])?

@@ -22,7 +22,7 @@ struct CSVTreasureSource {
     /// Records of only delimiters read so far, skipped as blank lines are.
     private(set) var blankRecords = 0
 
-    init(_ csv: CSVReader) throws(TreasureFileError) {
+    package init(_ csv: CSVReader) throws(TreasureFileError) {
         var csv = csv
         let file = csv.displayPath
         let first: CSVRecord?
@@ -109,7 +109,7 @@ struct CSVTreasureSource {
         return names
     }
 
-    mutating func next() throws(TreasureFileError) -> TreasureRow? {
+    package mutating func next() throws(TreasureFileError) -> TreasureRow? {
         while true {
             let record: CSVRecord?
             do throws(CSVError) {

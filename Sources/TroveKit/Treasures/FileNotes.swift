@@ -12,7 +12,7 @@ struct FileNotes {
     private var digitKeyCount = 0
     private var firstDigitKey: Diagnostic.Location?
 
-    init(file: String) { self.file = file }
+    package init(file: String) { self.file = file }
 
     /// Columns that name a record better than its name does: identifiers and codes, or
     /// the name in Latin letters.

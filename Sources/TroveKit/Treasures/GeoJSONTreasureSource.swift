@@ -18,12 +18,12 @@ import TroveStore
 /// latitude; EPSG:3857 (Web Mercator) is converted; anything else is refused.
 struct GeoJSONTreasureSource {
     /// A feature to map, with where it came from.
-    struct Entry {
-        var value: JSONValue
+    package struct Entry {
+        package var value: JSONValue
         /// The JSON path of the feature in the document: `features[7]`, or empty.
-        var path: String
+        package var path: String
         /// The line it starts on, for newline-delimited files.
-        var line: Int?
+        package var line: Int?
         /// A record of a newline-delimited file or text sequence that is not JSON: the
         /// parser's message and column, and the record's text; `value` is null.
         var broken: (message: String, column: Int, text: String)?
@@ -81,7 +81,9 @@ struct GeoJSONTreasureSource {
     /// Reads a whole document already in memory.
     /// - Throws: ``TreasureFileError`` for text that is not JSON (or not UTF-8), or
     ///   JSON that is not a FeatureCollection, a Feature or a series of Features.
-    init(bytes: [UInt8], displayPath: String, encoding: TextEncoding) throws(TreasureFileError) {
+    package init(bytes: [UInt8], displayPath: String, encoding: TextEncoding)
+        throws(TreasureFileError)
+    {
         try self.init(
             stream: JSONStream(bytes: bytes), displayPath: displayPath, encoding: encoding)
     }
@@ -89,7 +91,7 @@ struct GeoJSONTreasureSource {
     /// Reads from a stream; the first values are looked at now, so a document that is not
     /// GeoJSON at all is refused before any row.
     /// - Throws: ``TreasureFileError`` as ``init(bytes:displayPath:encoding:)``.
-    init(stream: JSONStream, displayPath: String, encoding: TextEncoding)
+    package init(stream: JSONStream, displayPath: String, encoding: TextEncoding)
         throws(TreasureFileError)
     {
         self.stream = stream
@@ -461,7 +463,7 @@ struct GeoJSONTreasureSource {
 
     /// The next treasure row, or nil at the end.
     /// - Throws: ``TreasureFileError`` when the rest of the file is not JSON.
-    mutating func next() throws(TreasureFileError) -> TreasureRow? {
+    package mutating func next() throws(TreasureFileError) -> TreasureRow? {
         guard let entry = try nextEntry() else { return nil }
         defer { index += 1 }
         if case .object(let members)? = entry.value["properties"] {
@@ -692,7 +694,7 @@ struct GeoJSONTreasureSource {
     }
 
     /// A value as text: strings as they are, `null` as nothing, the rest as JSON text.
-    static func text(_ value: JSONValue) -> String? {
+    package static func text(_ value: JSONValue) -> String? {
         switch value {
         case .null: nil
         case .string(let text): text
@@ -719,7 +721,7 @@ struct GeoJSONNotes {
         }
     }
 
-    mutating func position(validAsGiven: Bool, validSwapped: Bool) {
+    package mutating func position(validAsGiven: Bool, validSwapped: Bool) {
         positions += 1
         if !validAsGiven && validSwapped { onlySwapped += 1 }
     }

@@ -8,7 +8,7 @@ import TroveStore
 enum TreasureField: CaseIterable {
     case key, name, latitude, longitude, image, description
 
-    var names: [String] {
+    package var names: [String] {
         switch self {
         case .key: ["key", "id"]
         case .name: ["name", "title"]
@@ -20,7 +20,7 @@ enum TreasureField: CaseIterable {
     }
 
     /// The canonical name, for messages.
-    var label: String { names[0] }
+    package var label: String { names[0] }
 
     /// For each known field, the index of the column that provides it; every other
     /// column is an extra. A canonical name beats an alias, and an earlier column beats
@@ -57,8 +57,8 @@ enum TreasureField: CaseIterable {
 /// message of the first problem, so both formats word their findings alike.
 enum TreasureCheck {
     struct Problem: Error, Equatable {
-        var code: String
-        var message: String
+        package var code: String
+        package var message: String
         var hint: String?
     }
 
@@ -191,7 +191,7 @@ enum TreasureCheck {
 
     /// Latitude in [-90, 90] (`Coordinate`'s rule and words); `text` is the value as
     /// written, for the message.
-    static func latitude(_ value: Double, text: String) throws(Problem) {
+    package static func latitude(_ value: Double, text: String) throws(Problem) {
         do throws(CoordinateError) {
             try Coordinate.check(latitude: value, text: text)
         } catch {
@@ -200,7 +200,7 @@ enum TreasureCheck {
     }
 
     /// Longitude in [-180, 180] (`Coordinate`'s rule and words).
-    static func longitude(_ value: Double, text: String) throws(Problem) {
+    package static func longitude(_ value: Double, text: String) throws(Problem) {
         do throws(CoordinateError) {
             try Coordinate.check(longitude: value, text: text)
         } catch {
@@ -210,7 +210,7 @@ enum TreasureCheck {
 
     /// The text with control characters escaped as in C and JSON (`\t`, `\n`, `\r`,
     /// `\u001F`), so that a message stays on one line and shows what a user would type.
-    static func shown(_ text: String) -> String {
+    package static func shown(_ text: String) -> String {
         var result = ""
         for scalar in Excerpt.cut(text).unicodeScalars {
             switch scalar.value {
@@ -231,7 +231,7 @@ enum TreasureCheck {
 
     /// A key Firebase accepts: non-empty, at most 768 bytes of UTF-8, none of
     /// `. $ # [ ] /` and no ASCII control character.
-    static func key(_ key: String) throws(Problem) {
+    package static func key(_ key: String) throws(Problem) {
         func illegal(_ why: String) -> Problem {
             Problem(
                 code: DiagnosticCode.illegalKey, message: "key '\(shown(key))' \(why)",

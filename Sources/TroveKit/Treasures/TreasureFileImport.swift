@@ -466,7 +466,7 @@ struct RowBatch: Sendable {
     var columns: [String]?
     var decimalComma = false
 
-    init(file: String, sourcePath: String) {
+    package init(file: String, sourcePath: String) {
         treasures = PackedTreasures(file: file, sourcePath: sourcePath)
     }
 }
@@ -489,7 +489,7 @@ final class SharedKeyDeriver: @unchecked Sendable {
     private var deriver = KeyDeriver()
     private let lock = NSLock()
 
-    init(expectedKeys: Int = 0) {
+    package init(expectedKeys: Int = 0) {
         deriver.reserve(expectedKeys)
     }
 
@@ -530,7 +530,7 @@ final class SharedKeyDeriver: @unchecked Sendable {
     }
 
     /// Whether this import has stored a treasure under the key in `utf8`.
-    func contains(utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+    package func contains(utf8: UnsafeBufferPointer<UInt8>) -> Bool {
         let key = String(decoding: utf8, as: UTF8.self)
         lock.lock()
         defer { lock.unlock() }

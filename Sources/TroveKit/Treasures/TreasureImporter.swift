@@ -153,12 +153,12 @@ struct KeyDeriver {
     mutating func reserve(_ count: Int) { used.reserveCapacity(count) }
 
     /// Whether `key` was handed out (explicit or derived).
-    func contains(_ key: String) -> Bool { used.contains(key) }
+    package func contains(_ key: String) -> Bool { used.contains(key) }
 
     /// The treasures the next file gave last time (empty for a file new to the workspace).
     mutating func begin(_ stored: StoredKeys) { self.stored = stored }
 
-    mutating func key(explicit: String?, name: String) -> String {
+    package mutating func key(explicit: String?, name: String) -> String {
         keyAndFirstUse(explicit: explicit, name: name).key
     }
 
@@ -230,10 +230,10 @@ struct StoredKeys: Sendable {
     private var nameHeads: [UInt64: Int32] = [:]
     private var nameNext: [Int32] = []
 
-    var isEmpty: Bool { keys.isEmpty }
+    package var isEmpty: Bool { keys.isEmpty }
 
     /// Adds a stored treasure; entries added earlier are preferred.
-    mutating func add(
+    package mutating func add(
         key: String, name: String, latitude: Double, longitude: Double, image: String?
     ) {
         let index = Int32(keys.count)
@@ -262,12 +262,12 @@ struct StoredKeys: Sendable {
         next[Int(at)] = index
     }
 
-    func contains(_ key: String) -> Bool { byKey.contains(key) }
+    package func contains(_ key: String) -> Bool { byKey.contains(key) }
 
     func hasName(_ name: String) -> Bool { nameHeads[Self.hash(name)] != nil }
 
     /// The first key at this position with this image that `available` accepts.
-    func key(
+    package func key(
         latitude: Double, longitude: Double, image: String?, where available: (String) -> Bool
     ) -> String? {
         var at = spotHeads[Self.hash(latitude, longitude, image)] ?? -1
@@ -284,7 +284,7 @@ struct StoredKeys: Sendable {
     }
 
     /// The first key of a treasure with this name that `available` accepts.
-    func key(named name: String, where available: (String) -> Bool) -> String? {
+    package func key(named name: String, where available: (String) -> Bool) -> String? {
         let hash = Self.hash(name)
         var at = nameHeads[hash] ?? -1
         while at >= 0 {

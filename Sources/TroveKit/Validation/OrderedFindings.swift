@@ -46,7 +46,7 @@ final class OrderedFindings {
     private(set) var warnings = 0
 
     /// A store that sorts and spills every `chunkSize` findings.
-    init(chunkSize: Int = 1 << 15) {
+    package init(chunkSize: Int = 1 << 15) {
         precondition(chunkSize > 0)
         self.chunkSize = chunkSize
     }
@@ -70,7 +70,7 @@ final class OrderedFindings {
     /// Adds a finding. `asRead` marks one about the file as read (an unreadable row),
     /// which goes before the checks of a record at the same place. `reserved` is its
     /// place among those `reserve(_:)` set aside; by default it goes after all others.
-    func add(_ finding: Diagnostic, asRead: Bool = false, reserved: Int? = nil) {
+    package func add(_ finding: Diagnostic, asRead: Bool = false, reserved: Int? = nil) {
         register(file: finding.location.file)
         let location = finding.location
         let key = SortKey(

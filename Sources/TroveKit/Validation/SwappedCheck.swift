@@ -16,11 +16,11 @@ struct SwappedCheck {
     /// Indexes into `positions` by one-degree cell (about 111 km of latitude).
     private var cells: [Int64: [Int32]] = [:]
     /// How many records there are, positions or not.
-    let count: Int
+    package let count: Int
 
     /// A check of points among `positions` (those in range, in the records' order) of
     /// `count` records.
-    init(positions: some Sequence<(Double, Double)>, count: Int) {
+    package init(positions: some Sequence<(Double, Double)>, count: Int) {
         self.positions = positions.map { (latitude: $0.0, longitude: $0.1) }
         self.count = count
         for (index, position) in self.positions.enumerated() {

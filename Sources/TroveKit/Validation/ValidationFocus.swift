@@ -7,21 +7,21 @@ extension TreasureValidator {
     /// `minimumSpacing` to one (a changed record can make or end a near-duplicate finding
     /// on either side), and those that share a name with one (likewise for duplicate names).
     struct Focus {
-        var keys: Set<String> = []
-        var names: Set<String> = []
+        package var keys: Set<String> = []
+        package var names: Set<String> = []
         /// The changed records' positions.
         private var positions: NeighbourIndex?
 
         /// A focus on no record.
-        init() {}
+        package init() {}
 
         /// A focus on the records with these keys alone.
-        init(keys: Set<String>) {
+        package init(keys: Set<String>) {
             self.keys = keys
         }
 
         /// A focus on changed records.
-        init(changed: [Treasure]) {
+        package init(changed: [Treasure]) {
             for record in changed {
                 keys.insert(record.key)
                 if !record.name.isEmpty { names.insert(record.name) }

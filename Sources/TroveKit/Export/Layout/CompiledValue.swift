@@ -23,11 +23,11 @@ struct CompiledValue: Sendable {
         var start: Int32 = 0
         var end: Int32 = 0
         /// Children in `members`.
-        var first: Int32 = 0
-        var count: Int32 = 0
+        package var first: Int32 = 0
+        package var count: Int32 = 0
         var slot: Slot = .key
         /// For `.text`, the index into `texts`.
-        var text: Int32 = 0
+        package var text: Int32 = 0
     }
 
     /// A child of an object or array: the bytes written before it (an object member's
@@ -44,7 +44,7 @@ struct CompiledValue: Sendable {
     private(set) var fields: [Field] = []
     private(set) var texts: [TextTemplate] = []
 
-    init(_ template: ValueTemplate, renditionNames: [String]) {
+    package init(_ template: ValueTemplate, renditionNames: [String]) {
         _ = add(template, renditionNames: renditionNames)
     }
 
@@ -135,7 +135,7 @@ struct CompiledPath: Sendable {
     private(set) var pool: [UInt8] = []
     private(set) var texts: [TextTemplate] = []
 
-    init(_ templates: [TextTemplate]) {
+    package init(_ templates: [TextTemplate]) {
         for template in templates {
             switch template {
             case .literal(let text):

@@ -48,7 +48,7 @@ enum Field: Equatable, Sendable {
     }
 
     /// Parses a placeholder name for `records`; nil when unknown.
-    init?(_ text: String, records: Layout.Records) {
+    package init?(_ text: String, records: Layout.Records) {
         let simple: [String: Field]
         switch records {
         case .treasures:
@@ -124,7 +124,7 @@ enum TextTemplate: Sendable {
     /// and `-`; other braces are literal text. An extra column's name after `{extra.` is
     /// anything up to the closing brace (`{extra.State Name}`, `{extra.Café}`,
     /// `{extra.a/b}`), as spreadsheets name columns.
-    init(_ text: String, records: Layout.Records, layout: String, path: String)
+    package init(_ text: String, records: Layout.Records, layout: String, path: String)
         throws(LayoutError)
     {
         var parts: [Part] = []

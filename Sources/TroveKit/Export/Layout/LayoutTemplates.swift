@@ -31,7 +31,7 @@ indirect enum ValueTemplate: Sendable {
         }
     }
 
-    init(_ json: JSONValue, records: Layout.Records, layout: String, path: String)
+    package init(_ json: JSONValue, records: Layout.Records, layout: String, path: String)
         throws(LayoutError)
     {
         switch json {
@@ -101,9 +101,9 @@ indirect enum ValueTemplate: Sendable {
 /// One `paths` member: a database path template and the value written there per record.
 struct PathTemplate: Sendable {
     /// The path as written in the layout.
-    let text: String
+    package let text: String
     let segments: [TextTemplate]
-    let value: ValueTemplate
+    package let value: ValueTemplate
 
     var fields: [Field] { segments.flatMap(\.fields) + value.fields }
 
@@ -131,7 +131,7 @@ struct PathTemplate: Sendable {
         return keys.contains("\"g\"") && keys.contains("\"l\"")
     }
 
-    init(path: String, value json: JSONValue, records: Layout.Records, layout: String)
+    package init(path: String, value json: JSONValue, records: Layout.Records, layout: String)
         throws(LayoutError)
     {
         text = path

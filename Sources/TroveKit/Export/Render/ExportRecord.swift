@@ -9,26 +9,26 @@ struct ExportRecord {
     struct Rendition {
         /// The object path's UTF-8 bytes, refilled in place record after record.
         var pathBytes: [UInt8]
-        var width: Int64
-        var height: Int64
+        package var width: Int64
+        package var height: Int64
         /// The object's download token, when the URLs carry one and it exists.
         var tokenBytes: [UInt8] = []
         var hasToken = false
 
-        var path: String { String(decoding: pathBytes, as: UTF8.self) }
-        var token: String? { hasToken ? String(decoding: tokenBytes, as: UTF8.self) : nil }
+        package var path: String { String(decoding: pathBytes, as: UTF8.self) }
+        package var token: String? { hasToken ? String(decoding: tokenBytes, as: UTF8.self) : nil }
     }
 
-    var key = ""
-    var name: String?
-    var user: String?
-    var description: String?
-    var date: String?
-    var latitude: Double?
-    var longitude: Double?
+    package var key = ""
+    package var name: String?
+    package var user: String?
+    package var description: String?
+    package var date: String?
+    package var latitude: Double?
+    package var longitude: Double?
     var geohash: String?
     /// The source image (treasures) or photo (posts): a local path or an http(s) URL.
-    var image: String? { hasImage ? String(decoding: imageBytes, as: UTF8.self) : nil }
+    package var image: String? { hasImage ? String(decoding: imageBytes, as: UTF8.self) : nil }
     /// `image`'s UTF-8 bytes, refilled in place record after record.
     private(set) var imageBytes: [UInt8] = []
     private(set) var hasImage = false
@@ -113,7 +113,7 @@ struct RecordQuery {
     let renditionNames: [String]
     /// The fields a stream reads; the other columns are selected as NULL, so a template
     /// pays only for what it writes.
-    let needed: [Field]
+    package let needed: [Field]
     /// Whether the stream also checks positions and geohashes.
     let checksPositions: Bool
     /// Whether the stream also checks that every rendition the layout uses exists.
@@ -135,7 +135,7 @@ struct RecordQuery {
     }
 
     /// What the store reads for it.
-    var read: RecordRead {
+    package var read: RecordRead {
         var columns = Set<RecordColumn>()
         for field in needed {
             switch field {
@@ -185,7 +185,7 @@ struct RecordCursor {
     /// The column that says whether the record's file wrote decimal commas.
     var decimalCommaColumn: Int?
 
-    init(
+    package init(
         statement: Statement, selected: [Bool], geohashes: KeyOrderedTable?,
         renditions: [KeyOrderedTable?]
     ) {
@@ -202,7 +202,7 @@ struct RecordCursor {
     /// `RecordQuery.sqlParts` (Workspace/Stores/RecordSQL.swift) fixes every position.
     ///
     /// - Throws: `SQLiteError`.
-    mutating func next(into record: inout ExportRecord) throws -> Bool {
+    package mutating func next(into record: inout ExportRecord) throws -> Bool {
         guard try statement.stepToRow() else { return false }
         // Read in place: no `Row` (and no reference to the statement) per record.
         let row = statement
@@ -290,7 +290,7 @@ struct KeyOrderedTable {
     private var hasCurrent = false
     private var started = false
 
-    init(statement: Statement) {
+    package init(statement: Statement) {
         self.statement = statement
     }
 

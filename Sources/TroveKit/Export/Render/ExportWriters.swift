@@ -28,7 +28,7 @@ struct TreeWriter {
     private let report: (String, String) -> Void
     private static let pendingLimit = 1 << 18
 
-    init(file: OutputFile, report: @escaping (String, String) -> Void) {
+    package init(file: OutputFile, report: @escaping (String, String) -> Void) {
         self.file = file
         self.report = report
     }
@@ -36,7 +36,9 @@ struct TreeWriter {
     /// Writes `value` at `path` (segments joined by `/`).
     ///
     /// - Throws: `ExportError.cannotWrite`.
-    mutating func add(path: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) throws {
+    package mutating func add(path: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>)
+        throws
+    {
         if let leaf = leafUnderOpenPath(path) {
             // The usual case: a sibling of the previous entry, under the same open object.
             memberKey(leaf)
@@ -170,19 +172,21 @@ final class UpdateWriter {
     /// - Parameters:
     ///   - maxBytes: each part stays below this many bytes; nil writes one file.
     ///   - makeFile: opens part N (1-based).
-    init(maxBytes: Int?, makeFile: @escaping (Int) throws -> OutputFile) {
+    package init(maxBytes: Int?, makeFile: @escaping (Int) throws -> OutputFile) {
         self.maxBytes = maxBytes
         self.makeFile = makeFile
     }
 
     /// The bytes `{` + entry + `\n}\n` take: the smallest part holding this entry.
-    static let frame = 4
+    package static let frame = 4
 
     /// Adds `path: value`, or `path: null` when `value` is nil. Returns false when the
     /// entry alone does not fit under the byte limit (nothing is written).
     ///
     /// - Throws: `ExportError.cannotWrite`.
-    func add(path: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>?) throws -> Bool {
+    package func add(path: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>?) throws
+        -> Bool
+    {
         scratch.removeAll(keepingCapacity: true)
         scratch.append(0x0A)
         Renderer.indent(1, into: &scratch)

@@ -14,21 +14,21 @@ import TroveStore
 
 /// Entries handed from a producer thread to the merging thread, in compact batches.
 struct EntryBatch {
-    var bytes: [UInt8] = []
+    package var bytes: [UInt8] = []
     /// Per entry, where its path, value and record key end in `bytes`.
     var ends: [Int] = []
     /// Per entry, `valueHash` of its value, computed on the producer's thread.
     var hashes: [UInt64] = []
-    var count: Int { hashes.count }
+    package var count: Int { hashes.count }
 
-    init() {
+    package init() {
         bytes.reserveCapacity(Self.capacity * 128)
         ends.reserveCapacity(Self.capacity * 3)
         hashes.reserveCapacity(Self.capacity)
     }
 
     /// Entries per batch.
-    static let capacity = 1024
+    package static let capacity = 1024
 }
 
 /// The batches a stream's channel sets aside while the merging thread is busy with
@@ -73,10 +73,10 @@ final class EntrySpill: ChannelOverflow {
 final class InlineStream {
     @exclusivity(unchecked) var stream: TemplateStream
     /// The stream's path and value buffers, read without going through the stream.
-    let path: RenderBuffer
-    let value: RenderBuffer
+    package let path: RenderBuffer
+    package let value: RenderBuffer
 
-    init(_ stream: TemplateStream) {
+    package init(_ stream: TemplateStream) {
         self.stream = stream
         path = stream.path
         value = stream.value
@@ -113,7 +113,7 @@ final class ParallelStream: @unchecked Sendable {
         return processors != 1
     }()
 
-    init(stream: TemplateStream, database: Database) {
+    package init(stream: TemplateStream, database: Database) {
         self.stream = stream
         self.database = database
         problems = stream.problems
@@ -187,10 +187,10 @@ final class StreamCursor {
     @exclusivity(unchecked) private(set) var isDone = false
     /// The current entry's path (copied: paths are compared often). A constant, so that
     /// comparing it takes no reference.
-    let path = RenderBuffer(capacity: 256)
+    package let path = RenderBuffer(capacity: 256)
     @exclusivity(unchecked) private(set) var hash: UInt64 = 0
 
-    init(_ stream: ParallelStream) {
+    package init(_ stream: ParallelStream) {
         self.stream = stream
         inline = stream.inline
     }

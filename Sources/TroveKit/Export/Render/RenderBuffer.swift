@@ -12,7 +12,7 @@ final class RenderBuffer: JSONOutput {
     @exclusivity(unchecked) private var capacity: Int
     @exclusivity(unchecked) private(set) var count = 0
 
-    init(capacity: Int = 512) {
+    package init(capacity: Int = 512) {
         self.capacity = max(capacity, 16)
         start = .allocate(capacity: self.capacity)
     }
@@ -21,10 +21,10 @@ final class RenderBuffer: JSONOutput {
         start.deallocate()
     }
 
-    var isEmpty: Bool { count == 0 }
+    package var isEmpty: Bool { count == 0 }
 
     /// A copy of the bytes.
-    var bytes: [UInt8] { withUnsafeBufferPointer { Array($0) } }
+    package var bytes: [UInt8] { withUnsafeBufferPointer { Array($0) } }
 
     func withUnsafeBufferPointer<Result>(
         _ body: (UnsafeBufferPointer<UInt8>) throws -> Result
@@ -33,27 +33,27 @@ final class RenderBuffer: JSONOutput {
     }
 
     @inline(__always)
-    func append(_ byte: UInt8) {
+    package func append(_ byte: UInt8) {
         reserve(1)
         start[count] = byte
         count += 1
     }
 
     @inline(__always)
-    func append(contentsOf bytes: UnsafeBufferPointer<UInt8>) {
+    package func append(contentsOf bytes: UnsafeBufferPointer<UInt8>) {
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
         reserve(bytes.count)
         (start + count).update(from: base, count: bytes.count)
         count += bytes.count
     }
 
-    func append(contentsOf bytes: [UInt8]) {
+    package func append(contentsOf bytes: [UInt8]) {
         bytes.withUnsafeBufferPointer { append(contentsOf: $0) }
     }
 
     /// Appends the UTF-8 bytes of a literal.
     @inline(__always)
-    func append(_ literal: StaticString) {
+    package func append(_ literal: StaticString) {
         literal.withUTF8Buffer { append(contentsOf: $0) }
     }
 

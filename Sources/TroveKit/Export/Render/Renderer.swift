@@ -30,7 +30,7 @@ struct Renderer {
 
     /// The value of `field` for `record`, or nil when it has none (empty text counts as
     /// none).
-    mutating func value(of field: Field, in record: inout ExportRecord) -> Scalar? {
+    package mutating func value(of field: Field, in record: inout ExportRecord) -> Scalar? {
         func text(_ value: String?) -> Scalar? {
             guard let value, !value.isEmpty else { return nil }
             return .string(value)
@@ -86,7 +86,7 @@ struct Renderer {
     }
 
     /// A field as text, for interpolation into a longer string.
-    mutating func text(of field: Field, in record: inout ExportRecord) -> String? {
+    package mutating func text(of field: Field, in record: inout ExportRecord) -> String? {
         switch value(of: field, in: &record) {
         case nil: return nil
         case .string(let text): return text
@@ -98,7 +98,8 @@ struct Renderer {
     }
 
     /// Text with its placeholders filled in, or nil when one has no value.
-    mutating func text(of template: TextTemplate, in record: inout ExportRecord) -> String? {
+    package mutating func text(of template: TextTemplate, in record: inout ExportRecord) -> String?
+    {
         switch template {
         case .literal(let text): return text
         case .whole(let field): return text(of: field, in: &record)
@@ -168,7 +169,7 @@ struct Renderer {
 
     /// Appends `value` rendered for `record`; returns false (and appends nothing) when it
     /// has no value.
-    mutating func render(
+    package mutating func render(
         _ value: CompiledValue, record: inout ExportRecord, into output: inout RenderBuffer
     ) -> Bool {
         value.nodes.withUnsafeBufferPointer { nodes in

@@ -36,7 +36,7 @@ struct TemplateStream {
         var remoteImages = 0
     }
 
-    init(
+    package init(
         template: PathTemplate, database: Database, query: RecordQuery, renderer: Renderer,
         checker: RecordChecker?, problems: ExportProblems, noun: String
     ) throws {

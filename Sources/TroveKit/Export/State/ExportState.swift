@@ -85,12 +85,12 @@ struct ExportStateReader {
     /// Whether every pair has been read.
     var isAtEnd: Bool { entries.isAtEnd }
     /// The current path; meaningless once `isAtEnd`.
-    var path: [UInt8] { entries.path }
+    package var path: [UInt8] { entries.path }
 
     /// Opens the last recorded state of `layout`; empty when it was never exported.
     ///
     /// - Throws: `SQLiteError`.
-    init(database: Database, layout: String, generation: Int64?) throws {
+    package init(database: Database, layout: String, generation: Int64?) throws {
         try self.init(
             blocks: ExportStore(database).blocks(.paths, layout: layout, generation: generation))
     }
@@ -98,7 +98,7 @@ struct ExportStateReader {
     /// Opens a state whose blocks `nextBlock` returns in order (nil after the last).
     ///
     /// - Throws: `SQLiteError`, `ExportError.damagedState`.
-    init(blocks nextBlock: @escaping () throws -> [UInt8]?) throws {
+    package init(blocks nextBlock: @escaping () throws -> [UInt8]?) throws {
         entries = FrontCodedReader(damaged: ExportError.damagedState, nextBlock: nextBlock)
         try advance()
     }
@@ -126,20 +126,20 @@ struct ExportStateWriter {
     private(set) var count = 0
 
     /// - Throws: `SQLiteError`.
-    init(database: Database, layout: String, generation: Int64) throws {
+    package init(database: Database, layout: String, generation: Int64) throws {
         store = try ExportStore(database).blockWriter(
             .paths, layout: layout, generation: generation)
     }
 
     /// A writer that hands each full block, with its sequence number, to `store`.
-    init(store: @escaping (_ seq: Int64, _ block: [UInt8]) throws -> Void) {
+    package init(store: @escaping (_ seq: Int64, _ block: [UInt8]) throws -> Void) {
         self.store = store
     }
 
     /// Records one path and its value's hash.
     ///
     /// - Throws: `SQLiteError`.
-    mutating func append(path: UnsafeBufferPointer<UInt8>, hash: UInt64) throws {
+    package mutating func append(path: UnsafeBufferPointer<UInt8>, hash: UInt64) throws {
         block.begin(path: path)
         withUnsafeBytes(of: hash.littleEndian) { block.write($0) }
         count += 1

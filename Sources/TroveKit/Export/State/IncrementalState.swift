@@ -27,17 +27,17 @@ enum ExportInputs {
 /// base state's blocks and the changed records. An incremental run reads and rewrites only
 /// the blocks the changed records' paths fall in; the new state refers to the others.
 struct IncrementalBase {
-    var index: [StateBlockReference]
+    package var index: [StateBlockReference]
     /// The changed records' keys, sorted.
-    var keys: [String]
+    package var keys: [String]
     /// Paths in the base state.
     var statePaths: Int
     /// The clock value the base state took in.
-    var seq: Int64
+    package var seq: Int64
 
     /// Why a run that could be incremental renders every record, or the base when it
     /// need not.
-    enum Decision {
+    package enum Decision {
         case incremental(IncrementalBase)
         case everything(reason: String)
     }
@@ -65,7 +65,7 @@ struct IncrementalBase {
     ///
     /// - Parameter index: reads the base state's block references, in order.
     /// - Throws: `SQLiteError`.
-    static func decide(
+    package static func decide(
         layout: Layout, inputs: String, baseSeq: Int64?, baseInputs: String?,
         statePaths: Int, database: Database, index: () throws -> [StateBlockReference]
     ) throws -> Decision {
@@ -125,15 +125,15 @@ struct IncrementalBase {
     }
 
     /// One entry rendered from a changed record.
-    struct Entry {
-        var path: [UInt8]
+    package struct Entry {
+        package var path: [UInt8]
         var hash: UInt64
-        var value: [UInt8]
+        package var value: [UInt8]
     }
 
     /// What patching found.
     struct Patch {
-        var changed = 0
+        package var changed = 0
         var removed = 0
         var statePaths = 0
     }
@@ -191,7 +191,7 @@ struct IncrementalBase {
 
 /// A state's entry: its path and the bytes the state keeps after it.
 struct StateEntry {
-    var path: [UInt8]
+    package var path: [UInt8]
     var payload: [UInt8]
 }
 

@@ -1,6 +1,8 @@
 import Foundation
 import TroveBase
+import TroveHTTP
 import TroveImaging
+import TroveKit
 import TroveStore
 
 /// `trove review serve`: the review queue served to several moderators' browsers at once.

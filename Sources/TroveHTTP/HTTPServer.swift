@@ -1,7 +1,5 @@
 import CMicroHTTPD
 import Foundation
-import TroveBase
-import TroveStore
 
 #if canImport(Glibc)
     import Glibc
