@@ -118,6 +118,31 @@ import TroveImaging
         )
     }
 
+    /// `--quality` is remembered, as `geohash --precision` is: the plain run a Makefile
+    /// makes next remakes nothing. `--rendition` flags are for their run only, and it says so.
+    @Test func qualityIsRememberedAndRenditionFlagsSayTheyAreForOneRun() throws {
+        try sandbox.write(
+            "a.jpg", Data(try JPEG.encode(Self.photo(width: 800, height: 600), quality: 90)))
+        try importTreasures([("a", "a.jpg")])
+        let first = sandbox.run("images", "--quality", "70", "--format", "json")
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout.contains("\"made\": 3"), "\(first.stdout)")
+        let plain = sandbox.run("images", "--format", "json")
+        #expect(
+            plain.stdout
+                == "{\"images\": 1, \"made\": 0, \"unchanged\": 3, \"removed\": 0, \"failed\": []}\n"
+        )
+        #expect(sandbox.run("config", "get", "renditions.quality").stdout == "70\n")
+        #expect(!plain.stderr.contains("for this run only"))
+        let once = sandbox.run("images", "--rendition", "thumb=64x64")
+        #expect(once.status == 0, "\(once.stderr)")
+        #expect(
+            once.stderr.contains(
+                "note: the --rendition flags were for this run only; a run without them makes "
+                    + "the configured set again (renditions.treasures, renditions.posts)\n"),
+            "\(once.stderr)")
+    }
+
     @Test func renderingAgainUnderTheSamePathKeepsItsStorageToken() throws {
         try sandbox.write(
             "a.jpg", Data(try JPEG.encode(Self.photo(width: 800, height: 600), quality: 90)))

@@ -28,6 +28,9 @@ public enum Renditions {
         public var includePosts = true
         /// JPEG quality, 1–100.
         public var quality = 80
+        /// Whether the run stores `quality` as `renditions.quality`, with its records, so
+        /// that the next run makes its renditions at the same quality.
+        public var remembersQuality = false
         public var maxPixels = Thumbnailer.defaultMaxPixels
         /// Worker threads.
         public var jobs = ProcessInfo.processInfo.activeProcessorCount
@@ -101,7 +104,8 @@ public enum Renditions {
             if let failure = outcome.failure { summary.failures.append(failure) }
         }
         summary.made = made.count
-        var replaced = try record(made, in: workspace)
+        var replaced = try record(
+            made, quality: options.remembersQuality ? options.quality : nil, in: workspace)
         try recordFailures(summary.failures, of: jobs, in: workspace)
         if options.includePosts { replaced += try withdrawUnpublished(workspace) }
         // What is still without renditions, for status to count from.
@@ -339,11 +343,17 @@ public enum Renditions {
         }
     }
 
-    /// Upserts the new renditions in one transaction; returns the paths they replaced.
-    static func record(_ records: [Rendition], in workspace: Workspace) throws -> [String] {
-        if records.isEmpty { return [] }
+    /// Upserts the new renditions in one transaction, with `quality` as
+    /// `renditions.quality` when given; returns the paths they replaced.
+    static func record(_ records: [Rendition], quality: Int?, in workspace: Workspace) throws
+        -> [String]
+    {
+        if records.isEmpty && quality == nil { return [] }
         let store = RenditionStore(workspace)
         return try workspace.write {
+            if let quality {
+                try workspace.putSetting(Setting.renditionQuality.key, String(quality))
+            }
             let now = timestamp()
             var replaced: [String] = []
             for record in records {
