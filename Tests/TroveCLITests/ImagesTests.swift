@@ -143,6 +143,30 @@ import TroveImaging
             "\(once.stderr)")
     }
 
+    /// `artwork/Rossio.png` for `rossio.png` works on a Mac and fails on Linux CI: validate
+    /// and images both point at the file whose name differs only in case.
+    @Test func aMissingImageDifferingOnlyInCaseGetsADidYouMean() throws {
+        try FileManager.default.createDirectory(
+            atPath: sandbox.path("artwork"), withIntermediateDirectories: true)
+        try sandbox.write(
+            "artwork/rossio.png",
+            Data(try PNG.encode(Self.photo(width: 300, height: 300, channels: 4))))
+        try importTreasures([("r", "artwork/Rossio.png")])
+        let missing = sandbox.path("artwork/Rossio.png")
+        let validate = sandbox.run("validate", "t.csv")
+        #expect(validate.status == 1)
+        #expect(
+            validate.stdout.contains(
+                "t.csv:2: error[T120]: image \(missing) does not exist; did you mean "
+                    + "'rossio.png'? (only the case differs)\n"), "\(validate.stdout)")
+        let images = sandbox.run("images")
+        #expect(images.status == 1)
+        #expect(
+            images.stderr.contains(
+                "\(missing): no such file; did you mean 'rossio.png'? (only the case differs) "
+                    + "(treasure r)\n"), "\(images.stderr)")
+    }
+
     @Test func renderingAgainUnderTheSamePathKeepsItsStorageToken() throws {
         try sandbox.write(
             "a.jpg", Data(try JPEG.encode(Self.photo(width: 800, height: 600), quality: 90)))

@@ -228,7 +228,7 @@ public enum Renditions {
             outcome.failure = Failure(
                 kind: job.kind, key: job.key, source: job.source,
                 reason: error.kind == .missing
-                    ? "no such file"
+                    ? "no such file" + PathSuggestion.caseOnly(for: job.source)
                     : error.kind == .notAnImage ? "\(error)" : "cannot read the file: \(error)")
             return outcome
         }

@@ -141,7 +141,8 @@ public struct PhotoResolver: Sendable {
         // realpath follows links without opening the target, so a link that leads out is
         // caught here, before any read.
         guard let real = Self.realPath(joined) else {
-            return .missing("\(relative) not found in the photos folder")
+            return .missing(
+                "\(relative) not found in the photos folder" + PathSuggestion.caseOnly(for: joined))
         }
         guard real.hasPrefix(root + "/") else {
             return .refused("a symbolic link leads outside the photos folder")

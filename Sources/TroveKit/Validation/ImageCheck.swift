@@ -23,7 +23,9 @@ public enum ImageCheck {
         } catch {
             switch error.kind {
             case .missing:
-                return finding(.error, DiagnosticCode.imageMissing, "image \(path) does not exist")
+                return finding(
+                    .error, DiagnosticCode.imageMissing,
+                    "image \(path) does not exist" + PathSuggestion.caseOnly(for: path))
             case .notAnImage:
                 let named = error.signature.map { ": it is \($0.described); \($0.advice)" }
                 return finding(
