@@ -189,4 +189,28 @@ import Testing
                     + "name; its properties are 'OrganisationName', 'code' (name the property "
                     + "that holds it 'name' or 'title')"), "\(result.stderr)")
     }
+
+    /// An OSM export writes `"name": null` for unnamed places: the property is there, so
+    /// renaming it is no advice; a feature that lacks its geometry too says both.
+    @Test func aNullNameSaysSoAndANullGeometryIsToldWithIt() throws {
+        try sandbox.write(
+            "osm.geojson",
+            "{\"type\": \"FeatureCollection\", \"features\": [\n"
+                + "{\"type\": \"Feature\", \"geometry\": {\"type\": \"Point\", \"coordinates\": "
+                + "[2.35, 48.85]}, \"properties\": {\"name\": null, \"amenity\": \"bench\"}},\n"
+                + "{\"type\": \"Feature\", \"geometry\": null, \"properties\": {\"amenity\": "
+                + "\"bench\"}}\n]}\n")
+        let result = sandbox.run("validate", "osm.geojson")
+        #expect(result.status == 1)
+        #expect(
+            result.stdout == """
+                osm.geojson:feature 0 features[0].properties.name: error[T104]: the feature's \
+                'name' is null: it has no name (give it a name, or import with --skip-invalid to \
+                leave out the features without one, and --rejects FILE to list them)
+                osm.geojson:feature 1 features[1].properties.name: error[T104]: the feature has \
+                no name and no geometry; its properties are 'amenity' (name the property that \
+                holds it 'name' or 'title')
+
+                """, "\(result.stdout)")
+    }
 }
