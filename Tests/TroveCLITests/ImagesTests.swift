@@ -167,6 +167,22 @@ import TroveImaging
                     + "(treasure r)\n"), "\(images.stderr)")
     }
 
+    /// A 0-byte image is what it is, in the same words, in validate and in images.
+    @Test func anEmptyImageIsCalledEmptyByValidateAndImages() throws {
+        try sandbox.write("empty.png", Data())
+        try importTreasures([("e", "empty.png")])
+        let path = sandbox.path("empty.png")
+        let validate = sandbox.run("validate", "t.csv")
+        #expect(
+            validate.stdout.contains(
+                "t.csv:2: error[T121]: image \(path): empty image file (0 bytes)\n"),
+            "\(validate.stdout)")
+        let images = sandbox.run("images")
+        #expect(
+            images.stderr.contains("\(path): empty image file (0 bytes) (treasure e)\n"),
+            "\(images.stderr)")
+    }
+
     @Test func renderingAgainUnderTheSamePathKeepsItsStorageToken() throws {
         try sandbox.write(
             "a.jpg", Data(try JPEG.encode(Self.photo(width: 800, height: 600), quality: 90)))

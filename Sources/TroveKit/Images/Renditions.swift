@@ -229,7 +229,8 @@ public enum Renditions {
                 kind: job.kind, key: job.key, source: job.source,
                 reason: error.kind == .missing
                     ? "no such file" + PathSuggestion.caseOnly(for: job.source)
-                    : error.kind == .notAnImage ? "\(error)" : "cannot read the file: \(error)")
+                    : [.notAnImage, .empty].contains(error.kind)
+                        ? "\(error)" : "cannot read the file: \(error)")
             return outcome
         }
         let sourceHash = ContentHash.hex(bytes)

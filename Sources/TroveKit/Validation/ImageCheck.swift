@@ -31,6 +31,8 @@ public enum ImageCheck {
                 return finding(
                     .error, DiagnosticCode.imageNotJPEGOrPNG,
                     "image \(path) is neither JPEG nor PNG" + (named ?? ""))
+            case .empty:
+                return finding(.error, DiagnosticCode.imageUnreadable, "image \(path): \(error)")
             case .unreadable, .notRegular, .tooLarge:
                 return finding(
                     .error, DiagnosticCode.imageUnreadable,
