@@ -183,6 +183,22 @@ import TroveImaging
             "\(images.stderr)")
     }
 
+    /// A source smaller than a rendition is not enlarged, and the run says so.
+    @Test func aSmallSourceIsNotEnlargedAndTheRunSaysSo() throws {
+        try sandbox.write(
+            "tiny.png", Data(try PNG.encode(Self.photo(width: 32, height: 32, channels: 4))))
+        try importTreasures([("t", "tiny.png")])
+        let result = sandbox.run("images")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            result.stderr.contains(
+                "made 3 renditions of 1 images (0 already current) in "
+                    + "\(sandbox.path("build/images")); 3 are smaller than asked, as images are "
+                    + "never enlarged (first: treasure t's full, 32x32 for 1024x1024)\n"),
+            "\(result.stderr)")
+        #expect(try renditions().contains { $0.hasPrefix("t pin 32x32 ") })
+    }
+
     @Test func renderingAgainUnderTheSamePathKeepsItsStorageToken() throws {
         try sandbox.write(
             "a.jpg", Data(try JPEG.encode(Self.photo(width: 800, height: 600), quality: 90)))

@@ -9,6 +9,8 @@ enum ImagesCommand {
             Posts: full (1600x1600 fit), thumb (256x256 fit). Change them with the settings
             renditions.treasures / renditions.posts, or for one run with --rendition.
             --quality is remembered as renditions.quality, so the next run keeps it.
+            Images are never enlarged: a rendition of a smaller source keeps the source's
+            size (a 32x32 image gives a 32x32 pin, not 100x100), and the run says how many.
             Outputs are upright, keep PNG alpha, and carry no metadata but the ICC profile.
             Unchanged sources with unchanged settings are skipped. Only approved posts are
             published: the renditions of a post no longer approved leave the output folder,
@@ -87,6 +89,13 @@ enum ImagesCommand {
             line +=
                 "; removed \(summary.removed) rendition\(summary.removed == 1 ? "" : "s")"
                 + " of treasures or posts no longer published"
+        }
+        if let first = summary.smallerThanAsked.first {
+            let count = summary.smallerThanAsked.count
+            line +=
+                "; \(count) \(count == 1 ? "is" : "are") smaller than asked, as images are never "
+                + "enlarged (first: \(first.kind.rawValue) \(first.key)'s \(first.name), "
+                + "\(first.width)x\(first.height) for \(first.spec.width)x\(first.spec.height))"
         }
         if !summary.failures.isEmpty {
             line +=

@@ -59,6 +59,19 @@ public enum Renditions {
         public var failures: [Failure] = []
         /// Renditions removed from the output folder: their treasures or posts are gone.
         public var removed = 0
+        /// Renditions made smaller than asked, their sources being smaller (a source is
+        /// never enlarged), in job order.
+        public var smallerThanAsked: [Smaller] = []
+    }
+
+    /// A rendition smaller than its spec asked, and why: its source is.
+    public struct Smaller: Sendable, Equatable {
+        public var kind: OwnerKind
+        public var key: String
+        public var name: String
+        public var width: Int
+        public var height: Int
+        public var spec: RenditionSpec
     }
 
     /// One source image and the renditions it needs.
@@ -72,6 +85,7 @@ public enum Renditions {
     /// What a worker found for one job.
     struct Outcome: Sendable {
         var made: [Rendition] = []
+        var smaller: [Smaller] = []
         var unchanged = 0
         var failure: Failure?
     }
@@ -102,6 +116,7 @@ public enum Renditions {
             made += outcome.made
             summary.unchanged += outcome.unchanged
             if let failure = outcome.failure { summary.failures.append(failure) }
+            summary.smallerThanAsked += outcome.smaller
         }
         summary.made = made.count
         var replaced = try record(
@@ -269,13 +284,27 @@ public enum Renditions {
                         sourceHash: sourceHash, settings: settings(spec, quality: options.quality),
                         path: path, width: image.width, height: image.height,
                         bytes: image.bytes.count, hash: hash))
+                // Fit reaches the box on one side at least, cover on both, unless the
+                // source is smaller: it is never enlarged.
+                let short =
+                    spec.mode == .cover
+                    ? image.width < spec.width || image.height < spec.height
+                    : image.width < spec.width && image.height < spec.height
+                if short {
+                    outcome.smaller.append(
+                        Smaller(
+                            kind: job.kind, key: job.key, name: spec.name, width: image.width,
+                            height: image.height, spec: spec))
+                }
             }
         } catch let error as ImageCodecError {
             outcome.made = []
+            outcome.smaller = []
             outcome.failure = Failure(
                 kind: job.kind, key: job.key, source: job.source, reason: error.description)
         } catch {
             outcome.made = []
+            outcome.smaller = []
             outcome.failure = Failure(
                 kind: job.kind, key: job.key, source: job.source,
                 reason: error is FileWriteError
