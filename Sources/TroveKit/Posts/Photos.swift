@@ -15,6 +15,8 @@ public struct PhotoFacts: Equatable, Sendable {
     public var exifLongitude: Double?
     /// EXIF DateTimeOriginal as ISO 8601 local time.
     public var exifTime: String?
+    /// Why the EXIF GPS position could not be read, when the photo has one.
+    public var exifGPSProblem: String?
     /// 64-bit perceptual hash, when the pixels could be decoded.
     public var perceptualHash: UInt64?
     /// Why the photo could not be read, when it could not.
@@ -55,6 +57,7 @@ struct PhotoInspector: PhotoInspecting {
             facts.exifLatitude = image.metadata.latitude
             facts.exifLongitude = image.metadata.longitude
             facts.exifTime = image.metadata.captureTime
+            facts.exifGPSProblem = image.metadata.gpsProblem
             facts.perceptualHash = PerceptualHash.hash(of: image.bitmap)
         } catch {
             facts.problem = error.description

@@ -28,6 +28,8 @@ public struct SignalScanner {
         var height: Int?
         var exifLatitude: Double?
         var exifLongitude: Double?
+        /// Why the photo's GPS position could not be read, when it has one.
+        var exifGPSProblem: String?
         var photoProblem: String?
         var status: String
         var signals: String
@@ -112,6 +114,11 @@ public struct SignalScanner {
                                 "the photo was taken \(PostDistance.text(distance)) from the "
                                     + "claimed position"))
                     }
+                } else if let problem = post.exifGPSProblem {
+                    signals.append(
+                        Signal(
+                            .noExifGPS,
+                            "the photo carries a GPS position that cannot be read: \(problem)"))
                 } else {
                     signals.append(Signal(.noExifGPS, "the photo carries no GPS position"))
                 }
