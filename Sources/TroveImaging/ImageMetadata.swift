@@ -33,6 +33,9 @@ public struct ImageMetadata: Sendable, Equatable {
     public var latitude: Double?
     /// GPS longitude in signed decimal degrees (west negative).
     public var longitude: Double?
+    /// Why a GPS position the EXIF block holds could not be read (a coordinate stored as
+    /// text instead of three rationals, a missing reference), when it holds one.
+    public var gpsProblem: String?
     /// DateTimeOriginal as ISO 8601 local time, e.g. `2024-05-01T13:45:00`, followed by the
     /// offset (`+02:00`) when OffsetTimeOriginal is present.
     public var captureTime: String?
@@ -208,6 +211,16 @@ struct EXIFReader {
         var valueOffset: Int
     }
 
+    /// The GPS tags a position is made of.
+    private static let gpsTagNames: [UInt16: String] = [
+        1: "GPSLatitudeRef", 2: "GPSLatitude", 3: "GPSLongitudeRef", 4: "GPSLongitude",
+    ]
+    /// TIFF field types, as an EXIF tool names them.
+    private static let typeNames: [UInt16: String] = [
+        1: "bytes", 2: "ASCII text", 3: "shorts", 4: "longs", 5: "rationals", 6: "signed bytes",
+        7: "undefined bytes", 8: "signed shorts", 9: "signed longs", 10: "signed rationals",
+        11: "floats", 12: "doubles",
+    ]
     private static let typeSizes: [UInt16: Int] = [
         1: 1, 2: 1, 3: 2, 4: 4, 5: 8, 6: 1, 7: 1, 8: 2, 9: 4, 10: 8, 11: 4, 12: 8,
     ]
@@ -274,11 +287,30 @@ struct EXIFReader {
         if let gpsPointer {
             var references: [UInt16: String] = [:]
             var coordinates: [UInt16: Double] = [:]
+            var problems: [String] = []
             for entry in reader.entries(at: gpsPointer, visited: &visited) {
                 switch entry.tag {
                 case 1, 3: references[entry.tag] = reader.string(entry)
-                case 2, 4: coordinates[entry.tag] = reader.degrees(entry)
+                case 2, 4:
+                    coordinates[entry.tag] = reader.degrees(entry)
+                    if coordinates[entry.tag] == nil {
+                        problems.append(
+                            "\(Self.gpsTagNames[entry.tag] ?? "") is stored as "
+                                + "\(Self.typeNames[entry.type] ?? "type \(entry.type)") "
+                                + "(\(entry.count) value\(entry.count == 1 ? "" : "s")), not as three "
+                                + "rationals")
+                    }
                 default: break
+                }
+            }
+            for (coordinate, reference) in [(UInt16(2), UInt16(1)), (4, 3)]
+            where coordinates[coordinate] != nil {
+                let valid = coordinate == 2 ? ["N", "S"] : ["E", "W"]
+                if !valid.contains(references[reference]?.uppercased() ?? "") {
+                    problems.append(
+                        "\(Self.gpsTagNames[reference] ?? "") is "
+                            + (references[reference].map { "'\($0)'" } ?? "missing")
+                            + ", not \(valid.joined(separator: " or "))")
                 }
             }
             if let latitude = coordinates[2], latitude <= 90 {
@@ -298,6 +330,7 @@ struct EXIFReader {
             if metadata.latitude == nil || metadata.longitude == nil {
                 metadata.latitude = nil
                 metadata.longitude = nil
+                if !problems.isEmpty { metadata.gpsProblem = problems.joined(separator: "; ") }
             }
         }
         return orientationFound

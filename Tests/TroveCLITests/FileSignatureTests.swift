@@ -117,4 +117,17 @@ import TroveBase
         #expect(!result.stderr.contains("--encoding"))
         #expect(sandbox.run("validate", name).status == 3)
     }
+
+    /// csvkit's `null_byte.csv`: one NUL inside a quoted field of an otherwise textual file
+    /// is not a binary file. The field is read with its NUL, as text is stored as given;
+    /// a terminal shows it escaped, JSON as \u0000.
+    @Test func aNulInsideOneFieldIsReadWithTheRest() throws {
+        try sandbox.write(
+            "null_byte.csv", "key,name,lat,lon\na,\"Al\u{0}pha\",40.7,-74\nb,Beta,41,-74\n")
+        let result = sandbox.run("import", "treasures", "null_byte.csv")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("imported 2 treasures"))
+        let listing = sandbox.run("treasures", "list", "--format", "json")
+        #expect(listing.stdout.contains("\"name\": \"Al\\u0000pha\""), "\(listing.stdout)")
+    }
 }

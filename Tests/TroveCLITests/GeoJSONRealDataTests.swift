@@ -35,6 +35,38 @@ import TroveBase
         ) { "\($0.text(0) ?? "") \($0.double(1) ?? 0) \($0.double(2) ?? 0)" }
     }
 
+    /// geojson.io numbers the features it draws 0, 1, 2…: the T207 warning names the flag
+    /// that lets the names make those keys, and the flag does.
+    @Test func geojsonIoNumbersGiveWayToNamesWithTheFlag() throws {
+        let features = [
+            "{\"type\": \"Feature\", \"id\": 0, \"geometry\": {\"type\": \"Point\", "
+                + "\"coordinates\": [-9.2159, 38.6916]}, \"properties\": {\"name\": \"Torre de Belém\"}}",
+            "{\"type\": \"Feature\", \"id\": 1, \"geometry\": {\"type\": \"Point\", "
+                + "\"coordinates\": [-9.1393, 38.7139]}, \"properties\": {\"name\": \"Rossio\"}}",
+            "{\"type\": \"Feature\", \"id\": \"lx-000\", \"geometry\": {\"type\": \"Point\", "
+                + "\"coordinates\": [-9.1334, 38.7139]}, \"properties\": {\"name\": \"Castelo\"}}",
+        ]
+        try sandbox.write(
+            "map.geojson",
+            "{\"type\": \"FeatureCollection\", \"features\": [\n"
+                + features.joined(separator: ",\n") + "\n]}\n")
+        let numbered = sandbox.run("import", "treasures", "map.geojson", "--dry-run")
+        #expect(numbered.status == 0, "\(numbered.stderr)")
+        #expect(
+            numbered.stderr.contains(
+                "warning[T207]: 2 keys are all digits (0, 1); Firebase turns an object whose keys "
+                    + "are all such numbers into an array (prefix them, e.g. 't0', give a key "
+                    + "column, or import with --ignore-numeric-ids to key those rows by their "
+                    + "names)"), "\(numbered.stderr)")
+        let named = sandbox.run("import", "treasures", "map.geojson", "--ignore-numeric-ids")
+        #expect(named.status == 0, "\(named.stderr)")
+        #expect(!named.stderr.contains("T207"), "\(named.stderr)")
+        #expect(
+            try positions().map { $0.split(separator: " ")[0] } == [
+                "lx-000", "rossio", "torre-de-belem",
+            ])
+    }
+
     @Test func webMercatorIsConvertedAndSaidSo() throws {
         try sandbox.write(
             "m.geojson",
@@ -159,5 +191,29 @@ import TroveBase
                 "o.geojson:feature 0 features[0].properties.name: error[T104]: the feature has no "
                     + "name; its properties are 'OrganisationName', 'code' (name the property "
                     + "that holds it 'name' or 'title')"), "\(result.stderr)")
+    }
+
+    /// An OSM export writes `"name": null` for unnamed places: the property is there, so
+    /// renaming it is no advice; a feature that lacks its geometry too says both.
+    @Test func aNullNameSaysSoAndANullGeometryIsToldWithIt() throws {
+        try sandbox.write(
+            "osm.geojson",
+            "{\"type\": \"FeatureCollection\", \"features\": [\n"
+                + "{\"type\": \"Feature\", \"geometry\": {\"type\": \"Point\", \"coordinates\": "
+                + "[2.35, 48.85]}, \"properties\": {\"name\": null, \"amenity\": \"bench\"}},\n"
+                + "{\"type\": \"Feature\", \"geometry\": null, \"properties\": {\"amenity\": "
+                + "\"bench\"}}\n]}\n")
+        let result = sandbox.run("validate", "osm.geojson")
+        #expect(result.status == 1)
+        #expect(
+            result.stdout == """
+                osm.geojson:feature 0 features[0].properties.name: error[T104]: the feature's \
+                'name' is null: it has no name (give it a name, or import with --skip-invalid to \
+                leave out the features without one, and --rejects FILE to list them)
+                osm.geojson:feature 1 features[1].properties.name: error[T104]: the feature has \
+                no name and no geometry; its properties are 'amenity' (name the property that \
+                holds it 'name' or 'title')
+
+                """, "\(result.stdout)")
     }
 }

@@ -121,6 +121,87 @@ import TroveImaging
         )
     }
 
+    /// `--quality` is remembered, as `geohash --precision` is: the plain run a Makefile
+    /// makes next remakes nothing. `--rendition` flags are for their run only, and it says so.
+    @Test func qualityIsRememberedAndRenditionFlagsSayTheyAreForOneRun() throws {
+        try sandbox.write(
+            "a.jpg", Data(try JPEG.encode(Self.photo(width: 800, height: 600), quality: 90)))
+        try importTreasures([("a", "a.jpg")])
+        let first = sandbox.run("images", "--quality", "70", "--format", "json")
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout.contains("\"made\": 3"), "\(first.stdout)")
+        let plain = sandbox.run("images", "--format", "json")
+        #expect(
+            plain.stdout
+                == "{\"images\": 1, \"made\": 0, \"unchanged\": 3, \"removed\": 0, \"failed\": []}\n"
+        )
+        #expect(sandbox.run("config", "get", "renditions.quality").stdout == "70\n")
+        #expect(!plain.stderr.contains("for this run only"))
+        let once = sandbox.run("images", "--rendition", "thumb=64x64")
+        #expect(once.status == 0, "\(once.stderr)")
+        #expect(
+            once.stderr.contains(
+                "note: the --rendition flags were for this run only; a run without them makes "
+                    + "the configured set again (renditions.treasures, renditions.posts)\n"),
+            "\(once.stderr)")
+    }
+
+    /// `artwork/Rossio.png` for `rossio.png` works on a Mac and fails on Linux CI: validate
+    /// and images both point at the file whose name differs only in case.
+    @Test func aMissingImageDifferingOnlyInCaseGetsADidYouMean() throws {
+        try FileManager.default.createDirectory(
+            atPath: sandbox.path("artwork"), withIntermediateDirectories: true)
+        try sandbox.write(
+            "artwork/rossio.png",
+            Data(try PNG.encode(Self.photo(width: 300, height: 300, channels: 4))))
+        try importTreasures([("r", "artwork/Rossio.png")])
+        let missing = sandbox.path("artwork/Rossio.png")
+        let validate = sandbox.run("validate", "t.csv")
+        #expect(validate.status == 1)
+        #expect(
+            validate.stdout.contains(
+                "t.csv:2: error[T120]: image \(missing) does not exist; did you mean "
+                    + "'rossio.png'? (only the case differs)\n"), "\(validate.stdout)")
+        let images = sandbox.run("images")
+        #expect(images.status == 1)
+        #expect(
+            images.stderr.contains(
+                "\(missing): no such file; did you mean 'rossio.png'? (only the case differs) "
+                    + "(treasure r)\n"), "\(images.stderr)")
+    }
+
+    /// A 0-byte image is what it is, in the same words, in validate and in images.
+    @Test func anEmptyImageIsCalledEmptyByValidateAndImages() throws {
+        try sandbox.write("empty.png", Data())
+        try importTreasures([("e", "empty.png")])
+        let path = sandbox.path("empty.png")
+        let validate = sandbox.run("validate", "t.csv")
+        #expect(
+            validate.stdout.contains(
+                "t.csv:2: error[T121]: image \(path): empty image file (0 bytes)\n"),
+            "\(validate.stdout)")
+        let images = sandbox.run("images")
+        #expect(
+            images.stderr.contains("\(path): empty image file (0 bytes) (treasure e)\n"),
+            "\(images.stderr)")
+    }
+
+    /// A source smaller than a rendition is not enlarged, and the run says so.
+    @Test func aSmallSourceIsNotEnlargedAndTheRunSaysSo() throws {
+        try sandbox.write(
+            "tiny.png", Data(try PNG.encode(Self.photo(width: 32, height: 32, channels: 4))))
+        try importTreasures([("t", "tiny.png")])
+        let result = sandbox.run("images")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            result.stderr.contains(
+                "made 3 renditions of 1 images (0 already current) in "
+                    + "\(sandbox.path("build/images")); 3 are smaller than asked, as images are "
+                    + "never enlarged (first: treasure t's full, 32x32 for 1024x1024)\n"),
+            "\(result.stderr)")
+        #expect(try renditions().contains { $0.hasPrefix("t pin 32x32 ") })
+    }
+
     @Test func renderingAgainUnderTheSamePathKeepsItsStorageToken() throws {
         try sandbox.write(
             "a.jpg", Data(try JPEG.encode(Self.photo(width: 800, height: 600), quality: 90)))

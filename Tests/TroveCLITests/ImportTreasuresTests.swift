@@ -41,7 +41,8 @@ import TroveSQLite
             result.stderr == """
                 treasures.csv:3: warning[T207]: 1 key is all digits (007); Firebase turns an \
                 object whose keys are all such numbers into an array (prefix them, e.g. 't007', \
-                or give a key column)
+                give a key column, or import with --ignore-numeric-ids to key those rows by \
+                their names)
                 imported 2 treasures (2 new, 0 updated, 0 unchanged) from treasures.csv
 
                 """)

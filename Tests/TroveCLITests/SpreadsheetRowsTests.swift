@@ -159,6 +159,22 @@ import TroveBase
         #expect(export.stdout.contains("\"points\": 12.5"))
     }
 
+    /// Every language whose false is read has its true read too, capitals of any script
+    /// included.
+    @Test(arguments: [
+        ("VERDADEIRO", true), ("falso", false), ("SIM", true), ("NÃO", false), ("Não", false),
+        ("nao", false), ("VERO", true), ("Sì", true), ("sann", true), ("USANN", false),
+        ("Nei", false), ("sant", true), ("falskt", false), ("SAND", true), ("falsk", false),
+    ])
+    func boolReadsEachLanguageBothWays(word: String, value: Bool) throws {
+        try sandbox.write("t.csv", "name;lat;lon;points;open\nA;40,7;-74;12,5;\(word)\n")
+        #expect(sandbox.run("import", "treasures", "t.csv").status == 0)
+        #expect(sandbox.run("geohash").status == 0)
+        let export = sandbox.run("export", "--layout", "layout.json")
+        #expect(export.status == 0, "\(export.stderr)")
+        #expect(export.stdout.contains("\"open\": \(value)"), "\(export.stdout) \(export.stderr)")
+    }
+
     /// In a comma-separated file, "12,5" is not a number: a comma there may be a
     /// thousands separator.
     @Test func commaFilesKeepTheirCommasOutOfNumbers() throws {

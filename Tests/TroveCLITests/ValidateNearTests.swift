@@ -35,10 +35,10 @@ import Testing
                 t.csv:3: warning[T206]: name 'Alpha' is used again (first at t.csv:2)
                 t.csv:3: warning[T205]: only 1.1 m from 'a' (t.csv:2)
                 t.csv:4: warning[T202]: position is (0, 0), "Null Island": usually a missing value
-                t.csv:5: warning[T207]: key '123' is all digits; Firebase may turn the parent into an array (prefix it, e.g. 't123')
+                t.csv:5: warning[T207]: key '123' is all digits; Firebase may turn the parent into an array (prefix it, e.g. 't123', or import the file with --ignore-numeric-ids to key it by its name)
                 t.csv:5: error[T120]: image \(sandbox.path("missing.png")) does not exist
                 t.csv:6: warning[T201]: name has surrounding spaces
-                t.csv:7: warning[T203]: coordinates look swapped (lon/lat): [-74.0, 40.7] has no other treasure within 500 km; exchanged, it is 0 m from one
+                t.csv:7: warning[T203]: coordinates look swapped (lon/lat): [-74.0, 40.7] is 8666 km from the nearest other treasure; exchanged, it is 0 m from one (treasures usually lie 90 km apart)
 
                 """)
         #expect(result.stderr == "1 error, 6 warnings\n")

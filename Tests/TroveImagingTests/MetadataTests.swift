@@ -60,6 +60,29 @@ import Testing
         #expect(badReference.latitude == nil && badReference.longitude == nil)
     }
 
+    /// Some phones and editors write GPSLatitude as text ("40.7128"): the position is there
+    /// but cannot be read, and that is said rather than taken for no position.
+    @Test func gpsWrittenAsTextIsAProblemNotAnAbsence() {
+        let gps: [EXIFBuilder.Entry] = [
+            EXIFBuilder.ascii(1, "N"), EXIFBuilder.ascii(2, "40.7128"), EXIFBuilder.ascii(3, "W"),
+            EXIFBuilder.ascii(4, "74.0060"),
+        ]
+        let root = [
+            EXIFBuilder.long(0x8825, UInt32(8 + EXIFBuilder.size([EXIFBuilder.long(0x8825, 0)])))
+        ]
+        let tiff =
+            Array("II".utf8) + [42, 0] + EXIFBuilder.le32(8) + EXIFBuilder.ifd(root, at: 8)
+            + EXIFBuilder.ifd(gps, at: 8 + EXIFBuilder.size(root))
+        let metadata = ImageMetadata(exif: tiff)
+        #expect(metadata.latitude == nil && metadata.longitude == nil)
+        #expect(
+            metadata.gpsProblem
+                == "GPSLatitude is stored as ASCII text (8 values), not as three rationals; "
+                + "GPSLongitude is stored as ASCII text (8 values), not as three rationals")
+        let none = ImageMetadata(exif: EXIFBuilder.make(orientation: 1))
+        #expect(none.gpsProblem == nil)
+    }
+
     @Test func offsetsOutsideTheSegmentAreIgnored() {
         var block = tiff
         // Point IFD0's first entry (Make, stored out of line) far past the end.

@@ -79,6 +79,23 @@ struct FakeInspector: PhotoInspecting {
         #expect(detail.contains("km from the claimed position"))
     }
 
+    /// A photo whose GPS position is there but unreadable is not said to have none, at
+    /// import and at every scan after.
+    @Test func unreadableGPSIsSaidSo() throws {
+        var text = Self.good
+        text.exifLatitude = nil
+        text.exifLongitude = nil
+        text.exifGPSProblem =
+            "GPSLatitude is stored as ASCII text (8 values), not as three rationals"
+        try importPosts([post("t", photo: "t")], photos: ["t": text])
+        let detail =
+            "the photo carries a GPS position that cannot be read: GPSLatitude is stored as "
+            + "ASCII text (8 values), not as three rationals"
+        #expect(try signals("t")["no-exif-gps"] == detail)
+        try workspace.write { try SignalScanner(workspace: workspace, now: now).scan() }
+        #expect(try signals("t")["no-exif-gps"] == detail)
+    }
+
     @Test func missingGPSAndSmallAndUnreadablePhotos() throws {
         var small = Self.good
         small.exifLatitude = nil

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Damerau-free Levenshtein distance, enough for typos in command and column names.
 public func editDistance(_ a: String, _ b: String) -> Int {
     let a = Array(a)
@@ -30,5 +32,24 @@ package enum ColumnSuggestion {
         guard let best = scored.min(by: { $0.1 < $1.1 }) else { return "" }
         guard best.1 <= max(2, name.count / 3) else { return "" }
         return "; did you mean '\(best.0)'?"
+    }
+}
+
+/// A "did you mean" for a file that is missing only because of the case of its name: what
+/// a designer on macOS (whose disks ignore case) wrote works there and fails on Linux.
+public enum PathSuggestion {
+    /// `; did you mean 'rossio.jpg'? (only the case differs)` when the missing file's folder
+    /// holds a file whose name equals its name ignoring case, or nothing.
+    public static func caseOnly(for path: String) -> String {
+        let folder = (path as NSString).deletingLastPathComponent
+        let name = (path as NSString).lastPathComponent
+        guard !name.isEmpty,
+            let names = try? FileManager.default.contentsOfDirectory(
+                atPath: folder.isEmpty ? "." : folder)
+        else { return "" }
+        let lowered = name.lowercased()
+        guard let same = names.sorted().first(where: { $0 != name && $0.lowercased() == lowered })
+        else { return "" }
+        return "; did you mean '\(same)'? (only the case differs)"
     }
 }

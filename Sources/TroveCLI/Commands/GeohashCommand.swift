@@ -10,6 +10,9 @@ enum GeohashCommand {
         discussion: """
             Uses GeoFire's algorithm and base32 alphabet. --precision also becomes the
             workspace's geohash.precision, so status, validate and export agree with it.
+            A point exactly on a cell edge goes to the cell below or west of it, as GeoFire's
+            clients put it: (0, 0) is 7zzzzzzzzz, where python-geohash and libraries that
+            take the cell above or east give s000000000.
             """,
         options: [precision],
         formats: [.text, .json]

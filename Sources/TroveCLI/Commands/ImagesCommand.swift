@@ -11,6 +11,9 @@ enum ImagesCommand {
             Treasures: full (1024x1024 fit), thumb (256x256 fit), pin (100x100 cover).
             Posts: full (1600x1600 fit), thumb (256x256 fit). Change them with the settings
             renditions.treasures / renditions.posts, or for one run with --rendition.
+            --quality is remembered as renditions.quality, so the next run keeps it.
+            Images are never enlarged: a rendition of a smaller source keeps the source's
+            size (a 32x32 image gives a 32x32 pin, not 100x100), and the run says how many.
             Outputs are upright, keep PNG alpha, and carry no metadata but the ICC profile.
             Unchanged sources with unchanged settings are skipped. Only approved posts are
             published: the renditions of a post no longer approved leave the output folder,
@@ -27,7 +30,17 @@ enum ImagesCommand {
         options.includeTreasures = onlyTreasures || !onlyPosts
         options.includePosts = onlyPosts || !onlyTreasures
         if let jobs = invocation[Self.jobs] { options.jobs = jobs }
-        if let quality = invocation[Self.quality] { options.quality = quality }
+        if let quality = invocation[Self.quality] {
+            options.quality = quality
+            options.remembersQuality = true
+        } else if let stored = try workspace.setting(Setting.renditionQuality.key) {
+            guard let quality = Int(stored), (1...100).contains(quality) else {
+                throw CommandFailure(
+                    "\(Setting.renditionQuality.key): expected a whole number from 1 to 100; "
+                        + "fix it with 'trove config set'", status: .usage)
+            }
+            options.quality = quality
+        }
         if let maxPixels = invocation[Self.maxPixels] { options.maxPixels = maxPixels }
         let flags = invocation[Self.renditions]
         if !flags.isEmpty {
@@ -80,11 +93,23 @@ enum ImagesCommand {
                 "; removed \(summary.removed) rendition\(summary.removed == 1 ? "" : "s")"
                 + " of treasures or posts no longer published"
         }
+        if let first = summary.smallerThanAsked.first {
+            let count = summary.smallerThanAsked.count
+            line +=
+                "; \(count) \(count == 1 ? "is" : "are") smaller than asked, as images are never "
+                + "enlarged (first: \(first.kind.rawValue) \(first.key)'s \(first.name), "
+                + "\(first.width)x\(first.height) for \(first.spec.width)x\(first.spec.height))"
+        }
         if !summary.failures.isEmpty {
             line +=
                 "; \(summary.failures.count) image\(summary.failures.count == 1 ? "" : "s") failed"
         }
         invocation.note(line)
+        if !flags.isEmpty {
+            invocation.note(
+                "note: the --rendition flags were for this run only; a run without them makes "
+                    + "the configured set again (renditions.treasures, renditions.posts)")
+        }
         if options.includeTreasures,
             let remote = try? MissingBucket.remoteTreasureImages(in: workspace),
             remote > 0
@@ -120,14 +145,15 @@ enum ImagesCommand {
         role: .output(.folder))
     static let renditions = Option<String>(
         "rendition", value: "name=WxH[:fit|cover]",
-        help: "A rendition to make; given flags replace the configured set."
+        help: "A rendition to make; given flags replace the configured set for this run only."
     ).repeated
     static let jobs = Option<Int>(
         "jobs", value: "n", help: "Worker threads (default: all cores).",
         expected: "a whole number from 1 to 256"
     ) { Int($0).flatMap { (1...256).contains($0) ? $0 : nil } }
     static let quality = Option<Int>(
-        "quality", value: "q", help: "JPEG quality, 1-100 (default 80).",
+        "quality", value: "q",
+        help: "JPEG quality, 1-100, remembered as renditions.quality (default 80).",
         expected: "a whole number from 1 to 100"
     ) { Int($0).flatMap { (1...100).contains($0) ? $0 : nil } }
     static let maxPixels = Option<Int>(

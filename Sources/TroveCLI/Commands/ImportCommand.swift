@@ -27,7 +27,10 @@ enum ImportCommand {
             hold; GeoJSON crs EPSG:3857 is converted.
             """,
         arguments: [files],
-        options: [from, encoding, swapCoordinates, skipInvalid, rejects, force, sync, dryRun],
+        options: [
+            from, encoding, swapCoordinates, ignoreNumericIDs, skipInvalid, rejects, force, sync,
+            dryRun,
+        ],
         formats: [.text, .json]
     ) { invocation in
         let format = invocation[Self.from]
@@ -57,6 +60,7 @@ enum ImportCommand {
         var job = TreasureFileImport()
         job.encoding = encoding
         job.swapCoordinates = invocation[Self.swapCoordinates]
+        job.ignoreNumericIDs = invocation[Self.ignoreNumericIDs]
         job.skipInvalid = invocation[Self.skipInvalid]
         job.dryRun = invocation[Self.dryRun]
         job.sync = invocation[Self.sync]
@@ -189,6 +193,9 @@ enum ImportCommand {
     static let swapCoordinates = Flag(
         "swap-coordinates",
         help: "Read GeoJSON positions as [lat, lon] (CSV: lat as lon and lon as lat).")
+    static let ignoreNumericIDs = Flag(
+        "ignore-numeric-ids",
+        help: "Key rows whose id is all digits (geojson.io's 0, 1, 2…) by their names.")
     static let skipInvalid = Flag(
         "skip-invalid", help: "Import the valid rows; report the others and exit 1.")
     static let rejects = Option<String>(

@@ -20,6 +20,8 @@ public enum ImageFile {
             /// A FIFO, a device, a folder, a socket.
             case notRegular
             case notAnImage
+            /// A file of 0 bytes: said as it is, by `validate` and `images` alike.
+            case empty
             case tooLarge
         }
 
@@ -80,7 +82,7 @@ public enum ImageFile {
         // The signature first: 16 bytes decide whether anything more is read.
         var head = try readUpTo(min(size, 16), from: descriptor)
         guard !head.isEmpty else {
-            throw Failure(kind: .notAnImage, reason: "empty image file (0 bytes)")
+            throw Failure(kind: .empty, reason: "empty image file (0 bytes)")
         }
         guard ImageFormat(sniffing: head) != nil else {
             // Named by its format where it has a known one (TIFF, GIF, HEIC…), with what to do.

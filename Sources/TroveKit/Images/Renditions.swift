@@ -19,6 +19,9 @@ public enum Renditions {
         public var includePosts = true
         /// JPEG quality, 1–100.
         public var quality = 80
+        /// Whether the run stores `quality` as `renditions.quality`, with its records, so
+        /// that the next run makes its renditions at the same quality.
+        public var remembersQuality = false
         public var maxPixels = Thumbnailer.defaultMaxPixels
         /// Worker threads.
         public var jobs = ProcessInfo.processInfo.activeProcessorCount
@@ -39,6 +42,19 @@ public enum Renditions {
         public var failures: [RenditionFailure] = []
         /// Renditions removed from the output folder: their treasures or posts are gone.
         public var removed = 0
+        /// Renditions made smaller than asked, their sources being smaller (a source is
+        /// never enlarged), in job order.
+        public var smallerThanAsked: [Smaller] = []
+    }
+
+    /// A rendition smaller than its spec asked, and why: its source is.
+    public struct Smaller: Sendable, Equatable {
+        public var kind: RenditionOwner
+        public var key: String
+        public var name: String
+        public var width: Int
+        public var height: Int
+        public var spec: RenditionSpec
     }
 
     /// One source image and the renditions it needs.
@@ -52,6 +68,7 @@ public enum Renditions {
     /// What a worker found for one job.
     struct Outcome: Sendable {
         var made: [Rendition] = []
+        var smaller: [Smaller] = []
         var unchanged = 0
         var failure: RenditionFailure?
     }
@@ -82,9 +99,11 @@ public enum Renditions {
             made += outcome.made
             summary.unchanged += outcome.unchanged
             if let failure = outcome.failure { summary.failures.append(failure) }
+            summary.smallerThanAsked += outcome.smaller
         }
         summary.made = made.count
-        var replaced = try record(made, in: workspace)
+        var replaced = try record(
+            made, quality: options.remembersQuality ? options.quality : nil, in: workspace)
         try recordFailures(summary.failures, of: jobs, in: workspace)
         if options.includePosts { replaced += try withdrawUnpublished(workspace) }
         // What is still without renditions, for status to count from.
@@ -207,8 +226,9 @@ public enum Renditions {
             outcome.failure = RenditionFailure(
                 kind: job.kind, key: job.key, source: job.source,
                 reason: error.kind == .missing
-                    ? "no such file"
-                    : error.kind == .notAnImage ? "\(error)" : "cannot read the file: \(error)")
+                    ? "no such file" + PathSuggestion.caseOnly(for: job.source)
+                    : [.notAnImage, .empty].contains(error.kind)
+                        ? "\(error)" : "cannot read the file: \(error)")
             return outcome
         }
         let sourceHash = ContentHash.hex(bytes)
@@ -248,13 +268,27 @@ public enum Renditions {
                         sourceHash: sourceHash, settings: settings(spec, quality: options.quality),
                         path: path, width: image.width, height: image.height,
                         bytes: image.bytes.count, hash: hash))
+                // Fit reaches the box on one side at least, cover on both, unless the
+                // source is smaller: it is never enlarged.
+                let short =
+                    spec.mode == .cover
+                    ? image.width < spec.width || image.height < spec.height
+                    : image.width < spec.width && image.height < spec.height
+                if short {
+                    outcome.smaller.append(
+                        Smaller(
+                            kind: job.kind, key: job.key, name: spec.name, width: image.width,
+                            height: image.height, spec: spec))
+                }
             }
         } catch let error as ImageCodecError {
             outcome.made = []
+            outcome.smaller = []
             outcome.failure = RenditionFailure(
                 kind: job.kind, key: job.key, source: job.source, reason: error.description)
         } catch {
             outcome.made = []
+            outcome.smaller = []
             outcome.failure = RenditionFailure(
                 kind: job.kind, key: job.key, source: job.source,
                 reason: error is FileWriteError
@@ -325,11 +359,17 @@ public enum Renditions {
         }
     }
 
-    /// Upserts the new renditions in one transaction; returns the paths they replaced.
-    static func record(_ records: [Rendition], in workspace: Workspace) throws -> [String] {
-        if records.isEmpty { return [] }
+    /// Upserts the new renditions in one transaction, with `quality` as
+    /// `renditions.quality` when given; returns the paths they replaced.
+    static func record(_ records: [Rendition], quality: Int?, in workspace: Workspace) throws
+        -> [String]
+    {
+        if records.isEmpty && quality == nil { return [] }
         let store = RenditionStore(workspace)
         return try workspace.write {
+            if let quality {
+                try workspace.putSetting(Setting.renditionQuality.key, String(quality))
+            }
             let now = timestamp()
             var replaced: [String] = []
             for record in records {

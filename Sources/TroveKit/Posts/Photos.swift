@@ -21,6 +21,7 @@ struct PhotoInspector: PhotoInspecting {
             facts.exifLatitude = image.metadata.latitude
             facts.exifLongitude = image.metadata.longitude
             facts.exifTime = image.metadata.captureTime
+            facts.exifGPSProblem = image.metadata.gpsProblem
             facts.perceptualHash = PerceptualHash.hash(of: image.bitmap)
         } catch {
             facts.problem = error.description
@@ -107,7 +108,8 @@ public struct PhotoResolver: Sendable {
         // realpath follows links without opening the target, so a link that leads out is
         // caught here, before any read.
         guard let real = Self.realPath(joined) else {
-            return .missing("\(relative) not found in the photos folder")
+            return .missing(
+                "\(relative) not found in the photos folder" + PathSuggestion.caseOnly(for: joined))
         }
         guard real.hasPrefix(root + "/") else {
             return .refused("a symbolic link leads outside the photos folder")

@@ -95,6 +95,11 @@ public struct SignalScanner {
                                 "the photo was taken \(PostDistance.text(distance)) from the "
                                     + "claimed position"))
                     }
+                } else if let problem = post.exifGPSProblem {
+                    signals.append(
+                        Signal(
+                            .noExifGPS,
+                            "the photo carries a GPS position that cannot be read: \(problem)"))
                 } else {
                     signals.append(Signal(.noExifGPS, "the photo carries no GPS position"))
                 }

@@ -34,7 +34,7 @@ struct FileNotes {
             betterColumn =
                 input.extra.first { Self.isKeyLike($0.name) && !$0.value.isEmpty }?.name
         }
-        if key.utf8.allSatisfy({ (0x30...0x39).contains($0) }) {
+        if Self.isAllDigits(key) {
             digitKeyCount += 1
             if digitKeys.count < 3 { digitKeys.append(key) }
             if firstDigitKey == nil {
@@ -42,6 +42,11 @@ struct FileNotes {
                 firstDigitKey?.key = key
             }
         }
+    }
+
+    /// Whether a key is all ASCII digits, which Firebase reads as an array index.
+    static func isAllDigits(_ key: String) -> Bool {
+        !key.isEmpty && key.utf8.allSatisfy { (0x30...0x39).contains($0) }
     }
 
     /// The warnings, each once for the file.
@@ -69,8 +74,9 @@ struct FileNotes {
                     "\(digitKeyCount) key\(digitKeyCount == 1 ? " is" : "s are") all digits "
                         + "(\(digitKeys.joined(separator: ", "))\(more)); Firebase turns an "
                         + "object whose keys are all such numbers into an array",
-                    at: location, hint: "prefix them, e.g. 't\(digitKeys[0])', or give a key column"
-                ))
+                    at: location,
+                    hint: "prefix them, e.g. 't\(digitKeys[0])', give a key column, or import "
+                        + "with --ignore-numeric-ids to key those rows by their names"))
         }
         return warnings
     }

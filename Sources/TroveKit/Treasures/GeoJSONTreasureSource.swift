@@ -553,7 +553,21 @@ struct GeoJSONTreasureSource {
         guard let nameColumn = columns[.name], let name = Self.text(properties[nameColumn].value),
             !name.isEmpty
         else {
-            let name = columns[.name].map { properties[$0].name } ?? "name"
+            // A feature that lacks its position too says so at once, not at the next import.
+            let geometry = feature["geometry"]
+            let noGeometry = geometry == nil || geometry == .null ? " and no geometry" : ""
+            if let column = columns[.name] {
+                // The property is there: renaming it would not help.
+                let property = properties[column]
+                let what = property.value == .null ? "null" : "empty"
+                return invalid(
+                    DiagnosticCode.missingName,
+                    "the feature's '\(TreasureCheck.shown(property.name))' is \(what): it has no "
+                        + "name\(noGeometry)",
+                    at: path("properties.\(property.name)"),
+                    hint: "give it a name, or import with --skip-invalid to leave out the features "
+                        + "without one, and --rejects FILE to list them")
+            }
             let found =
                 properties.isEmpty
                 ? "it has no properties"
@@ -561,8 +575,8 @@ struct GeoJSONTreasureSource {
                     + properties.prefix(12).map { "'\(TreasureCheck.shown($0.name))'" }
                     .joined(separator: ", ") + (properties.count > 12 ? ", …" : "")
             return invalid(
-                DiagnosticCode.missingName, "the feature has no name; \(found)",
-                at: path("properties.\(name)"),
+                DiagnosticCode.missingName, "the feature has no name\(noGeometry); \(found)",
+                at: path("properties.name"),
                 hint: "name the property that holds it 'name' or 'title'")
         }
         for field in [TreasureField.name, .description] {

@@ -105,6 +105,9 @@ public struct TreasureFileImport {
     /// Read positions as `[latitude, longitude]` (GeoJSON), the `lat` column as the
     /// longitude and `lon` as the latitude (CSV).
     public var swapCoordinates = false
+    /// Keys that are all digits (geojson.io numbers its features 0, 1, 2…) are not taken:
+    /// those rows are keyed by their names, as rows without a key are.
+    public var ignoreNumericIDs = false
     public var skipInvalid = false
     public var dryRun = false
     /// Remove the treasures of these files that the files no longer hold.
@@ -171,8 +174,11 @@ public struct TreasureFileImport {
             let channel = RowChannel(capacity: 8)
             let encoding = self.encoding
             let swap = swapCoordinates
+            let ignoreNumericIDs = ignoreNumericIDs
             let reader = Worker {
-                Self.read(source, encoding: encoding, swap: swap, keys: keys, into: channel)
+                Self.read(
+                    source, encoding: encoding, swap: swap, ignoreNumericIDs: ignoreNumericIDs,
+                    keys: keys, into: channel)
             }
             // Stopped and joined on every way out, so no reading outlives the import.
             defer {
@@ -368,8 +374,8 @@ public struct TreasureFileImport {
     /// The reading half: parses `source`, derives keys and resolves images, and sends
     /// the rows in batches until the end, an unreadable file, or cancellation.
     private static func read(
-        _ source: Source, encoding: TextEncoding, swap: Bool, keys: SharedKeyDeriver,
-        into channel: RowChannel
+        _ source: Source, encoding: TextEncoding, swap: Bool, ignoreNumericIDs: Bool,
+        keys: SharedKeyDeriver, into channel: RowChannel
     ) {
         do {
             var reader =
@@ -401,7 +407,10 @@ public struct TreasureFileImport {
             }
             while let row = try reader.next() {
                 switch row {
-                case .treasure(let input):
+                case .treasure(var input):
+                    if ignoreNumericIDs, let key = input.key, FileNotes.isAllDigits(key) {
+                        input.key = nil
+                    }
                     if input.key == nil { batch.derivedKeys = true }
                     let image = resolveImage(input.image, in: source)
                     if let (key, first) = try keys.keyAndFirstUse(

@@ -411,8 +411,8 @@ public struct TreasureReader {
 
     /// Refuses a file that is not text by its signature (a spreadsheet, an archive, an
     /// image, a database), naming what it is and what to do, instead of reading its bytes
-    /// as CSV; and any other file whose first bytes hold a NUL (text never does, except
-    /// UTF-16 with its byte order mark).
+    /// as CSV; and any other file whose first bytes are binary (`isBinary`), except UTF-16
+    /// with its byte order mark.
     static func refuseOtherFormats(_ head: some Collection<UInt8>, _ shown: String)
         throws(TreasureFileError)
     {
@@ -428,12 +428,25 @@ public struct TreasureReader {
                 location: .init(file: shown), hint: "name the .gz file, or pipe it through gunzip")
         }
         let isUTF16 = head.starts(with: [0xFF, 0xFE]) || head.starts(with: [0xFE, 0xFF])
-        if !isUTF16, head.contains(0) {
+        if !isUTF16, isBinary(head) {
             throw TreasureFileError(
                 code: nil, message: "this is a binary file, not CSV or GeoJSON text",
                 location: .init(file: shown),
                 hint: "export the data as CSV UTF-8 or GeoJSON")
         }
+    }
+
+    /// Whether a file's first bytes are binary data rather than text: two NULs or more.
+    /// One stray NUL in a field of an otherwise textual file (csvkit's `null_byte.csv`) is
+    /// text, read as the rest is; binary data has NULs throughout (other control bytes are
+    /// no sign: text may carry terminal escapes, which trove shows escaped).
+    static func isBinary(_ head: some Collection<UInt8>) -> Bool {
+        var nuls = 0
+        for byte in head where byte == 0 {
+            nuls += 1
+            if nuls >= 2 { return true }
+        }
+        return false
     }
 
     static func sniffFormat(_ path: String, _ shown: String) throws(TreasureFileError)

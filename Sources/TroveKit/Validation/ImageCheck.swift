@@ -25,12 +25,16 @@ public enum ImageCheck {
         } catch {
             switch error.kind {
             case .missing:
-                return finding(.error, DiagnosticCode.imageMissing, "image \(path) does not exist")
+                return finding(
+                    .error, DiagnosticCode.imageMissing,
+                    "image \(path) does not exist" + PathSuggestion.caseOnly(for: path))
             case .notAnImage:
                 let named = error.signature.map { ": it is \($0.described); \($0.advice)" }
                 return finding(
                     .error, DiagnosticCode.imageNotJPEGOrPNG,
                     "image \(path) is neither JPEG nor PNG" + (named ?? ""))
+            case .empty:
+                return finding(.error, DiagnosticCode.imageUnreadable, "image \(path): \(error)")
             case .unreadable, .notRegular, .tooLarge:
                 return finding(
                     .error, DiagnosticCode.imageUnreadable,

@@ -2,89 +2,169 @@ import Foundation
 import TroveBase
 import TroveStore
 
-/// Without game.bounds: a point far from every other that lands among others when its
-/// coordinates are exchanged was probably written lon/lat. Each point is judged by its
-/// neighbours, not by the file's centre, so a world file's remote towns are not suspects:
-/// only a point with no other within `isolation` whose exchanged position has at least
-/// two others within `landing`.
+/// Without game.bounds: a point whose exchanged position fits the rest of the file clearly
+/// better than the point as given was probably written lon/lat.
+///
+/// How well a position fits is how close its second-nearest other point is (one neighbour
+/// could be a coincidence). A point is called swapped only when that distance, as given, is
+/// at least `improvement` times the distance exchanged, and a landing closer than the
+/// file's usual spacing (the median of every point's second-nearest distance) counts as
+/// that spacing: a dense region offers a close landing to any point. Remote real places
+/// (Rodrigues, Svalbard, Franz Josef Land) are far from the others but land no better than
+/// a few tens of times closer when exchanged; a point swapped out of a region of treasures
+/// lands hundreds or thousands of times closer.
+///
+/// Measured on 28,000 airports and 144,000 towns of more than 1,000 people: no real point
+/// scores 60 (the highest are 49 and 36 among the towns, As Sulayyil and Longyearbyen, and 31
+/// among the airports, Rodrigues), while a single swapped row of those files scores more in
+/// about a fifth to a quarter of the cases, and of a file of one country's towns or airports
+/// in 70 to 80%. The answer does not depend on the positions' order.
 struct SwappedCheck {
-    static let landing = 100_000.0
-    static let isolation = 500_000.0
+    /// How many times farther the second-nearest other point must be as given than
+    /// exchanged (or than the usual spacing, for a closer landing).
+    static let improvement = 60.0
+    /// Points whose second-nearest distances make the usual spacing, at most: an even
+    /// sample of the positions in their sorted order.
+    static let spacingSample = 2048
+    /// The smallest usual spacing, for files whose points mostly repeat a few positions.
+    static let minimumSpacing = 1.0
 
-    /// Every compared position, in the records' order.
+    /// Every compared position.
     private let positions: [(latitude: Double, longitude: Double)]
     /// Indexes into `positions` by one-degree cell (about 111 km of latitude).
     private var cells: [Int64: [Int32]] = [:]
     /// How many records there are, positions or not.
-    package let count: Int
+    let count: Int
+    /// The file's usual spacing: the median distance from a point to its second-nearest
+    /// other, in metres.
+    private(set) var spacing = Double.infinity
 
-    /// A check of points among `positions` (those in range, in the records' order) of
-    /// `count` records.
-    package init(positions: some Sequence<(Double, Double)>, count: Int) {
-        self.positions = positions.map { (latitude: $0.0, longitude: $0.1) }
+    /// What made a point a suspect, in metres.
+    struct Suspect {
+        /// The distance to the nearest other point, as given.
+        var given: Double
+        /// The distance to the nearest other point, exchanged.
+        var exchanged: Double
+        /// The file's usual spacing.
+        var spacing: Double
+    }
+
+    /// A check of points among `positions` (those in range, in any order) of `count`
+    /// records.
+    init(positions: some Sequence<(Double, Double)>, count: Int) {
+        self.positions = positions.lazy.filter {
+            Coordinate.isValid(latitude: $0.0, longitude: $0.1)
+        }
+        .map { (latitude: $0.0, longitude: $0.1) }
         self.count = count
         for (index, position) in self.positions.enumerated() {
             cells[Self.cell(position.latitude, position.longitude), default: []].append(
                 Int32(index))
         }
+        guard self.positions.count >= 3 else { return }
+        // An even sample of the sorted positions, so that any order gives the same one.
+        let sorted = self.positions.sorted {
+            ($0.latitude, $0.longitude) < ($1.latitude, $1.longitude)
+        }
+        let stride = max(1, sorted.count / Self.spacingSample)
+        var seconds = Swift.stride(from: 0, to: sorted.count, by: stride).map { index in
+            let position = sorted[index]
+            return nearestTwo(position.latitude, position.longitude, of: position).second
+        }
+        seconds.sort()
+        spacing = max(seconds[(seconds.count - 1) / 2], Self.minimumSpacing)
     }
 
     private static func cell(_ latitude: Double, _ longitude: Double) -> Int64 {
-        Int64((latitude + 90).rounded(.down)) * 1000 + Int64((longitude + 180).rounded(.down))
+        Int64(row(latitude)) * 1000 + Int64(column(longitude))
     }
 
-    /// Whether a point that is one of the positions could be swapped: exchangeable, with
-    /// no other within `isolation`. The answer does not depend on the positions' order.
-    func isSuspect(_ latitude: Double, _ longitude: Double) -> Bool {
-        guard Coordinate.isValid(latitude: longitude), latitude != longitude else { return false }
-        // Isolation first: nearly every point has a neighbour in its own cell.
-        return neighbours(
-            latitude, longitude, within: Self.isolation, of: (latitude, longitude), limit: 1
-        ).count == 0
+    /// The cell row of a latitude, 0 to 179 (the north pole in the last).
+    private static func row(_ latitude: Double) -> Int {
+        min(Int((latitude + 90).rounded(.down)), 179)
     }
 
-    /// For a suspect: the distance from its exchanged position to the nearer of the first
-    /// two others found within `landing` of it, or nil when there are not two. Which two
-    /// are found first depends on the positions' order: the records', or the same order
-    /// of the positions `landingBand(_:_:)` spans.
-    func landing(_ latitude: Double, _ longitude: Double) -> Double? {
-        let exchanged = neighbours(
-            longitude, latitude, within: Self.landing, of: (latitude, longitude), limit: 2)
-        return exchanged.count >= 2 ? exchanged.nearest : nil
+    /// The cell column of a longitude, 0 to 359 (180 is -180's meridian).
+    private static func column(_ longitude: Double) -> Int {
+        Int((longitude + 180).rounded(.down)) % 360
     }
 
-    /// The latitudes whose positions `landing(_:_:)` of a point reads: whole one-degree
-    /// rows either side of its exchanged position's.
-    static func landingBand(_ latitude: Double, _ longitude: Double) -> ClosedRange<Double> {
-        let rows = Int((landing / 111_000).rounded(.up))
-        let row = (longitude + 90).rounded(.down)
-        return (row - Double(rows) - 90)...(row + Double(rows) + 1 - 90)
+    /// Whether a point that is one of the positions looks swapped, and why.
+    func suspect(_ latitude: Double, _ longitude: Double) -> Suspect? {
+        guard Coordinate.isValid(latitude: longitude), latitude != longitude,
+            Self.improvement * spacing < Double.pi * earthRadiusMetres
+        else { return nil }
+        let own = (latitude: latitude, longitude: longitude)
+        // Nearly every point has two others well within the distance that would clear it,
+        // in its own cell: counting them is the cheap test.
+        var near = 0
+        scan(latitude, longitude, within: Self.improvement * spacing, of: own) { _ in
+            near += 1
+            return near < 2
+        }
+        guard near < 2 else { return nil }
+        let given = nearestTwo(latitude, longitude, of: own)
+        let exchanged = nearestTwo(longitude, latitude, of: own)
+        guard given.second >= Self.improvement * max(exchanged.second, spacing) else {
+            return nil
+        }
+        return Suspect(given: given.first, exchanged: exchanged.first, spacing: spacing)
     }
 
-    /// The others than the point `own` within `radius` of a position (at most `limit`
-    /// counted), and the distance to the nearest one. The point is left out once: another
-    /// at the very same place counts, as it would by its own index.
-    private func neighbours(
+    /// The distances from a position to the nearest and second-nearest others than the
+    /// point `own` (infinity where there are none).
+    private func nearestTwo(
+        _ latitude: Double, _ longitude: Double,
+        of own: (latitude: Double, longitude: Double)
+    ) -> (first: Double, second: Double) {
+        var radius = 10_000.0
+        while true {
+            var first = Double.infinity
+            var second = Double.infinity
+            let whole = radius >= Double.pi * earthRadiusMetres
+            scan(latitude, longitude, within: radius, of: own) { distance in
+                if distance < first {
+                    second = first
+                    first = distance
+                } else if distance < second {
+                    second = distance
+                }
+                return true
+            }
+            // Every point within the radius was seen: two found there are the nearest.
+            if second <= radius || whole { return (first, second) }
+            radius *= 4
+        }
+    }
+
+    /// Calls `visit` with the distance of each other than the point `own` within `radius`
+    /// of a position, the position's own cell first, until it returns false. The point is
+    /// left out once: another at the very same place counts, as it would by its own index.
+    private func scan(
         _ latitude: Double, _ longitude: Double, within radius: Double,
-        of own: (latitude: Double, longitude: Double), limit: Int
-    ) -> (count: Int, nearest: Double) {
-        let rows = Int((radius / 111_000).rounded(.up))
-        let columns = Int(
-            min(180, (Double(rows) / max(cos(latitude * .pi / 180), 0.01)).rounded(.up)))
-        var count = 0
-        var nearest = Double.infinity
+        of own: (latitude: Double, longitude: Double), visit: (Double) -> Bool
+    ) {
+        let angle = radius / earthRadiusMetres
+        let rows = Int(min(angle * 180 / .pi, 180).rounded(.up))
+        // The widest the circle is in longitude; all of it when it holds a pole.
+        let latitudeAngle = abs(latitude) * .pi / 180
+        let columns =
+            angle >= .pi / 2 - latitudeAngle
+            ? 360 : Int((asin(min(sin(angle) / cos(latitudeAngle), 1)) * 180 / .pi).rounded(.up))
         var skippedOwn = false
-        let baseRow = Int((latitude + 90).rounded(.down))
-        let baseColumn = Int((longitude + 180).rounded(.down))
-        // The point's own cell first, then outwards: in a dense file the first cell
-        // usually answers, and `limit` ends the search there.
+        let baseRow = Self.row(latitude)
+        let baseColumn = Self.column(longitude)
+        // Offsets from the point's own cell outwards: in a dense file the first cell
+        // usually answers.
         func outwards(_ reach: Int) -> [Int] {
             [0] + (0..<reach).flatMap { [-($0 + 1), $0 + 1] }
         }
+        // Each column once, also when the reach wraps around the antimeridian.
+        let columnOffsets = columns * 2 + 1 >= 360 ? outwards(179) + [180] : outwards(columns)
         for rowOffset in outwards(rows) {
             let row = baseRow + rowOffset
             guard (0..<180).contains(row) else { continue }
-            for offset in outwards(columns) {
+            for offset in columnOffsets {
                 let column = ((baseColumn + offset) % 360 + 360) % 360
                 guard let members = cells[Int64(row) * 1000 + Int64(column)] else { continue }
                 for other in members {
@@ -98,14 +178,9 @@ struct SwappedCheck {
                     let distance = greatCircleDistance(
                         fromLatitude: latitude, longitude: longitude,
                         toLatitude: neighbour.latitude, longitude: neighbour.longitude)
-                    if distance <= radius {
-                        count += 1
-                        nearest = min(nearest, distance)
-                        if count >= limit { return (count, nearest) }
-                    }
+                    if distance <= radius, !visit(distance) { return }
                 }
             }
         }
-        return (count, nearest)
     }
 }

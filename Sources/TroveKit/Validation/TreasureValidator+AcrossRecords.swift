@@ -7,14 +7,10 @@ import TroveStore
 
 extension TreasureValidator {
     /// Adds the checks across records to `findings`, after the records' own.
-    ///
-    /// - Parameter landing: with `swappedContext` (whose positions are in no particular
-    ///   order), `SwappedCheck.landing(_:_:)` of a suspect over positions in the records'
-    ///   order.
-    mutating func finish(landing: ((Double, Double) throws -> Double?)? = nil) rethrows {
+    mutating func finish() {
         checkImages()
         findCloseNeighbours()
-        if bounds == nil { try findSwappedOutliers(landing: landing) }
+        if bounds == nil { findSwappedOutliers() }
     }
 
     /// Decodes the batch's images on every core (each check is a decode at 1/8 scale, so
@@ -70,30 +66,24 @@ extension TreasureValidator {
         }
     }
 
-    /// Without game.bounds: a point far from every other that lands among others when its
-    /// coordinates are exchanged was probably written lon/lat (`SwappedCheck`).
-    mutating func findSwappedOutliers(
-        landing: ((Double, Double) throws -> Double?)?
-    ) rethrows {
+    /// Without game.bounds: a point whose exchanged position fits the others clearly better
+    /// than the point as given was probably written lon/lat (`SwappedCheck`).
+    mutating func findSwappedOutliers() {
         let check =
             swappedContext
-            ?? SwappedCheck(
-                positions: zip(latitudes, longitudes).lazy.filter { $0.0.isFinite },
-                count: entries.count)
+            ?? SwappedCheck(positions: zip(latitudes, longitudes), count: entries.count)
         guard check.count >= 3 else { return }
         for index in entries.indices where latitudes[index].isFinite && isReported(index) {
             let latitude = latitudes[index]
             let longitude = longitudes[index]
-            guard check.isSuspect(latitude, longitude),
-                let nearest = try landing?(latitude, longitude)
-                    ?? check.landing(latitude, longitude)
-            else { continue }
+            guard let suspect = check.suspect(latitude, longitude) else { continue }
             findings.add(
                 Diagnostic(
                     .warning, DiagnosticCode.swappedCoordinates,
-                    "coordinates look swapped (lon/lat): [\(latitude), \(longitude)] "
-                        + "has no other treasure within \(Int(SwappedCheck.isolation / 1000)) km; "
-                        + "exchanged, it is \(Self.distanceText(nearest)) from one",
+                    "coordinates look swapped (lon/lat): [\(latitude), \(longitude)] is "
+                        + "\(Self.distanceText(suspect.given)) from the nearest other treasure; "
+                        + "exchanged, it is \(Self.distanceText(suspect.exchanged)) from one "
+                        + "(treasures usually lie \(Self.distanceText(suspect.spacing)) apart)",
                     at: location(Int32(index))))
         }
     }

@@ -116,7 +116,8 @@ public struct TreasureValidator {
             report(
                 .warning, DiagnosticCode.numericKey,
                 "key '\(record.key)' is all digits; Firebase may turn the parent into an array",
-                hint: "prefix it, e.g. 't\(record.key)'")
+                hint: "prefix it, e.g. 't\(record.key)', or import the file with "
+                    + "--ignore-numeric-ids to key it by its name")
         }
         if !keysAreUnique {
             if let first = firstOfKey[record.key] {

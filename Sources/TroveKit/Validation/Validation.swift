@@ -159,17 +159,7 @@ public enum Validation {
         ) { treasure in
             validator.add(treasure)
         }
-        // A suspect of swapped coordinates (rare: no other treasure within 500 km) is
-        // judged by the positions where it would land, read in the records' order.
-        try validator.finish { latitude, longitude in
-            let band = SwappedCheck.landingBand(latitude, longitude)
-            let positions = try store.positions(latitudes: band)
-            return SwappedCheck(
-                positions: positions.lazy.filter { TreasureValidator.inRange($0.0, $0.1) }
-                    .map { ($0.latitude, $0.longitude) },
-                count: Int(count)
-            ).landing(latitude, longitude)
-        }
+        validator.finish()
         var report = Report(validator.findings)
         report.checked = validator.checked
         report.total = Int(count)

@@ -24,7 +24,14 @@ package enum Schema {
         .init("019-change-triggers", sql: changeTriggers),
         .init("020-export-objects", apply: exportObjects),
         .init("021-published-counts", sql: publishedCounts),
+        .init("022-posts-exif-gps-problem", sql: postsEXIFGPSProblem),
     ])
+
+    /// Why a photo's EXIF GPS position could not be read, when it has one: the signal says
+    /// so rather than "no GPS position".
+    static let postsEXIFGPSProblem = """
+        ALTER TABLE posts ADD COLUMN exif_gps_problem TEXT;
+        """
 
     package static let treasures = """
         CREATE TABLE settings (

@@ -14,6 +14,8 @@ public struct PhotoFacts: Equatable, Sendable {
     public var exifLongitude: Double?
     /// EXIF DateTimeOriginal as ISO 8601 local time.
     public var exifTime: String?
+    /// Why the EXIF GPS position could not be read, when the photo has one.
+    public var exifGPSProblem: String?
     /// 64-bit perceptual hash, when the pixels could be decoded.
     public var perceptualHash: UInt64?
     /// Why the photo could not be read, when it could not.

@@ -15,6 +15,8 @@ package struct SignalFacts {
     package var height: Int?
     package var exifLatitude: Double?
     package var exifLongitude: Double?
+    /// Why the photo's GPS position could not be read, when it has one.
+    package var exifGPSProblem: String?
     package var photoProblem: String?
     package var status: String
     package var signals: String

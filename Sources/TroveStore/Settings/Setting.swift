@@ -79,6 +79,16 @@ public struct Setting: Sendable {
         key: "renditions.posts", summary: "post renditions, e.g. full=1600x1600,thumb=256x256"
     ) { renditionProblem($0) }
 
+    public static let renditionQuality = Setting(
+        key: "renditions.quality",
+        summary: "JPEG quality of renditions, 1-100 (default 80); 'images --quality' sets it"
+    ) {
+        guard let value = Int($0), (1...100).contains(value) else {
+            return "expected a whole number from 1 to 100"
+        }
+        return nil
+    }
+
     private static func renditionProblem(_ text: String) -> String? {
         if case .failure(let error) = RenditionSpec.parseList(text) { return error.description }
         return nil
@@ -88,7 +98,7 @@ public struct Setting: Sendable {
     public static let all: [Setting] = [
         storageBucket, storageURLTemplate, storageTokens, geohashPrecision, gameBounds,
         reviewBlockedWords,
-        reviewArea, reviewClaimMinutes, treasureRenditions, postRenditions,
+        reviewArea, reviewClaimMinutes, treasureRenditions, postRenditions, renditionQuality,
     ]
 
     /// The setting named `key`, or nil.

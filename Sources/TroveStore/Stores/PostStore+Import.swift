@@ -44,9 +44,9 @@ extension PostStore {
                 INSERT INTO posts (id, user, lat, lon, description, date, photo, photo_hash,
                     photo_phash, photo_width, photo_height, exif_lat, exif_lon, exif_time,
                     content_hash, geohash, imported_at, updated_at, photo_ref, photo_problem, source,
-                    origin)
+                    origin, exif_gps_problem)
                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
-                    ?17, ?17, ?18, ?19, ?20, ?21)
+                    ?17, ?17, ?18, ?19, ?20, ?21, ?22)
                 ON CONFLICT (id) DO UPDATE SET
                     user = excluded.user, lat = excluded.lat, lon = excluded.lon,
                     description = excluded.description, date = excluded.date,
@@ -57,7 +57,8 @@ extension PostStore {
                     content_hash = excluded.content_hash, geohash = excluded.geohash,
                     updated_at = excluded.updated_at, photo_ref = excluded.photo_ref,
                     photo_problem = excluded.photo_problem, source = excluded.source,
-                    origin = coalesce(excluded.origin, origin)
+                    origin = coalesce(excluded.origin, origin),
+                    exif_gps_problem = excluded.exif_gps_problem
                 """)
             reopen = try database.prepare(
                 "UPDATE posts SET status = 'pending', status_note = ?2 WHERE id = ?1")
@@ -115,6 +116,7 @@ extension PostStore {
                 facts?.exifTime.map { .text($0) }, .text(post.contentHash), .text(geohash),
                 .text(at), input.photo.map { .text($0) }, post.problem.map { .text($0) },
                 .text(input.source), origin.map { .text($0) },
+                facts?.exifGPSProblem.map { .text($0) },
             ])
         }
 

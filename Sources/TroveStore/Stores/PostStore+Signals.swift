@@ -11,7 +11,7 @@ extension PostStore {
         let statement = try database.prepare(
             """
             SELECT id, user, lat, lon, description, date, photo_hash, photo_phash, photo_width,
-                   photo_height, exif_lat, exif_lon, photo_problem, status, signals
+                   photo_height, exif_lat, exif_lon, exif_gps_problem, photo_problem, status, signals
             FROM posts ORDER BY id
             """)
         // Every post is read: the columns are looked up once, not per row.
@@ -21,6 +21,7 @@ extension PostStore {
         let photoHash = statement.column("photo_hash"), phash = statement.column("photo_phash")
         let width = statement.column("photo_width"), height = statement.column("photo_height")
         let exifLat = statement.column("exif_lat"), exifLon = statement.column("exif_lon")
+        let gpsProblem = statement.column("exif_gps_problem")
         let problem = statement.column("photo_problem"), status = statement.column("status")
         let signals = statement.column("signals")
         var facts: [SignalFacts] = []
@@ -35,6 +36,7 @@ extension PostStore {
                     width: row.int64(width).map { Int($0) },
                     height: row.int64(height).map { Int($0) },
                     exifLatitude: row.double(exifLat), exifLongitude: row.double(exifLon),
+                    exifGPSProblem: row.text(gpsProblem),
                     photoProblem: row.text(problem), status: row.text(status) ?? "pending",
                     signals: row.text(signals) ?? "[]"))
         }

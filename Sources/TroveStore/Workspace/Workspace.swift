@@ -399,12 +399,17 @@ public final class Workspace {
     ///
     /// - Throws: `SQLiteError`.
     public func setSetting(_ key: String, _ value: String) throws {
-        try write { () -> Void in
-            try database.execute(
-                "INSERT INTO settings (key, value) VALUES (?, ?) "
-                    + "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                [.text(key), .text(value)])
-        }
+        try write { try putSetting(key, value) }
+    }
+
+    /// Stores a setting in the write in progress.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func putSetting(_ key: String, _ value: String) throws {
+        try database.execute(
+            "INSERT INTO settings (key, value) VALUES (?, ?) "
+                + "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            [.text(key), .text(value)])
     }
 
     /// Removes a setting; returns whether it was set.

@@ -71,14 +71,31 @@ extension Renderer {
         }
     }
 
-    /// The words for true and false in the languages designers write spreadsheets in
-    /// (English, French, German, Spanish, Dutch and the Nordic ones), compared lowercased.
-    static let boolWords: [String: Bool] = [
-        "true": true, "false": false, "yes": true, "no": false, "1": true, "0": false,
-        "vrai": true, "faux": false, "oui": true, "non": false, "wahr": true, "falsch": false,
-        "ja": true, "nein": false, "sí": true, "si": true, "verdadero": true, "falso": false,
-        "nee": false, "nej": false, "onwaar": false, "waar": true,
+    /// The words for true and for false in the languages designers write spreadsheets in,
+    /// each language both ways: a file that writes one of its words may write the other.
+    static let boolLanguages: [(language: String, yes: [String], no: [String])] = [
+        ("English", ["true", "yes", "1"], ["false", "no", "0"]),
+        ("French", ["vrai", "oui"], ["faux", "non"]),
+        ("German", ["wahr", "ja"], ["falsch", "nein"]),
+        ("Spanish", ["verdadero", "sí", "si"], ["falso", "no"]),
+        ("Portuguese", ["verdadeiro", "sim"], ["falso", "não", "nao"]),
+        ("Italian", ["vero", "sì", "si"], ["falso", "no"]),
+        ("Dutch", ["waar", "ja"], ["onwaar", "nee"]),
+        ("Danish", ["sand", "ja"], ["falsk", "nej"]),
+        ("Norwegian", ["sann", "ja"], ["usann", "nei"]),
+        ("Swedish", ["sant", "ja"], ["falskt", "nej"]),
     ]
+
+    /// `boolLanguages` by word, compared lowercased (Unicode's lowercase, so `NÃO` and
+    /// `Não` read as `não`).
+    static let boolWords: [String: Bool] = {
+        var words: [String: Bool] = [:]
+        for language in boolLanguages {
+            for word in language.yes { words[word] = true }
+            for word in language.no { words[word] = false }
+        }
+        return words
+    }()
 
     /// A finite number written in decimal (JSON's grammar, a leading `+` allowed), as
     /// spreadsheets and JSON write them; not Swift's `inf`, `nan` or hexadecimal forms.
