@@ -1,8 +1,6 @@
 import Dispatch
 import Foundation
-import TroveBase
 import TroveKit
-import TroveStore
 
 /// `trove-bench storage-upload FOLDER BUCKET PREFIX`: every file in FOLDER uploaded as
 /// `PREFIX/FILE` with its own download token through the Storage transport a publish uses

@@ -1,5 +1,3 @@
-import TroveBase
-
 /// A command as declared once: its help, usage line, parsing and suggestions all come
 /// from this declaration.
 public struct Command: Sendable {

@@ -1,5 +1,3 @@
-import TroveBase
-
 /// Help text and usage lines, generated from a command's declaration.
 package enum Help {
     /// `usage: trove near <lat> <lon> [--radius <distance>] [--posts]`

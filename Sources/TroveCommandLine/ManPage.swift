@@ -1,5 +1,4 @@
 import Foundation
-import TroveBase
 
 /// The `trove(1)` manual page in troff (man macros), generated from the command tree.
 package enum ManPage {

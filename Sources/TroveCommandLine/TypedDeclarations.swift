@@ -1,5 +1,3 @@
-import TroveBase
-
 // A command declares each of its values once, typed:
 //
 //     static let layout = Option<String>("layout", value: "name|path", help: "…")

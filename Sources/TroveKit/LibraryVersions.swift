@@ -1,7 +1,5 @@
-import TroveBase
 import TroveImaging
 import TroveSQLite
-import TroveStore
 
 /// The versions of the C libraries trove runs on, for `trove --version`.
 public enum LibraryVersions {

@@ -1,6 +1,5 @@
 import Foundation
 import TroveBase
-import TroveStore
 
 /// The starter files, layouts and review sheet of `Templates/`, compiled into the binary
 /// (by the EmbedTemplates build plugin), so a copied or installed `trove` needs nothing

@@ -1,7 +1,5 @@
 import Foundation
 import Testing
-import TroveBase
-import TroveStore
 
 /// Every image or photo is read the one bounded way: a sparse 20 GB file, `/dev/zero`,
 /// `/dev/urandom` and a FIFO are refused from their type, signature or size. The binary

@@ -1,6 +1,4 @@
 import Foundation
-import TroveBase
-import TroveStore
 
 #if canImport(Glibc)
     import Glibc

@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-import TroveStore
 
 /// The stand-in's Swift helpers that later tests lean on: the app's writes, a restart on
 /// the same port with the same data, the stream controls. What the stand-in answers is

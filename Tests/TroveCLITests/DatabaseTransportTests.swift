@@ -1,9 +1,7 @@
 import Foundation
 import Testing
-import TroveBase
 import TroveHTTP
 import TroveKit
-import TroveStore
 
 /// The Realtime Database transports: REST against the local stand-in, firebase-tools
 /// through a recording script in its place.

@@ -1,7 +1,5 @@
 import Foundation
 import Testing
-import TroveBase
-import TroveStore
 
 /// Disk full, on a small tmpfs mounted in a private mount namespace (`unshare -m`, as
 /// root or in a user namespace; where neither works the test is skipped, not passed).

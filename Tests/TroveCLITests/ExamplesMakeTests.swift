@@ -1,7 +1,5 @@
 import Foundation
 import Testing
-import TroveBase
-import TroveStore
 
 /// `examples/Makefile` as a designer's pipeline: a second `make` runs nothing, and a
 /// touched input re-runs only what depends on it.

@@ -1,9 +1,7 @@
 import Foundation
 import Testing
 
-@testable import TroveBase
 @testable import TroveCLI
-@testable import TroveCommandLine
 @_spi(Testing) @testable import TroveKit
 @_spi(Testing) @testable import TroveStore
 

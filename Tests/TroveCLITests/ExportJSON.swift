@@ -1,6 +1,4 @@
 @testable import TroveBase
-@testable import TroveKit
-@testable import TroveStore
 
 /// An exported tree as the Realtime Database holds it, for comparing exports: numbers as
 /// the doubles they read as, object members unordered. Read with the export's own

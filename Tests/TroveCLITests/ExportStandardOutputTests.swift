@@ -1,10 +1,7 @@
 import Foundation
 import Testing
 
-@testable import TroveBase
 @testable import TroveCLI
-@testable import TroveCommandLine
-@_spi(Testing) @testable import TroveKit
 @_spi(Testing) @testable import TroveStore
 
 /// An export without `--out`, run as a real process: its tree reaches a pipe or a file

@@ -1,8 +1,6 @@
 import Foundation
 import Testing
 
-@testable import TroveBase
-@_spi(Testing) @testable import TroveKit
 @_spi(Testing) @testable import TroveStore
 
 /// Builds small export workspaces and applies multi-path updates the way Firebase does.

@@ -1,10 +1,7 @@
 import Foundation
 import Testing
-import TroveBase
-@_spi(Testing) import TroveKit
 
 @testable import TroveCLI
-@testable import TroveCommandLine
 @_spi(Testing) @testable import TroveStore
 
 /// Compressed and binary files: gzip read as what it holds, the others named with what

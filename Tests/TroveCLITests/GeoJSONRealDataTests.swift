@@ -1,10 +1,7 @@
 import Foundation
 import Testing
-import TroveBase
-@_spi(Testing) import TroveKit
 
 @testable import TroveCLI
-@testable import TroveCommandLine
 @_spi(Testing) @testable import TroveStore
 
 /// GeoJSON as public data packages write it: a crs, lat,lon order, altitudes, numeric

@@ -1,7 +1,5 @@
 import Foundation
 import Testing
-import TroveBase
-import TroveStore
 
 @testable import TroveCLI
 @testable import TroveCommandLine

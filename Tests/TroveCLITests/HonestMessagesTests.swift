@@ -1,7 +1,5 @@
 import Foundation
 import Testing
-import TroveBase
-import TroveStore
 
 /// Long inputs are cut in messages with their byte count, and a header line over 1 MB is
 /// refused before it is read whole.

@@ -1,11 +1,8 @@
 import Foundation
 import Testing
-import TroveBase
 import TroveImaging
-import TroveStore
 
 @testable import TroveCLI
-@testable import TroveCommandLine
 
 /// Image messages name the format, counts are exact, advice is what can help.
 @Suite struct ImageNitsTests {

@@ -1,11 +1,8 @@
 import Foundation
 import Testing
-import TroveBase
 import TroveImaging
-@_spi(Testing) import TroveKit
 
 @testable import TroveCLI
-@testable import TroveCommandLine
 @_spi(Testing) @testable import TroveStore
 
 @Suite struct ImagesTests {

@@ -2,7 +2,6 @@ import Foundation
 import Testing
 import TroveImaging
 
-@testable import TroveBase
 @_spi(Testing) @testable import TroveKit
 @_spi(Testing) @testable import TroveStore
 

@@ -1,10 +1,7 @@
 import Foundation
 import Testing
 
-@testable import TroveBase
 @testable import TroveCLI
-@testable import TroveCommandLine
-@testable import TroveKit
 @testable import TroveStore
 
 /// What `make install` installs beside the binary, generated from the declarations:

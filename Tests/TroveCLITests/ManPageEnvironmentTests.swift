@@ -1,10 +1,7 @@
 import Foundation
 import Testing
-import TroveBase
-import TroveStore
 
 @testable import TroveCLI
-@testable import TroveCommandLine
 
 /// The manual's ENVIRONMENT section against what the sources read.
 @Suite struct ManPageEnvironmentTests {

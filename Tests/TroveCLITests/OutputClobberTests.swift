@@ -1,7 +1,5 @@
 import Foundation
 import Testing
-import TroveBase
-import TroveStore
 
 /// Outputs never replace the workspace, an input, each other, or a file trove did not
 /// write: each is refused with exit 2 naming both paths, before anything is written.

@@ -3,7 +3,6 @@ import Testing
 
 @testable import TroveBase
 @testable import TroveCLI
-@testable import TroveCommandLine
 @_spi(Testing) @testable import TroveKit
 @_spi(Testing) @testable import TroveStore
 

@@ -1,6 +1,4 @@
 import Testing
-import TroveBase
-import TroveStore
 
 @testable import TroveCLI
 @testable import TroveCommandLine

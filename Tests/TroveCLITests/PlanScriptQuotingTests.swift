@@ -3,7 +3,6 @@ import Testing
 
 @testable import TroveBase
 @testable import TroveKit
-@testable import TroveStore
 
 /// The Storage plan script holds every name single-quoted (or not at all): an out name, a
 /// layout file name and an images folder holding line breaks, `$(…)`, backticks, quotes

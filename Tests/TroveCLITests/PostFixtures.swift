@@ -1,8 +1,6 @@
 import Foundation
 import Testing
-import TroveBase
 import TroveImaging
-import TroveStore
 
 /// Photos for post tests, built in code: JPEGs with optional EXIF GPS.
 enum PostPhotos {

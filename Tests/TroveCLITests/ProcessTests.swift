@@ -1,7 +1,5 @@
 import Foundation
 import Testing
-import TroveBase
-@_spi(Testing) import TroveKit
 
 @_spi(Testing) @testable import TroveStore
 

@@ -1,11 +1,7 @@
 import Foundation
 import Testing
 
-@testable import TroveBase
 @testable import TroveCLI
-@testable import TroveCommandLine
-@testable import TroveKit
-@testable import TroveStore
 
 /// `publish --against live.json`: plans against what the database really holds, and
 /// says what differs.

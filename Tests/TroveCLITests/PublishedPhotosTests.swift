@@ -1,10 +1,7 @@
 import Foundation
 import Testing
-import TroveBase
-import TroveStore
 
 @testable import TroveCLI
-@testable import TroveCommandLine
 
 /// `images --posts` publishes approved posts only, and withdraws what is no longer approved.
 @Suite struct PublishedPhotosTests {

@@ -1,11 +1,8 @@
 import Foundation
 import Testing
-import TroveBase
 import TroveImaging
-import TroveStore
 
 @testable import TroveCLI
-@testable import TroveCommandLine
 
 /// What the images folder and the URLs in it hold once treasures come and go.
 @Suite struct RenditionFolderTests {

@@ -1,10 +1,7 @@
 import Foundation
 import Testing
-import TroveBase
-import TroveStore
 
 @testable import TroveCLI
-@testable import TroveCommandLine
 
 /// `review apply` ends with one line that says what the file came to.
 @Suite struct ReviewApplySummaryTests {

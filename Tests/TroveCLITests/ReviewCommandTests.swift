@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 
-@testable import TroveBase
 @testable import TroveCLI
 @testable import TroveCommandLine
 @testable import TroveKit

@@ -1,11 +1,7 @@
 import Foundation
 import Testing
 
-@testable import TroveBase
 @testable import TroveCLI
-@testable import TroveCommandLine
-@testable import TroveKit
-@testable import TroveStore
 
 @Suite struct ReviewProcessTests {
     let sandbox: Sandbox

@@ -2,7 +2,6 @@ import Foundation
 import Testing
 import TroveImaging
 
-@testable import TroveBase
 @testable import TroveCLI
 @testable import TroveCommandLine
 @testable import TroveKit

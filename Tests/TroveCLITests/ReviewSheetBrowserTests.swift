@@ -1,10 +1,7 @@
 import Foundation
 import Testing
-import TroveBase
-import TroveStore
 
 @testable import TroveCLI
-@testable import TroveCommandLine
 
 /// Where Debian's Chromium lives, when it is installed (`make test-deps`).
 enum Chromium {

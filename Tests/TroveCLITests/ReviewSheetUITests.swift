@@ -1,10 +1,7 @@
 import Foundation
 import Testing
-import TroveBase
-import TroveStore
 
 @testable import TroveCLI
-@testable import TroveCommandLine
 
 /// The offline sheet as a moderator works it, in headless Chromium: undo right after a
 /// decision, where the focus goes after a reload, filters, a note on a reject, and a

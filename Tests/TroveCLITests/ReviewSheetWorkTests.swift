@@ -1,10 +1,7 @@
 import Foundation
 import Testing
-import TroveBase
-import TroveStore
 
 @testable import TroveCLI
-@testable import TroveCommandLine
 
 /// The review sheet keeps a moderator's work and credits it, checked in a real browser.
 @Suite struct ReviewSheetWorkTests {

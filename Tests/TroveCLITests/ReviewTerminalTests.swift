@@ -1,11 +1,7 @@
 import Foundation
 import Testing
 
-@testable import TroveBase
 @testable import TroveCLI
-@testable import TroveCommandLine
-@testable import TroveKit
-@testable import TroveStore
 
 /// The review queue and list as a moderator sees them on a terminal: 80×24 and 160×48,
 /// and a window resized in between.

@@ -1,10 +1,7 @@
 import Foundation
 import Testing
-import TroveBase
-@_spi(Testing) import TroveKit
 
 @testable import TroveCLI
-@testable import TroveCommandLine
 @_spi(Testing) @testable import TroveStore
 
 /// What spreadsheets write besides the data: blank rows of delimiters, locale decimal

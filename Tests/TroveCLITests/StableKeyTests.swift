@@ -1,10 +1,7 @@
 import Foundation
 import Testing
-import TroveBase
-@_spi(Testing) import TroveKit
 
 @testable import TroveCLI
-@testable import TroveCommandLine
 @_spi(Testing) @testable import TroveStore
 
 /// Keys derived from names in other scripts: readable, and with their treasures for good.

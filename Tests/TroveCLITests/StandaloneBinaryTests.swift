@@ -1,10 +1,7 @@
 import Foundation
 import Testing
-import TroveBase
-import TroveStore
 
 @testable import TroveCLI
-@testable import TroveCommandLine
 
 /// A binary copied alone into an empty folder, away from the source tree and with
 /// `TROVE_TEMPLATES` unset, runs the whole pipeline on its built-in templates.

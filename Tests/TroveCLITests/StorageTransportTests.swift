@@ -1,9 +1,7 @@
 import Foundation
 import Testing
-import TroveBase
 import TroveHTTP
 import TroveKit
-import TroveStore
 
 /// The Storage JSON API transport against fake-gcs-server, checked through the real
 /// gcloud: what each object holds after uploads, token changes and deletes.

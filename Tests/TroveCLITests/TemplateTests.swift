@@ -1,11 +1,8 @@
 import Foundation
 import Testing
 
-@testable import TroveBase
 @testable import TroveCLI
-@testable import TroveCommandLine
 @testable import TroveKit
-@testable import TroveStore
 
 @Suite struct TemplateTests {
     let sandbox: Sandbox

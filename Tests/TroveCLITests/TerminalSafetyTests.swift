@@ -1,7 +1,5 @@
 import Foundation
 import Testing
-import TroveBase
-import TroveStore
 
 /// Every text command prints user and file text through one terminal-safe printer: over
 /// a CSV and a posts export full of ESC sequences (OSC 52 writes the clipboard, OSC 0 the

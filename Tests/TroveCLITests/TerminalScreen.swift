@@ -1,6 +1,4 @@
 import Foundation
-import TroveBase
-import TroveStore
 
 /// What a terminal of a given size shows after some output: a small VT100 screen that
 /// knows what the queue writes (text, `\r`, `\n`, backspace, cursor home, erase display

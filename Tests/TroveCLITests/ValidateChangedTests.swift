@@ -1,10 +1,8 @@
 import Foundation
 import Testing
 import TroveBase
-@_spi(Testing) import TroveKit
 
 @testable import TroveCLI
-@testable import TroveCommandLine
 @_spi(Testing) @testable import TroveStore
 
 /// `validate --changed` against a full validate of the same workspace, over random edits.

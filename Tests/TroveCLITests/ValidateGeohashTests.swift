@@ -1,10 +1,7 @@
 import Foundation
 import Testing
-import TroveBase
-import TroveStore
 
 @testable import TroveCLI
-@testable import TroveCommandLine
 
 /// validate before the first geohash, in the README's order.
 @Suite struct ValidateGeohashTests {

@@ -2,10 +2,7 @@ import Foundation
 import Testing
 import TroveSQLite
 
-@testable import TroveBase
 @testable import TroveCLI
-@testable import TroveCommandLine
-@_spi(Testing) @testable import TroveKit
 @_spi(Testing) @testable import TroveStore
 
 @Suite struct WorkspaceCommandTests {

@@ -2,8 +2,6 @@ import Foundation
 import Testing
 
 @testable import TroveBase
-@testable import TroveKit
-@testable import TroveStore
 
 @Suite struct CSVReaderTests {
     let folder = TemporaryFolder()

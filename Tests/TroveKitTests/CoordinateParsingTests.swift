@@ -1,8 +1,6 @@
 import Testing
 
-@testable import TroveBase
 @testable import TroveKit
-@testable import TroveStore
 
 @Suite struct CoordinateParsingTests {
     /// The quick path must give exactly the double strtod gives, for every kind of

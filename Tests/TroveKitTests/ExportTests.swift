@@ -3,7 +3,6 @@ import Testing
 
 @testable import TroveBase
 @testable import TroveKit
-@testable import TroveStore
 
 @Suite struct ExportNumberTests {
     @Test(arguments: [

@@ -1,8 +1,6 @@
 import Testing
 
 @testable import TroveBase
-@testable import TroveKit
-@testable import TroveStore
 
 /// A small seeded generator (SplitMix64), so randomized tests repeat exactly.
 struct SeededGenerator: RandomNumberGenerator {

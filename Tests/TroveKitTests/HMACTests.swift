@@ -1,8 +1,6 @@
 import Testing
 
 @testable import TroveBase
-@testable import TroveKit
-@testable import TroveStore
 
 /// HMAC-SHA256 against the test vectors of RFC 4231 (cases 1–4, 6 and 7; case 5 tests a
 /// truncated output, which trove never uses).

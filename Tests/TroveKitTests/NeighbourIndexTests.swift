@@ -2,8 +2,6 @@ import Foundation
 import Testing
 
 @testable import TroveBase
-@testable import TroveKit
-@testable import TroveStore
 
 @Suite struct NeighbourIndexTests {
     /// Points in clusters around a centre: a few metres to a few times the radius apart,

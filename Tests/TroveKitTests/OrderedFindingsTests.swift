@@ -2,7 +2,6 @@ import Testing
 
 @testable import TroveBase
 @testable import TroveKit
-@testable import TroveStore
 
 @Suite struct OrderedFindingsTests {
     /// Findings at random places of a few files, some said as read, with every field set

@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 
-@testable import TroveBase
 @testable import TroveKit
 @testable import TroveStore
 

@@ -1,8 +1,6 @@
 import Foundation
 import Testing
 
-@testable import TroveBase
-@_spi(Testing) @testable import TroveKit
 @_spi(Testing) @testable import TroveStore
 
 /// A workspace of its own for one test, with rows arranged in SQL.

@@ -3,7 +3,6 @@ import Testing
 
 @testable import TroveBase
 @testable import TroveKit
-@testable import TroveStore
 
 /// Malformed input of every sort must end in rows, diagnostics or a thrown file error,
 /// never in a crash.

@@ -1,8 +1,6 @@
 import Testing
 
 @testable import TroveBase
-@testable import TroveKit
-@testable import TroveStore
 
 @Suite struct SHA256Tests {
     @Test(arguments: [

@@ -1,8 +1,6 @@
 import Testing
 
-@testable import TroveBase
 @testable import TroveKit
-@testable import TroveStore
 
 /// The signed text is what the page's `JSON.stringify` writes, byte for byte (the
 /// expected text is Node's output for the same array), and any change breaks the code.

@@ -2,7 +2,6 @@ import Testing
 
 @testable import TroveBase
 @testable import TroveKit
-@testable import TroveStore
 
 @Suite struct KeyDerivationTests {
     @Test(arguments: [

@@ -1,5 +1,3 @@
-import TroveBase
-
 /// Builds Firebase Storage download URLs for rendition paths.
 ///
 /// Without a template the URL is Firebase's own download URL,

@@ -1,5 +1,3 @@
-import TroveBase
-
 /// Entries given in path order, packed into blocks: each entry's path as the length it
 /// shares with the path before it and the rest (front coding, restarted in every block),
 /// then the entry's own bytes. The export's recorded state and the Storage plan both keep

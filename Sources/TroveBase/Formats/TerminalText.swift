@@ -1,5 +1,3 @@
-import TroveBase
-
 /// Text from users and files made harmless for a terminal, the one printer every line of
 /// messages and text output goes through (`Invocation.note`, `warn`, `print` in text
 /// format, and every error `TroveCLI.run` prints).

@@ -1,6 +1,5 @@
 import TroveBase
 import TroveCommandLine
-import TroveKit
 import TroveStore
 
 enum ConfigCommand {

@@ -2,7 +2,6 @@ import Foundation
 import TroveBase
 import TroveCommandLine
 import TroveKit
-import TroveStore
 
 enum ExportCommand {
     static let command = Command(

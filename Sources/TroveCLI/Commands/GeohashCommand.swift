@@ -1,7 +1,6 @@
 import TroveBase
 import TroveCommandLine
 import TroveKit
-import TroveStore
 
 enum GeohashCommand {
     static let command = Command(

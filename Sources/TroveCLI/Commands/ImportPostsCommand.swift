@@ -2,7 +2,6 @@ import Foundation
 import TroveBase
 import TroveCommandLine
 import TroveKit
-import TroveStore
 
 /// `trove import posts FILE [--photos DIR]`.
 enum ImportPostsCommand {

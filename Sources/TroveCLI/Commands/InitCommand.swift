@@ -1,8 +1,5 @@
 import Foundation
-import TroveBase
 import TroveCommandLine
-import TroveKit
-import TroveStore
 
 enum InitCommand {
     static let command = Command(

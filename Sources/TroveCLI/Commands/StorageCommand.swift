@@ -1,7 +1,5 @@
-import TroveBase
 import TroveCommandLine
 import TroveKit
-import TroveStore
 
 enum StorageCommand {
     static let command = Command(

@@ -1,7 +1,5 @@
-import TroveBase
 import TroveCommandLine
 import TroveKit
-import TroveStore
 
 /// `trove completions SHELL` and `trove man`: generated from the command tree for
 /// `make install`, and hidden from the overview help.

@@ -1,7 +1,5 @@
 import Foundation
-import TroveBase
 import TroveCommandLine
-import TroveKit
 import TroveStore
 
 /// Which workspace a command line names and how long its writers wait, worked out once

@@ -1,6 +1,5 @@
 import Foundation
 import TroveBase
-import TroveStore
 
 extension ExportRun {
     /// Records the Storage plan written as the one the next plan of this output compares

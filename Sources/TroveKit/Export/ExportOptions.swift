@@ -1,5 +1,4 @@
 import Foundation
-import TroveBase
 import TroveStore
 
 /// What `trove export` should write.

@@ -1,5 +1,4 @@
 import Foundation
-import TroveBase
 import TroveStore
 
 /// Why an export wrote nothing.

@@ -1,6 +1,5 @@
 import Foundation
 import TroveBase
-import TroveStore
 
 /// Output files that appear together or not at all: every file is staged beside its
 /// destination first (so an unwritable folder fails before any work, and before any file

@@ -1,7 +1,6 @@
 import Foundation
 import TroveBase
 import TroveImaging
-import TroveStore
 
 /// Reads an image or photo file the one bounded way `validate`, `images`, `import posts`
 /// and review share, so that a hostile file costs a few reads, not the machine.

@@ -1,6 +1,5 @@
 import Foundation
 import TroveBase
-import TroveStore
 
 /// Keeps passwords and e-mail addresses out of the workspace.
 enum Privacy {

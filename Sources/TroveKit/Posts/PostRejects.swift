@@ -1,5 +1,4 @@
 import TroveBase
-import TroveStore
 
 /// The records `import posts --skip-invalid` set aside, as a CSV file to fix them in, like
 /// `RejectedRows` for treasures: `file,line,record,reason`, then the record itself (a CSV

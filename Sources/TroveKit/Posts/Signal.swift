@@ -1,6 +1,5 @@
 import Foundation
 import TroveBase
-import TroveStore
 
 /// Thresholds of the signals.
 public enum SignalRules {

@@ -1,5 +1,4 @@
 import Foundation
-import TroveBase
 import TroveStore
 
 /// Finds perceptual hashes within `SignalRules.similarDistance` bits without comparing

@@ -1,6 +1,4 @@
 import Foundation
-import TroveBase
-import TroveStore
 
 /// Where a transport's `Authorization` comes from: nothing (an emulator, with
 /// `CLOUDSDK_AUTH_DISABLE_CREDENTIALS=True`), a token given, or `gcloud auth

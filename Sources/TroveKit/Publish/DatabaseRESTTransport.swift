@@ -1,7 +1,5 @@
 import Foundation
-import TroveBase
 import TroveHTTP
-import TroveStore
 
 /// Applies multi-path updates through the Realtime Database REST API
 /// (https://firebase.google.com/docs/reference/rest/database): one `PATCH …/.json` per

@@ -1,6 +1,4 @@
 import Foundation
-import TroveBase
-import TroveStore
 
 /// A Realtime Database URL (`https://PROJECT-default-rtdb.firebaseio.com`,
 /// `https://NAME.europe-west1.firebasedatabase.app`, or an emulator's

@@ -1,6 +1,5 @@
 import Foundation
 import TroveBase
-import TroveStore
 
 /// A program a transport runs (`gcloud`, `firebase`), found on the `PATH` and given the
 /// process's environment with the caller's on top.

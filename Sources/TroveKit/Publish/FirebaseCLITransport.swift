@@ -1,6 +1,5 @@
 import Foundation
 import TroveBase
-import TroveStore
 
 /// Applies multi-path updates through firebase-tools, as
 /// `firebase database:update / FILE --project PROJECT --instance INSTANCE --force

@@ -1,6 +1,5 @@
 import Foundation
 import TroveBase
-import TroveStore
 
 /// What a Realtime Database really holds, from `firebase database:get /`, for a publish
 /// that plans against it (`--against`) instead of against the target's recorded state.

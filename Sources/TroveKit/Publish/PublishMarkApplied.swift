@@ -1,6 +1,5 @@
 import Foundation
 import TroveBase
-import TroveSQLite
 import TroveStore
 
 /// What `publish --mark-applied` recorded.

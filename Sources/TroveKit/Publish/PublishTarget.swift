@@ -1,6 +1,5 @@
 import Foundation
 import TroveBase
-import TroveSQLite
 import TroveStore
 
 /// Why a publish command cannot go on; nothing was changed unless it says so.

@@ -1,6 +1,5 @@
 import Foundation
 import TroveBase
-import TroveSQLite
 import TroveStore
 
 /// What one `trove publish` did.

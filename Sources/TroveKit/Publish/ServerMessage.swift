@@ -1,6 +1,5 @@
 import TroveBase
 import TroveHTTP
-import TroveStore
 
 /// The message in an error answer: Cloud Storage's `{"error": {"message": …}}`, the
 /// Realtime Database's `{"error": "…"}`, or the start of any other body, made printable.

@@ -1,7 +1,6 @@
 import Foundation
 import TroveBase
 import TroveHTTP
-import TroveStore
 
 /// Sends objects to a bucket through the Cloud Storage JSON API
 /// (https://cloud.google.com/storage/docs/json_api), many at once over kept-alive

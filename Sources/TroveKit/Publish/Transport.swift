@@ -1,6 +1,4 @@
 import Foundation
-import TroveBase
-import TroveStore
 
 // The two ways a publish reaches the outside: objects into a Storage bucket and one
 // multi-path update into the Realtime Database. Publishing decides what to send and

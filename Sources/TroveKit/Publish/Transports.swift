@@ -1,6 +1,4 @@
 import Foundation
-import TroveBase
-import TroveStore
 
 /// The transports a publish uses, chosen from the environment.
 public enum Transports {

@@ -1,7 +1,5 @@
 import Foundation
-import TroveBase
 import TroveImaging
-import TroveStore
 
 /// A photo drawn in a terminal with upper-half blocks (`▀`): each character cell shows two
 /// pixels, the top one as the foreground colour and the bottom one as the background,

@@ -1,5 +1,4 @@
 import Foundation
-import TroveBase
 import TroveStore
 
 /// Reads posts for the review commands.

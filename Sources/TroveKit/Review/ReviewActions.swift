@@ -1,5 +1,4 @@
 import Foundation
-import TroveBase
 import TroveStore
 
 /// Moderator names: one line of printable text, so no name can forge a line of

@@ -1,4 +1,3 @@
-import TroveBase
 import TroveStore
 
 /// `trove check`: the workspace's own structure (``IntegrityCheck``), then the counts

@@ -1,4 +1,3 @@
-import TroveBase
 import TroveSQLite
 import TroveStore
 

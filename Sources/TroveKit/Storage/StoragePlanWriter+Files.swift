@@ -1,6 +1,5 @@
 import Foundation
 import TroveBase
-import TroveStore
 
 // The plan's two files: the manifest (`.storage.json`), an object at a time, and the
 // upload script (`.storage.sh`) with its counts patched in at the end.

@@ -1,4 +1,3 @@
-import TroveBase
 import TroveStore
 
 /// The download tokens of stored objects: one random UUID per object path, made with its

@@ -1,6 +1,5 @@
 import Foundation
 import TroveBase
-import TroveStore
 
 /// The rows an import skipped with `--skip-invalid`, as a CSV file to fix them in.
 ///

@@ -1,5 +1,4 @@
 import TroveBase
-import TroveStore
 
 // MARK: - Columns
 

@@ -1,5 +1,4 @@
 import Foundation
-import TroveBase
 import TroveStore
 
 /// How many treasures an import added, changed, left alone and skipped.

@@ -1,4 +1,3 @@
-import TroveBase
 import TroveStore
 
 /// Removes treasures from the workspace with what hangs off them: the geohash (by the

@@ -1,7 +1,6 @@
 import Foundation
 import TroveBase
 import TroveImaging
-import TroveStore
 
 /// The image checks of `validate`: present, readable, JPEG or PNG, big enough, not over
 /// the pixel limit, and decodable: every file `images` would refuse is an error here.

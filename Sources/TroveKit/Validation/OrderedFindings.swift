@@ -1,6 +1,5 @@
 import Foundation
 import TroveBase
-import TroveStore
 
 /// Findings put in compiler order (by file, then line or feature, findings at one place in
 /// the order they were found) in bounded memory, whatever their number.

@@ -1,6 +1,5 @@
 import Foundation
 import TroveBase
-import TroveStore
 
 /// Without game.bounds: a point whose exchanged position fits the rest of the file clearly
 /// better than the point as given was probably written lon/lat.

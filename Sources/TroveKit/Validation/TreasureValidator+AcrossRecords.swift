@@ -1,6 +1,5 @@
 import Foundation
 import TroveBase
-import TroveStore
 
 // What runs after the records' own checks: their images, decoded in batches on every
 // core, near-duplicates and swapped coordinates.

@@ -1,6 +1,3 @@
-import TroveBase
-import TroveSQLite
-
 extension Schema {
     /// Publish targets and what each one holds, recorded apart from exports: only a
     /// completed publish (or `publish --mark-applied`) changes it.

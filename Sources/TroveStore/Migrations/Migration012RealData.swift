@@ -1,5 +1,3 @@
-import TroveBase
-
 extension Schema {
     /// What a file's last import read, beside the file: its columns, to say which one an
     /// import no longer finds, and whether its comma is a decimal comma, for `:number`.

@@ -1,6 +1,3 @@
-import TroveBase
-import TroveSQLite
-
 extension Schema {
     /// Moderators of the served queue, their browser sessions and their claims on posts.
     package static let serve = """

@@ -1,5 +1,3 @@
-import TroveBase
-
 extension Schema {
     /// Which records changed and when, so that exports, publishes and checks can take in
     /// what changed instead of the whole workspace.

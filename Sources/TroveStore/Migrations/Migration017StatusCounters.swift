@@ -1,5 +1,3 @@
-import TroveBase
-
 extension Schema {
     /// The counts `trove status` shows, kept as writes happen so that it never scans.
     static let statusCounters = """

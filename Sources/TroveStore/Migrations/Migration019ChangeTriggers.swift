@@ -1,5 +1,3 @@
-import TroveBase
-
 extension Schema {
     /// Every update or deletion of what an export renders marks its record, whoever
     /// writes it: writers mark what they insert (a bulk insert as one mark, which a

@@ -1,5 +1,3 @@
-import TroveBase
-
 extension Schema {
     /// How many paths and objects each target holds, beside the clock value and inputs it
     /// took in, so that a publish of a few changed records starts from them.

@@ -1,4 +1,3 @@
-import TroveBase
 import TroveSQLite
 
 /// The workspace schema, as named forward migrations. Never edit a shipped migration:

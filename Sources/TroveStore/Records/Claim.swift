@@ -1,5 +1,3 @@
-import TroveBase
-
 /// One live claim.
 public struct Claim: Equatable, Sendable {
     /// The post.

@@ -1,5 +1,3 @@
-import TroveBase
-
 /// One recorded export: an export written to a file, the base of later `--update`s.
 public struct ExportLogEntry: Equatable, Sendable {
     /// What `--update --since` takes.

@@ -1,5 +1,3 @@
-import TroveBase
-
 /// A post ready to store: its input, where its photo is, and what the photo says.
 package struct IncomingPost: Sendable {
     package var input: PostInput

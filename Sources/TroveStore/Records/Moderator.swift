@@ -1,5 +1,3 @@
-import TroveBase
-
 /// One moderator as `list` shows it.
 public struct Moderator: Equatable, Sendable {
     /// The moderator's name.

@@ -1,6 +1,5 @@
 import Foundation
 import TroveBase
-import TroveSQLite
 
 /// Treasures ready to store, their text packed into one buffer: a batch crosses from the
 /// reading thread to the writing one as two allocations, and SQLite binds the text in

@@ -1,5 +1,3 @@
-import TroveBase
-
 /// What trove learns from a post's photo.
 public struct PhotoFacts: Equatable, Sendable {
     /// A 128-bit fingerprint of the file's bytes (`ContentHash`), to spot duplicates.

@@ -1,5 +1,3 @@
-import TroveBase
-
 /// The states a post moves through.
 public enum PostStatus: String, CaseIterable, Sendable {
     case pending, approved, rejected, flagged

@@ -1,5 +1,3 @@
-import TroveBase
-
 /// One user submission as read from an input file, before it reaches the workspace.
 ///
 /// Sensitive fields are already gone: `PostReader` drops password and e-mail fields and

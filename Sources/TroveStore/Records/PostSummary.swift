@@ -1,5 +1,3 @@
-import TroveBase
-
 /// A post as the review list shows it: the columns the review queue's covering index
 /// holds, so a listing of every post reads the index in order and never the table. A
 /// `Post` gives its own with `summary`.

@@ -1,6 +1,3 @@
-import TroveBase
-import TroveSQLite
-
 /// What a publish plan holds, in counts.
 public struct PublishPlanSummary: Equatable, Sendable {
     /// Database paths the target holds once the plan is applied.

@@ -1,5 +1,3 @@
-import TroveBase
-
 /// The two compact forms a publish target's state is kept in: its database paths with
 /// their value hashes, and its Storage objects with their tokens.
 package enum PublishStateKind: String, Sendable {

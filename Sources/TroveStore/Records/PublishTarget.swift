@@ -1,6 +1,3 @@
-import TroveBase
-import TroveSQLite
-
 /// Where a layout's tree is published: one Realtime Database and one Storage bucket.
 public struct PublishTarget: Equatable, Sendable {
     public var name: String

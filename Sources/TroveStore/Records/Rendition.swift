@@ -1,5 +1,3 @@
-import TroveBase
-
 /// A rendition as recorded in the workspace: one named output image of a treasure's image
 /// or a post's photo, with what it was made from and with.
 package struct Rendition: Sendable, Equatable {

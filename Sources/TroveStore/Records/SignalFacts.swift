@@ -1,5 +1,4 @@
 import Foundation
-import TroveBase
 
 package struct SignalFacts {
     package var id: String

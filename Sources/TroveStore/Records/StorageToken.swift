@@ -1,5 +1,3 @@
-import TroveBase
-
 /// The Firebase Storage download token of one stored object: a random UUID, made when a
 /// rendition first names the object's path and kept until rotated.
 package struct StorageToken: Sendable, Equatable {

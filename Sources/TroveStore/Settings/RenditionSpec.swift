@@ -1,5 +1,4 @@
 import Foundation
-import TroveBase
 
 /// One rendition the apps download: a name, a box and how the picture fills it.
 public struct RenditionSpec: Equatable, Sendable {

@@ -1,5 +1,4 @@
 import Foundation
-import TroveBase
 import TroveSQLite
 
 /// One row of `export_log` as the export and publish code use it: what a recorded export

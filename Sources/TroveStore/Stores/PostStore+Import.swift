@@ -1,5 +1,4 @@
 import Foundation
-import TroveBase
 import TroveSQLite
 
 extension PostStore {

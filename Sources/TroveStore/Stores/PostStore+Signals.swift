@@ -1,5 +1,4 @@
 import TroveBase
-import TroveSQLite
 
 // The reads and writes of signals and of the review map's neighbours.
 

@@ -1,5 +1,4 @@
 import Foundation
-import TroveBase
 import TroveSQLite
 
 /// The one home of the SQL on posts and their moderation: posts and their versions, the

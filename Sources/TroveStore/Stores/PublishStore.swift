@@ -1,4 +1,3 @@
-import TroveBase
 import TroveSQLite
 
 /// What a target took in at its last publish: the clock value and inputs its state was

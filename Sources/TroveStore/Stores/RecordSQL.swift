@@ -1,4 +1,3 @@
-import TroveBase
 import TroveSQLite
 
 // The SQL of the records an export renders, kept with the workspace's other SQL.

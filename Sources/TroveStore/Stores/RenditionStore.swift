@@ -1,4 +1,3 @@
-import TroveBase
 import TroveSQLite
 
 /// The SQL of `trove images`: the renditions it records (`renditions`), the images it

@@ -1,4 +1,3 @@
-import TroveBase
 import TroveSQLite
 
 /// The SQL of the stored objects' download tokens (`storage_tokens`): an object is a

@@ -1,4 +1,3 @@
-import TroveBase
 import TroveSQLite
 
 /// The kinds of record whose changes are tracked.

@@ -1,4 +1,3 @@
-import TroveBase
 import TroveSQLite
 
 /// SQLite's integrity check plus references between trove's tables: what `trove check`

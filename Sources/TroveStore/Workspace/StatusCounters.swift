@@ -1,4 +1,3 @@
-import TroveBase
 import TroveSQLite
 
 /// The counts `status` reads instead of scanning (table `status_counters`, migration 017).

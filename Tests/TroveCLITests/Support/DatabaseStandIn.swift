@@ -1,7 +1,5 @@
 import Foundation
-import TroveBase
 import TroveHTTP
-import TroveStore
 
 /// `Tests/Support/rtdb-standin.py`, a local stand-in for the Realtime Database REST API
 /// (multi-path PATCH applied as the database applies it, queries and shallow reads, REST

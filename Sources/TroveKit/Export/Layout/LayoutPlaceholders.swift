@@ -1,6 +1,4 @@
 import Foundation
-import TroveBase
-import TroveStore
 
 /// The JSON type a layout asks an extra column to be written as, `{extra.points:int}`.
 /// Without one, an extra is written with the type it was read with: text from CSV, the

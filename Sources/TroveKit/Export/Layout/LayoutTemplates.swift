@@ -1,6 +1,5 @@
 import Foundation
 import TroveBase
-import TroveStore
 
 /// A value template: JSON with placeholders, compiled once per layout.
 indirect enum ValueTemplate: Sendable {

@@ -1,6 +1,5 @@
 import Foundation
 import TroveBase
-import TroveStore
 
 // The two shapes an export takes on disk: the nested tree for `firebase database:set`,
 // and multi-path update objects for `firebase database:update`. Both receive values

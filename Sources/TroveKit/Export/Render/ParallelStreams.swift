@@ -1,7 +1,6 @@
 import Foundation
 import TroveBase
 import TroveSQLite
-import TroveStore
 
 // Each template streams on its own thread and connection (a `Worker`), sending its
 // entries to the merging thread in batches through a `BoundedChannel`. A few batches

@@ -1,6 +1,5 @@
 import Foundation
 import TroveBase
-import TroveStore
 
 /// Checks that a record can be exported: a current geohash and the renditions it needs.
 struct RecordChecker {

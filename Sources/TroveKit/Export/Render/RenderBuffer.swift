@@ -1,5 +1,4 @@
 import TroveBase
-import TroveStore
 
 /// Bytes a template renders into, record after record.
 ///

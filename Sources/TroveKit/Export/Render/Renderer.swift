@@ -1,6 +1,5 @@
 import Foundation
 import TroveBase
-import TroveStore
 
 /// Turns a record and a template into database path and JSON bytes.
 ///

@@ -1,6 +1,5 @@
 import Foundation
 import TroveBase
-import TroveStore
 
 // Extra columns: an extra's value as read, or converted to the type the layout asks for.
 

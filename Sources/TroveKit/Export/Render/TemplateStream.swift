@@ -1,7 +1,5 @@
 import Foundation
-import TroveBase
 import TroveSQLite
-import TroveStore
 
 /// The entries of one path template, in database order.
 struct TemplateStream {

@@ -1,6 +1,5 @@
 import Foundation
 import TroveBase
-import TroveStore
 
 /// What an existing `database.rules.json` of someone's own lacks for a layout.
 enum RulesMerge {

@@ -1,6 +1,5 @@
 import Foundation
 import TroveBase
-import TroveStore
 
 extension Exporter {
     /// A complete `database.rules.json` for `layout`: every GeoFire node indexed on `g`,

@@ -1,4 +1,3 @@
-import TroveBase
 import TroveStore
 
 /// The recorded exports of a workspace.
