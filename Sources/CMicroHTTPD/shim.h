@@ -22,20 +22,20 @@ static void trove_mhd_log_line(void *cls, const char *format, va_list arguments)
     log->line(log->context, text);
 }
 
-/* Starts a daemon on `address` with a pool of `threads` polling threads (epoll or poll,
-   whichever the system has), the limits given and the callbacks of trove's server; its
-   error log goes to `log`, which must outlive the daemon. */
+/* Starts a daemon on `address` with a thread for each connection (so that a slow request,
+   a photo being rendered, holds up no other), the limits given and the callbacks of
+   trove's server; its error log goes to `log`, which must outlive the daemon. */
 static inline struct MHD_Daemon *trove_mhd_start(
-    const struct sockaddr *address, unsigned int threads, unsigned int connection_limit,
+    const struct sockaddr *address, unsigned int connection_limit,
     unsigned int per_ip_limit, unsigned int idle_timeout_seconds, size_t memory_limit,
     MHD_AccessHandlerCallback handler, void *handler_context,
     MHD_RequestCompletedCallback completed, MHD_NotifyConnectionCallback notify,
     void *notify_context, struct trove_mhd_log *log) {
-    unsigned int flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
+    unsigned int flags =
+        MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_THREAD_PER_CONNECTION | MHD_USE_ERROR_LOG;
     return MHD_start_daemon(
         flags, 0, NULL, NULL, handler, handler_context,
         MHD_OPTION_SOCK_ADDR, address,
-        MHD_OPTION_THREAD_POOL_SIZE, threads,
         MHD_OPTION_CONNECTION_LIMIT, connection_limit,
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip_limit,
         MHD_OPTION_CONNECTION_TIMEOUT, idle_timeout_seconds,

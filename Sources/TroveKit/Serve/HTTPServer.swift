@@ -68,8 +68,9 @@ public struct HTTPServerError: Error, CustomStringConvertible, Sendable {
     public let description: String
 }
 
-/// A small HTTP/1.1 server over GNU libmicrohttpd: a pool of polling threads calls
-/// `handler` with each whole request.
+/// A small HTTP/1.1 server over GNU libmicrohttpd: each connection has a thread of its
+/// own, which calls `handler` with each whole request, so a slow answer (a photo being
+/// rendered) keeps no other request waiting.
 ///
 /// Requests are bounded: a body over `Limits.body` bytes is answered 413 (at once when
 /// its Content-Length says so), a connection idle for `idleTimeout` is closed, and a
@@ -94,8 +95,6 @@ public final class HTTPServer: @unchecked Sendable {
         public var body = 64 * 1024
         /// Bytes libmicrohttpd keeps per connection (the request line and headers must fit).
         public var connectionMemory = 64 * 1024
-        /// Polling threads.
-        public var threads: UInt32 = 4
         /// Seconds between two reports of what libmicrohttpd complained about.
         public var reportInterval: Double = 60
 
@@ -103,7 +102,7 @@ public final class HTTPServer: @unchecked Sendable {
         public init() {}
     }
 
-    /// The handler: called on a pool thread, concurrently with others.
+    /// The handler: called on a connection's thread, concurrently with others.
     public typealias Handler = @Sendable (ServerRequest) -> ServerResponse
     /// Told, in a line of words, how many requests libmicrohttpd refused or cut off.
     public typealias Reporter = @Sendable (String) -> Void
@@ -165,7 +164,7 @@ public final class HTTPServer: @unchecked Sendable {
         let started = withUnsafePointer(to: &storage) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
                 trove_mhd_start(
-                    address, limits.threads, limits.connections, limits.connectionsPerAddress,
+                    address, limits.connections, limits.connectionsPerAddress,
                     limits.idleTimeout, limits.connectionMemory, accessHandler, context,
                     requestCompleted, connectionNotice, context, log)
             }
