@@ -337,6 +337,33 @@ import TroveBase
         #expect(signIn.header("content-security-policy")?.contains("script-src 'self'") == true)
     }
 
+    @Test func aDecisionSentAgainNamesWhoRecordedItAndPositionsLinkToTheMap() throws {
+        let server = try ServedQueue(sandbox)
+        let alice = try server.signIn(server.addModerator("alice"))
+        let post = try alice.get("/api/post?id=p1").json
+        #expect(
+            post["positionLink"] as? String
+                == "https://www.openstreetmap.org/?mlat=40.710100&mlon=-74.000100"
+                + "#map=18/40.710100/-74.000100")
+        #expect(
+            post["photoPositionLink"] as? String
+                == "https://www.openstreetmap.org/?mlat=40.710000&mlon=-74.000000"
+                + "#map=18/40.710000/-74.000000")
+        // A page whose first answer was lost sends the decision again: it is on record,
+        // credited to alice, and not recorded twice.
+        let decide: [String: Any] = [
+            "id": "p1", "version": try version("p1"), "seen": "pending", "action": "approve",
+        ]
+        #expect(try alice.post("/api/decide", decide).status == 200)
+        let again = try alice.post("/api/decide", decide)
+        #expect(again.status == 409 && again.json["error"] as? String == "decided")
+        #expect(again.json["by"] as? String == "alice")
+        #expect(again.json["status"] as? String == "approved")
+        let log = sandbox.run("review", "log", "p1", "--format", "json").stdout
+        let entries = (try JSONSerialization.jsonObject(with: Data(log.utf8))) as? [Any]
+        #expect(entries?.count == 1)
+    }
+
     @Test func aRequestNeedsExactlyOneHostAndMalformedOnesAreCountedNotLogged() throws {
         let server = try ServedQueue(sandbox)
         let alice = try server.signIn(server.addModerator("alice"))
