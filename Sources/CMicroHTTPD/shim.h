@@ -1,29 +1,48 @@
+#include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/socket.h>
 #include <microhttpd.h>
 
 /* MHD_start_daemon, MHD_get_daemon_info and MHD_get_connection_info are variadic,
    which Swift cannot call: these wrap the one use trove has of each. */
 
-/* Starts a daemon on `address` with a pool of `threads` polling threads (epoll or poll,
-   whichever the system has), the limits given and the callbacks of trove's server. */
+/* Where libmicrohttpd's error log goes: each message, formatted, is handed to `line`
+   (which counts it) instead of being printed, so a stream of malformed requests cannot
+   grow the server's log by a line each. */
+struct trove_mhd_log {
+    void (*line)(void *context, const char *text);
+    void *context;
+};
+
+static void trove_mhd_log_line(void *cls, const char *format, va_list arguments) {
+    struct trove_mhd_log *log = cls;
+    char text[512];
+    vsnprintf(text, sizeof text, format, arguments);
+    log->line(log->context, text);
+}
+
+/* Starts a daemon on `address` with a thread for each connection (so that a slow request,
+   a photo being rendered, holds up no other), the limits given and the callbacks of
+   trove's server; its error log goes to `log`, which must outlive the daemon. */
 static inline struct MHD_Daemon *trove_mhd_start(
-    const struct sockaddr *address, unsigned int threads, unsigned int connection_limit,
+    const struct sockaddr *address, unsigned int connection_limit,
     unsigned int per_ip_limit, unsigned int idle_timeout_seconds, size_t memory_limit,
     MHD_AccessHandlerCallback handler, void *handler_context,
     MHD_RequestCompletedCallback completed, MHD_NotifyConnectionCallback notify,
-    void *notify_context) {
-    unsigned int flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
+    void *notify_context, struct trove_mhd_log *log) {
+    unsigned int flags =
+        MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_THREAD_PER_CONNECTION | MHD_USE_ERROR_LOG;
     return MHD_start_daemon(
         flags, 0, NULL, NULL, handler, handler_context,
         MHD_OPTION_SOCK_ADDR, address,
-        MHD_OPTION_THREAD_POOL_SIZE, threads,
         MHD_OPTION_CONNECTION_LIMIT, connection_limit,
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip_limit,
         MHD_OPTION_CONNECTION_TIMEOUT, idle_timeout_seconds,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
         MHD_OPTION_NOTIFY_COMPLETED, completed, handler_context,
         MHD_OPTION_NOTIFY_CONNECTION, notify, notify_context,
+        MHD_OPTION_EXTERNAL_LOGGER, trove_mhd_log_line, log,
         MHD_OPTION_END);
 }
 

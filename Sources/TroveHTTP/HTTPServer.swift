@@ -67,14 +67,18 @@ public struct HTTPServerError: Error, CustomStringConvertible, Sendable {
     public let description: String
 }
 
-/// A small HTTP/1.1 server over GNU libmicrohttpd: a pool of polling threads calls
-/// `handler` with each whole request.
+/// A small HTTP/1.1 server over GNU libmicrohttpd: each connection has a thread of its
+/// own, which calls `handler` with each whole request, so a slow answer (a photo being
+/// rendered) keeps no other request waiting.
 ///
 /// Requests are bounded: a body over `Limits.body` bytes is answered 413 (at once when
 /// its Content-Length says so), a connection idle for `idleTimeout` is closed, and a
 /// request that has not arrived whole within `requestTimeout` of its connection opening
 /// (or of the previous response on it) is cut off, however slowly its bytes trickle in.
-/// libmicrohttpd caps connections in all and from one address.
+/// libmicrohttpd caps connections in all and from one address. A request without exactly
+/// one `Host` header is answered 400 before the handler sees it. What libmicrohttpd would
+/// log (a line for every malformed request) is counted instead, and `report` is told the
+/// count at most once every `Limits.reportInterval` and when the server stops.
 public final class HTTPServer: @unchecked Sendable {
     /// The bounds of what the server accepts.
     public struct Limits: Sendable {
@@ -90,18 +94,26 @@ public final class HTTPServer: @unchecked Sendable {
         public var body = 64 * 1024
         /// Bytes libmicrohttpd keeps per connection (the request line and headers must fit).
         public var connectionMemory = 64 * 1024
-        /// Polling threads.
-        public var threads: UInt32 = 4
+        /// Seconds between two reports of what libmicrohttpd complained about.
+        public var reportInterval: Double = 60
 
         /// The defaults.
         public init() {}
     }
 
-    /// The handler: called on a pool thread, concurrently with others.
+    /// The handler: called on a connection's thread, concurrently with others.
     public typealias Handler = @Sendable (ServerRequest) -> ServerResponse
+    /// Told, in a line of words, how many requests libmicrohttpd refused or cut off.
+    public typealias Reporter = @Sendable (String) -> Void
 
     let handler: Handler
     let limits: Limits
+    let report: Reporter
+    /// Where libmicrohttpd's log lines go (to `complained`), for the daemon's life.
+    private let log: UnsafeMutablePointer<trove_mhd_log>
+    /// libmicrohttpd's log lines since the last report: how many, the last one, and when
+    /// the last report was made.
+    private var complaints = (count: 0, last: "", reported: 0.0)
     private var daemon: OpaquePointer?
     /// The port listened on.
     public private(set) var port: UInt16 = 0
@@ -116,11 +128,14 @@ public final class HTTPServer: @unchecked Sendable {
     /// Starts listening on `host` (an IPv4 or IPv6 address) and `port` (0: any free one).
     ///
     /// - Throws: `HTTPServerError` when the address is not one or cannot be listened on.
-    public init(host: String, port: UInt16, limits: Limits = Limits(), handler: @escaping Handler)
-        throws(HTTPServerError)
-    {
+    public init(
+        host: String, port: UInt16, limits: Limits = Limits(),
+        report: @escaping Reporter = { _ in }, handler: @escaping Handler
+    ) throws(HTTPServerError) {
         self.handler = handler
         self.limits = limits
+        self.report = report
+        log = .allocate(capacity: 1)
         var storage = sockaddr_storage()
         let parsed = withUnsafeMutablePointer(to: &storage) { pointer -> Bool in
             var v4 = sockaddr_in()
@@ -143,18 +158,21 @@ public final class HTTPServer: @unchecked Sendable {
             throw HTTPServerError(description: "'\(host)' is not an IP address")
         }
         let context = Unmanaged.passUnretained(self).toOpaque()
+        log.initialize(to: trove_mhd_log(line: logLine, context: context))
+        complaints.reported = Self.now()
         let started = withUnsafePointer(to: &storage) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
                 trove_mhd_start(
-                    address, limits.threads, limits.connections, limits.connectionsPerAddress,
+                    address, limits.connections, limits.connectionsPerAddress,
                     limits.idleTimeout, limits.connectionMemory, accessHandler, context,
-                    requestCompleted, connectionNotice, context)
+                    requestCompleted, connectionNotice, context, log)
             }
         }
         guard let started else {
-            throw HTTPServerError(
-                description: "cannot listen on \(host):\(port): "
-                    + String(cString: strerror(errno)))
+            let reason = String(cString: strerror(errno))
+            stopping = true
+            complaints.count = 0
+            throw HTTPServerError(description: "cannot listen on \(host):\(port): " + reason)
         }
         daemon = started
         self.port = trove_mhd_bound_port(started)
@@ -168,9 +186,14 @@ public final class HTTPServer: @unchecked Sendable {
         watchdog = thread
     }
 
-    deinit { stop() }
+    deinit {
+        stop()
+        log.deinitialize(count: 1)
+        log.deallocate()
+    }
 
-    /// Stops listening, lets requests being answered finish, and closes every connection.
+    /// Stops listening, lets requests being answered finish, and closes every connection;
+    /// then reports what libmicrohttpd complained about since the last report.
     public func stop() {
         lock.lock()
         let daemon = self.daemon
@@ -178,12 +201,56 @@ public final class HTTPServer: @unchecked Sendable {
         stopping = true
         lock.unlock()
         if let daemon { MHD_stop_daemon(daemon) }
+        if let line = takeComplaints(final: true) { report(line) }
+    }
+
+    // MARK: - libmicrohttpd's log
+
+    fileprivate func complained(_ text: String) {
+        lock.lock()
+        complaints.count += 1
+        complaints.last = text
+        lock.unlock()
+    }
+
+    /// The report of the complaints since the last one, and a new count; nil when there
+    /// were none, or when the interval has not passed (unless `final`).
+    private func takeComplaints(final: Bool) -> String? {
+        let now = Self.now()
+        lock.lock()
+        defer { lock.unlock() }
+        guard complaints.count > 0, final || now - complaints.reported >= limits.reportInterval
+        else { return nil }
+        let (count, last, since) = complaints
+        complaints = (0, "", now)
+        return Self.describeComplaints(count: count, last: last, seconds: now - since)
+    }
+
+    /// `3 requests refused or cut off in the last 60 s (malformed, or over a limit); the
+    /// last: Failed to parse 'Content-Length' header.`
+    static func describeComplaints(count: Int, last: String, seconds: Double) -> String {
+        // libmicrohttpd quotes the HTML of its error page: its own words are enough.
+        var words = last.trimmingCharacters(in: .whitespacesAndNewlines)
+        if let page = words.range(of: " ('<html>") {
+            if let end = words.range(of: "')", range: page.upperBound..<words.endIndex) {
+                words.removeSubrange(page.lowerBound..<end.upperBound)
+            } else {
+                words = String(words[..<page.lowerBound]) + ")"
+            }
+        }
+        if words.count > 160 { words = String(words.prefix(159)) + "…" }
+        return "libmicrohttpd refused or cut off \(count) "
+            + (count == 1 ? "request" : "requests")
+            + " in the last \(Int(seconds.rounded())) s (malformed, or over a limit); the last: "
+            + words
     }
 
     // MARK: - Connections
 
-    /// Cuts off connections whose request is overdue; false once stopped.
+    /// Cuts off connections whose request is overdue and reports libmicrohttpd's
+    /// complaints when it is time; false once stopped.
     private func watch() -> Bool {
+        if let line = takeComplaints(final: false) { report(line) }
         let now = Self.now()
         lock.lock()
         defer { lock.unlock() }
@@ -249,6 +316,26 @@ public final class HTTPServer: @unchecked Sendable {
         return box.values
     }
 
+    /// How many times the field `name` (any case) occurs among the connection's values.
+    static func count(_ connection: OpaquePointer, _ kind: MHD_ValueKind, name: String) -> Int {
+        final class Box {
+            let name: [UInt8]
+            var count = 0
+            init(_ name: String) { self.name = Array(name.lowercased().utf8) }
+        }
+        let box = Box(name)
+        let pointer = Unmanaged.passUnretained(box).toOpaque()
+        MHD_get_connection_values(
+            connection, kind,
+            { context, _, key, _ in
+                guard let context, let key else { return .YES }
+                let box = Unmanaged<Box>.fromOpaque(context).takeUnretainedValue()
+                if Array(String(cString: key).lowercased().utf8) == box.name { box.count += 1 }
+                return .YES
+            }, pointer)
+        return box.count
+    }
+
     static func send(_ response: ServerResponse, on connection: OpaquePointer) -> MHD_Result {
         let made = response.body.withUnsafeBytes { bytes in
             MHD_create_response_from_buffer(
@@ -301,6 +388,14 @@ public final class HTTPServer: @unchecked Sendable {
         }
         setWaiting(connection, false)
         if pending.tooLarge { return Self.send(tooLarge, on: connection) }
+        // One Host, as HTTP/1.1 demands (RFC 9112, 3.2): with two, the server and a proxy
+        // in front of it could each check a different one.
+        let hosts = Self.count(connection, .HEADER_KIND, name: "host")
+        guard hosts == 1 else {
+            return Self.send(
+                .text(400, hosts == 0 ? "no Host header\n" : "more than one Host header\n"),
+                on: connection)
+        }
         let request = ServerRequest(
             method: method, path: url, query: Self.values(connection, .GET_ARGUMENT_KIND),
             headers: Dictionary(
@@ -355,4 +450,10 @@ private func connectionNotice(
     } else {
         server.closed(connection)
     }
+}
+
+private func logLine(context: UnsafeMutableRawPointer?, text: UnsafePointer<CChar>?) {
+    guard let context, let text else { return }
+    Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().complained(
+        String(cString: text))
 }

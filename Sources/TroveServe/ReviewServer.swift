@@ -162,6 +162,7 @@ public final class ReviewServer: @unchecked Sendable {
 
     static let signedOutPage = """
         <!doctype html><html lang="en"><head><meta charset="utf-8"><title>trove review</title>
+        <meta name="viewport" content="width=device-width, initial-scale=1">
         </head><body><h1>Not signed in</h1><p>Open the sign-in link that
         <code>trove review moderators add NAME</code> printed for you.</p></body></html>
         """
@@ -319,6 +320,14 @@ public final class ReviewServer: @unchecked Sendable {
         object.add("exifLat", post.exifLatitude)
         object.add("exifLon", post.exifLongitude)
         object.add("exifTime", post.exifTime)
+        // Every position links to OpenStreetMap, as in the sheet and `review show`.
+        if let lat = post.latitude, let lon = post.longitude {
+            object.add("positionLink", ReviewMap.openStreetMapURL(latitude: lat, longitude: lon))
+        }
+        if let lat = post.exifLatitude, let lon = post.exifLongitude {
+            object.add(
+                "photoPositionLink", ReviewMap.openStreetMapURL(latitude: lat, longitude: lon))
+        }
         object.add("photo", post.photo != nil)
         object.add("note", post.statusNote)
         object.add(
@@ -588,7 +597,16 @@ public final class ReviewServer: @unchecked Sendable {
         case .stale:
             return error(
                 409, "stale", "changed since you saw it: reload the post to see what changed")
-        case .superseded(_, _, let last), .alreadyDecided(_, _, let last):
+        case .alreadyDecided(_, let status, let last):
+            // Who and what, so that a page sending a decision again (its first answer lost
+            // on the way) sees that its own decision is the one on record.
+            return json(
+                409,
+                JSONObject([
+                    "error": "decided", "status": status.rawValue, "by": last.moderator,
+                    "message": "already \(last.to.rawValue) by \(last.moderator): reload",
+                ]).compactJSONText)
+        case .superseded(_, _, let last):
             return error(
                 409, "decided", "already \(last.to.rawValue) by \(last.moderator): reload")
         case .conflict(_, _, let current, let last):

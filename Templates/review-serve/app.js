@@ -1,10 +1,14 @@
 // trove review serve: the shared review queue. Every piece of user text reaches the page
-// through textContent; nothing is ever written as HTML.
+// through `userText`: text nodes only, never HTML, with control, bidi and invisible
+// characters shown escaped as the terminal shows them (\x1B, \u202E), inside a <bdi> so
+// that it cannot reorder the text around it. Every action has a button (pointer and
+// touch) and a key.
 'use strict';
 
 const state = {
-  me: null, posts: [], index: -1, current: null, seq: 0, undo: [], mode: null,
-  confirm: false, refused: false, claims: new Map(), next: null, busy: 0,
+  me: null, posts: [], index: -1, current: null, seq: 0, undo: [],
+  confirm: false, refused: false, claims: new Map(), next: null, busy: 0, view: 0,
+  outbox: [], opener: null, panelOpener: null, topic: null, confirmText: '', sending: new Set(),
 };
 
 const $ = (id) => document.getElementById(id);
@@ -13,15 +17,136 @@ function el(tag, props, children) {
   const node = document.createElement(tag);
   if (props) {
     for (const [key, value] of Object.entries(props)) {
-      if (value === undefined || value === null) continue;
+      if (value === undefined || value === null || value === false) continue;
       if (key === 'text') node.textContent = value;
       else if (key === 'className') node.className = value;
       else if (key.startsWith('on')) node.addEventListener(key.slice(2), value);
-      else node.setAttribute(key, value);
+      else node.setAttribute(key, value === true ? '' : value);
     }
   }
-  for (const child of children || []) if (child) node.append(child);
+  append(node, children);
   return node;
+}
+
+// Strings given here are the page's own words; user text comes as `userText` nodes.
+function append(node, children) {
+  for (const child of [].concat(children || [])) {
+    if (Array.isArray(child)) append(node, child);
+    else if (child !== null && child !== undefined && child !== false && child !== '') node.append(child);
+  }
+}
+
+// MARK: - User text
+
+// What the terminal escapes (C0 but line feed and tab, DEL, C1, the bidi controls
+// U+202A–202E, U+2066–2069, U+200E, U+200F, U+061C) and whatever else draws nothing:
+// format characters (zero-width space and joiners, word joiner, BOM, soft hyphen, tags…),
+// line and paragraph separators, the grapheme joiner and the blank fillers.
+const UNSEEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\u034F\u115F\u1160\u17B4\u17B5\u180B-\u180F\u3164\uFFA0]/u;
+// Scripts whose words are spelled with the zero-width (non-)joiner.
+const JOINING = /[\p{Script=Arabic}\p{Script=Syriac}\p{Script=Nko}\p{Script=Mongolian}\p{Script=Devanagari}\p{Script=Bengali}\p{Script=Gurmukhi}\p{Script=Gujarati}\p{Script=Oriya}\p{Script=Tamil}\p{Script=Telugu}\p{Script=Kannada}\p{Script=Malayalam}\p{Script=Sinhala}]/u;
+// Emoji joined into one picture by U+200D (a family, a skin tone, a red heart).
+const PICTURE = /[\p{Extended_Pictographic}\u{1F3FB}-\u{1F3FF}\uFE0F]/u;
+
+// Whether the invisible character at `i` is part of what the text shows: a joiner inside
+// an emoji sequence or a word of a joining script. Anywhere else it could hide a word.
+function spelled(chars, i) {
+  const before = chars[i - 1] || '';
+  const after = chars[i + 1] || '';
+  if (chars[i] === '\u200D' && PICTURE.test(before) && PICTURE.test(after)) return true;
+  return (chars[i] === '\u200D' || chars[i] === '\u200C') && JOINING.test(before) && JOINING.test(after);
+}
+
+// `\x1B` below U+0100, `\u202E` above, as TerminalText writes them.
+function escaped(char) {
+  const value = char.codePointAt(0);
+  const hex = value.toString(16).toUpperCase();
+  return value < 0x100 ? '\\x' + hex.padStart(2, '0') : '\\u' + hex.padStart(4, '0');
+}
+
+// `text` as runs of plain text and escapes: [[plain, false], ['\u202E', true], …].
+function pieces(text) {
+  text = String(text);
+  if (!UNSEEN.test(text)) return [[text, false]];
+  const chars = Array.from(text);
+  const result = [];
+  let run = '';
+  for (let i = 0; i < chars.length; i++) {
+    const char = chars[i];
+    if (char === '\u{1F3F4}') {
+      // A subdivision flag: the black flag, tag letters, the cancel tag.
+      let end = i + 1;
+      while (end < chars.length && chars[end] >= '\u{E0020}' && chars[end] <= '\u{E007E}') end++;
+      if (end > i + 1 && chars[end] === '\u{E007F}') {
+        run += chars.slice(i, end + 1).join('');
+        i = end;
+        continue;
+      }
+    }
+    if (char !== '\n' && char !== '\t' && UNSEEN.test(char) && !spelled(chars, i)) {
+      if (run) result.push([run, false]);
+      run = '';
+      result.push([escaped(char), true]);
+    } else {
+      run += char;
+    }
+  }
+  if (run) result.push([run, false]);
+  return result;
+}
+
+// User text as a string with its unseen characters escaped (for attributes and options).
+function shownText(text) {
+  return pieces(text).map(([part]) => part).join('');
+}
+
+// User text as an isolated element: a <bdi> (or `tag`) holding its text, each escape
+// marked so that it stands out from the text around it.
+function userText(text, props, tag) {
+  return el(tag || 'bdi', props, pieces(text).map(([part, escape]) =>
+    escape ? el('span', { className: 'escape', text: part }) : document.createTextNode(part)));
+}
+
+// `1 post`, `2 posts`.
+function count(number, noun) {
+  return number + ' ' + noun + (number === 1 ? '' : 's');
+}
+
+// The first `count` characters of `text`, whole characters only.
+function cut(text, count) {
+  const chars = Array.from(String(text || ''));
+  return chars.length > count ? chars.slice(0, count - 1).join('') + '…' : chars.join('');
+}
+
+// MARK: - Server
+
+// Every request ends: a write that has no answer within 10 s (a read within 15 s) is
+// given up, and the page says the server could not be reached (status 0).
+async function request(path, body) {
+  const options = { credentials: 'same-origin', headers: {}, cache: 'no-store' };
+  if (body !== undefined) {
+    options.method = 'POST';
+    options.headers['Content-Type'] = 'application/json';
+    options.headers['X-CSRF-Token'] = state.me ? state.me.csrf : '';
+    options.body = JSON.stringify(body);
+  }
+  const abort = new AbortController();
+  options.signal = abort.signal;
+  const timer = setTimeout(() => abort.abort(), body === undefined ? 15000 : 10000);
+  let response;
+  try {
+    response = await fetch(path, options);
+  } catch (error) {
+    clearTimeout(timer);
+    connection(false);
+    const message = abort.signal.aborted ? 'the server did not answer in time' : 'the server could not be reached';
+    return { status: 0, data: { error: 'unreached', message } };
+  }
+  let data = {};
+  try { data = await response.json(); } catch (error) { data = {}; }
+  clearTimeout(timer);
+  connection(true, response.status === 401);
+  return { status: response.status, data };
 }
 
 async function api(path, body) {
@@ -30,27 +155,80 @@ async function api(path, body) {
   try { return await request(path, body); } finally { if (body !== undefined) state.busy -= 1; }
 }
 
-async function request(path, body) {
-  const options = { credentials: 'same-origin', headers: {} };
-  if (body !== undefined) {
-    options.method = 'POST';
-    options.headers['Content-Type'] = 'application/json';
-    options.headers['X-CSRF-Token'] = state.me ? state.me.csrf : '';
-    options.body = JSON.stringify(body);
-  }
-  const response = await fetch(path, options);
-  let data = {};
-  try { data = await response.json(); } catch (e) { data = {}; }
-  return { status: response.status, data };
+// What went wrong, in words, from an answer that was not 200.
+function problem(answer, fallback) {
+  if (answer.status === 0) return answer.data.message;
+  if (answer.status === 401) return 'you are signed out: open your sign-in link again';
+  return answer.data.message || fallback + ' (' + answer.status + ')';
 }
 
-function say(text, kind, action) {
+// MARK: - Messages
+
+// A message names what it is about (`topic`) and goes when that is over: 'queue' when the
+// queue loads, 'post' when another post opens, 'link' when the server answers again.
+function say(parts, kind, options) {
+  options = options || {};
   const box = $('message');
-  box.replaceChildren(text);
+  box.replaceChildren();
+  append(box, parts);
+  state.topic = options.topic || null;
   box.className = 'message' + (kind ? ' ' + kind : '');
-  if (action) box.append(el('button', { type: 'button', text: action.label, onclick: action.run }));
-  box.hidden = !text;
+  if (options.action) {
+    box.append(el('button', { type: 'button', text: options.action.label, onclick: options.action.run }));
+  }
+  box.hidden = !box.textContent;
 }
+
+function clearMessage(topic) {
+  if (state.topic === topic) say('');
+}
+
+// MARK: - Connection
+
+// Whether the server answers, told in words on the badge: live, reconnecting… (for the
+// first ten seconds without an answer), offline since HH:MM, signed out.
+const link = { down: null, signedOut: false };
+
+function connection(reached, signedOut) {
+  if (signedOut && !link.signedOut) {
+    say('you are signed out: open your sign-in link again', 'error', { topic: 'signed-out' });
+  }
+  link.signedOut = !!signedOut;
+  if (reached) {
+    if (link.down !== null) {
+      link.down = null;
+      clearMessage('link');
+      renderOutbox();
+    }
+  } else if (link.down === null) {
+    link.down = Date.now();
+  }
+  showConnection();
+}
+
+function clock(time) {
+  const date = new Date(time);
+  return String(date.getHours()).padStart(2, '0') + ':' + String(date.getMinutes()).padStart(2, '0');
+}
+
+function showConnection() {
+  let text = 'live';
+  let kind = 'live';
+  if (link.signedOut) {
+    text = 'signed out';
+    kind = 'down';
+  } else if (link.down !== null) {
+    const offline = Date.now() - link.down >= 10000;
+    text = offline ? 'offline since ' + clock(link.down) : 'reconnecting…';
+    kind = offline ? 'down' : 'trying';
+  }
+  const badge = $('live');
+  if (badge.textContent !== text) badge.textContent = text;
+  badge.className = 'live ' + kind;
+  badge.dataset.state = kind;
+}
+
+// MARK: - Queue
 
 function filters() {
   const params = new URLSearchParams();
@@ -74,13 +252,25 @@ function hiddenStatus(status) {
   return status !== wanted;
 }
 
+// A filter changed: what was said about the last queue or post is over.
+async function filtersChanged() {
+  if (state.topic !== 'link') say('');
+  showFilterCount();
+  await loadQueue();
+}
+
 async function loadQueue(keep) {
-  const { status, data } = await api('/api/queue?' + filters().toString());
-  if (status !== 200) { say(data.message || 'the queue could not be read', 'error'); return; }
+  const answer = await api('/api/queue?' + filters().toString());
+  if (answer.status !== 200) {
+    say(problem(answer, 'the queue could not be read'), 'error', { topic: answer.status === 0 ? 'link' : 'queue' });
+    return;
+  }
+  clearMessage('queue');
+  const data = answer.data;
   state.posts = data.posts;
   state.next = data.next;
   for (const post of state.posts) if (post.claimedBy) state.claims.set(post.id, post.claimedBy);
-  $('count').textContent = data.total + (data.total === 1 ? ' post' : ' posts');
+  $('count').textContent = count(data.total, 'post');
   renderList();
   const again = keep ? state.posts.findIndex((p) => p.id === keep) : -1;
   if (again >= 0) await open(again); else await openNext(-1);
@@ -91,15 +281,23 @@ function renderList() {
   list.replaceChildren();
   state.posts.forEach((post, index) => {
     const holder = takenBy(post);
+    const unsent = state.outbox.some((entry) => entry.id === post.id);
+    let tag = null;
+    if (holder) tag = ['taken by ', userText(holder)];
+    else if (unsent) tag = 'not sent';
+    else if (post.decided || post.status !== 'pending') tag = post.status;
     const item = el('li', {
-      'data-id': post.id, title: post.id,
-      className: (index === state.index ? 'current ' : '') + (holder ? 'taken ' : '') +
-        (post.decided ? 'decided' : ''),
+      'data-id': post.id,
+      className: [index === state.index && 'current', holder && 'taken', post.decided && 'decided',
+        unsent && 'unsent'].filter(Boolean).join(' '),
+    }, [el('button', {
+      type: 'button', className: 'item', 'aria-current': index === state.index ? 'true' : null,
       onclick: () => open(index),
-    }, [post.id + ' ', post.description ? '· ' + post.description.slice(0, 60) : '']);
-    if (holder) item.append(el('span', { className: 'tag', text: 'taken by ' + holder }));
-    else if (post.decided) item.append(el('span', { className: 'tag', text: post.status }));
-    else if (post.status !== 'pending') item.append(el('span', { className: 'tag', text: post.status }));
+    }, [
+      userText(post.id, { className: 'id' }),
+      post.description ? [' · ', userText(cut(post.description, 80))] : null,
+      tag ? el('span', { className: 'tag' }, [tag]) : null,
+    ])]);
     list.append(item);
   });
 }
@@ -122,135 +320,84 @@ async function openNext(from) {
     if (index >= state.posts.length && !(await loadMore())) break;
     const post = state.posts[index];
     // A post someone else claimed since the last poll is skipped too.
-    if (!post.decided && !takenBy(post) && await open(index, true)) return;
+    if (post.decided || takenBy(post)) continue;
+    const opened = await open(index, true);
+    if (opened || opened === null) return;
   }
+  // Nothing left: the post that was on view is no longer held.
+  if (state.current) await api('/api/release', { id: state.current.id });
   state.index = -1;
   state.current = null;
+  state.view += 1;
   renderList();
   $('card').replaceChildren(el('p', { className: 'empty', text: 'Nothing left to review here.' }));
+  delete $('card').dataset.id;
+  renderActions();
+  renderOutbox();
   document.body.dataset.ready = 'true';
 }
 
-// Opens (and claims) a post; when `onlyFree`, a post someone else holds is left alone.
-async function open(index, onlyFree) {
+// Opens (and claims) a post; when `onlyFree`, a post someone else holds is left alone
+// (false). Null when the server could not be reached: the card stays as it was.
+async function open(index, onlyFree, seen) {
   const post = state.posts[index];
   if (!post) return false;
-  if (state.current && state.current.id !== post.id) {
-    await api('/api/release', { id: state.current.id });
+  state.view += 1;
+  const view = state.view;
+  state.busy += 1;
+  try {
+    if (state.current && state.current.id !== post.id) {
+      await api('/api/release', { id: state.current.id });
+    }
+    const claim = await api('/api/claim', { id: post.id });
+    if (claim.status === 0) {
+      say(['cannot open ', userText(post.id), ': ', claim.data.message], 'error', { topic: 'link' });
+      return null;
+    }
+    if (claim.status === 409) {
+      state.claims.set(post.id, claim.data.by);
+      if (onlyFree) { renderList(); return false; }
+    } else if (claim.status === 200) {
+      state.claims.set(post.id, state.me.moderator);
+    }
+    const query = '/api/post?id=' + encodeURIComponent(post.id) + (seen ? '&seen=' + encodeURIComponent(seen) : '');
+    const answer = await api(query);
+    if (view !== state.view) {
+      // Another post was opened meanwhile: this one is not held any longer.
+      if (state.posts[state.index] !== post && (!state.current || state.current.id !== post.id)) {
+        api('/api/release', { id: post.id });
+      }
+      return null;
+    }
+    if (answer.status !== 200) {
+      say(['cannot open ', userText(post.id), ': ', problem(answer, 'the post could not be read')], 'error',
+        { topic: answer.status === 0 ? 'link' : 'post' });
+      return answer.status === 0 ? null : false;
+    }
+    const data = answer.data;
+    state.index = index;
+    state.confirm = false;
+    state.refused = false;
+    state.current = data;
+    clearMessage('post');
+    Object.assign(post, { version: data.version, status: data.status });
+    renderList();
+    renderCard(data);
+    const item = $('list').children[index];
+    if (item) item.scrollIntoView({ block: 'nearest' });
+    document.body.dataset.ready = 'true';
+    return true;
+  } finally {
+    state.busy -= 1;
   }
-  state.index = index;
-  state.confirm = false;
-  state.refused = false;
-  const claim = await api('/api/claim', { id: post.id });
-  if (claim.status === 409) {
-    state.claims.set(post.id, claim.data.by);
-    if (onlyFree) { renderList(); return false; }
-  } else if (claim.status === 200) {
-    state.claims.set(post.id, state.me.moderator);
-  }
-  const { status, data } = await api('/api/post?id=' + encodeURIComponent(post.id));
-  if (status !== 200) { say(data.message || 'the post could not be read', 'error'); return false; }
-  state.current = data;
-  Object.assign(post, { version: data.version, status: data.status });
-  renderList();
-  renderCard(data);
-  const item = $('list').children[index];
-  if (item) item.scrollIntoView({ block: 'nearest' });
-  document.body.dataset.ready = 'true';
-  return true;
-}
-
-function photoSize() {
-  const longest = Math.max(window.innerWidth, window.innerHeight) * (window.devicePixelRatio || 1);
-  return [160, 480, 960, 1600].find((size) => size >= longest * 0.8) || 1600;
-}
-
-function renderCard(post) {
-  const card = $('card');
-  const holder = post.claimedBy && post.claimedBy !== state.me.moderator ? post.claimedBy : null;
-  const photo = post.photo
-    ? el('img', {
-      src: '/api/photo?id=' + encodeURIComponent(post.id) + '&size=' + photoSize(),
-      alt: 'photo of the post',
-    })
-    : el('p', { className: 'empty', text: 'no photo' });
-  const rows = el('dl');
-  const row = (name, value) => { if (value !== null && value !== undefined && value !== '') rows.append(el('dt', { text: name }), el('dd', { text: String(value) })); };
-  const user = post.user
-    ? el('button', { type: 'button', className: 'user-link', text: post.user, onclick: () => userPanel(post.user) })
-    : null;
-  if (user) rows.append(el('dt', { text: 'user' }), el('dd', null, [user]));
-  row('date', post.date);
-  if (post.lat !== null) row('position', post.lat.toFixed(6) + ', ' + post.lon.toFixed(6));
-  if (post.exifLat !== null) row('photo taken', post.exifLat.toFixed(6) + ', ' + post.exifLon.toFixed(6));
-  row('EXIF time', post.exifTime);
-  row('version', post.version);
-  row('note', post.note);
-  const signals = el('ul', { className: 'signals' });
-  for (const signal of post.signalDetails) {
-    signals.append(el('li', null, [el('span', { className: 'name', text: signal.name }), ' ' + signal.detail]));
-  }
-  const related = el('div', { className: 'related' });
-  for (const other of post.related) {
-    related.append(el('button', {
-      type: 'button', 'data-related': other.id, title: 'open post ' + other.id,
-      onclick: () => openByID(other.id),
-    }, [
-      other.photo ? el('img', { src: '/api/photo?id=' + encodeURIComponent(other.id) + '&size=160', alt: '' }) : null,
-      other.id,
-    ]));
-  }
-  const history = el('ol', { className: 'history' });
-  for (const entry of post.history) {
-    history.append(el('li', {
-      text: entry.at + ' ' + entry.moderator + ': ' + entry.from + ' → ' + entry.to +
-        (entry.reason ? ' (' + entry.reason + ')' : '') + (entry.note ? ' — ' + entry.note : ''),
-    }));
-  }
-  const map = el('div', { className: 'map' });
-  if (post.lat !== null) loadMap(post.id, map);
-  const note = el('textarea', { id: 'note', rows: '2', placeholder: 'note for the decision (n)', maxlength: '1000' });
-  note.addEventListener('keydown', (event) => {
-    if (event.key === 'Enter' || event.key === 'Escape') { event.preventDefault(); note.blur(); }
-  });
-  const actions = el('div', { className: 'actions' }, [
-    el('button', { type: 'button', text: 'approve (a)', onclick: () => decide('approve') }),
-    el('button', { type: 'button', text: 'reject (r)', onclick: () => showReasons() }),
-    el('button', { type: 'button', text: 'flag (f)', onclick: () => decide('flag') }),
-    el('button', { type: 'button', text: 'skip (s)', onclick: () => skip() }),
-    el('button', { type: 'button', text: 'undo (u)', onclick: () => undo() }),
-  ]);
-  card.replaceChildren(
-    el('div', { className: 'photo' }, [photo]),
-    el('div', { className: 'info' }, [
-      el('h2', null, [el('span', { className: 'id', text: post.id }), el('span', { className: 'status', text: post.status })]),
-      holder ? el('p', { className: 'taken', text: 'taken by ' + holder + ': they have it open' }) : null,
-      rows,
-      el('p', { className: 'description', text: post.description || '' }),
-      signals, related, note, actions,
-      post.history.length ? el('h3', { text: 'history' }) : null, history,
-    ]),
-    map,
-  );
-  card.dataset.id = post.id;
-}
-
-async function loadMap(id, box) {
-  const response = await fetch('/api/map.svg?id=' + encodeURIComponent(id), { credentials: 'same-origin' });
-  if (!response.ok) return;
-  const text = await response.text();
-  const parsed = new DOMParser().parseFromString(text, 'image/svg+xml');
-  const svg = parsed.documentElement;
-  if (svg.nodeName !== 'svg') return;
-  for (const script of svg.querySelectorAll('script, foreignObject')) script.remove();
-  if (state.current && state.current.id === id) box.replaceChildren(document.importNode(svg, true));
 }
 
 async function openByID(id) {
   let index = state.posts.findIndex((p) => p.id === id);
   if (index < 0) {
-    const { status, data } = await api('/api/post?id=' + encodeURIComponent(id));
-    if (status !== 200) { say('no post ' + id, 'error'); return; }
+    const answer = await api('/api/post?id=' + encodeURIComponent(id));
+    if (answer.status !== 200) { say(['no post ', userText(id)], 'error', { topic: 'post' }); return; }
+    const data = answer.data;
     state.posts.splice(state.index + 1, 0, {
       id: data.id, user: data.user, description: data.description, status: data.status, version: data.version,
     });
@@ -259,233 +406,744 @@ async function openByID(id) {
   await open(index);
 }
 
+// MARK: - The card
+
+function photoSize() {
+  const longest = Math.max(window.innerWidth, window.innerHeight) * (window.devicePixelRatio || 1);
+  return [160, 480, 960, 1600].find((size) => size >= longest * 0.8) || 1600;
+}
+
+// A position as a link to OpenStreetMap, as the sheet and `review show` give it.
+function place(lat, lon, url, extra) {
+  const text = lat.toFixed(6) + ', ' + lon.toFixed(6);
+  if (typeof url !== 'string' || !url.startsWith('https://www.openstreetmap.org/')) return text + (extra || '');
+  return [el('a', { href: url, target: '_blank', rel: 'noopener noreferrer' }, [
+    text, el('span', { className: 'sr', text: ' (OpenStreetMap, opens in a new tab)' }),
+  ]), extra || null];
+}
+
+function renderCard(post) {
+  const card = $('card');
+  const photo = post.photo
+    ? el('img', {
+      src: '/api/photo?id=' + encodeURIComponent(post.id) + '&size=' + photoSize(),
+      alt: 'the photo of post ' + shownText(post.id),
+    })
+    : el('p', { className: 'empty', text: 'no photo' });
+  const rows = el('dl');
+  const row = (name, value) => {
+    if (value === null || value === undefined || value === '') return;
+    rows.append(el('dt', { text: name }), el('dd', null, [typeof value === 'string' ? userText(value) : value]));
+  };
+  if (post.user) {
+    row('user', el('button', {
+      type: 'button', className: 'user-link', 'aria-keyshortcuts': 'p', onclick: () => userPanel(post.user),
+    }, [userText(post.user), el('span', { className: 'sr', text: ': their posts' })]));
+  }
+  row('date', post.date);
+  if (typeof post.lat === 'number' && typeof post.lon === 'number') {
+    row('position', el('span', null, [place(post.lat, post.lon, post.positionLink)]));
+  }
+  if (typeof post.exifLat === 'number' && typeof post.exifLon === 'number') {
+    row('photo taken', el('span', null, [place(post.exifLat, post.exifLon, post.photoPositionLink)]));
+  }
+  row('EXIF time', post.exifTime);
+  row('version', post.version);
+  row('note', post.note);
+  const signals = el('ul', { className: 'signals' });
+  for (const signal of post.signalDetails) {
+    signals.append(el('li', null, [el('span', { className: 'name', text: signal.name }), ' ', userText(signal.detail)]));
+  }
+  const related = el('div', { className: 'related' });
+  for (const other of post.related) {
+    related.append(el('button', {
+      type: 'button', 'data-related': other.id, onclick: () => openByID(other.id),
+    }, [
+      other.photo ? el('img', { src: '/api/photo?id=' + encodeURIComponent(other.id) + '&size=160', alt: '' }) : null,
+      el('span', { className: 'sr', text: 'open post ' }), userText(other.id),
+    ]));
+  }
+  const history = el('ol', { className: 'history' });
+  for (const entry of post.history) {
+    history.append(el('li', null, [
+      userText(entry.at), ' ', userText(entry.moderator), ': ', entry.from + ' → ' + entry.to,
+      entry.reason ? [' (', userText(entry.reason), ')'] : null, entry.note ? [' — ', userText(entry.note)] : null,
+    ]));
+  }
+  const note = el('textarea', { id: 'note', rows: '2', maxlength: '1000' });
+  note.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' || event.key === 'Escape') { event.preventDefault(); note.blur(); }
+  });
+  card.replaceChildren(
+    // What the card must say at once (a decision not sent) comes first, above the photo.
+    el('div', { id: 'notice', className: 'notice', role: 'alert' }),
+    el('div', { className: 'photo' }, [photo]),
+    el('div', { className: 'info' }, [
+      el('h2', null, [userText(post.id, { className: 'id' }), ' ', el('span', { className: 'status', text: post.status })]),
+      changes(post),
+      rows,
+      userText(post.description || '', { className: 'description', dir: 'auto' }, 'p'),
+      signals, related,
+      el('label', { for: 'note', className: 'note-label' }, ['note for the decision ', el('kbd', { 'aria-hidden': 'true', text: 'n' })]),
+      note,
+      post.history.length ? el('h3', { text: 'history' }) : null, post.history.length ? history : null,
+    ]),
+    map(post),
+  );
+  card.dataset.id = post.id;
+  renderNotice();
+  renderActions();
+  renderOutbox();
+}
+
+// Then and now: the fields that changed since the version the moderator saw, or since
+// the version the last decision was made on (`earlier`, when the server sends it).
+function changes(post) {
+  const earlier = post.earlier;
+  if (!earlier || typeof earlier !== 'object') return null;
+  const position = (lat, lon) => (typeof lat === 'number' && typeof lon === 'number' ? lat.toFixed(6) + ', ' + lon.toFixed(6) : '');
+  const fields = [
+    ['user', earlier.user, post.user],
+    ['position', position(earlier.lat, earlier.lon), position(post.lat, post.lon)],
+    ['date', earlier.date, post.date],
+    ['description', earlier.description, post.description],
+  ].filter(([, then, now]) => (then || '') !== (now || ''));
+  if (earlier.photoChanged) fields.push(['photo', 'another photo', 'this photo']);
+  const table = el('table', { className: 'changes' }, [
+    el('caption', null, ['Changed since version ', userText(earlier.version || '?'),
+      earlier.why === 'decided' ? ' (the last decision was made on it)' : ' (the one you saw)']),
+    el('thead', null, [el('tr', null, [
+      el('th', { scope: 'col', text: 'field' }), el('th', { scope: 'col', text: 'then' }), el('th', { scope: 'col', text: 'now' }),
+    ])]),
+    el('tbody', null, fields.map(([name, then, now]) => el('tr', null, [
+      el('th', { scope: 'row', text: name }),
+      el('td', { className: 'then' }, [name === 'photo' ? then : userText(then || '–', { dir: 'auto' })]),
+      el('td', { className: 'now' }, [name === 'photo' ? now : userText(now || '–', { dir: 'auto' })]),
+    ]))),
+  ]);
+  return fields.length ? table : el('p', { className: 'changes', text: 'Changed since version ' + shownText(earlier.version || '?') + ': the same fields, another photo file.' });
+}
+
+function map(post) {
+  if (typeof post.lat !== 'number') return el('div', { className: 'map' });
+  const box = el('div', { className: 'map-image' });
+  loadMap(post.id, box);
+  const key = (kind, text) => el('li', null, [el('span', { className: 'key ' + kind, 'aria-hidden': 'true' }), text]);
+  const legend = el('ul', { className: 'legend' }, [
+    key('claimed', 'where the post says it is'),
+    typeof post.exifLat === 'number' ? key('photo', 'where the photo says it was taken') : null,
+    typeof post.exifLat === 'number' ? key('gap', 'the distance between them') : null,
+    post.neighbours && post.neighbours.length ? key('neighbour', 'other posts within 25 m') : null,
+    state.me.area ? key('area', 'the review area (when in view)') : null,
+  ]);
+  return el('figure', { className: 'map' }, [box, el('figcaption', null, [el('span', { className: 'sr', text: 'Map key: ' }), legend])]);
+}
+
+async function loadMap(id, box) {
+  let text;
+  try {
+    const response = await fetch('/api/map.svg?id=' + encodeURIComponent(id), { credentials: 'same-origin' });
+    if (!response.ok) return;
+    text = await response.text();
+  } catch (error) {
+    return;
+  }
+  const parsed = new DOMParser().parseFromString(text, 'image/svg+xml');
+  const svg = parsed.documentElement;
+  if (svg.nodeName !== 'svg') return;
+  for (const script of svg.querySelectorAll('script, foreignObject')) script.remove();
+  if (state.current && state.current.id === id) box.replaceChildren(document.importNode(svg, true));
+}
+
+// What the card says about the post's decision: a decision that did not reach the
+// server (with Retry and Drop), an approval waiting for a confirmation, who holds it.
+function renderNotice() {
+  const notice = $('notice');
+  const post = state.current;
+  if (!notice || !post) return;
+  const entry = state.outbox.find((e) => e.id === post.id);
+  const holder = post.claimedBy && post.claimedBy !== state.me.moderator ? post.claimedBy : null;
+  const parts = [];
+  if (entry) {
+    notice.className = 'notice error';
+    parts.push(el('p', null, [
+      el('strong', { text: entry.sending ? 'Sending again: ' : 'Not sent: ' }),
+      entry.what + ' ' + entry.problem + '. It is kept here until it is sent or dropped.',
+    ]), el('p', { className: 'buttons' }, [
+      el('button', { type: 'button', className: 'retry', disabled: entry.sending, onclick: () => retry(entry) }, ['Retry']),
+      el('button', { type: 'button', className: 'drop', disabled: entry.sending, onclick: () => drop(entry) }, ['Drop']),
+    ]));
+  } else if (state.confirm) {
+    notice.className = 'notice error';
+    parts.push(el('p', { text: state.confirmText }), el('p', { className: 'buttons' }, [
+      el('button', { type: 'button', className: 'confirm', 'aria-keyshortcuts': 'y', onclick: () => decide('approve', null, { confirmed: true }) },
+        ['approve anyway ', el('kbd', { 'aria-hidden': 'true', text: 'y' })]),
+      el('button', { type: 'button', onclick: cancelConfirm }, ['cancel']),
+    ]));
+  } else if (holder) {
+    notice.className = 'notice info';
+    parts.push(el('p', null, ['taken by ', userText(holder), ': they have it open']));
+  }
+  notice.replaceChildren();
+  append(notice, parts);
+  if (parts.length) notice.scrollIntoView({ block: 'nearest' });
+}
+
+function renderActions() {
+  const none = !state.current;
+  for (const id of ['approve', 'reject', 'flag', 'skip']) $(id).disabled = none;
+  $('undo').disabled = state.undo.length === 0;
+}
+
+// MARK: - Deciding
+
+const done = { approve: 'approved', flag: 'flagged', reject: 'rejected' };
+
 function noteText() {
   const note = $('note');
   return note ? note.value.trim() : '';
 }
 
-async function decide(action, reason) {
+function describe(body) {
+  return body.action + (body.reason ? ' (' + body.reason + ')' : '') + ' of ' + shownText(body.id);
+}
+
+async function decide(action, reason, options) {
+  options = options || {};
   const post = state.current;
-  if (!post) return;
-  const body = { id: post.id, version: post.version, seen: post.status, action, note: noteText() || undefined };
+  // One decision on a post at a time: a second press while the first is on its way waits.
+  if (!post || state.sending.has(post.id)) return;
+  const note = options.note !== undefined ? options.note : noteText();
+  const body = { id: post.id, version: post.version, seen: post.status, action, note: note || undefined };
   if (reason) body.reason = reason;
-  if (state.confirm && action === 'approve') body.confirmed = true;
-  const { status, data } = await api('/api/decide', body);
-  if (status === 200) {
-    const item = state.posts[state.index];
-    state.undo.push(post.id);
-    item.status = data.status;
-    item.decided = hiddenStatus(data.status);
-    state.claims.delete(post.id);
-    say((action === 'reject' ? 'rejected (' + reason + ')' : data.status) + ': ' + post.id);
-    state.current = null;
-    await openNext(state.index);
+  if (options.confirmed) body.confirmed = true;
+  state.confirm = false;
+  await send({ id: post.id, body, what: describe(body) });
+}
+
+// Sends a decision. One that did not reach the server stays in the outbox and on its card
+// until it is sent or dropped; sending it again is safe, since it names the version and
+// status the moderator saw: the server never records it twice.
+async function send(entry, again) {
+  entry.sending = true;
+  state.sending.add(entry.id);
+  if (again) { renderNotice(); renderOutbox(); }
+  const answer = await api('/api/decide', entry.body);
+  entry.sending = false;
+  state.sending.delete(entry.id);
+  const { status, data } = answer;
+  if (status === 0 || status >= 500) {
+    entry.problem = status === 0
+      ? 'did not reach the server (' + data.message + ')'
+      : 'was not recorded (the server failed: ' + (data.message || status) + ')';
+    keep(entry);
+    return;
+  }
+  unkeep(entry);
+  const target = done[entry.body.action];
+  // The same decision by this moderator is on record: an earlier try reached the server
+  // but its answer was lost on the way back.
+  const already = status === 409 && data.error === 'decided' && data.by === state.me.moderator && data.status === target;
+  if (status === 200 || already) {
+    await applied(entry, data.status || target, already);
+    return;
+  }
+  if (!state.current || state.current.id !== entry.id) {
+    say([entry.what + ': ', problem(answer, 'refused')], 'error');
+    renderList();
     return;
   }
   if (data.error === 'confirm') {
     state.confirm = true;
-    say(data.message + ' Press y to approve, any other key to cancel.', 'error');
-    state.mode = 'confirm';
+    state.confirmText = data.message || 'the photo could not be read: approve anyway?';
+    renderNotice();
+    const button = document.querySelector('#notice .confirm');
+    if (button) button.focus();
     return;
   }
   state.refused = true;
-  say(data.message || 'refused', 'error', { label: 'reload (Enter)', run: reloadCurrent });
+  say(problem(answer, 'refused'), 'error', { topic: 'post', action: { label: 'reload (Enter)', run: reloadCurrent } });
+}
+
+async function applied(entry, status, already) {
+  const item = state.posts.find((p) => p.id === entry.id);
+  state.undo.push({ id: entry.id, status, version: entry.body.version });
+  if (item) {
+    item.status = status;
+    item.decided = hiddenStatus(status);
+  }
+  state.claims.delete(entry.id);
+  const what = entry.body.action === 'reject' ? 'rejected (' + entry.body.reason + ')' : status;
+  say([what + ': ', userText(entry.id), already ? ' (the earlier try had reached the server)' : '']);
+  if (state.current && state.current.id === entry.id) {
+    state.current = null;
+    await openNext(state.index);
+  } else {
+    renderList();
+    renderActions();
+  }
+}
+
+function cancelConfirm() {
+  state.confirm = false;
+  renderNotice();
+  say('not approved');
+  $('approve').focus();
 }
 
 async function reloadCurrent() {
   say('');
-  if (state.index >= 0) await open(state.index);
+  const seen = state.current ? state.current.version : undefined;
+  if (state.index >= 0) await open(state.index, false, seen);
 }
+
+// MARK: - Decisions not sent
+
+function storageKey() {
+  return 'trove-review-unsent:' + (state.me ? state.me.moderator : '');
+}
+
+function saveOutbox() {
+  try {
+    const kept = state.outbox.map(({ id, body, what, problem }) => ({ id, body, what, problem }));
+    if (kept.length) localStorage.setItem(storageKey(), JSON.stringify(kept));
+    else localStorage.removeItem(storageKey());
+  } catch (error) { /* storage refused: the outbox lives as long as the page */ }
+}
+
+function loadOutbox() {
+  try {
+    const kept = JSON.parse(localStorage.getItem(storageKey()) || '[]');
+    if (Array.isArray(kept)) {
+      state.outbox = kept.filter((e) => e && typeof e.id === 'string' && e.body && typeof e.what === 'string');
+    }
+  } catch (error) { state.outbox = []; }
+}
+
+function keep(entry) {
+  const index = state.outbox.findIndex((e) => e.id === entry.id);
+  if (index >= 0) state.outbox[index] = entry; else state.outbox.push(entry);
+  saveOutbox();
+  renderNotice();
+  renderOutbox();
+  renderList();
+}
+
+function unkeep(entry) {
+  const before = state.outbox.length;
+  state.outbox = state.outbox.filter((e) => e !== entry && e.id !== entry.id);
+  if (state.outbox.length !== before) {
+    saveOutbox();
+    renderNotice();
+    renderOutbox();
+  }
+}
+
+async function retry(entry) {
+  if (entry.sending || state.sending.has(entry.id)) return;
+  await send(entry, true);
+}
+
+function drop(entry) {
+  unkeep(entry);
+  renderList();
+  say(['dropped: ' + entry.what + ' (not sent)']);
+  if (state.current && state.current.id === entry.id) $('approve').focus();
+}
+
+// The decisions not sent for posts other than the one on view (that one says so on its card).
+function renderOutbox() {
+  const others = state.outbox.filter((e) => !state.current || e.id !== state.current.id);
+  const list = $('outbox-list');
+  list.replaceChildren();
+  for (const entry of others) {
+    list.append(el('li', { 'data-id': entry.id }, [
+      el('span', null, [entry.what + ': ' + (entry.sending ? 'sending…' : entry.problem)]),
+      el('button', { type: 'button', className: 'retry', disabled: entry.sending, onclick: () => retry(entry) }, ['Retry']),
+      el('button', { type: 'button', className: 'drop', disabled: entry.sending, onclick: () => drop(entry) }, ['Drop']),
+    ]));
+  }
+  $('outbox').hidden = others.length === 0;
+}
+
+// MARK: - Skip and undo
 
 async function skip() {
   const post = state.current;
   if (!post) return;
-  await api('/api/release', { id: post.id });
+  const answer = await api('/api/release', { id: post.id });
   state.claims.delete(post.id);
   state.current = null;
-  say('skipped ' + post.id);
+  say(answer.status === 0
+    ? ['skipped ', userText(post.id), ' (the server did not hear it: the claim ends by itself)']
+    : ['skipped ', userText(post.id)]);
   await openNext(state.index);
 }
 
+// Undoes the moderator's last decision. After an undo that got no answer, the post is
+// read first: one that is no longer where the decision put it was undone already.
 async function undo() {
-  const id = state.undo.pop();
-  if (!id) { say('nothing to undo', 'error'); return; }
-  const { status, data } = await api('/api/undo', { id });
-  if (status !== 200) { say((data.message || 'not undone') + ' (' + id + ')', 'error'); return; }
-  say('undone: ' + id + ' is ' + data.status + ' again');
-  let index = state.posts.findIndex((p) => p.id === id);
+  const last = state.undo[state.undo.length - 1];
+  if (!last) { say('nothing to undo', 'error'); return; }
+  if (last.unanswered) {
+    const now = await api('/api/post?id=' + encodeURIComponent(last.id));
+    if (now.status === 200 && now.data.status !== last.status) {
+      state.undo.pop();
+      renderActions();
+      await undone(last.id, now.data.status);
+      return;
+    }
+  }
+  const answer = await api('/api/undo', { id: last.id, version: last.version, seen: last.status });
+  if (answer.status === 0) {
+    last.unanswered = true;
+    say(['undo of ', userText(last.id), ' did not reach the server (' + answer.data.message + '): try again'], 'error', { topic: 'link' });
+    return;
+  }
+  state.undo.pop();
+  renderActions();
+  if (answer.status !== 200) {
+    say([problem(answer, 'not undone') + ' (', userText(last.id), ')'], 'error', { topic: 'post' });
+    return;
+  }
+  await undone(last.id, answer.data.status);
+}
+
+async function undone(id, status) {
+  say(['undone: ', userText(id), ' is ' + status + ' again']);
+  const index = state.posts.findIndex((p) => p.id === id);
   if (index < 0) { await openByID(id); return; }
-  state.posts[index].status = data.status;
+  state.posts[index].status = status;
   state.posts[index].decided = false;
   await open(index);
 }
 
-function showReasons() {
-  if (!state.current) return;
-  state.mode = 'reason';
-  $('reasons').hidden = false;
+// MARK: - Dialogs
+
+// The reasons, the flag's note and the help are modal dialogs: the page behind them is
+// inert, Esc closes them, and the focus goes back where it was.
+function openDialog(id, focus) {
+  const dialog = $(id);
+  if (!dialog.open) {
+    const active = document.activeElement;
+    state.opener = active && active !== document.body ? active : null;
+    dialog.showModal();
+  }
+  const first = focus || dialog.querySelector('button, input');
+  if (first) first.focus();
+}
+
+function closeDialogs() {
+  for (const dialog of document.querySelectorAll('dialog')) {
+    if (!dialog.open) continue;
+    // The focus leaves with the dialog at once: the next key must not reach its input.
+    if (dialog.contains(document.activeElement)) document.activeElement.blur();
+    dialog.close();
+  }
+  restoreFocus();
+}
+
+function restoreFocus() {
+  const opener = state.opener;
+  state.opener = null;
+  if (!document.querySelector('dialog[open]') && opener && opener.isConnected && !opener.disabled) opener.focus();
+}
+
+function closePanel() {
+  $('user-panel').hidden = true;
+  const opener = state.panelOpener;
+  state.panelOpener = null;
+  if (opener && opener.isConnected && !opener.disabled) opener.focus();
 }
 
 function closeOverlays() {
-  state.mode = null;
-  $('reasons').hidden = true;
-  $('help').hidden = true;
-  $('user-panel').hidden = true;
+  closeDialogs();
+  if (!$('user-panel').hidden) closePanel();
 }
 
+function showReasons() {
+  if (!state.current) return;
+  openDialog('reasons');
+}
+
+async function chooseReason(reason) {
+  closeDialogs();
+  await decide('reject', reason);
+}
+
+function askFlag() {
+  if (!state.current) return;
+  const input = $('flag-note');
+  input.value = noteText();
+  input.removeAttribute('aria-invalid');
+  $('flag-error').hidden = true;
+  openDialog('flag-dialog', input);
+}
+
+async function sendFlag(event) {
+  event.preventDefault();
+  const input = $('flag-note');
+  const note = input.value.trim();
+  if (!note) {
+    input.setAttribute('aria-invalid', 'true');
+    $('flag-error').hidden = false;
+    input.focus();
+    return;
+  }
+  closeDialogs();
+  await decide('flag', null, { note });
+}
+
+function toggleHelp() {
+  if ($('help').open) closeDialogs(); else openDialog('help', $('help-close'));
+}
+
+function toggleFilters(open) {
+  const header = document.querySelector('header');
+  const shown = open === undefined ? !header.classList.contains('filters-open') : open;
+  header.classList.toggle('filters-open', shown);
+  $('filters-button').setAttribute('aria-expanded', String(shown));
+}
+
+// The filters button says how many filters are on while they are out of sight.
+function showFilterCount() {
+  const on = [...filters().keys()].filter((name) => name !== 'status').length + ($('f-status').value === 'open' ? 0 : 1);
+  $('filters-button').textContent = on ? 'filters (' + on + ' on)' : 'filters';
+}
+
+// MARK: - The user's panel
+
 async function userPanel(user) {
-  const { status, data } = await api('/api/user?user=' + encodeURIComponent(user));
-  if (status !== 200) return;
-  $('user-name').textContent = user;
+  const answer = await api('/api/user?user=' + encodeURIComponent(user));
+  if (answer.status !== 200) { say(problem(answer, 'the user could not be read'), 'error', { topic: 'post' }); return; }
+  const data = answer.data;
+  $('user-name').replaceChildren(userText(user));
   const posts = $('user-posts');
   posts.replaceChildren();
   for (const post of data.posts) {
     posts.append(el('li', { 'data-id': post.id }, [
-      el('button', { type: 'button', text: post.id, onclick: () => { closeOverlays(); openByID(post.id); } }),
-      ' ' + post.status + ' ' + (post.date || '') + ' ' + (post.description || '').slice(0, 80),
+      el('button', { type: 'button', onclick: () => { closeOverlays(); openByID(post.id); } }, [userText(post.id)]),
+      ' ' + post.status + ' ', post.date ? userText(post.date) : null, ' ', userText(cut(post.description, 80)),
     ]));
   }
   const decisions = $('user-decisions');
   decisions.replaceChildren();
   for (const entry of data.decisions) {
-    decisions.append(el('li', {
-      text: entry.at + ' ' + entry.id + ': ' + entry.to + ' by ' + entry.moderator +
-        (entry.reason ? ' (' + entry.reason + ')' : '') + (entry.note ? ' — ' + entry.note : ''),
-    }));
+    decisions.append(el('li', null, [
+      userText(entry.at), ' ', userText(entry.id), ': ' + entry.to + ' by ', userText(entry.moderator),
+      entry.reason ? [' (', userText(entry.reason), ')'] : null, entry.note ? [' — ', userText(entry.note)] : null,
+    ]));
   }
   const pending = data.posts.filter((p) => p.status === 'pending');
   const button = $('user-reject');
-  button.textContent = 'reject all ' + pending.length + ' pending from this user';
+  button.textContent = pending.length === 1 ? 'reject the 1 pending post of this user'
+    : 'reject all ' + pending.length + ' pending posts of this user';
   button.disabled = pending.length === 0;
-  button.onclick = async () => {
-    const reason = $('user-reason').value;
-    if (!window.confirm('Reject all ' + pending.length + ' pending posts of ' + user + ' as ' + reason + '?')) return;
-    const result = await api('/api/reject-user', {
-      user, reason, note: noteText() || undefined, posts: pending.map((p) => ({ id: p.id, version: p.version })),
-    });
-    say('rejected ' + (result.data.rejected || 0) + ' posts of ' + user +
-      (result.data.refused ? ', ' + result.data.refused + ' refused (changed or decided)' : ''));
-    closeOverlays();
-    await loadQueue();
-  };
-  state.mode = 'panel';
+  button.onclick = () => confirmRejectAll(user, pending);
+  $('user-confirm').hidden = true;
+  if ($('user-panel').hidden) state.panelOpener = document.activeElement;
   $('user-panel').hidden = false;
   button.focus();
 }
 
-async function poll() {
-  try {
-    const shown = state.current;
-    const { status, data } = await api('/api/changes?since=' + state.seq);
-    $('live').classList.toggle('down', status !== 200);
-    if (status !== 200) return;
-    state.seq = data.seq;
-    const claims = new Map(data.claims.map((c) => [c.id, c.moderator]));
-    let changed = false;
-    for (const id of new Set([...claims.keys(), ...state.claims.keys()])) {
-      if (claims.get(id) !== state.claims.get(id)) changed = true;
-    }
-    state.claims = claims;
-    // The post on screen stays claimed while it is open: a claim that ran out is renewed.
-    if (state.current && state.current === shown && !state.busy && !claims.has(shown.id) &&
-        !data.decisions.some((d) => d.id === shown.id)) {
-      const again = await api('/api/claim', { id: state.current.id });
-      if (again.status === 200) state.claims.set(state.current.id, state.me.moderator);
-      else if (again.status === 409) {
-        state.claims.set(state.current.id, again.data.by);
-        say(state.current.id + ' is taken by ' + again.data.by + ' now', 'error');
-      }
-    }
-    for (const decision of data.decisions) {
-      const post = state.posts.find((p) => p.id === decision.id);
-      if (!post) continue;
-      post.status = decision.status;
-      post.version = decision.version;
-      post.decided = hiddenStatus(decision.status);
-      changed = true;
-      if (state.current && state.current.id === decision.id && decision.moderator !== state.me.moderator) {
-        say(decision.id + ' was just decided by ' + decision.moderator + ' (' + decision.to + ')', 'error',
-          { label: 'reload (Enter)', run: reloadCurrent });
-        state.refused = true;
-      }
-    }
-    if (changed) renderList();
-  } catch (e) {
-    $('live').classList.add('down');
+// Asks in the panel before rejecting every pending post of a user.
+function confirmRejectAll(user, pending) {
+  const reason = $('user-reason').value;
+  const box = $('user-confirm');
+  const yes = el('button', { type: 'button', className: 'danger', onclick: () => rejectAll(user, reason, pending) },
+    ['reject ' + count(pending.length, 'post')]);
+  box.replaceChildren();
+  append(box, [
+    el('span', null, ['Reject ' + (pending.length === 1 ? 'the 1 pending post' : 'all ' + pending.length + ' pending posts') +
+      ' of ', userText(user), ' as ' + reason + '?']), yes,
+    el('button', { type: 'button', onclick: () => { box.hidden = true; $('user-reject').focus(); } }, ['cancel']),
+  ]);
+  box.hidden = false;
+  yes.focus();
+}
+
+async function rejectAll(user, reason, pending) {
+  const result = await api('/api/reject-user', {
+    user, reason, note: noteText() || undefined, posts: pending.map((p) => ({ id: p.id, version: p.version })),
+  });
+  if (result.status !== 200) {
+    say(['not rejected: ', problem(result, 'refused')], 'error', { topic: result.status === 0 ? 'link' : 'post' });
+    return;
   }
+  say(['rejected ' + count(result.data.rejected || 0, 'post') + ' of ', userText(user),
+    result.data.refused ? ', ' + result.data.refused + ' refused (changed or decided)' : '']);
+  closeOverlays();
+  await loadQueue();
+}
+
+// MARK: - Others' decisions
+
+async function poll() {
+  const shown = state.current;
+  const view = state.view;
+  const { status, data } = await api('/api/changes?since=' + state.seq);
+  if (status !== 200) return;
+  state.seq = data.seq;
+  const claims = new Map(data.claims.map((c) => [c.id, c.moderator]));
+  let changed = false;
+  for (const id of new Set([...claims.keys(), ...state.claims.keys()])) {
+    if (claims.get(id) !== state.claims.get(id)) changed = true;
+  }
+  state.claims = claims;
+  // The post on screen stays claimed while it is open: a claim that ran out is renewed
+  // (not while another post is being opened, or a decision is ending this one).
+  if (state.current && state.current === shown && view === state.view && !state.busy && !claims.has(shown.id) &&
+      !data.decisions.some((d) => d.id === shown.id)) {
+    const again = await api('/api/claim', { id: shown.id });
+    if (again.status === 200) state.claims.set(shown.id, state.me.moderator);
+    else if (again.status === 409) {
+      state.claims.set(shown.id, again.data.by);
+      say([userText(shown.id), ' is taken by ', userText(again.data.by), ' now'], 'error', { topic: 'post' });
+    }
+  }
+  for (const decision of data.decisions) {
+    const post = state.posts.find((p) => p.id === decision.id);
+    if (!post) continue;
+    post.status = decision.status;
+    post.version = decision.version;
+    post.decided = hiddenStatus(decision.status);
+    changed = true;
+    if (state.current && state.current.id === decision.id && decision.moderator !== state.me.moderator) {
+      say([userText(decision.id), ' was just decided by ', userText(decision.moderator), ' (' + decision.to + ')'], 'error',
+        { topic: 'post', action: { label: 'reload (Enter)', run: reloadCurrent } });
+      state.refused = true;
+    }
+  }
+  if (changed) renderList();
+}
+
+async function pollForever() {
+  for (;;) {
+    await poll();
+    showConnection();
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+}
+
+// MARK: - Keys
+
+function typing(target) {
+  return target && (target.tagName === 'INPUT' || target.tagName === 'TEXTAREA' || target.tagName === 'SELECT') &&
+    !target.closest('dialog:not([open])');
 }
 
 document.addEventListener('keydown', async (event) => {
   const target = event.target;
-  if (target && (target.tagName === 'INPUT' || target.tagName === 'TEXTAREA' || target.tagName === 'SELECT')) {
-    if (event.key === 'Escape') target.blur();
+  const key = event.key;
+  const dialog = document.querySelector('dialog[open]');
+  const panel = !$('user-panel').hidden;
+  if (key === 'Escape' && (dialog || panel || state.confirm)) {
+    event.preventDefault();
+    if (dialog) closeDialogs(); else if (panel) closePanel(); else cancelConfirm();
+    return;
+  }
+  if (typing(target)) {
+    if (key === 'Escape') target.blur();
     return;
   }
   if (event.ctrlKey || event.metaKey || event.altKey) return;
-  const key = event.key;
-  if (state.mode === 'reason') {
-    event.preventDefault();
+  if (dialog) {
     const number = Number(key);
-    if (key === 'Escape') { closeOverlays(); return; }
-    if (number >= 1 && number <= state.me.reasons.length) {
-      closeOverlays();
-      await decide('reject', state.me.reasons[number - 1]);
+    if (dialog.id === 'reasons' && number >= 1 && number <= state.me.reasons.length) {
+      event.preventDefault();
+      await chooseReason(state.me.reasons[number - 1]);
     }
     return;
   }
-  if (state.mode === 'confirm') {
+  if (state.confirm && key === 'y') {
     event.preventDefault();
-    state.mode = null;
-    if (key === 'y') await decide('approve'); else { state.confirm = false; say('not approved'); }
+    await decide('approve', null, { confirmed: true });
     return;
   }
-  if (key === 'Escape') { closeOverlays(); return; }
-  if (key === 'Enter' && target && target.tagName === 'BUTTON') {
-    event.preventDefault();
-    target.click();
-    return;
-  }
-  if (state.mode === 'panel' && key !== '?') return;
+  // Enter and Space belong to the button or link that has the focus.
+  if ((key === 'Enter' || key === ' ') && target && (target.tagName === 'BUTTON' || target.tagName === 'A')) return;
+  if (panel && key !== '?') return;
   const actions = {
-    a: () => decide('approve'), r: () => showReasons(), f: () => decide('flag'), s: () => skip(),
+    a: () => decide('approve'), r: () => showReasons(), f: () => askFlag(), s: () => skip(),
     u: () => undo(), j: () => openNext(state.index),
     k: () => { if (state.index > 0) open(state.index - 1); },
     p: () => { if (state.current && state.current.user) userPanel(state.current.user); },
     n: () => { const note = $('note'); if (note) note.focus(); },
-    '/': () => $('f-q').focus(),
-    '?': () => { const help = $('help'); help.hidden = !help.hidden; state.mode = help.hidden ? null : 'help'; },
+    '/': () => { toggleFilters(true); $('f-q').focus(); },
+    '?': () => toggleHelp(),
     Enter: () => { if (state.refused) reloadCurrent(); },
   };
   const run = actions[key];
   if (run) { event.preventDefault(); await run(); }
 });
 
+// MARK: - Start
+
 async function start() {
-  const { status, data } = await api('/api/me');
-  if (status !== 200) { say('not signed in: open your sign-in link', 'error'); return; }
+  const answer = await api('/api/me');
+  if (answer.status === 0) {
+    say(['cannot start: ', answer.data.message, ' (trying again)'], 'error', { topic: 'link' });
+    setTimeout(start, 2000);
+    return;
+  }
+  if (answer.status !== 200) {
+    say('not signed in: open your sign-in link', 'error', { topic: 'link' });
+    $('card').replaceChildren(el('p', { className: 'empty', text: 'Not signed in.' }));
+    return;
+  }
+  const data = answer.data;
   state.me = data;
   state.seq = data.seq;
-  $('who').textContent = data.moderator;
+  $('who').textContent = shownText(data.moderator);
   const signal = $('f-signal');
   for (const name of data.signals) signal.append(el('option', { value: name, text: name }));
   if (data.area) $('f-area').append(el('option', { value: 'review', text: 'in the review area' }));
   const reasons = $('reason-list');
   const select = $('user-reason');
   data.reasons.forEach((reason, index) => {
-    reasons.append(el('li', { text: (index + 1) + ' ' + reason }));
+    reasons.append(el('li', null, [el('button', {
+      type: 'button', 'data-reason': reason, 'aria-keyshortcuts': String(index + 1), onclick: () => chooseReason(reason),
+    }, [el('span', { text: reason }), el('kbd', { 'aria-hidden': 'true', text: String(index + 1) })])]));
     select.append(el('option', { value: reason, text: reason }));
   });
-  for (const id of ['f-status', 'f-signal', 'f-area']) $(id).addEventListener('change', () => loadQueue());
-  for (const id of ['f-user', 'f-q']) {
-    $(id).addEventListener('keydown', (event) => {
-      if (event.key === 'Enter') { event.preventDefault(); event.target.blur(); loadQueue(); }
-    });
-  }
-  $('filters').addEventListener('submit', (event) => { event.preventDefault(); loadQueue(); });
-  $('help-button').addEventListener('click', () => { $('help').hidden = !$('help').hidden; });
-  $('user-close').addEventListener('click', closeOverlays);
+  loadOutbox();
   await loadQueue();
-  setInterval(poll, 1000);
+  renderOutbox();
+  renderActions();
+  pollForever();
 }
 
+function wire() {
+  for (const id of ['f-status', 'f-signal', 'f-area']) $(id).addEventListener('change', filtersChanged);
+  for (const id of ['f-user', 'f-q']) {
+    $(id).addEventListener('keydown', (event) => {
+      if (event.key === 'Enter') { event.preventDefault(); event.target.blur(); filtersChanged(); }
+    });
+  }
+  $('filters').addEventListener('submit', (event) => { event.preventDefault(); filtersChanged(); });
+  $('filters-button').addEventListener('click', () => toggleFilters());
+  $('help-button').addEventListener('click', toggleHelp);
+  $('help-close').addEventListener('click', closeDialogs);
+  $('reasons-cancel').addEventListener('click', closeDialogs);
+  $('flag-cancel').addEventListener('click', closeDialogs);
+  $('flag-form').addEventListener('submit', sendFlag);
+  $('user-close').addEventListener('click', closeOverlays);
+  $('approve').addEventListener('click', () => decide('approve'));
+  $('reject').addEventListener('click', showReasons);
+  $('flag').addEventListener('click', askFlag);
+  $('skip').addEventListener('click', skip);
+  $('undo').addEventListener('click', undo);
+  for (const dialog of document.querySelectorAll('dialog')) dialog.addEventListener('close', restoreFocus);
+  // Leaving the page ends the claim on the post it showed.
+  window.addEventListener('pagehide', () => {
+    if (!state.current || !state.me) return;
+    fetch('/api/release', {
+      method: 'POST', keepalive: true, credentials: 'same-origin',
+      headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': state.me.csrf },
+      body: JSON.stringify({ id: state.current.id }),
+    }).catch(() => {});
+  });
+}
+
+wire();
 start();

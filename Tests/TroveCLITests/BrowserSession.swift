@@ -230,16 +230,122 @@ final class BrowserSession {
         _ = try waitForEvent("Page.loadEventFired", after: mark)
     }
 
-    /// Evaluates `expression` as if the user acted (so downloads and `beforeunload` apply).
+    /// Evaluates `expression` as if the user acted (so downloads and `beforeunload` apply);
+    /// `awaitPromise` waits for the promise it returns and gives its value.
     @discardableResult
-    func evaluate(_ expression: String) throws -> Any? {
+    func evaluate(_ expression: String, awaitPromise: Bool = false) throws -> Any? {
         let result = try send(
             "Runtime.evaluate",
-            ["expression": expression, "returnByValue": true, "userGesture": true])
+            [
+                "expression": expression, "returnByValue": true, "userGesture": true,
+                "awaitPromise": awaitPromise,
+            ])
         if let exception = result["exceptionDetails"] {
             throw Failure(description: "\(expression): \(exception)")
         }
         return (result["result"] as? [String: Any])?["value"]
+    }
+
+    /// Polls the page until `expression` is true, for at most `seconds`: tests wait for what
+    /// the page shows, never for a fixed time. False when the time ran out.
+    func waitUntil(_ expression: String, seconds: Double = 30) throws -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        repeat {
+            if try evaluate("!!(\(expression))") as? Bool == true { return true }
+            Thread.sleep(forTimeInterval: 0.05)
+        } while Date() < deadline
+        return false
+    }
+
+    // MARK: - Screen, pointer and touch
+
+    /// The viewport of a device `width` by `height` CSS pixels; `mobile` also emulates a
+    /// phone's touch screen (and its layout viewport: `<meta name="viewport">` applies).
+    func setViewport(width: Int, height: Int, mobile: Bool = false, scale: Double = 1) throws {
+        try send(
+            "Emulation.setDeviceMetricsOverride",
+            ["width": width, "height": height, "deviceScaleFactor": scale, "mobile": mobile])
+        try send(
+            "Emulation.setTouchEmulationEnabled",
+            ["enabled": mobile, "maxTouchPoints": mobile ? 5 : 1])
+    }
+
+    /// Where a press on the element `selector` lands: the centre of its box, after it is
+    /// scrolled into view. Fails when there is no such element, when it has no size, or
+    /// when another element covers that point (a press would reach that one instead).
+    func target(_ selector: String) throws -> (x: Double, y: Double) {
+        let script = """
+            (() => {
+              const element = document.querySelector(\(Self.jsonString(selector)));
+              if (!element) return 'no element';
+              element.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+              const box = element.getBoundingClientRect();
+              if (box.width < 1 || box.height < 1) return 'no size';
+              const x = box.left + box.width / 2, y = box.top + box.height / 2;
+              if (x < 0 || y < 0 || x >= innerWidth || y >= innerHeight) return 'off screen';
+              const hit = document.elementFromPoint(x, y);
+              if (!hit || !(hit === element || element.contains(hit))) {
+                return 'covered by ' + (hit ? hit.outerHTML.slice(0, 120) : 'nothing');
+              }
+              return [x, y];
+            })()
+            """
+        let answer = try evaluate(script)
+        guard let point = answer as? [Double], point.count == 2 else {
+            throw Failure(description: "\(selector): \(answer ?? "nothing")")
+        }
+        return (point[0], point[1])
+    }
+
+    /// A click with the mouse's left button on the element `selector`.
+    func click(_ selector: String) throws {
+        let (x, y) = try target(selector)
+        try send("Input.dispatchMouseEvent", ["type": "mouseMoved", "x": x, "y": y])
+        for type in ["mousePressed", "mouseReleased"] {
+            try send(
+                "Input.dispatchMouseEvent",
+                [
+                    "type": type, "x": x, "y": y, "button": "left", "clickCount": 1,
+                    "buttons": type == "mousePressed" ? 1 : 0,
+                ])
+        }
+    }
+
+    /// A tap of one finger on the element `selector` (after `setViewport(mobile: true)`).
+    func tap(_ selector: String) throws {
+        let (x, y) = try target(selector)
+        try send(
+            "Input.dispatchTouchEvent",
+            ["type": "touchStart", "touchPoints": [["x": x, "y": y, "id": 1]]])
+        try send("Input.dispatchTouchEvent", ["type": "touchEnd", "touchPoints": []])
+    }
+
+    /// A PNG of what the viewport shows, written to `path`.
+    func screenshot(to path: String) throws {
+        let shot = try send("Page.captureScreenshot", ["format": "png"])
+        guard let data = Data(base64Encoded: shot["data"] as? String ?? "") else {
+            throw Failure(description: "the screenshot was not base64")
+        }
+        try data.write(to: URL(fileURLWithPath: path))
+    }
+
+    /// The accessible names of the elements with `role` inside `selector`, as the browser's
+    /// accessibility tree gives them to a screen reader.
+    func accessibleNames(role: String, in selector: String) throws -> [String] {
+        let found = try send(
+            "Runtime.evaluate",
+            ["expression": "document.querySelector(\(Self.jsonString(selector)))"])
+        guard let object = (found["result"] as? [String: Any])?["objectId"] as? String else {
+            throw Failure(description: "no element \(selector)")
+        }
+        let tree = try send("Accessibility.queryAXTree", ["objectId": object, "role": role])
+        let nodes = tree["nodes"] as? [[String: Any]] ?? []
+        return nodes.compactMap { ($0["name"] as? [String: Any])?["value"] as? String }
+    }
+
+    static func jsonString(_ text: String) -> String {
+        let data = (try? JSONSerialization.data(withJSONObject: [text])) ?? Data("[\"\"]".utf8)
+        return String(String(decoding: data, as: UTF8.self).dropFirst().dropLast())
     }
 
     /// A key press as the page's keyboard handler sees it.
@@ -249,6 +355,29 @@ final class BrowserSession {
                 "Input.dispatchKeyEvent",
                 ["type": type, "key": key, "text": type == "keyDown" ? key : ""])
         }
+    }
+
+    /// A named key as a keyboard sends it (its code, and the text it types): Enter, Escape,
+    /// Tab (`shift` goes backwards), Space, or a character.
+    func key(_ name: String, shift: Bool = false) throws {
+        let named: [String: (key: String, code: String, number: Int, text: String)] = [
+            "Enter": ("Enter", "Enter", 13, "\r"), "Escape": ("Escape", "Escape", 27, ""),
+            "Tab": ("Tab", "Tab", 9, ""), "Space": (" ", "Space", 32, " "),
+        ]
+        guard let key = named[name] else { return try press(name) }
+        for type in ["keyDown", "keyUp"] {
+            var params: [String: Any] = [
+                "type": type, "key": key.key, "code": key.code,
+                "windowsVirtualKeyCode": key.number, "modifiers": shift ? 8 : 0,
+            ]
+            if type == "keyDown" && !key.text.isEmpty { params["text"] = key.text }
+            try send("Input.dispatchKeyEvent", params)
+        }
+    }
+
+    /// Types `text` into the element that has the focus.
+    func type(_ text: String) throws {
+        try send("Input.insertText", ["text": text])
     }
 
     /// Every URL the page asked for (documents, images, scripts …).

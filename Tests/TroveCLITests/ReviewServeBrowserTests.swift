@@ -3,6 +3,8 @@ import Testing
 
 @_spi(Testing) @testable import TroveStore
 
+@testable import TroveCLI
+
 /// The served queue in headless Chromium: two moderators signed in at once, each in a
 /// browser context of their own, working with the keyboard only.
 @Suite(.serialized) struct ReviewServeBrowserTests {
@@ -50,16 +52,13 @@ import Testing
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// Waits until `expression` is true in the page, for at most `seconds`.
+    /// Waits until `expression` is true in the page, for at most `seconds`: long enough
+    /// for a page whose server shares two busy cores with a whole test run.
     func wait(
-        _ browser: BrowserSession, _ expression: String, seconds: Double = 5,
+        _ browser: BrowserSession, _ expression: String, seconds: Double = 30,
         _ what: String = ""
     ) throws -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if try browser.evaluate("!!(\(expression))") as? Bool == true { return true }
-            Thread.sleep(forTimeInterval: 0.1)
-        }
+        if try browser.waitUntil(expression, seconds: seconds) { return true }
         let state = try browser.evaluate(
             "document.getElementById('message').textContent + ' | card ' + document.getElementById('card').dataset.id"
         )
@@ -123,7 +122,8 @@ import Testing
         let database = try Workspace.testDatabase(at: sandbox.workspace)
         try database.execute("UPDATE post_claims SET until = 0 WHERE post_id = 'p0'")
         var renewed = false
-        for _ in 0..<40 where !renewed {
+        let deadline = Date().addingTimeInterval(30)
+        while !renewed && Date() < deadline {
             Thread.sleep(forTimeInterval: 0.1)
             renewed =
                 try database.scalar(
@@ -136,7 +136,7 @@ import Testing
         try browser.press("a")
         #expect(try wait(browser, card("p2"), "alice moves past bob's p1"))
         browser.use(bob)
-        #expect(try wait(browser, "\(listItem("p0")).classList.contains('decided')", seconds: 3))
+        #expect(try wait(browser, "\(listItem("p0")).classList.contains('decided')"))
         #expect(sandbox.run("review", "log").stdout.contains("p0  alice  pending → approved"))
         // A re-import edits p1 while Bob has it on screen: refused, stays pending.
         try sandbox.write("posts.csv", Self.posts(p1: "BUY NOW http://spam.example"))
@@ -171,11 +171,11 @@ import Testing
         #expect(sandbox.run("review", "log").stdout.contains("(low-quality)  blurry, retake"))
         // Bob sees it within the poll, and the help overlay opens and closes.
         browser.use(bob)
-        #expect(try wait(browser, "\(listItem("p0")).classList.contains('decided')", seconds: 3))
+        #expect(try wait(browser, "\(listItem("p0")).classList.contains('decided')"))
         try browser.press("?")
-        #expect(try wait(browser, "!document.getElementById('help').hidden"))
+        #expect(try wait(browser, "document.getElementById('help').open"))
         try press(browser, "Escape")
-        #expect(try wait(browser, "document.getElementById('help').hidden"))
+        #expect(try wait(browser, "!document.getElementById('help').open"))
         // Search by text, then by id; decided posts are hidden by default.
         browser.use(alice)
         try browser.press("/")
@@ -215,7 +215,10 @@ import Testing
         #expect(
             try browser.evaluate("document.getElementById('user-name').textContent") as? String
                 == "u3")
-        browser.confirmAnswers = [true]
+        // The panel asks before it rejects them all; Enter on its answer confirms.
+        try press(browser, "Enter")
+        #expect(try wait(browser, "!document.getElementById('user-confirm').hidden"))
+        #expect(browser.dialogs.isEmpty, "the page used a browser dialog: \(browser.dialogs)")
         try press(browser, "Enter")
         #expect(try wait(browser, message("rejected 2 posts of u3")))
         let log = sandbox.run("review", "log").stdout
@@ -248,13 +251,15 @@ import Testing
                 browser, "document.querySelectorAll('#list li').length === \(Self.hostile.count)"))
         for (index, text) in Self.hostile.enumerated() {
             #expect(try wait(browser, card("h\(index)")))
-            // Shown as the text it is, in the description and the user field.
+            // Shown as the text it is, in the description and the user field, with its
+            // control and bidi characters escaped as the terminal shows them.
+            let shown = TerminalText.safe(text)
             #expect(
                 try browser.evaluate("document.querySelector('#card .description').textContent")
-                    as? String == text)
+                    as? String == shown)
             #expect(
-                try browser.evaluate("document.querySelector('#card .user-link').textContent")
-                    as? String == text)
+                try browser.evaluate("document.querySelector('#card .user-link bdi').textContent")
+                    as? String == shown)
             // The last one's user panel too, while it is the post on view (once it is
             // skipped nothing is left to show a panel for).
             if index == Self.hostile.count - 1 {
@@ -262,7 +267,7 @@ import Testing
                 #expect(try wait(browser, "!document.getElementById('user-panel').hidden"))
                 #expect(
                     try browser.evaluate("document.getElementById('user-name').textContent")
-                        as? String == text)
+                        as? String == shown)
                 try press(browser, "Escape")
                 #expect(try wait(browser, "document.getElementById('user-panel').hidden"))
             }
@@ -302,9 +307,9 @@ import Testing
             #expect(
                 try browser.evaluate("document.documentElement.scrollWidth <= \(width)") as? Bool
                     == true, "wider than \(width) px")
-            let shot = try browser.send("Page.captureScreenshot", ["format": "png"])
-            let data = try #require(Data(base64Encoded: shot["data"] as? String ?? ""))
-            try data.write(to: URL(fileURLWithPath: "/tmp/trove-serve-\(width).png"))
+            let path = NSTemporaryDirectory() + "trove-serve-\(width).png"
+            try browser.screenshot(to: path)
+            print("screenshot: \(path)")
         }
         #expect(try browser.evaluate("document.title") as? String == "trove review")
     }

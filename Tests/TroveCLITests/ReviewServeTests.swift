@@ -337,6 +337,69 @@ import Testing
         #expect(signIn.header("content-security-policy")?.contains("script-src 'self'") == true)
     }
 
+    @Test func aDecisionSentAgainNamesWhoRecordedItAndPositionsLinkToTheMap() throws {
+        let server = try ServedQueue(sandbox)
+        let alice = try server.signIn(server.addModerator("alice"))
+        let post = try alice.get("/api/post?id=p1").json
+        #expect(
+            post["positionLink"] as? String
+                == "https://www.openstreetmap.org/?mlat=40.710100&mlon=-74.000100"
+                + "#map=18/40.710100/-74.000100")
+        #expect(
+            post["photoPositionLink"] as? String
+                == "https://www.openstreetmap.org/?mlat=40.710000&mlon=-74.000000"
+                + "#map=18/40.710000/-74.000000")
+        // A page whose first answer was lost sends the decision again: it is on record,
+        // credited to alice, and not recorded twice.
+        let decide: [String: Any] = [
+            "id": "p1", "version": try version("p1"), "seen": "pending", "action": "approve",
+        ]
+        #expect(try alice.post("/api/decide", decide).status == 200)
+        let again = try alice.post("/api/decide", decide)
+        #expect(again.status == 409 && again.json["error"] as? String == "decided")
+        #expect(again.json["by"] as? String == "alice")
+        #expect(again.json["status"] as? String == "approved")
+        let log = sandbox.run("review", "log", "p1", "--format", "json").stdout
+        let entries = (try JSONSerialization.jsonObject(with: Data(log.utf8))) as? [Any]
+        #expect(entries?.count == 1)
+    }
+
+    @Test func aRequestNeedsExactlyOneHostAndMalformedOnesAreCountedNotLogged() throws {
+        let server = try ServedQueue(sandbox)
+        let alice = try server.signIn(server.addModerator("alice"))
+        // Two Host headers (a proxy and the server could each check another), or none.
+        for hosts in [
+            ["evil.example", server.host], [server.host, "evil.example"],
+            [server.host, server.host],
+            [],
+        ] {
+            let socket = try server.connect()
+            defer { close(socket) }
+            var text = "GET /api/me HTTP/1.1\r\n"
+            for host in hosts { text += "Host: \(host)\r\n" }
+            text += "Cookie: \(alice.cookie)\r\nConnection: close\r\n\r\n"
+            let answer = ServedQueue.Response(ServedQueue.exchange(socket, Array(text.utf8)))
+            #expect(answer?.status == 400, "\(hosts)")
+        }
+        // Malformed requests are refused, and none writes a line of its own to the log.
+        for _ in 0..<30 {
+            let socket = try server.connect()
+            let bad = "GET / HTTP/9.9\r\nHost: \(server.host)\r\n\r\n"
+            _ = ServedQueue.exchange(socket, Array(bad.utf8), timeout: 5)
+            close(socket)
+        }
+        #expect(try alice.get("/api/me").status == 200)
+        // Stopping reports how many there were, in one line.
+        let stopped = server.stop()
+        #expect(stopped.status == 0)
+        let lines = stopped.stderr.split(separator: "\n")
+        #expect(lines.count == 2, "\(stopped.stderr)")
+        let counted = lines.first { $0.hasPrefix("libmicrohttpd refused or cut off ") }
+        let number = counted.flatMap { Int($0.dropFirst(33).prefix { $0.isNumber }) }
+        #expect((number ?? 0) >= 30, "\(stopped.stderr)")
+        #expect(lines.last?.hasPrefix("stopped;") == true)
+    }
+
     @Test func tilesWidenOnlyTheImagePolicyAndNamesAreAcceptedHosts() throws {
         sandbox.run("config", "set", "review.area", "40.70,-74.02,40.72,-74.00")
         let server = try ServedQueue(

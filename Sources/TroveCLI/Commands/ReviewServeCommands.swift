@@ -165,7 +165,15 @@ extension ReviewCommand {
         let holder = ServerHolder()
         let http: HTTPServer
         do {
-            http = try HTTPServer(host: host, port: port) { request in
+            // libmicrohttpd's complaints come as a count, a line a minute at most.
+            let errors = invocation.context.standardError
+            http = try HTTPServer(
+                host: host, port: port,
+                report: { line in
+                    errors.write(TerminalText.safe(line) + "\n")
+                    errors.flush()
+                }
+            ) { request in
                 holder.server?.respond(request) ?? .text(503, "starting\n")
             }
         } catch {

@@ -1,0 +1,476 @@
+import Foundation
+import Testing
+import TroveBase
+@_spi(Testing) import TroveKit
+
+@testable import TroveCLI
+
+/// The served queue's page as moderators use it: at 1280 and 800 pixels and on a 390-pixel
+/// phone, by pointer, keyboard and touch alone; checked with axe-core in each of its
+/// states; with text that hides characters; and with the server gone in the middle of a
+/// decision. Every wait is for something the page shows. Screenshots of each width and
+/// state go to one folder, printed, for a person to look at.
+@Suite(
+    .serialized, .enabled(if: Chromium.path != nil, "chromium is not installed: run make test-deps")
+)
+struct ReviewServePageTests {
+    let sandbox: Sandbox
+
+    /// A screen a moderator works on.
+    struct Screen: CustomTestStringConvertible, Sendable {
+        var width: Int
+        var height: Int
+        var mobile = false
+
+        var testDescription: String { "\(width) px" + (mobile ? " (phone)" : "") }
+        var name: String { "\(width)" }
+    }
+
+    static let wide = Screen(width: 1280, height: 800)
+    static let middle = Screen(width: 800, height: 700)
+    static let phone = Screen(width: 390, height: 844, mobile: true)
+    static let screens = [wide, middle, phone]
+
+    /// How a moderator acts: the mouse, the keyboard, or a finger.
+    enum Way: String, CustomTestStringConvertible, Sendable {
+        case pointer, keyboard, touch
+        var testDescription: String { rawValue }
+    }
+
+    /// Where the screenshots go: one folder for the whole run.
+    static let screenshots: String = {
+        let folder = NSTemporaryDirectory() + "trove-review-serve-screenshots"
+        try? FileManager.default.createDirectory(
+            atPath: folder, withIntermediateDirectories: true)
+        return folder
+    }()
+
+    static let posts = """
+        id,user,lat,lon,description,date,photo
+        p0,u1,40.7101,-74.0001,two cans,2022-01-01,a.jpg
+        p1,u1,40.7201,-74.0101,a bottle by the bench,2022-01-02,b.jpg
+        p2,u2,40.7301,-74.0201,a bag,2022-01-03,a.jpg
+        p3,u3,40.7401,-74.0301,crisp packet,2022-01-04,b.jpg
+        p4,u3,40.7501,-74.0401,another packet,2022-01-05,
+
+        """
+
+    init() throws {
+        sandbox = try Sandbox()
+        sandbox.run("init")
+        try sandbox.write("photos/a.jpg", PostPhotos.jpeg(width: 640, height: 480, seed: 1))
+        try sandbox.write("photos/b.jpg", PostPhotos.jpeg(width: 300, height: 500, seed: 2))
+        try sandbox.write("posts.csv", Self.posts)
+        sandbox.run("import", "posts", "posts.csv", "--photos", "photos")
+    }
+
+    // MARK: - Helpers
+
+    /// Waits (30 s at most) until `expression` holds in the page; otherwise records what
+    /// the page showed and stops the test.
+    func expectShown(
+        _ browser: BrowserSession, _ expression: String, _ what: String, seconds: Double = 30,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        if try browser.waitUntil(expression, seconds: seconds) { return }
+        let shown = try browser.evaluate(
+            """
+            ['message: ' + document.getElementById('message').textContent,
+             'notice: ' + (document.getElementById('notice') || {}).textContent,
+             'card: ' + document.getElementById('card').dataset.id,
+             'live: ' + document.getElementById('live').textContent].join(' | ')
+            """)
+        Issue.record(
+            "not within \(Int(seconds)) s: \(what) (\(shown ?? ""))", sourceLocation: sourceLocation
+        )
+        throw BrowserSession.Failure(description: "gave up waiting for \(what)")
+    }
+
+    func card(_ id: String) -> String {
+        "document.body.dataset.ready === 'true' && document.getElementById('card').dataset.id === '\(id)'"
+    }
+
+    func message(_ text: String) -> String {
+        "document.getElementById('message').textContent.includes(\(BrowserSession.jsonString(text)))"
+    }
+
+    func text(_ selector: String) -> String {
+        "(document.querySelector(\(BrowserSession.jsonString(selector))) || {}).textContent"
+    }
+
+    /// A browser at `screen`, signed in as a new moderator `name`, with the first post open.
+    func signedIn(
+        _ server: ServedQueue, _ name: String, _ screen: Screen, chromium: String,
+        first: String = "p0"
+    ) throws -> BrowserSession {
+        let browser = try BrowserSession(chromium: chromium)
+        _ = try browser.openIsolated("about:blank")
+        try browser.setViewport(width: screen.width, height: screen.height, mobile: screen.mobile)
+        try browser.navigate(server.addModerator(name))
+        try expectShown(browser, card(first), "the first post opens")
+        return browser
+    }
+
+    /// A screenshot named after the test's moment, in `screenshots`.
+    func shoot(_ browser: BrowserSession, _ name: String) throws {
+        let path = Self.screenshots + "/" + name + ".png"
+        try browser.screenshot(to: path)
+        print("screenshot: \(path)")
+    }
+
+    /// The decisions `review log --format json` lists: id, to, reason, note, moderator.
+    func decisions() -> [[String: String]] {
+        let output = sandbox.run("review", "log", "--format", "json").stdout
+        let list =
+            (try? JSONSerialization.jsonObject(with: Data(output.utf8))) as? [[String: Any]] ?? []
+        return list.map { entry in
+            entry.compactMapValues { $0 as? String }
+        }
+    }
+
+    /// Presses the page's button `selector` the way given, or its `key`.
+    func act(_ browser: BrowserSession, _ way: Way, _ selector: String, key: String) throws {
+        switch way {
+        case .pointer: try browser.click(selector)
+        case .touch: try browser.tap(selector)
+        case .keyboard: try browser.key(key)
+        }
+    }
+
+    // MARK: - Pointer, keyboard, touch
+
+    static let ways: [(Way, Screen)] = [
+        (.pointer, wide), (.pointer, middle), (.keyboard, wide), (.touch, phone),
+    ]
+
+    @Test(arguments: ways)
+    func everyActionWorksOneWayAlone(way: Way, screen: Screen) throws {
+        let chromium = try #require(Chromium.path)
+        Chromium.oneAtATime.lock()
+        defer { Chromium.oneAtATime.unlock() }
+        let server = try ServedQueue(sandbox)
+        let browser = try signedIn(server, "alice", screen, chromium: chromium)
+        let name = "\(way.rawValue)-\(screen.name)"
+        // Every decision button is on screen, uncovered, with the post's photo, before any
+        // scrolling: at 800 px under the photo, on a phone fixed at the bottom.
+        try expectShown(browser, "document.querySelector('#card .photo img').complete", "the photo")
+        for button in ["approve", "reject", "flag", "skip", "undo"] {
+            let seen = try browser.evaluate(
+                """
+                (() => { const b = document.getElementById('\(button)').getBoundingClientRect();
+                  return b.top >= 0 && b.left >= 0 && b.bottom <= innerHeight && b.right <= innerWidth; })()
+                """)
+            #expect(
+                seen as? Bool == true, "\(button) is not wholly on screen at \(screen.width) px")
+        }
+        #expect(
+            try browser.evaluate(
+                "document.querySelector('#card .photo img').getBoundingClientRect().top < innerHeight / 2"
+            ) as? Bool == true, "the photo starts below the middle of the screen")
+        #expect(
+            try browser.evaluate("document.documentElement.scrollWidth <= innerWidth") as? Bool
+                == true, "wider than the screen")
+        // The buttons are named in words; the key is a hint beside the name, not part of it.
+        #expect(
+            try browser.accessibleNames(role: "button", in: "#actions")
+                == ["approve", "reject", "flag", "skip", "undo"])
+        try shoot(browser, name + "-post")
+        // Approve.
+        try act(browser, way, "#approve", key: "a")
+        try expectShown(browser, card("p1") + " && " + message("approved: p0"), "p0 approved")
+        // Reject, with a reason from the list.
+        try act(browser, way, "#reject", key: "r")
+        try expectShown(browser, "document.getElementById('reasons').open", "the reasons")
+        #expect(
+            try browser.accessibleNames(role: "button", in: "#reasons")
+                == RejectionReason.allCases.map(\.rawValue) + ["cancel"])
+        try shoot(browser, name + "-reasons")
+        switch way {
+        case .keyboard:
+            // The focus is on the first reason; Tab moves on, Shift-Tab back, Enter chooses.
+            try expectShown(
+                browser, "document.activeElement.dataset.reason === 'spam'", "spam focused")
+            try browser.key("Tab")
+            try expectShown(
+                browser, "document.activeElement.dataset.reason === 'not-litter'",
+                "Tab reaches not-litter")
+            try browser.key("Tab", shift: true)
+            try expectShown(
+                browser, "document.activeElement.dataset.reason === 'spam'", "back to spam")
+            try browser.key("Enter")
+        default:
+            try act(browser, way, "[data-reason=spam]", key: "1")
+        }
+        try expectShown(browser, card("p2") + " && " + message("rejected (spam): p1"), "p1 out")
+        // Flag, with a note written in the page.
+        try act(browser, way, "#flag", key: "f")
+        try expectShown(browser, "document.getElementById('flag-dialog').open", "the flag form")
+        try expectShown(
+            browser, "document.activeElement.id === 'flag-note'", "the note has the focus")
+        // A flag needs a note: an empty one is refused in the form.
+        try act(browser, way, "#flag-send", key: "Enter")
+        try expectShown(
+            browser, "!document.getElementById('flag-error').hidden", "the form asks for a note")
+        try shoot(browser, name + "-flag")
+        if way != .keyboard { try act(browser, way, "#flag-note", key: "") }
+        try browser.type("same bag as p0?")
+        try act(browser, way, "#flag-send", key: "Enter")
+        try expectShown(browser, card("p3") + " && " + message("flagged: p2"), "p2 flagged")
+        // Skip.
+        try act(browser, way, "#skip", key: "s")
+        try expectShown(browser, card("p4") + " && " + message("skipped p3"), "p3 skipped")
+        // Undo the flag: p2 is pending again, on screen.
+        try act(browser, way, "#undo", key: "u")
+        try expectShown(browser, card("p2") + " && " + message("undone: p2"), "p2 undone")
+        let log = decisions().map { [$0["id"], $0["to"], $0["reason"], $0["note"]] }
+        #expect(
+            log == [
+                ["p0", "approved", nil, nil], ["p1", "rejected", "spam", nil],
+                ["p2", "flagged", nil, "same bag as p0?"], ["p2", "pending", nil, "undone"],
+            ])
+        #expect(decisions().allSatisfy { $0["moderator"] == "alice" })
+    }
+
+    // MARK: - Accessibility
+
+    @Test(.enabled(if: AxeCore.isAvailable, AxeCore.skipReason), arguments: screens)
+    func axeFindsNothingSeriousInAnyStateOfThePage(screen: Screen) throws {
+        let chromium = try #require(Chromium.path)
+        Chromium.oneAtATime.lock()
+        defer { Chromium.oneAtATime.unlock() }
+        sandbox.run("config", "set", "review.area", "40.70,-74.05,40.76,-74.00")
+        sandbox.run("review", "flag", "p1", "--note", "check the bench", "--as", "kim")
+        let server = try ServedQueue(sandbox)
+        let browser = try signedIn(server, "alice", screen, chromium: chromium)
+        var found: [String: [AxeCore.Violation]] = [:]
+        func check(_ state: String) throws {
+            try shoot(browser, "axe-\(screen.name)-\(state)")
+            found[state] = try AxeCore.run(in: browser)
+        }
+        try expectShown(browser, "document.querySelector('#card .map svg')", "the map")
+        try check("queue")
+        try browser.key("r")
+        try expectShown(browser, "document.getElementById('reasons').open", "the reasons")
+        try check("reasons")
+        try browser.key("Escape")
+        try expectShown(browser, "!document.querySelector('dialog[open]')", "the reasons close")
+        try browser.key("f")
+        try expectShown(browser, "document.getElementById('flag-dialog').open", "the flag form")
+        try browser.key("Enter")
+        try expectShown(browser, "!document.getElementById('flag-error').hidden", "its error")
+        try check("flag")
+        try browser.key("Escape")
+        try browser.key("?")
+        try expectShown(browser, "document.getElementById('help').open", "the keys")
+        try check("help")
+        try browser.key("Escape")
+        try expectShown(browser, "!document.querySelector('dialog[open]')", "the keys close")
+        if screen.mobile || screen.width <= 1000 {
+            try browser.click("#filters-button")
+            try expectShown(browser, "document.getElementById('f-q').offsetParent", "filters")
+            try check("filters")
+            try browser.click("#filters-button")
+        }
+        // The user's panel, with its confirmation asked.
+        try browser.key("p")
+        try expectShown(browser, "!document.getElementById('user-panel').hidden", "the panel")
+        try browser.key("Enter")
+        try expectShown(
+            browser, "!document.getElementById('user-confirm').hidden", "the confirmation")
+        try check("user-panel")
+        try browser.key("Escape")
+        try expectShown(browser, "document.getElementById('user-panel').hidden", "it closes")
+        // A post whose content changed since it was seen: then and now. The server's
+        // `earlier` is played here by the test, in the form the page expects.
+        try browser.evaluate(
+            """
+            window.realFetch = window.fetch;
+            window.fetch = async (url, options) => {
+              const response = await window.realFetch(url, options);
+              if (!String(url).startsWith('/api/post?id=p1')) return response;
+              const post = await response.json();
+              post.earlier = { version: '0123456789ab', why: 'seen', user: post.user,
+                lat: post.lat + 0.001, lon: post.lon, date: post.date,
+                description: 'a bottle', photoChanged: true };
+              return new Response(JSON.stringify(post), { status: response.status,
+                headers: { 'Content-Type': 'application/json' } });
+            };
+            """)
+        try browser.evaluate("document.querySelector('#list li[data-id=p1] button').click()")
+        try expectShown(
+            browser, card("p1") + " && document.querySelector('#card .changes')", "then/now")
+        try check("changed")
+        // A decision that did not reach the server.
+        try browser.evaluate(
+            """
+            window.fetch = async (url, options) => {
+              if (String(url).startsWith('/api/decide')) throw new TypeError('Failed to fetch');
+              return window.realFetch(url, options);
+            };
+            """)
+        try browser.key("a")
+        try expectShown(
+            browser, "document.querySelector('#notice .retry')", "the notice of a decision not sent"
+        )
+        try check("not-sent")
+        try browser.evaluate("window.fetch = window.realFetch")
+        try browser.click("#notice .drop")
+        try expectShown(browser, "!document.querySelector('#notice .retry')", "dropped")
+        // Signed out: the page a link-less visitor gets.
+        _ = try browser.openIsolated(server.base + "/")
+        try browser.setViewport(width: screen.width, height: screen.height, mobile: screen.mobile)
+        try check("signed-out")
+        var serious: [String] = []
+        for (state, violations) in found.sorted(by: { $0.key < $1.key }) {
+            for violation in violations {
+                print("axe \(screen.width) px, \(state): \(violation)")
+                if violation.isSerious { serious.append("\(state): \(violation)") }
+            }
+        }
+        #expect(serious.isEmpty, "\(serious.joined(separator: "\n"))")
+    }
+
+    // MARK: - Text that hides characters
+
+    @Test func bidiAndInvisibleCharactersAreShownEscapedEverywhere() throws {
+        let chromium = try #require(Chromium.path)
+        Chromium.oneAtATime.lock()
+        defer { Chromium.oneAtATime.unlock() }
+        let lying = "sidewalk \u{202E}gnp.exe\u{202C} see photo"
+        let hidden = "pay\u{200B}pal \u{2066}x\u{2069}\u{FEFF}"
+        // What is spelled with joiners stays as it is: an emoji family, a Persian word.
+        let spelled = "👨\u{200D}👩\u{200D}👧 می\u{200C}خواهم"
+        try sandbox.write(
+            "posts.csv",
+            """
+            id,user,lat,lon,description,date,photo
+            b0,"u\u{202E}1",40.7101,-74.0001,"\(lying)",2022-01-01,a.jpg
+            b1,u2,40.7201,-74.0101,"\(hidden)",2022-01-02,b.jpg
+            b2,u2,40.7301,-74.0201,"\(spelled)",2022-01-03,a.jpg
+
+            """)
+        sandbox.run("import", "posts", "posts.csv", "--photos", "photos")
+        sandbox.run("review", "flag", "b0", "--note", "said \u{202E}kcab\u{202C}", "--as", "kim")
+        let server = try ServedQueue(sandbox)
+        let browser = try signedIn(server, "alice", Self.wide, chromium: chromium, first: "b0")
+        // The terminal's notation (`TerminalText`), in the list, the card, the history.
+        let shown = TerminalText.safe(lying)
+        #expect(shown == "sidewalk \\u202Egnp.exe\\u202C see photo")
+        let list = try browser.evaluate(text("#list li[data-id=b0]")) as? String ?? ""
+        #expect(list.contains(shown) && !list.contains("\u{202E}"), "\(list)")
+        #expect(try browser.evaluate(text("#card .description")) as? String == shown)
+        #expect(try browser.evaluate(text("#card .user-link bdi")) as? String == "u\\u202E1")
+        let history = try browser.evaluate(text("#card .history")) as? String ?? ""
+        #expect(history.contains("said \\u202Ekcab\\u202C"), "\(history)")
+        let whole =
+            try browser.evaluate("document.getElementById('card').innerText") as? String ?? ""
+        #expect(!whole.unicodeScalars.contains { (0x202A...0x202E).contains($0.value) })
+        // Each piece of user text is isolated: it cannot reorder what is around it.
+        #expect(
+            try browser.evaluate(
+                "document.querySelector('#card .description').getAttribute('dir')") as? String
+                == "auto")
+        #expect(
+            try browser.evaluate("document.querySelector('#list li[data-id=b0] bdi') !== null")
+                as? Bool == true)
+        try shoot(browser, "bidi-1280")
+        // The user's panel.
+        try browser.key("p")
+        try expectShown(browser, "!document.getElementById('user-panel').hidden", "the panel")
+        #expect(try browser.evaluate(text("#user-name")) as? String == "u\\u202E1")
+        let panel = try browser.evaluate(text("#user-posts")) as? String ?? ""
+        #expect(panel.contains(shown), "\(panel)")
+        try browser.key("Escape")
+        // Zero-width and other invisible characters, which the terminal leaves alone.
+        try browser.key("j")
+        try expectShown(browser, card("b1"), "b1")
+        #expect(
+            try browser.evaluate(text("#card .description")) as? String
+                == "pay\\u200Bpal \\u2066x\\u2069\\uFEFF")
+        try shoot(browser, "bidi-1280-invisible")
+        try browser.key("j")
+        try expectShown(browser, card("b2"), "b2")
+        #expect(try browser.evaluate(text("#card .description")) as? String == spelled)
+    }
+
+    // MARK: - The server gone
+
+    @Test func aDecisionThatDidNotReachTheServerSaysSoAndIsSentOnce() throws {
+        let chromium = try #require(Chromium.path)
+        Chromium.oneAtATime.lock()
+        defer { Chromium.oneAtATime.unlock() }
+        var server = try ServedQueue(sandbox)
+        let port = server.port
+        let browser = try signedIn(server, "alice", Self.wide, chromium: chromium)
+        try expectShown(browser, "document.getElementById('live').textContent === 'live'", "live")
+        // The server stops; the page says so in words, then approving p0 fails on its card.
+        _ = server.stop()
+        try expectShown(
+            browser, "document.getElementById('live').textContent === 'reconnecting…'",
+            "reconnecting")
+        try browser.click("#approve")
+        try expectShown(
+            browser,
+            "document.querySelector('#notice').textContent.includes('did not reach the server')"
+                + " && document.querySelector('#notice .retry')", "the card says it was not sent")
+        #expect(
+            try browser.evaluate("document.getElementById('card').dataset.id") as? String == "p0")
+        #expect(
+            try browser.evaluate("document.querySelector('#list li[data-id=p0]').className")
+                as? String == "current unsent")
+        try expectShown(
+            browser,
+            "/^offline since \\d\\d:\\d\\d$/.test(document.getElementById('live').textContent)",
+            "offline since HH:MM", seconds: 40)
+        try shoot(browser, "outage-1280")
+        // It comes back on the same port: live again. The decision not sent outlives a
+        // reload of the page, and Retry records it once.
+        server = try ServedQueue(sandbox, listen: "127.0.0.1:\(port)")
+        try expectShown(
+            browser, "document.getElementById('live').textContent === 'live'", "live again")
+        try browser.reload()
+        try expectShown(
+            browser, card("p0") + " && document.querySelector('#notice .retry')",
+            "still not sent after a reload")
+        try browser.click("#notice .retry")
+        try expectShown(browser, card("p1") + " && " + message("approved: p0"), "p0 approved")
+        #expect(decisions().filter { $0["id"] == "p0" }.count == 1)
+        // An answer lost on its way back: the decision did reach the server. Sending it
+        // again finds it on record and applies nothing twice.
+        try browser.evaluate(
+            """
+            window.realFetch = window.fetch;
+            window.fetch = async (url, options) => {
+              const response = await window.realFetch(url, options);
+              if (String(url).startsWith('/api/decide')) {
+                window.fetch = window.realFetch;
+                throw new TypeError('Failed to fetch');
+              }
+              return response;
+            };
+            """)
+        try browser.key("r")
+        try expectShown(browser, "document.getElementById('reasons').open", "the reasons")
+        try browser.key("3")
+        try expectShown(browser, "document.querySelector('#notice .retry')", "not sent, it seems")
+        #expect(decisions().filter { $0["id"] == "p1" }.map { $0["reason"] } == ["duplicate"])
+        try browser.click("#notice .retry")
+        try expectShown(
+            browser, card("p2") + " && " + message("rejected (duplicate): p1"), "p1 rejected")
+        #expect(decisions().filter { $0["id"] == "p1" }.count == 1)
+        // A decision dropped is never sent, also not once the server is back.
+        _ = server.stop()
+        try browser.key("a")
+        try expectShown(browser, "document.querySelector('#notice .drop')", "p2 not sent")
+        try browser.click("#notice .drop")
+        try expectShown(browser, message("dropped: approve of p2"), "dropped")
+        server = try ServedQueue(sandbox, listen: "127.0.0.1:\(port)")
+        try expectShown(browser, "document.getElementById('live').textContent === 'live'", "live")
+        #expect(!decisions().contains { $0["id"] == "p2" })
+        // The message about the outage went with it.
+        #expect(
+            try browser.evaluate("document.getElementById('message').textContent")
+                as? String == "dropped: approve of p2 (not sent)")
+        _ = server
+    }
+}
