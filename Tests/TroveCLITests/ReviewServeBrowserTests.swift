@@ -1,9 +1,9 @@
 import Foundation
 import Testing
-
-@_spi(Testing) @testable import TroveStore
+import TroveBase
 
 @testable import TroveCLI
+@_spi(Testing) @testable import TroveStore
 
 /// The served queue in headless Chromium: two moderators signed in at once, each in a
 /// browser context of their own, working with the keyboard only.
