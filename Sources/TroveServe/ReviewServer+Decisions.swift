@@ -1,0 +1,185 @@
+import TroveBase
+import TroveHTTP
+import TroveKit
+import TroveStore
+
+// What the page writes: claims, decisions, undo and a user's posts rejected at once.
+
+extension ReviewServer {
+    func post(_ path: String, _ body: JSONValue, moderator: String, session: String)
+        throws -> ServerResponse
+    {
+        let id = body["id"]?.stringValue ?? ""
+        switch path {
+        case "/api/claim":
+            let held = try locked {
+                try PostClaims(workspace: workspace).claim(
+                    id, for: moderator, minutes: try claimMinutes())
+            }
+            if let held {
+                return Self.json(
+                    409,
+                    JSONObject([
+                        "error": "taken", "by": held.moderator,
+                        "message": "\(held.moderator) has this post open",
+                    ]).compactJSONText)
+            }
+            return Self.json(200, "{\"claimed\":true}")
+        case "/api/release":
+            try locked { try PostClaims(workspace: workspace).release(id, by: moderator) }
+            return Self.json(200, "{\"released\":true}")
+        case "/api/decide": return try decide(id, body, moderator)
+        case "/api/undo": return try undo(id, moderator)
+        case "/api/reject-user": return try rejectUser(body, moderator)
+        case "/api/signout":
+            try locked { try ModeratorAccess(workspace: workspace).signOut(session: session) }
+            return ServerResponse(
+                status: 200,
+                headers: [
+                    ("Content-Type", "application/json"),
+                    ("Set-Cookie", "trove_session=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0"),
+                ], body: Array("{}".utf8))
+        default: return Self.error(404, "route", "no such route")
+        }
+    }
+
+    func action(_ body: JSONValue) -> ReviewAction? {
+        switch body["action"]?.stringValue {
+        case "approve": return .approve
+        case "flag": return .flag
+        case "reject":
+            return body["reason"]?.stringValue.flatMap(RejectionReason.init(rawValue:)).map {
+                .reject($0)
+            }
+        default: return nil
+        }
+    }
+
+    static func note(_ body: JSONValue) -> String? {
+        guard let text = body["note"]?.stringValue?.trimmingCharacters(in: .whitespacesAndNewlines),
+            !text.isEmpty
+        else { return nil }
+        return String(text.prefix(1000))
+    }
+
+    func decide(_ id: String, _ body: JSONValue, _ moderator: String) throws
+        -> ServerResponse
+    {
+        guard let action = action(body) else {
+            return Self.error(400, "action", "action is approve, reject (with a reason) or flag")
+        }
+        guard let version = body["version"]?.stringValue, PostVersion.isVersion(version[...]),
+            let seen = body["seen"]?.stringValue.flatMap(PostStatus.init(rawValue:))
+        else { return Self.error(400, "version", "a decision names the version and status seen") }
+        let outcome = try locked { () throws -> DecisionOutcome? in
+            if let held = try PostClaims(workspace: workspace).live().first(where: {
+                $0.postID == id
+            }), held.moderator != moderator {
+                return nil
+            }
+            let outcome = try Moderation(workspace: workspace).decide(
+                post: id, version: version, action: action, moderator: moderator,
+                expected: seen, note: Self.note(body),
+                confirmed: body["confirmed"]?.boolValue ?? false)
+            if case .recorded = outcome {
+                try PostClaims(workspace: workspace).release(id, by: moderator)
+            }
+            return outcome
+        }
+        guard let outcome else {
+            return Self.error(409, "taken", "another moderator has this post open")
+        }
+        return Self.answer(outcome)
+    }
+
+    static func answer(_ outcome: DecisionOutcome) -> ServerResponse {
+        switch outcome {
+        case .recorded(let decision):
+            return json(
+                200,
+                JSONObject([
+                    "ok": true, "id": decision.postID, "status": decision.to.rawValue,
+                    "version": decision.version,
+                ]).compactJSONText)
+        case .unknown: return error(404, "post", "no such post")
+        case .stale:
+            return error(
+                409, "stale", "changed since you saw it: reload the post to see what changed")
+        case .alreadyDecided(_, let status, let last):
+            // Who and what, so that a page sending a decision again (its first answer lost
+            // on the way) sees that its own decision is the one on record.
+            return json(
+                409,
+                JSONObject([
+                    "error": "decided", "status": status.rawValue, "by": last.moderator,
+                    "message": "already \(last.to.rawValue) by \(last.moderator): reload",
+                ]).compactJSONText)
+        case .superseded(_, _, let last):
+            return error(
+                409, "decided", "already \(last.to.rawValue) by \(last.moderator): reload")
+        case .conflict(_, _, let current, let last):
+            return error(
+                409, "decided",
+                "it is \(current.rawValue) now" + (last.map { " (by \($0.moderator))" } ?? "")
+                    + ": reload")
+        case .needsConfirmation(_, let detail):
+            return error(409, "confirm", "the photo could not be read (\(detail)): approve anyway?")
+        case .withdrawn: return error(409, "withdrawn", "its user withdrew this post")
+        case .unchanged, .alreadyApplied:
+            return error(409, "unchanged", "nothing to do")
+        }
+    }
+
+    /// Reverts the moderator's own latest decision on `id`, unless someone decided it since.
+    func undo(_ id: String, _ moderator: String) throws -> ServerResponse {
+        let outcome = try locked { () throws -> DecisionOutcome? in
+            let moderation = Moderation(workspace: workspace)
+            guard let last = try moderation.lastDecision(id), last.moderator == moderator else {
+                return nil
+            }
+            return try moderation.decide(
+                post: id, version: last.version, action: .revert(to: last.from),
+                moderator: moderator, expected: last.to, note: "undone")
+        }
+        guard let outcome else {
+            return Self.error(
+                409, "not-yours", "someone else decided this post since: nothing undone")
+        }
+        return Self.answer(outcome)
+    }
+
+    /// Rejects the pending posts of one user the page listed (id and version each), in
+    /// one transaction; a post changed since is left pending.
+    func rejectUser(_ body: JSONValue, _ moderator: String) throws -> ServerResponse {
+        guard let reason = body["reason"]?.stringValue.flatMap(RejectionReason.init(rawValue:)),
+            case .array(let items)? = body["posts"]
+        else { return Self.error(400, "reject", "a reason and the posts shown are needed") }
+        let requests = items.prefix(1000).compactMap { item -> DecisionRequest? in
+            guard let id = item["id"]?.stringValue, let version = item["version"]?.stringValue
+            else { return nil }
+            return DecisionRequest(
+                id: id, expected: .pending, action: .reject(reason), note: Self.note(body),
+                version: version)
+        }
+        let user = body["user"]?.stringValue
+        let outcomes = try locked { () throws -> [DecisionOutcome] in
+            // Only that user's posts, whatever the list says.
+            let store = PostStore(workspace)
+            let mine = try requests.filter { try store.isPost($0.id, of: user) }
+            return try Moderation(workspace: workspace).decide(
+                mine, moderator: moderator, force: false)
+        }
+        var rejected = 0
+        var refused: [JSONObject] = []
+        for outcome in outcomes {
+            if case .recorded = outcome {
+                rejected += 1
+                continue
+            }
+            let answer = Self.answer(outcome)
+            refused.append(JSONObject(["message": String(decoding: answer.body, as: UTF8.self)]))
+        }
+        return Self.json(
+            200, JSONObject(["rejected": rejected, "refused": refused.count]).compactJSONText)
+    }
+}

@@ -1,0 +1,56 @@
+import TroveBase
+import TroveHTTP
+import TroveKit
+import TroveStore
+
+// Signing in and out, and who a request comes from.
+
+extension ReviewServer {
+    func session(_ request: ServerRequest) throws -> (String, String)? {
+        guard let id = request.cookies["trove_session"] else { return nil }
+        let moderator = try locked {
+            try ModeratorAccess(workspace: workspace).moderator(session: id)
+        }
+        return moderator.map { ($0, id) }
+    }
+
+    func signIn(_ request: ServerRequest) throws -> ServerResponse {
+        let token = request.query["token"] ?? ""
+        guard
+            let (_, session) = try locked({
+                try ModeratorAccess(workspace: workspace).signIn(token: token)
+            })
+        else {
+            return .text(
+                403, "this sign-in link is not valid for this workspace (ask for a new one)\n")
+        }
+        return ServerResponse(
+            status: 303,
+            headers: [
+                ("Location", "/"),
+                ("Set-Cookie", "trove_session=\(session); Path=/; HttpOnly; SameSite=Strict"),
+            ])
+    }
+
+    func me(_ moderator: String, _ session: String) throws -> ServerResponse {
+        let (minutes, area, seq) = try locked {
+            (
+                try claimMinutes(), try workspace.setting(Setting.reviewArea.key),
+                try PostStore(workspace).latestDecision()
+            )
+        }
+        let reasons = RejectionReason.allCases.map(\.rawValue)
+        return Self.json(
+            200,
+            JSONObject([
+                "moderator": moderator, "csrf": ModeratorAccess.csrfToken(session: session),
+                "reasons": reasons, "claimMinutes": minutes, "area": area,
+                "tiles": configuration.tiles != nil, "seq": Int(seq),
+                "signals": SignalName.allCases.map(\.rawValue),
+            ]).compactJSONText)
+    }
+
+    func claimMinutes() throws -> Double {
+        try workspace.setting(Setting.reviewClaimMinutes.key).flatMap(Double.init) ?? 5
+    }
+}
