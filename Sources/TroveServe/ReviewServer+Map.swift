@@ -9,9 +9,7 @@ extension ReviewServer {
         let found = try locked { () throws -> (Post, [MapPoint], GeoBounds?)? in
             let query = PostQuery(workspace: workspace)
             guard let post = try query.post(id) else { return nil }
-            let area = try workspace.setting(Setting.reviewArea.key).flatMap(
-                GeoBounds.init(parsing:))
-            return (post, try query.neighbours(of: post), area)
+            return (post, try query.neighbours(of: post), try workspace.settings().reviewArea)
         }
         guard let (post, neighbours, area) = found, let lat = post.latitude,
             let lon = post.longitude

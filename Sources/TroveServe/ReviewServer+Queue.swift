@@ -27,10 +27,10 @@ extension ReviewServer {
             filter.signal = name
         }
         if let area = query["area"], !area.isEmpty {
-            let text: String? =
+            let bounds =
                 area == "review"
-                ? try locked { try workspace.setting(Setting.reviewArea.key) } : area
-            guard let bounds = text.flatMap(GeoBounds.init(parsing:)) else {
+                ? try locked { try workspace.settings().reviewArea } : GeoBounds(parsing: area)
+            guard let bounds else {
                 return Self.error(400, "area", "an area is minLat,minLon,maxLat,maxLon")
             }
             filter.area = bounds

@@ -33,24 +33,22 @@ extension ReviewServer {
     }
 
     func me(_ moderator: String, _ session: String) throws -> ServerResponse {
-        let (minutes, area, seq) = try locked {
-            (
-                try claimMinutes(), try workspace.setting(Setting.reviewArea.key),
-                try PostStore(workspace).latestDecision()
-            )
+        let (settings, seq) = try locked {
+            (try workspace.settings(), try PostStore(workspace).latestDecision())
         }
         let reasons = RejectionReason.allCases.map(\.rawValue)
         return Self.json(
             200,
             JSONObject([
                 "moderator": moderator, "csrf": ModeratorAccess.csrfToken(session: session),
-                "reasons": reasons, "claimMinutes": minutes, "area": area,
+                "reasons": reasons, "claimMinutes": settings.claimMinutes,
+                "area": settings.reviewArea?.text,
                 "tiles": configuration.tiles != nil, "seq": Int(seq),
                 "signals": SignalName.allCases.map(\.rawValue),
             ]).compactJSONText)
     }
 
     func claimMinutes() throws -> Double {
-        try workspace.setting(Setting.reviewClaimMinutes.key).flatMap(Double.init) ?? 5
+        try workspace.settings().claimMinutes
     }
 }

@@ -56,6 +56,34 @@ import TroveSQLite
         #expect(sandbox.run("config", "get", "storage.bucket").status == 1)
     }
 
+    /// `config set` checks every value, so a bad one was written some other way: each
+    /// command that reads the settings names it and the fix rather than quietly taking the
+    /// default, and changes nothing; `config unset` repairs it.
+    @Test(arguments: [
+        ("geohash.precision", "40", ["geohash"]),
+        ("game.bounds", "north of here", ["validate"]),
+        ("renditions.quality", "loud", ["images"]),
+        ("storage.tokens", "maybe", ["export", "--layout", "flatirongo"]),
+    ])
+    func aSettingWrittenOutsideTroveIsRefusedWhereItIsRead(
+        key: String, value: String, command: [String]
+    ) throws {
+        sandbox.run("init")
+        _ = try sandbox.write("t.csv", "key,name,lat,lon\nk1,One,38.7,-9.1\n")
+        #expect(sandbox.run("import", "treasures", "t.csv").status == 0)
+        let database = try Workspace.testDatabase(at: sandbox.workspace)
+        try database.execute(
+            "INSERT INTO settings (key, value) VALUES (?, ?)", [.text(key), .text(value)])
+        let before = sandbox.run("treasures", "list", "--format", "json").stdout
+        let refused = sandbox.run(command)
+        #expect(refused.status == 4, "\(refused.stderr)")
+        #expect(refused.stderr.contains("setting \(key) holds '\(value)'"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("trove config unset \(key)"))
+        #expect(sandbox.run("treasures", "list", "--format", "json").stdout == before)
+        #expect(sandbox.run("config", "unset", key).status == 0)
+        #expect(sandbox.run(command).status != 4)
+    }
+
     @Test func configRejectsBadValuesWithoutChangingAnything() {
         sandbox.run("init")
         let result = sandbox.run("config", "set", "game.bounds", "40,-74,41")

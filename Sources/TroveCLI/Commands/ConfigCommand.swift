@@ -50,7 +50,7 @@ enum ConfigCommand {
     static let list = Command(
         "list", abstract: "Print every stored setting.", formats: [.text, .json]
     ) { invocation in
-        let settings = try invocation.openWorkspace().settings()
+        let settings = try invocation.openWorkspace().storedSettings()
         if invocation.format == .json {
             var object = JSONObject()
             for setting in settings { object.add(setting.key, setting.value) }

@@ -23,6 +23,7 @@ enum ImagesCommand {
         formats: [.text, .json]
     ) { invocation in
         let workspace = try invocation.openWorkspace()
+        let settings = try workspace.settings()
         var options = Renditions.Options(
             outputFolder: invocation.resolve(invocation[Self.out] ?? "build/images"))
         let onlyTreasures = invocation[Self.treasures]
@@ -33,12 +34,7 @@ enum ImagesCommand {
         if let quality = invocation[Self.quality] {
             options.quality = quality
             options.remembersQuality = true
-        } else if let stored = try workspace.setting(Setting.renditionQuality.key) {
-            guard let quality = Int(stored), (1...100).contains(quality) else {
-                throw CommandFailure(
-                    "\(Setting.renditionQuality.key): expected a whole number from 1 to 100; "
-                        + "fix it with 'trove config set'", status: .usage)
-            }
+        } else if let quality = settings.renditionQuality {
             options.quality = quality
         }
         if let maxPixels = invocation[Self.maxPixels] { options.maxPixels = maxPixels }
@@ -54,10 +50,8 @@ enum ImagesCommand {
             options.treasureSpecs = specs
             options.postSpecs = specs
         } else {
-            options.treasureSpecs = try configured(
-                workspace, Setting.treasureRenditions, RenditionSpec.treasureDefaults)
-            options.postSpecs = try configured(
-                workspace, Setting.postRenditions, RenditionSpec.postDefaults)
+            options.treasureSpecs = settings.treasureRenditions
+            options.postSpecs = settings.postRenditions
         }
 
         let bar = invocation.progress(
@@ -120,20 +114,6 @@ enum ImagesCommand {
             )
         }
         return summary.failures.isEmpty ? .success : .problems
-    }
-
-    /// The renditions configured in the workspace, or the defaults.
-    private static func configured(
-        _ workspace: Workspace, _ setting: Setting, _ defaults: [RenditionSpec]
-    ) throws -> [RenditionSpec] {
-        guard let text = try workspace.setting(setting.key) else { return defaults }
-        switch RenditionSpec.parseList(text) {
-        case .success(let specs): return specs
-        case .failure(let error):
-            throw CommandFailure(
-                "\(setting.key): \(error.description); fix it with 'trove config set'",
-                status: .usage)
-        }
     }
 
     // MARK: - Declarations

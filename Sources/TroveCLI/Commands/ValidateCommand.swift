@@ -50,8 +50,8 @@ enum ValidateCommand {
                 throw invocation.usageError("--changed checks the workspace; give no files")
             }
             // Files are checked against game.bounds when a workspace exists to say it.
-            let bounds = try? Workspace(path: invocation.workspacePath)
-                .setting(Setting.gameBounds.key).flatMap(GeoBounds.init)
+            let bounds = try (try? Workspace(path: invocation.workspacePath))?.settings()
+                .gameBounds
             let sources = files.map { file -> TreasureFileImport.Source in
                 let path = invocation.resolve(file)
                 return .init(

@@ -120,10 +120,10 @@ public enum Exporter {
     /// How image URLs are built: from the settings, with `bucket` instead of the
     /// configured one when given (a publish target's).
     static func storageURL(_ workspace: Workspace, bucket: String?) throws -> StorageURL {
-        StorageURL(
-            bucket: try bucket ?? workspace.setting(Setting.storageBucket.key),
-            template: try workspace.setting(Setting.storageURLTemplate.key),
-            tokens: try workspace.setting(Setting.storageTokens.key) != "off")
+        let settings = try workspace.settings()
+        return StorageURL(
+            bucket: bucket ?? settings.storageBucket, template: settings.storageURLTemplate,
+            tokens: settings.tokens.usesTokens)
     }
 
     /// Logs an export written to a file, makes its state the base of the next `--update`,

@@ -42,7 +42,6 @@ public struct SignalScanner {
     struct Context {
         let blockedWords: [(word: String, pattern: NSRegularExpression)]
         let area: GeoBounds?
-        let areaText: String?
         let byPhotoHash: [String: [String]]
         let similar: SimilarPhotoIndex
         let now: Date
@@ -52,10 +51,8 @@ public struct SignalScanner {
         let history: UserHistory
 
         init(workspace: Workspace, posts: [SignalFacts], now: Date) throws {
-            let words = (try workspace.setting(Setting.reviewBlockedWords.key) ?? "")
-                .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-                .filter { !$0.isEmpty }
-            blockedWords = words.compactMap { word in
+            let settings = try workspace.settings()
+            blockedWords = settings.blockedWords.compactMap { word in
                 let escaped = NSRegularExpression.escapedPattern(for: word)
                 guard
                     let pattern = try? NSRegularExpression(
@@ -64,8 +61,7 @@ public struct SignalScanner {
                 else { return nil }
                 return (word, pattern)
             }
-            areaText = try workspace.setting(Setting.reviewArea.key)
-            area = areaText.flatMap(GeoBounds.init(parsing:))
+            area = settings.reviewArea
             var byPhotoHash: [String: [String]] = [:]
             var similar = SimilarPhotoIndex()
             for post in posts {
@@ -152,10 +148,8 @@ public struct SignalScanner {
             if let date = post.date, let moment = post.moment, isInFuture(date, moment) {
                 signals.append(Signal(.dateInFuture, "dated \(date), after today"))
             }
-            if let area, let areaText,
-                !area.contains(latitude: post.latitude, longitude: post.longitude)
-            {
-                signals.append(Signal(.outsideArea, "outside review.area \(areaText)"))
+            if let area, !area.contains(latitude: post.latitude, longitude: post.longitude) {
+                signals.append(Signal(.outsideArea, "outside review.area \(area.text)"))
             }
             if let history = userHistory(post) {
                 signals.append(Signal(.userHistory, history))

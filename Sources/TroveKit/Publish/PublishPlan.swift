@@ -192,7 +192,7 @@ enum PublishPlanner {
     }
 
     static func tokens(_ workspace: Workspace) throws -> Bool {
-        try workspace.setting(Setting.storageTokens.key) != "off"
+        try workspace.settings().tokens.usesTokens
     }
 
     /// Merges the objects the tree references with those the target holds (both in path

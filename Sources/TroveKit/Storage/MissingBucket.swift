@@ -54,8 +54,8 @@ public struct MissingBucket: Equatable, Sendable {
     }
 
     private static func isSet(in workspace: Workspace) throws -> Bool {
-        try workspace.setting(Setting.storageBucket.key) != nil
-            || workspace.setting(Setting.storageURLTemplate.key) != nil
+        let settings = try workspace.settings()
+        return settings.storageBucket != nil || settings.storageURLTemplate != nil
     }
 
     /// Local treasure images and post photos, by scanning.

@@ -72,10 +72,10 @@ public enum Validation {
     /// What a workspace's findings depend on besides its treasures: the rules, the
     /// settings they read, and whether warnings fail.
     static func inputs(of workspace: Workspace, strict: Bool) throws -> String {
-        let bounds = try workspace.setting(Setting.gameBounds.key) ?? ""
+        let settings = try workspace.settings()
         return JSONObject([
-            "rules": rulesVersion, "game.bounds": bounds,
-            "geohash.precision": try workspace.geohashPrecision(), "strict": strict,
+            "rules": rulesVersion, "game.bounds": settings.gameBounds?.text ?? "",
+            "geohash.precision": settings.geohashPrecision, "strict": strict,
         ]).compactJSONText
     }
 
@@ -133,9 +133,9 @@ public enum Validation {
                 }
             }
         }
-        let bounds = try workspace.setting(Setting.gameBounds.key).flatMap(GeoBounds.init)
+        let settings = try workspace.settings()
         var validator = TreasureValidator(
-            bounds: bounds, geohashPrecision: try workspace.geohashPrecision())
+            bounds: settings.gameBounds, geohashPrecision: settings.geohashPrecision)
         validator.keysAreUnique = true
         // From the counters: counting the table reads all of it.
         let count = Int64(try StatusCounters.read(in: database).treasures)
@@ -146,7 +146,7 @@ public enum Validation {
             validator.focus = context.reported
             only = context.compared
             for file in context.files { validator.findings.register(file: file) }
-            if bounds == nil {
+            if settings.gameBounds == nil {
                 validator.swappedContext = SwappedCheck(
                     positions: context.positions, count: Int(count))
             }

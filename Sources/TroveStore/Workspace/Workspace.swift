@@ -386,10 +386,17 @@ public final class Workspace {
         try database.scalar("SELECT value FROM settings WHERE key = ?", [.text(key)])?.string
     }
 
-    /// Every stored setting, sorted by key.
+    /// The settings, parsed: what commands use.
+    ///
+    /// - Throws: `SettingError` for a stored value `config set` would refuse, `SQLiteError`.
+    public func settings() throws -> Settings {
+        try Settings(stored: Dictionary(storedSettings(), uniquingKeysWith: { first, _ in first }))
+    }
+
+    /// Every stored setting as stored, sorted by key.
     ///
     /// - Throws: `SQLiteError`.
-    public func settings() throws -> [(key: String, value: String)] {
+    public func storedSettings() throws -> [(key: String, value: String)] {
         try database.query("SELECT key, value FROM settings ORDER BY key") {
             (key: $0.text(0) ?? "", value: $0.text(1) ?? "")
         }
@@ -424,11 +431,8 @@ public final class Workspace {
 
     /// The configured geohash precision (default 10).
     ///
-    /// - Throws: `SQLiteError`.
+    /// - Throws: `SettingError`, `SQLiteError`.
     public func geohashPrecision() throws -> Int {
-        // `config set` checks the range; a value set some other way falls back too.
-        let stored = try setting(Setting.geohashPrecision.key).flatMap(Int.init)
-        return stored.flatMap { Geohash.precisionRange.contains($0) ? $0 : nil }
-            ?? Geohash.defaultPrecision
+        try settings().geohashPrecision
     }
 }
