@@ -137,7 +137,7 @@ public enum TroveCLI {
     static func exitStatus(for error: Error) -> ExitStatus {
         switch error {
         case is UsageError: return .usage
-        case is WorkspaceError, is SettingError: return .workspace
+        case is WorkspaceError, is SettingError, is RecordDecodingError: return .workspace
         case is InputError, is TreasureFileError, is TreasureFileImport.Failure: return .input
         case let error as CommandFailure: return error.status
         default: return .problems

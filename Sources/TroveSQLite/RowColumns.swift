@@ -10,17 +10,7 @@ extension Statement {
     /// name). A name the SQL does not select is a mistake in trove's SQL, not in anything
     /// a user gave: it stops with the name and the statement.
     public func column(_ name: String) -> Int {
-        if columnIndexes == nil {
-            var indexes: [String: Int] = [:]
-            for index in 0..<Int(sqlite3_column_count(handle)) {
-                if let pointer = sqlite3_column_name(handle, Int32(index)) {
-                    let column = String(cString: pointer)
-                    if indexes[column] == nil { indexes[column] = index }
-                }
-            }
-            columnIndexes = indexes
-        }
-        guard let index = columnIndexes?[name] else {
+        guard let index = columnIndex(name) else {
             preconditionFailure("no column '\(name)' in the result of: \(sql)")
         }
         return index

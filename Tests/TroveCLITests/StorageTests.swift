@@ -211,12 +211,13 @@ import Testing
             "config", "set", "storage.url-template", "https://x/{path}?k={key}")
         #expect(result.status == 2)
         #expect(result.stderr.contains("unknown placeholder {key}"))
-        // A template stored before the check is refused by export too.
+        // A template stored before the check is refused where it is read, as a workspace
+        // problem: no flag given on this command line is wrong.
         try makeWorkspace()
         try Workspace(path: sandbox.workspace).setSetting(
             "storage.url-template", "https://x/{path}{tokn}")
         let exported = sandbox.run("export", "--layout", "flatirongo")
-        #expect(exported.status == 2)
+        #expect(exported.status == 4)
         #expect(exported.stderr.contains("unknown placeholder {tokn}"))
     }
 

@@ -70,14 +70,21 @@ package struct ExportStore {
         l.changed, l.removed, l.change_seq, l.inputs, l.objects
         """
 
-    private static func loggedExport(_ row: Row) -> LoggedExport {
+    private static func loggedExport(_ row: Row) throws -> LoggedExport {
         LoggedExport(
-            id: row.int64("id") ?? 0, layout: row.text("layout") ?? "", at: row.text("at") ?? "",
-            out: row.text("out") ?? "", kind: row.text("kind") ?? "", base: row.int64("base"),
-            generation: row.int64("generation") ?? 0, records: Int(row.int64("records") ?? 0),
-            paths: Int(row.int64("paths") ?? 0), changed: Int(row.int64("changed") ?? 0),
-            removed: Int(row.int64("removed") ?? 0), changeSeq: row.int64("change_seq"),
-            inputs: row.text("inputs"), objects: row.int64("objects").map(Int.init))
+            id: try row.int64(ExportColumn.id) ?? 0,
+            layout: try row.text(ExportColumn.layout) ?? "",
+            at: try row.text(ExportColumn.at) ?? "",
+            out: try row.text(ExportColumn.out) ?? "", kind: try row.text(ExportColumn.kind) ?? "",
+            base: try row.int64(ExportColumn.base),
+            generation: try row.int64(ExportColumn.generation) ?? 0,
+            records: Int(try row.int64(ExportColumn.records) ?? 0),
+            paths: Int(try row.int64(ExportColumn.paths) ?? 0),
+            changed: Int(try row.int64(ExportColumn.changed) ?? 0),
+            removed: Int(try row.int64(ExportColumn.removed) ?? 0),
+            changeSeq: try row.int64(ExportColumn.changeSeq),
+            inputs: try row.text(ExportColumn.inputs),
+            objects: try row.int64(ExportColumn.objects).map(Int.init))
     }
 
     /// Every recorded export, oldest first; of one layout when `layout` is given.
@@ -94,12 +101,15 @@ package struct ExportStore {
             """, [layout.map { .text($0) }]
         ) { row in
             ExportLogEntry(
-                id: row.int64("id") ?? 0, layout: row.text("layout") ?? "",
-                at: row.text("at") ?? "", out: row.text("out") ?? "",
-                kind: row.text("kind") ?? "", base: row.int64("base"),
-                records: Int(row.int64("records") ?? 0), paths: Int(row.int64("paths") ?? 0),
-                changed: Int(row.int64("changed") ?? 0), removed: Int(row.int64("removed") ?? 0),
-                isKept: (row.int64("is_kept") ?? 0) != 0)
+                id: try row.int64(ExportColumn.id) ?? 0,
+                layout: try row.text(ExportColumn.layout) ?? "",
+                at: try row.text(ExportColumn.at) ?? "", out: try row.text(ExportColumn.out) ?? "",
+                kind: try row.text(ExportColumn.kind) ?? "", base: try row.int64(ExportColumn.base),
+                records: Int(try row.int64(ExportColumn.records) ?? 0),
+                paths: Int(try row.int64(ExportColumn.paths) ?? 0),
+                changed: Int(try row.int64(ExportColumn.changed) ?? 0),
+                removed: Int(try row.int64(ExportColumn.removed) ?? 0),
+                isKept: (try row.int64(ExportColumn.isKept) ?? 0) != 0)
         }
     }
 
@@ -182,7 +192,12 @@ package struct ExportStore {
     package func lastWrittenExport() throws -> (layout: String, out: String)? {
         try database.query(
             "SELECT layout, out FROM exports WHERE out IS NOT NULL ORDER BY at DESC LIMIT 1"
-        ) { (layout: $0.text("layout") ?? "", out: $0.text("out") ?? "") }.first
+        ) {
+            (
+                layout: try $0.text(ExportColumn.layout) ?? "",
+                out: try $0.text(ExportColumn.out) ?? ""
+            )
+        }.first
     }
 
     /// Logs an export written to a file, makes its state the base of the next `--update`,
@@ -258,7 +273,7 @@ package struct ExportStore {
             WHERE s.layout = ? AND s.generation = ? ORDER BY s.seq
             """)
         try statement.bind([.text(layout), .integer(generation)])
-        let entries = statement.column("entries")
+        let entries = try statement.index(of: ExportColumn.entries)
         return {
             guard let row = try statement.next() else { return nil }
             return row.blob(entries) ?? []
@@ -279,8 +294,10 @@ package struct ExportStore {
             """, [.text(layout), .integer(generation)], Self.reference)
     }
 
-    package static func reference(_ row: Row) -> StateBlockReference {
-        StateBlockReference(first: row.blob("first") ?? [], block: row.int64("block") ?? 0)
+    package static func reference(_ row: Row) throws -> StateBlockReference {
+        StateBlockReference(
+            first: try row.blob(ExportColumn.first) ?? [],
+            block: try row.int64(ExportColumn.block) ?? 0)
     }
 
     /// Stores block references as state `generation` of `layout`, numbered by the caller.
@@ -350,7 +367,12 @@ package struct ExportStore {
             SELECT layout, max(generation) AS generation FROM export_objects WHERE layout <> ?
             GROUP BY layout
             """, [.text(layout)]
-        ) { (layout: $0.text("layout") ?? "", generation: $0.int64("generation") ?? 0) }
+        ) {
+            (
+                layout: try $0.text(ExportColumn.layout) ?? "",
+                generation: try $0.int64(ExportColumn.generation) ?? 0
+            )
+        }
     }
 
     // MARK: - State blocks
@@ -369,7 +391,7 @@ package struct ExportStore {
     package func block(_ id: Int64) throws -> [UInt8]? {
         try database.query(
             "SELECT entries FROM state_blocks WHERE id = ?", [.integer(id)]
-        ) { $0.blob("entries") ?? [] }.first
+        ) { try $0.blob(ExportColumn.entries) ?? [] }.first
     }
 
     /// Reads blocks by id with one statement, for reading many: empty for an unknown id.
@@ -377,7 +399,7 @@ package struct ExportStore {
     /// - Throws: `SQLiteError`.
     package func blockReader() throws -> (_ id: Int64) throws -> [UInt8] {
         let read = try database.prepare("SELECT entries FROM state_blocks WHERE id = ?")
-        let entries = read.column("entries")
+        let entries = try read.index(of: ExportColumn.entries)
         return { id in
             try read.bind([.integer(id)])
             defer { read.reset() }
@@ -430,8 +452,8 @@ package struct ExportStore {
             "SELECT owner_key, source, reason FROM rendition_failures WHERE owner_kind = ?",
             [.text(kind.rawValue)]
         ) { row in
-            failures[row.text("owner_key") ?? ""] = (
-                row.text("source") ?? "", row.text("reason") ?? ""
+            failures[try row.text(ExportColumn.ownerKey) ?? ""] = (
+                try row.text(ExportColumn.source) ?? "", try row.text(ExportColumn.reason) ?? ""
             )
         }
         return failures
@@ -443,7 +465,7 @@ package struct ExportStore {
     package func postUsers(_ ids: [String]) throws -> [String: String] {
         var users: [String: String] = [:]
         let lookup = try database.prepare("SELECT user FROM posts WHERE id = ?")
-        let user = lookup.column("user")
+        let user = try lookup.index(of: ExportColumn.user)
         for id in ids {
             try lookup.bind([.text(id)])
             if let found = try lookup.next()?.text(user) { users[id] = found }
@@ -463,7 +485,7 @@ package struct ExportStore {
             WHERE s.columns IS NOT NULL AND EXISTS (SELECT 1 FROM treasures WHERE source = s.id)
             ORDER BY s.id
             """
-        ) { $0.text("columns") ?? "" }
+        ) { try $0.text(ExportColumn.columns) ?? "" }
     }
 
     /// Whether any treasure has extra columns from a file whose columns were never
@@ -491,7 +513,7 @@ package struct ExportStore {
             LEFT JOIN sources AS s ON s.id = t.source, json_each(t.extra) AS j
             WHERE s.columns IS NULL AND t.extra IS NOT NULL
             """
-        ) { $0.text("name") ?? "" }
+        ) { try $0.text(ExportColumn.name) ?? "" }
     }
 
     /// The objects `layout` exported now references: columns `path` and `token` (NULL

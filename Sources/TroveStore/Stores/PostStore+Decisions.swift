@@ -13,12 +13,16 @@ extension PostStore {
     /// A row of `decisionColumns` as a decision.
     static func decodeDecision(_ row: Row) throws -> Decision {
         Decision(
-            postID: row.text("post_id") ?? "", at: row.text("at") ?? "",
-            moderator: row.text("moderator") ?? "",
-            from: status(row.text("from_status")), to: status(row.text("to_status")),
-            reason: row.text("reason"), note: row.text("note"),
-            appliedBy: row.text("applied_by"), sheet: row.text("sheet"),
-            decidedAt: row.text("decided_at"), version: row.text("version"))
+            postID: try row.text(DecisionColumn.postID) ?? "",
+            at: try row.text(DecisionColumn.at) ?? "",
+            moderator: try row.text(DecisionColumn.moderator) ?? "",
+            from: status(try row.text(DecisionColumn.fromStatus)),
+            to: status(try row.text(DecisionColumn.toStatus)),
+            reason: try row.text(DecisionColumn.reason), note: try row.text(DecisionColumn.note),
+            appliedBy: try row.text(DecisionColumn.appliedBy),
+            sheet: try row.text(DecisionColumn.sheet),
+            decidedAt: try row.text(DecisionColumn.decidedAt),
+            version: try row.text(DecisionColumn.version))
     }
 
     /// Every decision, oldest first, for one post or all.
@@ -70,8 +74,9 @@ extension PostStore {
             """, [.integer(seq)]
         ) { row in
             TrailChange(
-                seq: row.int64("seq") ?? 0, decision: try Self.decodeDecision(row),
-                status: row.text("post_status"), version: row.text("post_version"))
+                seq: try row.int64(DecisionColumn.seq) ?? 0, decision: try Self.decodeDecision(row),
+                status: try row.text(DecisionColumn.postStatus),
+                version: try row.text(DecisionColumn.postVersion))
         }
     }
 
@@ -141,8 +146,8 @@ extension PostStore {
                 WHERE id = ?
                 """)
             readColumns = (
-                read.column("status"), read.column("signal_names"),
-                read.column("version"), read.column("status_note")
+                try read.index(of: PostColumn.status), try read.index(of: PostColumn.signalNames),
+                try read.index(of: PostColumn.version), try read.index(of: PostColumn.statusNote)
             )
             applied = try database.prepare(
                 "SELECT 1 FROM decisions WHERE sheet = ? AND post_id = ? AND decided_at = ?")
@@ -220,7 +225,9 @@ extension PostStore {
     package func sheet(_ id: String) throws -> (secret: String, moderator: String)? {
         try database.query(
             "SELECT secret, moderator FROM review_sheets WHERE id = ?", [.text(id)]
-        ) { ($0.text("secret") ?? "", $0.text("moderator") ?? "") }.first
+        ) {
+            (try $0.text(DecisionColumn.secret) ?? "", try $0.text(DecisionColumn.moderator) ?? "")
+        }.first
     }
 
     /// The version and status sheet `id` showed of each of its posts.
@@ -233,8 +240,11 @@ extension PostStore {
             "SELECT post_id, version, status FROM review_sheet_posts WHERE sheet = ?", [.text(id)]
         ) { row in
             (
-                row.text("post_id") ?? "",
-                (version: row.text("version") ?? "", status: row.text("status") ?? "")
+                try row.text(DecisionColumn.postID) ?? "",
+                (
+                    version: try row.text(DecisionColumn.version) ?? "",
+                    status: try row.text(DecisionColumn.status) ?? ""
+                )
             )
         }
         return Dictionary(rows, uniquingKeysWith: { first, _ in first })
@@ -244,7 +254,7 @@ extension PostStore {
     ///
     /// - Throws: `SQLiteError`.
     package func workspaceIdentifier() throws -> String {
-        try database.query("SELECT id FROM workspace_identity") { $0.text("id") ?? "" }.first
+        try database.query("SELECT id FROM workspace_identity") { $0.text(0) ?? "" }.first
             ?? ""
     }
 }

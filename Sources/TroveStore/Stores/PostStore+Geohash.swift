@@ -18,10 +18,10 @@ extension PostStore {
             SELECT id, coalesce(description, '') AS description, lat, lon FROM posts
             WHERE geohash >= ? AND geohash < ?
             """)
-        let id = statement.column("id")
-        let description = statement.column("description")
-        let latitude = statement.column("lat")
-        let longitude = statement.column("lon")
+        let id = try statement.index(of: PostColumn.id)
+        let description = try statement.index(of: PostColumn.description)
+        let latitude = try statement.index(of: PostColumn.lat)
+        let longitude = try statement.index(of: PostColumn.lon)
         for range in ranges {
             try statement.bind([.text(range.start), .text(range.end)])
             while let row = try statement.next() {
@@ -59,7 +59,7 @@ extension PostStore {
         guard markingEach else { return try database.execute(update, [length]) }
         let statement = try database.prepare(update + " RETURNING id")
         try statement.bind([length])
-        let id = statement.column("id")
+        let id = try statement.index(of: PostColumn.id)
         var changed = 0
         while let row = try statement.next() {
             changed += 1

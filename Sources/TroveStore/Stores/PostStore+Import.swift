@@ -33,7 +33,8 @@ extension PostStore {
                 """)
             self.select = select
             selectColumns = (
-                select.column("status"), select.column("content_hash"),
+                try select.index(of: PostColumn.status),
+                try select.index(of: PostColumn.contentHash),
                 ["user", "lat", "lon", "description", "date", "photo_ref", "photo_hash"].map {
                     select.column($0)
                 }
@@ -161,9 +162,9 @@ extension PostStore {
             """, [.text(origin)]
         ) { row in
             (
-                row.text("id") ?? "",
-                PostStatus(rawValue: row.text("status") ?? "") ?? .pending,
-                row.text("version")
+                try row.text(PostColumn.id) ?? "",
+                PostStatus(rawValue: try row.text(PostColumn.status) ?? "") ?? .pending,
+                try row.text(PostColumn.version)
             )
         }
     }

@@ -38,8 +38,9 @@ extension PostStore {
             """
         ) { row in
             Moderator(
-                name: row.text("name") ?? "", addedAt: row.text("added_at") ?? "",
-                sessions: Int(row.int64("sessions") ?? 0))
+                name: try row.text(ModeratorColumn.name) ?? "",
+                addedAt: try row.text(ModeratorColumn.addedAt) ?? "",
+                sessions: Int(try row.int64(ModeratorColumn.sessions) ?? 0))
         }
     }
 
@@ -94,8 +95,9 @@ extension PostStore {
 
     private static func decodeClaim(_ row: Row) throws -> Claim {
         Claim(
-            postID: row.text("post_id") ?? "", moderator: row.text("moderator") ?? "",
-            until: row.double("until") ?? 0)
+            postID: try row.text(ModeratorColumn.postID) ?? "",
+            moderator: try row.text(ModeratorColumn.moderator) ?? "",
+            until: try row.double(ModeratorColumn.until) ?? 0)
     }
 
     /// The claim on post `id` running after `time` (Unix seconds), if any.

@@ -14,15 +14,22 @@ extension PostStore {
             FROM posts ORDER BY id
             """)
         // Every post is read: the columns are looked up once, not per row.
-        let id = statement.column("id"), user = statement.column("user")
-        let lat = statement.column("lat"), lon = statement.column("lon")
-        let description = statement.column("description"), date = statement.column("date")
-        let photoHash = statement.column("photo_hash"), phash = statement.column("photo_phash")
-        let width = statement.column("photo_width"), height = statement.column("photo_height")
-        let exifLat = statement.column("exif_lat"), exifLon = statement.column("exif_lon")
-        let gpsProblem = statement.column("exif_gps_problem")
-        let problem = statement.column("photo_problem"), status = statement.column("status")
-        let signals = statement.column("signals")
+        let id = try statement.index(of: PostColumn.id),
+            user = try statement.index(of: PostColumn.user)
+        let lat = try statement.index(of: PostColumn.lat),
+            lon = try statement.index(of: PostColumn.lon)
+        let description = try statement.index(of: PostColumn.description),
+            date = try statement.index(of: PostColumn.date)
+        let photoHash = try statement.index(of: PostColumn.photoHash),
+            phash = try statement.index(of: PostColumn.photoPerceptualHash)
+        let width = try statement.index(of: PostColumn.photoWidth),
+            height = try statement.index(of: PostColumn.photoHeight)
+        let exifLat = try statement.index(of: PostColumn.exifLatitude),
+            exifLon = try statement.index(of: PostColumn.exifLongitude)
+        let gpsProblem = try statement.index(of: PostColumn.exifGPSProblem)
+        let problem = try statement.index(of: PostColumn.photoProblem),
+            status = try statement.index(of: PostColumn.status)
+        let signals = try statement.index(of: PostColumn.signals)
         var facts: [SignalFacts] = []
         while let row = try statement.next() {
             facts.append(
@@ -75,7 +82,10 @@ extension PostStore {
                 .text(id),
             ]
         ) { row in
-            (row.text("id") ?? "", row.double("lat") ?? 0, row.double("lon") ?? 0)
+            (
+                try row.text(PostColumn.id) ?? "", try row.double(PostColumn.lat) ?? 0,
+                try row.double(PostColumn.lon) ?? 0
+            )
         }
     }
 }

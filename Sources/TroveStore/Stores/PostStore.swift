@@ -41,21 +41,25 @@ package struct PostStore {
     /// A row of `postColumns` as a post.
     static func decodePost(_ row: Row) throws -> Post {
         Post(
-            id: row.text("id") ?? "", user: row.text("user"),
-            latitude: row.double("lat"), longitude: row.double("lon"),
-            date: row.text("date"), description: row.text("description"),
-            status: status(row.text("status")),
-            signalNames: row.text("signal_names") ?? "", photo: row.text("photo"),
-            photoReference: row.text("photo_ref"), photoHash: row.text("photo_hash"),
-            photoWidth: row.int64("photo_width").map { Int($0) },
-            photoHeight: row.int64("photo_height").map { Int($0) },
-            exifLatitude: row.double("exif_lat"), exifLongitude: row.double("exif_lon"),
-            exifTime: row.text("exif_time"), geohash: row.text("geohash"),
-            statusNote: row.text("status_note"), source: row.text("source"),
-            importedAt: row.text("imported_at") ?? "",
-            updatedAt: row.text("updated_at") ?? "",
-            signals: Signal.parse(row.text("signals") ?? "[]"),
-            version: row.text("version") ?? "")
+            id: try row.text(PostColumn.id) ?? "", user: try row.text(PostColumn.user),
+            latitude: try row.double(PostColumn.lat), longitude: try row.double(PostColumn.lon),
+            date: try row.text(PostColumn.date), description: try row.text(PostColumn.description),
+            status: status(try row.text(PostColumn.status)),
+            signalNames: try row.text(PostColumn.signalNames) ?? "",
+            photo: try row.text(PostColumn.photo),
+            photoReference: try row.text(PostColumn.photoReference),
+            photoHash: try row.text(PostColumn.photoHash),
+            photoWidth: try row.int64(PostColumn.photoWidth).map { Int($0) },
+            photoHeight: try row.int64(PostColumn.photoHeight).map { Int($0) },
+            exifLatitude: try row.double(PostColumn.exifLatitude),
+            exifLongitude: try row.double(PostColumn.exifLongitude),
+            exifTime: try row.text(PostColumn.exifTime), geohash: try row.text(PostColumn.geohash),
+            statusNote: try row.text(PostColumn.statusNote),
+            source: try row.text(PostColumn.source),
+            importedAt: try row.text(PostColumn.importedAt) ?? "",
+            updatedAt: try row.text(PostColumn.updatedAt) ?? "",
+            signals: Signal.parse(try row.text(PostColumn.signals) ?? "[]"),
+            version: try row.text(PostColumn.version) ?? "")
     }
 
     /// A stored status; the schema allows no other words.
@@ -74,11 +78,15 @@ package struct PostStore {
             """, [.text(id)]
         ) { row in
             PostVersionRecord(
-                version: row.text("version") ?? "", user: row.text("user"),
-                latitude: row.double("lat"), longitude: row.double("lon"),
-                description: row.text("description"), date: row.text("date"),
-                photoReference: row.text("photo_ref"), photoHash: row.text("photo_hash"),
-                seenAt: row.text("seen_at") ?? "")
+                version: try row.text(PostVersionColumn.version) ?? "",
+                user: try row.text(PostVersionColumn.user),
+                latitude: try row.double(PostVersionColumn.lat),
+                longitude: try row.double(PostVersionColumn.lon),
+                description: try row.text(PostVersionColumn.description),
+                date: try row.text(PostVersionColumn.date),
+                photoReference: try row.text(PostVersionColumn.photoReference),
+                photoHash: try row.text(PostVersionColumn.photoHash),
+                seenAt: try row.text(PostVersionColumn.seenAt) ?? "")
         }
     }
 
@@ -92,7 +100,10 @@ package struct PostStore {
         var result: [String: (status: PostStatus, version: String)] = [:]
         for id in ids {
             let found = try statement.first([.text(id)]) { row in
-                (row.text("status").flatMap(PostStatus.init), row.text("version") ?? "")
+                (
+                    try row.text(PostColumn.status).flatMap(PostStatus.init),
+                    try row.text(PostColumn.version) ?? ""
+                )
             }
             if let found, let status = found.0 { result[id] = (status, found.1) }
         }
@@ -107,7 +118,7 @@ package struct PostStore {
         var result: [String: PostStatus] = [:]
         for id in ids {
             let found = try statement.first([.text(id)]) {
-                $0.text("status").flatMap(PostStatus.init)
+                try $0.text(PostColumn.status).flatMap(PostStatus.init)
             }
             if let found, let status = found { result[id] = status }
         }
@@ -119,7 +130,7 @@ package struct PostStore {
     /// - Throws: `SQLiteError`.
     package func signals(_ id: String) throws -> [Signal] {
         let text = try database.query("SELECT signals FROM posts WHERE id = ?", [.text(id)]) {
-            $0.text("signals") ?? "[]"
+            try $0.text(PostColumn.signals) ?? "[]"
         }
         return Signal.parse(text.first ?? "[]")
     }
@@ -129,7 +140,7 @@ package struct PostStore {
     /// - Throws: `SQLiteError`.
     package func hasPhoto(_ id: String) throws -> Bool? {
         try database.prepare("SELECT photo IS NOT NULL AS has_photo FROM posts WHERE id = ?")
-            .first([.text(id)]) { $0.int64("has_photo") == 1 }
+            .first([.text(id)]) { try $0.int64(PostColumn.hasPhoto) == 1 }
     }
 
     /// Whether post `id` is one of `user`'s (for nil, one without a user).
@@ -147,15 +158,15 @@ package struct PostStore {
     package struct SummaryColumns {
         package let id, user, lat, lon, date, description, status, signalNames: Int
 
-        package init(_ statement: Statement) {
-            id = statement.column("id")
-            user = statement.column("user")
-            lat = statement.column("lat")
-            lon = statement.column("lon")
-            date = statement.column("date")
-            description = statement.column("description")
-            status = statement.column("status")
-            signalNames = statement.column("signal_names")
+        package init(_ statement: Statement) throws {
+            id = try statement.index(of: PostColumn.id)
+            user = try statement.index(of: PostColumn.user)
+            lat = try statement.index(of: PostColumn.lat)
+            lon = try statement.index(of: PostColumn.lon)
+            date = try statement.index(of: PostColumn.date)
+            description = try statement.index(of: PostColumn.description)
+            status = try statement.index(of: PostColumn.status)
+            signalNames = try statement.index(of: PostColumn.signalNames)
         }
 
         /// The row as a summary.
@@ -212,7 +223,7 @@ package struct PostStore {
         if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
         let statement = try database.prepare(sql + " ORDER BY date, id")
         try statement.bind(values)
-        return (statement, SummaryColumns(statement))
+        return (statement, try SummaryColumns(statement))
     }
 
     /// Calls `body` for each post matching the filters, in review order, streamed.
@@ -231,7 +242,7 @@ package struct PostStore {
     package func ids(status: PostStatus) throws -> [String] {
         try database.query(
             "SELECT id FROM posts WHERE status = ? ORDER BY date, id", [.text(status.rawValue)]
-        ) { $0.text("id") ?? "" }
+        ) { try $0.text(PostColumn.id) ?? "" }
     }
 
     // MARK: - The served queue
@@ -342,8 +353,8 @@ package struct PostStore {
     )] {
         let statement = try database.prepare(sql)
         try statement.bind(values)
-        let columns = SummaryColumns(statement)
-        let version = statement.column("version")
+        let columns = try SummaryColumns(statement)
+        let version = try statement.index(of: PostColumn.version)
         var result: [(summary: PostSummary, version: String)] = []
         while let row = try statement.next() {
             result.append((columns.summary(row), row.text(version) ?? ""))

@@ -68,9 +68,12 @@ package struct PublishStore {
             """
         ) { row in
             PublishTarget(
-                name: row.text("name") ?? "", databaseURL: row.text("database_url") ?? "",
-                bucket: row.text("bucket") ?? "", layout: row.text("layout") ?? "",
-                isDefault: row.int64("is_default") == 1, publishedAt: row.text("published_at"))
+                name: try row.text(PublishColumn.name) ?? "",
+                databaseURL: try row.text(PublishColumn.databaseURL) ?? "",
+                bucket: try row.text(PublishColumn.bucket) ?? "",
+                layout: try row.text(PublishColumn.layout) ?? "",
+                isDefault: try row.int64(PublishColumn.isDefault) == 1,
+                publishedAt: try row.text(PublishColumn.publishedAt))
         }
     }
 
@@ -138,9 +141,10 @@ package struct PublishStore {
             [.text(target)]
         ) { row in
             PublishedBase(
-                seq: row.int64("change_seq"), inputs: row.text("inputs"),
-                paths: row.int64("paths").map(Int.init),
-                objects: row.int64("objects").map(Int.init))
+                seq: try row.int64(PublishColumn.changeSeq),
+                inputs: try row.text(PublishColumn.inputs),
+                paths: try row.int64(PublishColumn.paths).map(Int.init),
+                objects: try row.int64(PublishColumn.objects).map(Int.init))
         }.first
     }
 
@@ -151,7 +155,7 @@ package struct PublishStore {
         try database.query(
             "SELECT name FROM publish_targets WHERE bucket = ? AND name <> ?",
             [.text(bucket), .text(target)]
-        ) { $0.text("name") ?? "" }
+        ) { try $0.text(PublishColumn.name) ?? "" }
     }
 
     /// Whether another target than `target` publishes to `bucket`.
@@ -187,7 +191,7 @@ package struct PublishStore {
             WHERE s.target = ? AND s.kind = ? AND s.planned = ? ORDER BY s.seq
             """)
         try statement.bind([.text(target), .text(kind.rawValue), .integer(planned ? 1 : 0)])
-        let entries = statement.column("entries")
+        let entries = try statement.index(of: PublishColumn.entries)
         return {
             guard let row = try statement.next() else { return nil }
             return row.blob(entries) ?? []
@@ -365,10 +369,10 @@ package struct PublishStore {
             [.text(target)]
         ) { row in
             var summary = PublishPlanSummary()
-            summary.paths = Int(row.int64("paths") ?? 0)
-            summary.objects = Int(row.int64("objects") ?? 0)
-            summary.changed = Int(row.int64("changed") ?? 0)
-            summary.removed = Int(row.int64("removed") ?? 0)
+            summary.paths = Int(try row.int64(PublishColumn.paths) ?? 0)
+            summary.objects = Int(try row.int64(PublishColumn.objects) ?? 0)
+            summary.changed = Int(try row.int64(PublishColumn.changed) ?? 0)
+            summary.removed = Int(try row.int64(PublishColumn.removed) ?? 0)
             return summary
         }.first
     }
@@ -392,8 +396,8 @@ package struct PublishStore {
             GROUP BY kind
             """, [.text(target)]
         ) { row in
-            if let kind = PublishStepKind(rawValue: row.text("kind") ?? "") {
-                counts[kind] = Int(row.int64("steps") ?? 0)
+            if let kind = PublishStepKind(rawValue: try row.text(PublishColumn.kind) ?? "") {
+                counts[kind] = Int(try row.int64(PublishColumn.steps) ?? 0)
             }
         }
         return counts
@@ -426,13 +430,13 @@ package struct PublishStore {
     }
 
     private static func step(_ row: Row, kind: PublishStepKind?, withBody: Bool = false)
-        -> PublishStep
+        throws -> PublishStep
     {
         PublishStep(
-            seq: row.int64("seq") ?? 0,
-            kind: kind ?? PublishStepKind(rawValue: row.text("kind") ?? ""),
-            name: row.text("name") ?? "", token: row.text("token"),
-            body: withBody ? row.blob("body") : nil)
+            seq: try row.int64(PublishColumn.seq) ?? 0,
+            kind: try kind ?? PublishStepKind(rawValue: try row.text(PublishColumn.kind) ?? ""),
+            name: try row.text(PublishColumn.name) ?? "", token: try row.text(PublishColumn.token),
+            body: withBody ? try row.blob(PublishColumn.body) : nil)
     }
 
     /// The names of the objects the plan uploads, in order.
@@ -442,7 +446,7 @@ package struct PublishStore {
         try database.query(
             "SELECT name FROM publish_steps WHERE target = ? AND kind = 'upload' ORDER BY seq",
             [.text(target)]
-        ) { $0.text("name") ?? "" }
+        ) { try $0.text(PublishColumn.name) ?? "" }
     }
 
     /// The plan's steps of `kind` not done yet (without bodies), in order.
@@ -454,7 +458,7 @@ package struct PublishStore {
             SELECT seq, name, token FROM publish_steps
             WHERE target = ? AND kind = ? AND done = 0 ORDER BY seq
             """, [.text(target), .text(kind.rawValue)]
-        ) { Self.step($0, kind: kind) }
+        ) { try Self.step($0, kind: kind) }
     }
 
     /// Up to `limit` steps not done yet (without bodies) numbered after `after` and
@@ -470,7 +474,7 @@ package struct PublishStore {
             WHERE target = ? AND seq > ? AND seq < ? AND done = 0 ORDER BY seq LIMIT ?
             """,
             [.text(target), .integer(after), .integer(before), .integer(Int64(limit))]
-        ) { Self.step($0, kind: kind) }
+        ) { try Self.step($0, kind: kind) }
     }
 
     /// The body of step `seq`; nil when there is no such step.
@@ -480,7 +484,7 @@ package struct PublishStore {
         try database.query(
             "SELECT body FROM publish_steps WHERE target = ? AND seq = ?",
             [.text(target), .integer(seq)]
-        ) { $0.blob("body") ?? [] }.first
+        ) { try $0.blob(PublishColumn.body) ?? [] }.first
     }
 
     /// Marks step `seq` done.
@@ -510,11 +514,13 @@ package struct PublishStore {
             """, [.text(target)]
         ) { row in
             PublishLogEntry(
-                target: target, at: at, kind: .publish, paths: Int(row.int64("paths") ?? 0),
-                changed: Int(row.int64("changed") ?? 0), removed: Int(row.int64("removed") ?? 0),
-                uploaded: Int(row.int64("uploaded") ?? 0),
-                retokened: Int(row.int64("retokened") ?? 0),
-                deleted: Int(row.int64("deleted") ?? 0))
+                target: target, at: at, kind: .publish,
+                paths: Int(try row.int64(PublishColumn.paths) ?? 0),
+                changed: Int(try row.int64(PublishColumn.changed) ?? 0),
+                removed: Int(try row.int64(PublishColumn.removed) ?? 0),
+                uploaded: Int(try row.int64(PublishColumn.uploaded) ?? 0),
+                retokened: Int(try row.int64(PublishColumn.retokened) ?? 0),
+                deleted: Int(try row.int64(PublishColumn.deleted) ?? 0))
         }.first
     }
 
@@ -559,13 +565,17 @@ package struct PublishStore {
             """, [target.map { .text($0) }]
         ) { row in
             PublishLogEntry(
-                target: row.text("target") ?? "", at: row.text("at") ?? "",
-                kind: PublishLogEntry.Kind(rawValue: row.text("kind") ?? "") ?? .publish,
-                paths: Int(row.int64("paths") ?? 0), changed: Int(row.int64("changed") ?? 0),
-                removed: Int(row.int64("removed") ?? 0),
-                uploaded: Int(row.int64("uploaded") ?? 0),
-                retokened: Int(row.int64("retokened") ?? 0),
-                deleted: Int(row.int64("deleted") ?? 0), source: row.text("source"))
+                target: try row.text(PublishColumn.target) ?? "",
+                at: try row.text(PublishColumn.at) ?? "",
+                kind: PublishLogEntry.Kind(rawValue: try row.text(PublishColumn.kind) ?? "")
+                    ?? .publish,
+                paths: Int(try row.int64(PublishColumn.paths) ?? 0),
+                changed: Int(try row.int64(PublishColumn.changed) ?? 0),
+                removed: Int(try row.int64(PublishColumn.removed) ?? 0),
+                uploaded: Int(try row.int64(PublishColumn.uploaded) ?? 0),
+                retokened: Int(try row.int64(PublishColumn.retokened) ?? 0),
+                deleted: Int(try row.int64(PublishColumn.deleted) ?? 0),
+                source: try row.text(PublishColumn.source))
         }
     }
 }

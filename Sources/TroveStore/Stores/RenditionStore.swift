@@ -57,8 +57,8 @@ package final class RenditionStore {
         of kind: RenditionOwner, _ sql: String, _ body: (SourceImage) throws -> Void
     ) throws {
         let statement = try database.prepare(sql)
-        let key = statement.column("key")
-        let source = statement.column("source")
+        let key = try statement.index(of: RenditionColumn.key)
+        let source = try statement.index(of: RenditionColumn.source)
         // Both are NOT NULL: the key is the primary key, the source is selected non-null.
         try statement.forEach { row in
             try body(SourceImage(kind: kind, key: row.text(key)!, source: row.text(source)!))
@@ -78,7 +78,10 @@ package final class RenditionStore {
               (SELECT count(*) FROM posts WHERE photo IS NOT NULL AND photo <> ''
             """ + (approvedPostsOnly ? " AND status = 'approved'" : "") + ") AS posts")
         guard let row = try statement.next() else { return (0, 0) }
-        return (Int(row.int64("treasures") ?? 0), Int(row.int64("posts") ?? 0))
+        return (
+            Int(try row.int64(RenditionColumn.treasures) ?? 0),
+            Int(try row.int64(RenditionColumn.posts) ?? 0)
+        )
     }
 
     /// How many treasures have a remote (`http(s)://`) image.
@@ -107,7 +110,7 @@ package final class RenditionStore {
     /// - Throws: `SQLiteError`.
     package func paths() throws -> Set<String> {
         let statement = try database.prepare("SELECT path FROM renditions")
-        let path = statement.column("path")
+        let path = try statement.index(of: RenditionColumn.path)
         var paths: Set<String> = []
         try statement.forEach { paths.insert($0.text(path) ?? "") }
         return paths
@@ -184,7 +187,7 @@ package final class RenditionStore {
                    height, bytes, hash
             FROM renditions
             """ + (condition.isEmpty ? "" : "\n" + condition))
-        let columns = RenditionColumns(statement)
+        let columns = try RenditionColumns(statement)
         try statement.forEach { row in
             if let rendition = columns.rendition(row) { try body(rendition) }
         }
@@ -244,18 +247,18 @@ private struct RenditionColumns {
     let bytes: Int
     let hash: Int
 
-    init(_ statement: Statement) {
-        kind = statement.column("owner_kind")
-        key = statement.column("owner_key")
-        name = statement.column("name")
-        source = statement.column("source")
-        sourceHash = statement.column("source_hash")
-        settings = statement.column("settings")
-        path = statement.column("path")
-        width = statement.column("width")
-        height = statement.column("height")
-        bytes = statement.column("bytes")
-        hash = statement.column("hash")
+    init(_ statement: Statement) throws {
+        kind = try statement.index(of: RenditionColumn.ownerKind)
+        key = try statement.index(of: RenditionColumn.ownerKey)
+        name = try statement.index(of: RenditionColumn.name)
+        source = try statement.index(of: RenditionColumn.source)
+        sourceHash = try statement.index(of: RenditionColumn.sourceHash)
+        settings = try statement.index(of: RenditionColumn.settings)
+        path = try statement.index(of: RenditionColumn.path)
+        width = try statement.index(of: RenditionColumn.width)
+        height = try statement.index(of: RenditionColumn.height)
+        bytes = try statement.index(of: RenditionColumn.bytes)
+        hash = try statement.index(of: RenditionColumn.hash)
     }
 
     /// The rendition in `row`, or nil when its owner kind is none trove knows.

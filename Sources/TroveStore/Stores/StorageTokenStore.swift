@@ -26,14 +26,16 @@ package final class StorageTokenStore {
         guard let row = try statement.next(), case .text(let token)? = row["token"] else {
             return nil
         }
-        return StorageToken(path: row.text("path") ?? "", token: token)
+        return StorageToken(path: try row.text(RenditionColumn.path) ?? "", token: token)
     }
 
     /// Every object path that has a token.
     ///
     /// - Throws: `SQLiteError`.
     package func tokenPaths() throws -> [String] {
-        try database.query("SELECT path FROM storage_tokens") { $0.text("path") ?? "" }
+        try database.query("SELECT path FROM storage_tokens") {
+            try $0.text(RenditionColumn.path) ?? ""
+        }
     }
 
     /// The rendition paths that have no token yet, sorted, each once.
@@ -45,7 +47,7 @@ package final class StorageTokenStore {
             SELECT DISTINCT path FROM renditions
             WHERE path NOT IN (SELECT path FROM storage_tokens) ORDER BY path
             """
-        ) { $0.text("path") ?? "" }
+        ) { try $0.text(RenditionColumn.path) ?? "" }
     }
 
     /// Gives a new token to every rendition path that has none.
@@ -76,7 +78,7 @@ package final class StorageTokenStore {
         try database.query(
             "SELECT path FROM renditions WHERE owner_kind = ? AND owner_key = ?",
             [.text(kind.rawValue), .text(key)]
-        ) { $0.text("path") ?? "" }
+        ) { try $0.text(RenditionColumn.path) ?? "" }
     }
 
     /// The treasures and posts whose renditions lie at `path`: their download URLs carry
@@ -89,8 +91,9 @@ package final class StorageTokenStore {
         try statement.bind([.text(path)])
         var owners: [(kind: RecordKind, key: String)] = []
         while let row = try statement.next() {
-            let kind = RecordKind(rawValue: row.text("owner_kind") ?? "") ?? .treasure
-            owners.append((kind, row.text("owner_key") ?? ""))
+            let kind =
+                RecordKind(rawValue: try row.text(RenditionColumn.ownerKind) ?? "") ?? .treasure
+            owners.append((kind, try row.text(RenditionColumn.ownerKey) ?? ""))
         }
         return owners
     }

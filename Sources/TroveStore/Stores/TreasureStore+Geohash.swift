@@ -19,11 +19,11 @@ extension TreasureStore {
         let candidates = try database.prepare(
             "SELECT key, geohash FROM treasure_geohashes WHERE geohash >= ? AND geohash < ?")
         let details = try database.prepare("SELECT name, lat, lon FROM treasures WHERE key = ?")
-        let key = candidates.column("key")
-        let geohash = candidates.column("geohash")
-        let name = details.column("name")
-        let latitude = details.column("lat")
-        let longitude = details.column("lon")
+        let key = try candidates.index(of: TreasureColumn.key)
+        let geohash = try candidates.index(of: TreasureColumn.geohash)
+        let name = try details.index(of: TreasureColumn.name)
+        let latitude = try details.index(of: TreasureColumn.lat)
+        let longitude = try details.index(of: TreasureColumn.lon)
         for range in ranges {
             try candidates.bind([.text(range.start), .text(range.end)])
             while let row = try candidates.next() {
@@ -84,7 +84,7 @@ extension TreasureStore {
             RETURNING key
             """)
         try statement.bind([.integer(Int64(precision))])
-        let key = statement.column("key")
+        let key = try statement.index(of: TreasureColumn.key)
         while let row = try statement.next() {
             written += 1
             markChanged(.treasure, row.text(key) ?? "")
@@ -108,9 +108,9 @@ extension TreasureStore {
             throws -> Bool
     ) throws {
         let rows = try database.prepare("SELECT key, lat, lon FROM treasures ORDER BY key")
-        let key = rows.column("key")
-        let latitude = rows.column("lat")
-        let longitude = rows.column("lon")
+        let key = try rows.index(of: TreasureColumn.key)
+        let latitude = try rows.index(of: TreasureColumn.lat)
+        let longitude = try rows.index(of: TreasureColumn.lon)
         func number(_ value: SQLiteValue?) -> Double? {
             switch value {
             case .real(let double): double

@@ -67,7 +67,7 @@ extension TreasureStore {
     package func sourceNames() throws -> [Int64: String?] {
         Dictionary(
             try database.query("SELECT id, coalesce(name, path) AS name FROM sources") {
-                ($0.int64("id") ?? 0, $0.text("name"))
+                (try $0.int64(TreasureColumn.id) ?? 0, try $0.text(TreasureColumn.name))
             }, uniquingKeysWith: { first, _ in first })
     }
 
@@ -88,11 +88,11 @@ extension TreasureStore {
             ORDER BY source_line IS NULL, source_line, key
             """)
         try scan.bind([.integer(source)])
-        let key = scan.column("key")
-        let name = scan.column("name")
-        let latitude = scan.column("lat")
-        let longitude = scan.column("lon")
-        let image = scan.column("image")
+        let key = try scan.index(of: TreasureColumn.key)
+        let name = try scan.index(of: TreasureColumn.name)
+        let latitude = try scan.index(of: TreasureColumn.lat)
+        let longitude = try scan.index(of: TreasureColumn.lon)
+        let image = try scan.index(of: TreasureColumn.image)
         while let row = try scan.next() {
             try body(
                 Treasure(
@@ -113,10 +113,10 @@ extension TreasureStore {
         let scan = try database.prepare(
             "SELECT key, lat, lon, image FROM treasures WHERE source = ? ORDER BY key")
         try scan.bind([.integer(source)])
-        let key = scan.column("key")
-        let latitude = scan.column("lat")
-        let longitude = scan.column("lon")
-        let image = scan.column("image")
+        let key = try scan.index(of: TreasureColumn.key)
+        let latitude = try scan.index(of: TreasureColumn.lat)
+        let longitude = try scan.index(of: TreasureColumn.lon)
+        let image = try scan.index(of: TreasureColumn.image)
         while let row = try scan.next() {
             if row.withUTF8(key, skip) ?? false { continue }
             try body(
@@ -159,11 +159,14 @@ extension TreasureStore {
             """)
         while let row = try statement.next() {
             let treasure = Treasure(
-                key: row.text("key") ?? "", name: "", latitude: row.double("lat") ?? .nan,
-                longitude: row.double("lon") ?? .nan, image: row.text("image"),
-                source: SourceLine.location(file: nil, stored: row.int64("source_line"))
+                key: try row.text(TreasureColumn.key) ?? "", name: "",
+                latitude: try row.double(TreasureColumn.lat) ?? .nan,
+                longitude: try row.double(TreasureColumn.lon) ?? .nan,
+                image: try row.text(TreasureColumn.image),
+                source: SourceLine.location(
+                    file: nil, stored: try row.int64(TreasureColumn.sourceLine))
                     ?? Diagnostic.Location())
-            try body(treasure, row.int64("source"))
+            try body(treasure, try row.int64(TreasureColumn.source))
         }
     }
 

@@ -23,15 +23,15 @@ extension TreasureStore {
             ORDER BY t.source, t.source_line, t.key
             """)
         try statement.bind(keys.map { [.text($0.jsonText)] } ?? [])
-        let key = statement.column("key")
-        let name = statement.column("name")
-        let latitude = statement.column("lat")
-        let longitude = statement.column("lon")
-        let image = statement.column("image")
-        let description = statement.column("description")
-        let geohash = statement.column("geohash")
-        let file = statement.column("file")
-        let line = statement.column("source_line")
+        let key = try statement.index(of: TreasureColumn.key)
+        let name = try statement.index(of: TreasureColumn.name)
+        let latitude = try statement.index(of: TreasureColumn.lat)
+        let longitude = try statement.index(of: TreasureColumn.lon)
+        let image = try statement.index(of: TreasureColumn.image)
+        let description = try statement.index(of: TreasureColumn.description)
+        let geohash = try statement.index(of: TreasureColumn.geohash)
+        let file = try statement.index(of: TreasureColumn.file)
+        let line = try statement.index(of: TreasureColumn.sourceLine)
         while let row = try statement.next() {
             // Lines are the ones of each treasure's last import. A treasure whose row is
             // gone from its file has no line any more, and is named by its key.
@@ -60,7 +60,9 @@ extension TreasureStore {
             SELECT lat, lon FROM treasures WHERE lat BETWEEN ? AND ?
             ORDER BY source, source_line, key
             """, [.real(latitudes.lowerBound), .real(latitudes.upperBound)]
-        ) { row in (row.double("lat") ?? .nan, row.double("lon") ?? .nan) }
+        ) { row in
+            (try row.double(TreasureColumn.lat) ?? .nan, try row.double(TreasureColumn.lon) ?? .nan)
+        }
     }
 
     /// The key, name and position of the treasures changed after clock value `seq` that
@@ -84,10 +86,12 @@ extension TreasureStore {
             [.text(keys.jsonText)], Self.keyNameAndPosition)
     }
 
-    private static func keyNameAndPosition(_ row: Row) -> Treasure {
+    private static func keyNameAndPosition(_ row: Row) throws -> Treasure {
         Treasure(
-            key: row.text("key") ?? "", name: row.text("name") ?? "",
-            latitude: row.double("lat") ?? .nan, longitude: row.double("lon") ?? .nan)
+            key: try row.text(TreasureColumn.key) ?? "",
+            name: try row.text(TreasureColumn.name) ?? "",
+            latitude: try row.double(TreasureColumn.lat) ?? .nan,
+            longitude: try row.double(TreasureColumn.lon) ?? .nan)
     }
 
     /// One treasure as `forEachPosition(named:keys:_:)` sees it.
@@ -118,12 +122,12 @@ extension TreasureStore {
             FROM treasures
             """)
         try statement.bind([.text(names.jsonText), .text(keys.jsonText)])
-        let latitude = statement.column("lat")
-        let longitude = statement.column("lon")
-        let named = statement.column("named")
-        let key = statement.column("key")
-        let source = statement.column("source")
-        let gone = statement.column("gone")
+        let latitude = try statement.index(of: TreasureColumn.lat)
+        let longitude = try statement.index(of: TreasureColumn.lon)
+        let named = try statement.index(of: TreasureColumn.named)
+        let key = try statement.index(of: TreasureColumn.key)
+        let source = try statement.index(of: TreasureColumn.source)
+        let gone = try statement.index(of: TreasureColumn.gone)
         var kept: [String] = []
         while let row = try statement.next() {
             let position = PositionRow(

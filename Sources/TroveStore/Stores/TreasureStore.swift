@@ -82,17 +82,17 @@ package final class TreasureStore {
         let file: Int
         let line: Int
 
-        init(_ statement: Statement) {
-            key = statement.column("key")
-            name = statement.column("name")
-            latitude = statement.column("lat")
-            longitude = statement.column("lon")
-            description = statement.column("description")
-            image = statement.column("image")
-            extra = statement.column("extra")
-            geohash = statement.column("geohash")
-            file = statement.column("file")
-            line = statement.column("source_line")
+        init(_ statement: Statement) throws {
+            key = try statement.index(of: TreasureColumn.key)
+            name = try statement.index(of: TreasureColumn.name)
+            latitude = try statement.index(of: TreasureColumn.lat)
+            longitude = try statement.index(of: TreasureColumn.lon)
+            description = try statement.index(of: TreasureColumn.description)
+            image = try statement.index(of: TreasureColumn.image)
+            extra = try statement.index(of: TreasureColumn.extra)
+            geohash = try statement.index(of: TreasureColumn.geohash)
+            file = try statement.index(of: TreasureColumn.file)
+            line = try statement.index(of: TreasureColumn.sourceLine)
         }
 
         /// The whole treasure; with `precision`, whether its geohash is current is judged.
@@ -132,7 +132,7 @@ package final class TreasureStore {
         throws
     {
         let statement = try database.prepare(Self.selectListed + " ORDER BY t.key")
-        let columns = ListedColumns(statement)
+        let columns = try ListedColumns(statement)
         while let row = try statement.next() {
             try body(columns.treasure(row, precision: precision))
         }
@@ -144,7 +144,7 @@ package final class TreasureStore {
     package func treasure(_ key: String, geohashPrecision precision: Int?) throws -> Treasure? {
         let statement = try database.prepare(Self.selectListed + " WHERE t.key = ?")
         try statement.bind([.text(key)])
-        let columns = ListedColumns(statement)
+        let columns = try ListedColumns(statement)
         return try statement.next().map { columns.treasure($0, precision: precision) }
     }
 
@@ -154,8 +154,10 @@ package final class TreasureStore {
     package func positionsInKeyOrder() throws -> [Treasure] {
         try database.query("SELECT key, name, lat, lon FROM treasures ORDER BY key") { row in
             Treasure(
-                key: row.text("key") ?? "", name: row.text("name") ?? "",
-                latitude: row.double("lat") ?? 0, longitude: row.double("lon") ?? 0)
+                key: try row.text(TreasureColumn.key) ?? "",
+                name: try row.text(TreasureColumn.name) ?? "",
+                latitude: try row.double(TreasureColumn.lat) ?? 0,
+                longitude: try row.double(TreasureColumn.lon) ?? 0)
         }
     }
 
@@ -170,8 +172,10 @@ package final class TreasureStore {
             """, [.text(key)]
         ) { row in
             TreasureRendition(
-                name: row.text("name") ?? "", path: row.text("path") ?? "",
-                width: Int(row.int64("width") ?? 0), height: Int(row.int64("height") ?? 0))
+                name: try row.text(TreasureColumn.name) ?? "",
+                path: try row.text(TreasureColumn.path) ?? "",
+                width: Int(try row.int64(TreasureColumn.width) ?? 0),
+                height: Int(try row.int64(TreasureColumn.height) ?? 0))
         }
     }
 

@@ -50,7 +50,7 @@ public enum ChangeLog {
         try statement.bind([
             .text(kind.rawValue), .integer(seq), .integer(Int64(min(limit, Int(Int32.max)) + 1)),
         ])
-        let key = statement.column("key")
+        let key = try statement.index(of: ChangeColumn.key)
         var keys: [String] = []
         while let row = try statement.next() {
             keys.append(row.text(key) ?? "")
@@ -116,7 +116,8 @@ public enum ChangeLog {
     )? {
         try database.query(
             "SELECT seq, inputs FROM change_consumers WHERE name = ?", [.text(name)]
-        ) { (seq: $0.int64("seq") ?? 0, inputs: $0.text("inputs")) }.first
+        ) { (seq: try $0.int64(ChangeColumn.seq) ?? 0, inputs: try $0.text(ChangeColumn.inputs)) }
+        .first
     }
 
     /// Records that consumer `name` has taken in everything up to the clock's value now,
