@@ -96,6 +96,9 @@ enum ImportCommand {
         let verb = job.dryRun ? "would import" : "imported"
         for result in results {
             let summary = result.summary
+            if let message = result.moved.message(for: result.displayPath) {
+                invocation.warn(message)
+            }
             for warning in result.warnings { invocation.warn(warning.compilerStyle) }
             total.new += summary.new
             total.updated += summary.updated
