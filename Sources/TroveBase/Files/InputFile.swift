@@ -1,7 +1,7 @@
 import Foundation
 
-/// The one way trove opens a file it reads (treasure and posts files, whatever the
-/// command): without waiting (a FIFO nobody writes to does not block the open), and only a
+/// The one way trove opens a file it reads (treasure and posts files, images and photos,
+/// whatever the command): without waiting (a FIFO nobody writes to does not block the open), and only a
 /// regular file. A FIFO, a device or a socket is refused at once: reading one could wait
 /// for ever or never end, and it could not be read twice (a format is sniffed from a
 /// file's first bytes before it is read). Standard input is read with `-` instead.
@@ -53,7 +53,7 @@ public enum InputFile {
     public static func described(_ type: mode_t) -> String {
         switch type {
         case S_IFDIR: "a folder"
-        case S_IFIFO: "a FIFO (a named pipe)"
+        case S_IFIFO: "a FIFO"
         case S_IFCHR, S_IFBLK: "a device"
         case S_IFSOCK: "a socket"
         default: "not a regular file"
