@@ -207,7 +207,8 @@ enum ImportCommand {
             "With --skip-invalid: write the skipped rows here (CSV: where, why, the row).",
         role: .output(.rejects))
     static let force = Flag(
-        "force", help: "Replace an existing --rejects file that trove did not write.",
+        "force",
+        help: "Replace an existing --rejects file that trove did not write and does not read.",
         replacesOutputs: true)
     static let sync = Flag(
         "sync",

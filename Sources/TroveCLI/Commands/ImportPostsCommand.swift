@@ -129,6 +129,7 @@ enum ImportPostsCommand {
             + "the record).",
         role: .output(.rejects))
     static let force = Flag(
-        "force", help: "Replace an existing --rejects file that trove did not write.",
+        "force",
+        help: "Replace an existing --rejects file that trove did not write and does not read.",
         replacesOutputs: true)
 }
