@@ -128,6 +128,23 @@ import Testing
         #expect(result.stderr.contains("longer than 10 MB"), "\(result.stderr)")
     }
 
+    /// A repeated name keeps only its last occurrence, at any level, as `JSON.parse` (and
+    /// the whole-tree read before) does: streamed, what came first is dropped at the end.
+    @Test func aRepeatedNameKeepsItsLastOccurrenceAtAnyLevel() throws {
+        let json = """
+            {"Locations": {"p1": {"lat": 1, "lon": 2}},
+             "Users": {"u1": {"TaggedLocations": {"p1": true}},
+                       "u1": {"TaggedLocations": {"p2": {"lat": 3, "lon": 4}}}},
+             "Locations": {"p3": {"lat": 5, "lon": 6}, "p4": {"lat": 1, "lon": 1},
+                           "p4": {"lat": 7, "lon": 8}}}
+            """
+        let file = try PostReader.readJSON(Data(json.utf8), name: "dup.json")
+        #expect(file.posts.map(\.id) == ["p2", "p3", "p4"])
+        #expect(file.posts.map(\.user) == ["u1", nil, nil])
+        #expect(file.posts.map(\.latitude) == [3, 5, 7])
+        #expect(file.posts[0].source == "dup.json: Users/u1/TaggedLocations/p2")
+    }
+
     // MARK: - Killed
 
     /// A streamed posts import killed once its transaction spilled into the WAL leaves

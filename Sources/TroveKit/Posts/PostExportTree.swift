@@ -34,16 +34,21 @@ final class PostExportTree {
         var path: String
         var fields: [String: JSONValue]?
         var isLocation: Bool
-        /// The occurrences it belongs to, to tell whether a later one of the same name
-        /// replaced it.
-        var topMark: Int
-        var userMark: Int?
-        var fieldMark: Int?
-        var idKey: String
+        /// The occurrences of the names it is under (root, user, field; 0 for none), to
+        /// tell whether a later member of the same name replaced one of them.
+        var marks: (top: Int, user: Int, field: Int)
+
+        /// The object it is a member of (the occurrence of its root or of its user's field).
+        var object: Int { isLocation ? marks.top : marks.field }
     }
     private var parts: [Part] = []
-    /// The last occurrence of each name at each level, by its parent's occurrence.
-    private var lastMark: [String: Int] = [:]
+    /// The last occurrence of each name under each occurrence, and those replaced.
+    private struct Occurrence: Hashable {
+        var parent: Int
+        var name: String
+    }
+    private var occurrences: [Occurrence: Int] = [:]
+    private var replacedMarks: Set<Int> = []
     private var marks = 0
     private var notObjects: [PostReject] = []
 
@@ -76,7 +81,7 @@ final class PostExportTree {
         }
         if first == UInt8(ascii: "{") {
             try forEachChild { [self] key throws(InputError) in
-                let mark = self.mark(key, in: "")
+                let mark = self.mark(key, in: 0)
                 switch key.lowercased() {
                 case "users":
                     found = true
@@ -104,13 +109,13 @@ final class PostExportTree {
     /// private.
     private func users(top: String, mark topMark: Int) throws(InputError) {
         try forEachChild { [self] user throws(InputError) in
-            let userMark = mark(user, in: "\(topMark)")
+            let userMark = mark(user, in: topMark)
             guard try next() == UInt8(ascii: "{") else {
                 try skip()
                 return
             }
             try forEachChild(arrays: false) { [self] field throws(InputError) in
-                let fieldMark = mark(field, in: "\(userMark)")
+                let fieldMark = mark(field, in: userMark)
                 guard field.lowercased() == "taggedlocations" else {
                     try countPrivate(field, depth: 0)
                     return
@@ -125,8 +130,8 @@ final class PostExportTree {
                     add(
                         Part(
                             top: top, user: user, field: field, id: id, path: path,
-                            fields: fields, isLocation: false, topMark: topMark,
-                            userMark: userMark, fieldMark: fieldMark, idKey: "\(fieldMark)/\(id)"))
+                            fields: fields, isLocation: false,
+                            marks: (topMark, userMark, fieldMark)))
                 }
             }
         }
@@ -149,7 +154,7 @@ final class PostExportTree {
             add(
                 Part(
                     top: top, id: id, path: path, fields: PostReader.fields(value),
-                    isLocation: true, topMark: topMark, idKey: "\(topMark)/\(id)"))
+                    isLocation: true, marks: (topMark, 0, 0)))
         }
     }
 
@@ -173,34 +178,28 @@ final class PostExportTree {
 
     // MARK: - The records
 
-    /// Notes the occurrence of `name` under the occurrence `parent`: the last one wins.
-    private func mark(_ name: String, in parent: String) -> Int {
+    /// Notes the occurrence of `name` under the occurrence `parent` (0 for the root): the
+    /// last one wins, as in `JSON.parse`.
+    private func mark(_ name: String, in parent: Int) -> Int {
         marks += 1
-        lastMark[parent + "\u{0}" + name] = marks
+        if let earlier = occurrences.updateValue(
+            marks, forKey: Occurrence(parent: parent, name: name))
+        {
+            replacedMarks.insert(earlier)
+        }
         return marks
     }
 
     private func add(_ part: Part) {
-        lastMark["id\u{0}" + part.idKey] = parts.count
         parts.append(part)
     }
 
-    /// Whether no later occurrence of a name replaced `part`.
-    private func isCurrent(_ part: Part, at index: Int) -> Bool {
-        guard lastMark["\u{0}" + part.top] == part.topMark,
-            lastMark["id\u{0}" + part.idKey] == index
-        else { return false }
-        if let user = part.user, let userMark = part.userMark,
-            lastMark["\(part.topMark)\u{0}" + user] != userMark
-        {
-            return false
-        }
-        if let field = part.field, let fieldMark = part.fieldMark, let userMark = part.userMark,
-            lastMark["\(userMark)\u{0}" + field] != fieldMark
-        {
-            return false
-        }
-        return true
+    /// Whether no later occurrence of the names `part` is under replaced one of them (a
+    /// later member of the same id in the same object is looked for among the id's parts).
+    private func isCurrent(_ part: Part) -> Bool {
+        replacedMarks.isEmpty
+            || ![part.marks.top, part.marks.user, part.marks.field].contains(
+                where: replacedMarks.contains)
     }
 
     /// The posts of the tree, in id order.
@@ -213,38 +212,52 @@ final class PostExportTree {
                 name, "no Users/*/TaggedLocations or Locations tree found",
                 hint: "export the litter app's database root, or use CSV/NDJSON")
         }
-        // The tree's sorted order: a record's parts merge as they did read whole.
-        let current = parts.indices.filter { isCurrent(parts[$0], at: $0) }.sorted {
-            let a = parts[$0]
-            let b = parts[$1]
-            return (a.top, a.user ?? "", a.field ?? "", a.id, $0)
-                < (b.top, b.user ?? "", b.field ?? "", b.id, $1)
+        // A record's parts merge in the tree's sorted order (roots, users, their fields),
+        // as they did read whole; of one id twice in one object, the last counts.
+        var byID: [String: [Int]] = [:]
+        for index in parts.indices where isCurrent(parts[index]) {
+            byID[parts[index].id, default: []].append(index)
         }
-        var records: [String: (fields: [String: JSONValue], path: String)] = [:]
-        var owners: [String: String] = [:]
-        for index in current {
-            let part = parts[index]
-            if part.isLocation {
-                if records[part.id] == nil { records[part.id] = ([:], part.path) }
-                records[part.id]?.fields.merge(part.fields ?? [:]) { _, location in location }
-                records[part.id]?.path = part.path
-            } else {
-                // The user's key is the user's id: it wins over any field.
-                owners[part.id] = part.user
-                if let fields = part.fields {
-                    records[part.id, default: ([:], part.path)].fields.merge(fields) { a, _ in a }
-                    records[part.id]?.path = part.path
+        var records: [(id: String, fields: [String: JSONValue], path: String, owner: String?)] =
+            []
+        records.reserveCapacity(byID.count)
+        for (id, indices) in byID {
+            var objects: Set<Int> = []
+            let kept = indices.reversed().filter { objects.insert(parts[$0].object).inserted }
+            let ordered = kept.sorted {
+                let a = parts[$0]
+                let b = parts[$1]
+                return (a.top, a.user ?? "", a.field ?? "", $0)
+                    < (b.top, b.user ?? "", b.field ?? "", $1)
+            }
+            var fields: [String: JSONValue]?
+            var path = ""
+            var owner: String?
+            for index in ordered {
+                let part = parts[index]
+                if part.isLocation {
+                    fields = (fields ?? [:]).merging(part.fields ?? [:]) { _, location in location }
+                    path = part.path
+                } else {
+                    // The user's key is the user's id: it wins over any field.
+                    owner = part.user
+                    if let tagged = part.fields {
+                        fields = (fields ?? [:]).merging(tagged) { a, _ in a }
+                        path = part.path
+                    }
                 }
             }
+            if let fields { records.append((id, fields, path, owner)) }
         }
+        records.sort { $0.id < $1.id }
         parts = []
         var file = self.file
         file.rejects += notObjects
-        for id in records.keys.sorted() {
-            guard let record = records[id] else { continue }
+        for record in records {
+            let id = record.id
             let source = "\(name): \(record.path)"
             var fields: [(String, JSONValue)] = record.fields.sorted { $0.key < $1.key }
-            if let owner = owners[id] {
+            if let owner = record.owner {
                 // The Users/{uid} key names the user, whatever the record's own fields say.
                 fields.removeAll { PostField.matching($0.0) == .user }
                 fields.append(("uid", .string(owner)))
@@ -298,7 +311,13 @@ final class PostExportTree {
     /// The value here, whole and parsed; `record` names it when it is a post's.
     private func value(record: String? = nil) throws(InputError) -> JSONValue {
         _ = try next()
-        let taken = stream.takeValue()
+        return try parse(stream.takeValue(), record: record)
+    }
+
+    /// A value taken from the stream, parsed.
+    private func parse(_ taken: (bytes: [UInt8], line: Int, column: Int), record: String? = nil)
+        throws(InputError) -> JSONValue
+    {
         if stream.overLimit {
             throw InputError(
                 "\(name):\(taken.line)",
@@ -323,12 +342,21 @@ final class PostExportTree {
 
     /// A member name in quotes.
     private func key() throws(InputError) -> String {
-        let line = stream.line
-        let column = stream.column
         guard try next("the text ends inside an object") == UInt8(ascii: "\"") else {
             throw syntax("expected a member name in quotes")
         }
-        guard case .string(let name) = try value() else {
+        let line = stream.line
+        let column = stream.column
+        let taken = stream.takeValue()
+        // Most names are plain: no escape, no control character, valid UTF-8.
+        let bytes = taken.bytes
+        if !stream.overLimit, bytes.count >= 2, bytes.last == UInt8(ascii: "\""),
+            !bytes.dropFirst().dropLast().contains(where: { $0 < 0x20 || $0 == 0x5C }),
+            let name = String(validating: bytes.dropFirst().dropLast(), as: UTF8.self)
+        {
+            return name
+        }
+        guard case .string(let name) = try parse(taken) else {
             throw syntax("expected a member name in quotes", line: line, column: column)
         }
         return name
