@@ -48,10 +48,29 @@ public struct Invocation {
 
     // MARK: - Output
 
-    /// Data on stdout: text made terminal-safe (`TerminalText`), JSON, CSV and GeoJSON
-    /// exact.
+    /// Whether data on stdout is shown as the text format shows it (`TerminalText`, the
+    /// one rule): always for text, and for every format when stdout is a terminal, so that
+    /// no `--format` lets a name or description drive the terminal. To a pipe or a file,
+    /// JSON, CSV and GeoJSON stay exact (JSON escapes the same characters itself, as `\u`
+    /// escapes, so its bytes are the same either way).
+    public var escapesData: Bool {
+        format == .text || context.standardOutput.isTerminal
+    }
+
+    /// A line of data on stdout (see `escapesData`).
     public func print(_ text: String) {
-        context.standardOutput.write((format == .text ? TerminalText.safe(text) : text) + "\n")
+        write(text + "\n")
+    }
+
+    /// Data on stdout as it comes, escaped when `escapesData`.
+    public func write(_ text: String) {
+        context.standardOutput.write(escapesData ? TerminalText.safe(text) : text)
+    }
+
+    /// UTF-8 data on stdout as it comes, in whole characters, escaped when `escapesData`.
+    public func write(bytes: UnsafeRawBufferPointer) {
+        guard escapesData else { return context.standardOutput.write(bytes: bytes) }
+        context.standardOutput.write(TerminalText.safe(String(decoding: bytes, as: UTF8.self)))
     }
 
     /// A message on stderr, unless `--quiet`.

@@ -27,7 +27,8 @@ import Testing
     private func importTreasures(_ inputs: [(String, TreasureInput)], from file: String) throws {
         try workspace.write {
             let importer = try TreasureImporter(workspace: workspace)
-            var batch = PackedTreasures(file: file, sourcePath: "/data/" + file)
+            // The file's `SourceIdentity`: its path relative to the workspace's folder.
+            var batch = PackedTreasures(file: file, sourcePath: file)
             for (key, input) in inputs {
                 batch.append(key: key, input: input, image: input.image, firstUse: true)
             }
@@ -80,14 +81,15 @@ import Testing
         defer { cleanUp() }
         let store = TreasureStore(workspace)
         try workspace.write {
-            let first = try store.source(path: "/data/t.csv", name: "t.csv")
+            let first = try store.source(path: "data/t.csv", name: "t.csv")
             #expect(!first.known)
-            let again = try store.source(path: "/data/t.csv", name: "../t.csv")
+            let again = try store.source(path: "data/t.csv", name: "../t.csv")
             #expect(again.id == first.id && again.known)
             #expect(try store.columns(ofSource: first.id) == nil)
             try store.setColumns(["name", "lat", "Points"], decimalComma: true, ofSource: first.id)
             #expect(try store.columns(ofSource: first.id) == ["name", "lat", "Points"])
-            #expect(try store.sourceNames() == [first.id: "../t.csv"])
+            // Named by its identity, whoever typed it how.
+            #expect(try store.sourceNames() == [first.id: "data/t.csv"])
         }
     }
 

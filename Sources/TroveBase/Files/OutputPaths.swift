@@ -89,10 +89,13 @@ public enum OutputPaths {
     ///   - workspace: the workspace's path when the command uses one.
     ///   - force: `--force`: an existing file of another kind may be replaced (never an
     ///     input or the workspace).
+    ///   - recorded: what the workspace records at an output's path and kind (a file it
+    ///     read, a file it made for the apps), in words that follow "is"; such an output is
+    ///     refused, `--force` or not. Asked after the inputs, before the kind.
     /// - Throws: `OutputPathError` naming both paths.
     public static func check(
         outputs: [(NamedPath, OutputKind)], inputs: [NamedPath], workspace: String?,
-        force: Bool
+        force: Bool, recorded: (String, OutputKind) -> String? = { _, _ in nil }
     ) throws(OutputPathError) {
         var protected = inputs
         if let workspace {
@@ -122,6 +125,12 @@ public enum OutputPaths {
                         + " same file; give each its own path")
             }
             seen.append(output)
+            if let what = recorded(output.path, kind) {
+                throw OutputPathError(
+                    message:
+                        "\(output.label) \(output.path) is \(what); writing it would destroy what"
+                        + " trove reads, --force or not: choose another path")
+            }
             try checkExisting(output, kind: kind, force: force)
         }
     }
@@ -151,6 +160,16 @@ public enum OutputPaths {
             message:
                 "\(output.label) \(output.path) exists and is not \(kind.noun); pass --force to"
                 + " replace it, or choose another path")
+    }
+
+    /// Whether an output of `kind` at `path` would replace a regular file of another kind
+    /// (one not empty and not recognised by its first bytes): a file trove did not write,
+    /// which only `--force` replaces, and then only when the workspace does not record it
+    /// as read.
+    public static func replacesAnotherKind(_ path: String, kind: OutputKind) -> Bool {
+        var status = stat()
+        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return false }
+        return !kind.recognises(head(of: path))
     }
 
     /// The first bytes of a regular file (empty when it cannot be read).

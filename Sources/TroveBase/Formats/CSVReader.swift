@@ -41,9 +41,11 @@ public struct CSVReader {
         delimiter: UInt8? = nil
     ) throws(CSVError) {
         let shown = displayPath ?? path
-        let descriptor = open(path, O_RDONLY)
-        guard descriptor >= 0 else {
-            throw CSVError(.unreadable(Self.systemMessage()), file: shown)
+        let descriptor: Int32
+        do throws(InputFile.Failure) {
+            descriptor = try InputFile.open(path)
+        } catch {
+            throw CSVError(.unreadable(error.reason), file: shown)
         }
         let isTSV = path.lowercased().hasSuffix(".tsv")
         try self.init(
@@ -394,6 +396,8 @@ extension CSVReader {
 
         /// The longest first record (the header) read: 1 MB.
         static let headerLimit = 1 << 20
+        /// The longest other record read: `RecordLimit`, 10 MB.
+        static let recordLimit = RecordLimit.bytes
         /// Whether a record was returned (the header is behind).
         private var hasRecord = false
 
@@ -426,8 +430,17 @@ extension CSVReader {
                         throw CSVError(
                             .headerTooLong(limit: Self.headerLimit), file: displayPath, line: line)
                     }
+                    if end - start > Self.recordLimit {
+                        throw CSVError(
+                            .recordTooLong(limit: Self.recordLimit), file: displayPath, line: line)
+                    }
                     try refill()
                 case .record(let next, let lineBreaks):
+                    // Whole in a buffer that a longer record before it grew, but as long.
+                    if hasRecord && next - start > Self.recordLimit {
+                        throw CSVError(
+                            .recordTooLong(limit: Self.recordLimit), file: displayPath, line: line)
+                    }
                     hasRecord = true
                     let record = try makeRecord()
                     start = next

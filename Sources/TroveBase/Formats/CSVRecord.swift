@@ -25,6 +25,8 @@ public struct CSVError: Error, Equatable, Sendable, CustomStringConvertible {
         case invalidEncoding
         /// No line break in the first `limit` bytes: no header is that long.
         case headerTooLong(limit: Int)
+        /// A record (a row) longer than `limit` bytes (`RecordLimit`).
+        case recordTooLong(limit: Int)
     }
 
     /// What went wrong.
@@ -47,7 +49,7 @@ public struct CSVError: Error, Equatable, Sendable, CustomStringConvertible {
         case .unreadable: nil
         case .unterminatedQuote: DiagnosticCode.unterminatedQuote
         case .invalidEncoding: DiagnosticCode.invalidEncoding
-        case .headerTooLong: nil
+        case .headerTooLong, .recordTooLong: nil
         }
     }
 
@@ -60,6 +62,8 @@ public struct CSVError: Error, Equatable, Sendable, CustomStringConvertible {
         case .headerTooLong(let limit):
             "the header line is longer than \(limit >> 20) MB (no line break in its first"
                 + " \(limit) bytes)"
+        case .recordTooLong(let limit):
+            "the row is longer than \(limit >> 20) MB, the most trove reads as one record"
         }
     }
 
@@ -69,6 +73,9 @@ public struct CSVError: Error, Equatable, Sendable, CustomStringConvertible {
         case .unreadable: nil
         case .headerTooLong:
             "a CSV file starts with a line naming its columns: is this the right file?"
+        case .recordTooLong:
+            "a quote that never closes makes the rest of the file one field: look for it"
+                + " on this line"
         case .unterminatedQuote: "a field that contains a quote must double it: \"\""
         case .invalidEncoding:
             "if the file was saved by a spreadsheet on Windows, pass --encoding cp1252 (or latin1)"

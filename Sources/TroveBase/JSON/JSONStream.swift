@@ -18,6 +18,7 @@ package final class JSONStream {
     package typealias Fill = (UnsafeMutableRawPointer, Int) -> Int
 
     private var buffer: [UInt8] = []
+    private var scratch: [UInt8] = []
     /// The next byte not yet consumed.
     private var position = 0
     private var atEnd = false
@@ -27,6 +28,11 @@ package final class JSONStream {
     package private(set) var column = 1
     /// Set when reading failed (the caller names it); the stream then ends.
     package private(set) var failed = false
+    /// The most bytes one value or line may take (`RecordLimit`): a longer one is cut
+    /// there and `overLimit` set, so that no record of a file costs more memory than this.
+    package var limit = Int.max
+    /// Set when a value or line was longer than `limit`; the caller says so and stops.
+    package private(set) var overLimit = false
     private static let chunk = 1 << 16
 
     package init(fill: @escaping Fill) {
@@ -57,11 +63,11 @@ package final class JSONStream {
             buffer.removeFirst(position)
             position = 0
         }
-        let got = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.chunk) { chunk in
-            let got = fill(chunk.baseAddress!, Self.chunk)
-            if got > 0 { buffer.append(contentsOf: chunk.prefix(got)) }
-            return got
-        }
+        // One chunk of scratch for the stream's life: a read that returns a few bytes (a
+        // pipe, a slow source) costs those bytes, not a chunk's allocation.
+        if scratch.isEmpty { scratch = [UInt8](repeating: 0, count: Self.chunk) }
+        let got = scratch.withUnsafeMutableBytes { fill($0.baseAddress!, Self.chunk) }
+        if got > 0 { buffer.append(contentsOf: scratch[..<got]) }
         if got < 0 { failed = true }
         if got <= 0 { atEnd = true }
     }
@@ -85,33 +91,46 @@ package final class JSONStream {
     }
 
     /// The length of the run of bytes from `offset` on that `inRun` accepts, reading more
-    /// as needed: scans the buffer directly, the hot loop of reading a big file.
-    private func run(from offset: Int, while inRun: (UInt8) -> Bool) -> Int {
+    /// as needed, but no further than `limit` bytes from `position`: scans the buffer
+    /// directly, the hot loop of reading a big file.
+    private func run(from offset: Int, limit: Int = .max, while inRun: (UInt8) -> Bool) -> Int {
         var end = position + offset
         while true {
             let stop = buffer.withUnsafeBufferPointer { bytes -> Int in
                 var index = end
-                while index < bytes.count, inRun(bytes[index]) { index += 1 }
+                let last = limit - (bytes.count - position) > 0 ? bytes.count : position + limit
+                while index < last, inRun(bytes[index]) { index += 1 }
                 return index
             }
             end = stop
-            if end < buffer.count || atEnd { return end - position }
+            if end < buffer.count || atEnd || end - position >= limit { return end - position }
             let consumed = position
             readMore()
             end -= consumed - position
         }
     }
 
-    /// Consumes white space (and nothing else); the next byte, or nil at the end.
+    /// Consumes white space (and nothing else), a buffer at a time however much there is;
+    /// the next byte, or nil at the end.
     @discardableResult
     package func skipWhitespace() -> UInt8? {
-        while let byte = peek() {
-            guard byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D else {
-                return byte
+        while true {
+            let end = buffer.withUnsafeBufferPointer { bytes -> Int in
+                var index = position
+                while index < bytes.count {
+                    let byte = bytes[index]
+                    guard byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D else {
+                        break
+                    }
+                    index += 1
+                }
+                return index
             }
-            advance(1)
+            advance(end - position)
+            if position < buffer.count { return buffer[position] }
+            if atEnd { return nil }
+            readMore()
         }
-        return nil
     }
 
     /// The bytes from `offset` up to the next line feed or the end (not consumed), and the
@@ -126,9 +145,14 @@ package final class JSONStream {
         return (bytes, peek(end) == nil ? end : end + 1)
     }
 
-    /// Consumes the bytes up to (and the byte) `separator`, or to the end.
+    /// Consumes the bytes up to (and the byte) `separator`, or to the end. A line longer
+    /// than `limit` comes back cut there, with `overLimit` set.
     package func take(through separator: UInt8) -> [UInt8] {
-        let end = run(from: 0) { $0 != separator }
+        let end = run(from: 0, limit: limit == .max ? .max : limit + 1) { $0 != separator }
+        if end > limit {
+            overLimit = true
+            return Array(buffer[position..<(position + limit)])
+        }
         let bytes = Array(buffer[position..<(position + end)])
         advance(peek(end) == nil ? end : end + 1)
         return bytes
@@ -152,8 +176,9 @@ package final class JSONStream {
             var escaped = false
             var done = false
             // Plain bytes inside strings and between tokens are skipped in bulk.
+            let bound = limit == .max ? Int.max : limit + 1
             while !done {
-                length = run(from: length) { byte in
+                length = run(from: length, limit: bound) { byte in
                     if inString {
                         if escaped {
                             escaped = false
@@ -180,13 +205,13 @@ package final class JSONStream {
                 if done {
                     length += 1  // the closing bracket
                 } else {
-                    break  // the end of the text
+                    break  // the end of the text, or the limit
                 }
             }
         case UInt8(ascii: "\""):
             length = 1
             var escaped = false
-            while let byte = peek(length) {
+            while length <= limit, let byte = peek(length) {
                 length += 1
                 if escaped {
                     escaped = false
@@ -203,6 +228,10 @@ package final class JSONStream {
                 // A scalar is short; anything longer is not JSON, and the parser says so.
                 if length > 4096 { break }
             }
+        }
+        if length > limit {
+            overLimit = true
+            return (Array(buffer[position..<(position + limit)]), startLine, startColumn)
         }
         let bytes = Array(buffer[position..<(position + length)])
         advance(length)

@@ -28,10 +28,45 @@ package enum JSONText {
         text.withUTF8 { appendString(bytes: $0, to: &output) }
     }
 
-    /// Per byte, whether it may start an escape: controls, `"`, `\\`, DEL, and 0xE2, the
-    /// first byte of U+2028 and U+2029.
+    /// Per byte, whether it may start an escape: controls, `"`, `\\`, DEL, and the first
+    /// bytes of the characters escaped beyond JSON's own (see `escapedScalar`): 0xC2 (C1
+    /// controls), 0xD8 (U+061C) and 0xE2 (U+2028, U+2029 and the bidi controls).
     private static let mayEscape: [Bool] = (0..<256).map {
-        $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F || $0 == 0xE2
+        $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F || $0 == 0xC2 || $0 == 0xD8
+            || $0 == 0xE2
+    }
+
+    /// The character that the UTF-8 at `index` encodes when it is one written as a `\u`
+    /// escape although JSON allows it raw, and its length: U+2028 and U+2029, which end
+    /// lines in JavaScript; the C1 controls (U+0080–009F), which terminals obey as ESC
+    /// sequences; and the bidirectional controls (U+202A–202E, U+2066–2069, U+200E,
+    /// U+200F, U+061C), which reorder what a line shows. The text is the same JSON either
+    /// way, and JSON output can go to a terminal as it is (`TerminalText` has nothing left
+    /// to escape in it).
+    @inline(__always)
+    private static func escapedScalar(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int)
+        -> (value: UInt32, length: Int)?
+    {
+        let count = bytes.count
+        switch bytes[index] {
+        case 0xC2:
+            guard index + 1 < count, (0x80...0x9F).contains(bytes[index + 1]) else { return nil }
+            return (UInt32(bytes[index + 1]), 2)
+        case 0xD8:
+            guard index + 1 < count, bytes[index + 1] == 0x9C else { return nil }
+            return (0x061C, 2)
+        case 0xE2:
+            guard index + 2 < count else { return nil }
+            let second = bytes[index + 1]
+            let third = bytes[index + 2]
+            let value = 0x2000 | (UInt32(second & 0x3F) << 6) | UInt32(third & 0x3F)
+            switch (second, third) {
+            case (0x80, 0x8E), (0x80, 0x8F), (0x80, 0xA8...0xAE), (0x81, 0xA6...0xA9):
+                return (value, 3)
+            default: return nil
+            }
+        default: return nil
+        }
     }
 
     /// Whether any of the eight bytes of `word` may start an escape, or is not ASCII: a
@@ -85,16 +120,22 @@ package enum JSONText {
                     index += 1
                     continue
                 }
-                // U+2028 and U+2029 end lines in JavaScript, so they are escaped; other
-                // characters starting with 0xE2 are not.
-                if byte == 0xE2
-                    && !(index + 2 < count && bytes[index + 1] == 0x80
-                        && (bytes[index + 2] == 0xA8 || bytes[index + 2] == 0xA9))
-                {
-                    index += 1
-                    continue
+                var escaped: (value: UInt32, length: Int)?
+                if byte >= 0x80 {
+                    // Other characters starting with these bytes are written as they are.
+                    escaped = escapedScalar(bytes, at: index)
+                    if escaped == nil {
+                        index += 1
+                        continue
+                    }
                 }
                 output.write(UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+                if let escaped {
+                    appendUnicodeEscape(escaped.value, to: &output)
+                    index += escaped.length
+                    runStart = index
+                    continue
+                }
                 switch byte {
                 case 0x22, 0x5C:
                     output.write(byte: 0x5C)
@@ -108,9 +149,6 @@ package enum JSONText {
                 case 0x09:
                     output.write(byte: 0x5C)
                     output.write(byte: UInt8(ascii: "t"))
-                case 0xE2:
-                    appendUnicodeEscape(bytes[index + 2] == 0xA8 ? 0x2028 : 0x2029, to: &output)
-                    index += 2
                 default:
                     appendUnicodeEscape(UInt32(byte), to: &output)
                 }

@@ -231,7 +231,7 @@ enum ExportCommand {
         "all-objects",
         help: "List every object in the Storage plan, not only those that change.")
     static let force = Flag(
-        "force", help: "Replace an existing --out file that trove did not write.",
+        "force", help: "Replace an existing --out file that trove did not write and does not read.",
         replacesOutputs: true)
     static let since = Option<Int64>(
         "since", value: "id",

@@ -95,6 +95,9 @@ enum ImportCommand {
         let verb = job.dryRun ? "would import" : "imported"
         for result in results {
             let summary = result.summary
+            if let message = result.moved.message(for: result.displayPath) {
+                invocation.warn(message)
+            }
             for warning in result.warnings { invocation.warn(warning.compilerStyle) }
             total.new += summary.new
             total.updated += summary.updated
@@ -203,7 +206,8 @@ enum ImportCommand {
             "With --skip-invalid: write the skipped rows here (CSV: where, why, the row).",
         role: .output(.rejects))
     static let force = Flag(
-        "force", help: "Replace an existing --rejects file that trove did not write.",
+        "force",
+        help: "Replace an existing --rejects file that trove did not write and does not read.",
         replacesOutputs: true)
     static let sync = Flag(
         "sync",

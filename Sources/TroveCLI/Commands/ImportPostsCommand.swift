@@ -49,9 +49,10 @@ enum ImportPostsCommand {
             invocation.warn("skipped: \(ReviewFormat.line(reject.description))")
         }
         let workspace = try invocation.openWorkspace()
-        let origin = (path as NSString).standardizingPath
+        let origin = try PostsOrigin.of(file: path, in: workspace)
+        if let message = origin.moved.message(for: file) { invocation.warn(message) }
         let summary = try PostImporter(workspace: workspace, photos: resolver).run(
-            input, origin: origin)
+            input, origin: origin.identity, formerOrigin: origin.former)
         if let rejects = invocation[Self.rejects] {
             try AtomicFile.write(
                 Data(PostRejects.csv(input.rejects).utf8), to: invocation.resolve(rejects))
@@ -127,6 +128,7 @@ enum ImportPostsCommand {
             + "the record).",
         role: .output(.rejects))
     static let force = Flag(
-        "force", help: "Replace an existing --rejects file that trove did not write.",
+        "force",
+        help: "Replace an existing --rejects file that trove did not write and does not read.",
         replacesOutputs: true)
 }

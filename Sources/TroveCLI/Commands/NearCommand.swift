@@ -36,7 +36,8 @@ enum NearCommand {
             }
             invocation.print(items.jsonText)
         case .csv:
-            let out = invocation.context.standardOutput
+            // Escaped for a terminal, exact for a pipe (`Invocation.escapesData`).
+            let out = invocation
             out.write(CSVWriter.record(["key", "name", "lat", "lon", "distance_m"]))
             for record in found {
                 out.write(

@@ -127,7 +127,8 @@ enum ReviewCommand {
         let workspace = try invocation.openWorkspace()
         let query = PostQuery(workspace: workspace)
         let format = invocation.format
-        let out = invocation.context.standardOutput
+        // Data to a terminal is escaped whatever the format (`Invocation.escapesData`).
+        let out = invocation
         var count = 0
         switch format {
         case .json:
@@ -151,7 +152,7 @@ enum ReviewCommand {
                 posts.append($0)
             }
             let width =
-                out.windowSize?.columns
+                invocation.context.standardOutput.windowSize?.columns
                 ?? invocation.context.environment["COLUMNS"].flatMap(Int.init).flatMap {
                     $0 > 0 ? $0 : nil
                 }

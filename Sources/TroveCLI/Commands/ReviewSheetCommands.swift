@@ -79,7 +79,7 @@ extension ReviewCommand {
         role: .output(.reviewSheet)
     ).required(missing: "missing --out FILE")
     static let sheetForceOption = Flag(
-        "force", help: "Replace an existing --out file that trove did not write.",
+        "force", help: "Replace an existing --out file that trove did not write and does not read.",
         replacesOutputs: true)
     static let forOption = Option<String>(
         "for", value: "name", help: "The moderator who decides in this sheet.")

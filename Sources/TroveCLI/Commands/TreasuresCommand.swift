@@ -24,7 +24,8 @@ enum TreasuresCommand {
     ) { invocation in
         let workspace = try invocation.openWorkspace()
         let listing = try TreasureListing(workspace: workspace)
-        let out = invocation.context.standardOutput
+        // Data to a terminal is escaped whatever the format (`Invocation.escapesData`).
+        let out = invocation
         switch invocation.format {
         case .csv:
             let typed = try listing.writeCSV { out.write($0) }
@@ -100,7 +101,7 @@ enum TreasuresCommand {
                     .jsonText)
             return .success
         }
-        invocation.context.standardOutput.write(details(treasure, renditions: renditions))
+        invocation.write(details(treasure, renditions: renditions))
         return .success
     }
 

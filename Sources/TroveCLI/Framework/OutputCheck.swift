@@ -4,7 +4,8 @@ import TroveCommandLine
 
 extension Invocation {
     /// Refuses a command line whose outputs would replace the workspace, an input, each
-    /// other, or a file trove did not write (without `--force`): run before every command,
+    /// other, a file the workspace records as read or a rendition it made (`--force` or
+    /// not), or a file trove did not write (without `--force`): run before every command,
     /// from the paths its declaration marks (`PathRole`), so nothing is written first.
     ///
     /// - Throws: `CommandFailure` with exit status 2, naming both paths.
@@ -36,10 +37,19 @@ extension Invocation {
         let force = command.options.contains {
             $0.isFlag && $0.replacesOutputs && parsed.flags.contains($0.long)
         }
+        // What the workspace records as read is never an output: looked at read-only, as
+        // it is (a command that goes on opens it again); one that cannot be opened records
+        // nothing to protect.
+        let workspace = command.usesWorkspace ? try? Workspace(readingOnly: workspacePath) : nil
         do {
             try OutputPaths.check(
                 outputs: outputs, inputs: inputs,
-                workspace: command.usesWorkspace ? workspacePath : nil, force: force)
+                workspace: command.usesWorkspace ? workspacePath : nil, force: force
+            ) { path, kind in
+                guard let workspace, kind != .folder else { return nil }
+                let images = OutputPaths.replacesAnotherKind(path, kind: kind)
+                return try? RecordedInputs.recorded(at: path, in: workspace, images: images)
+            }
         } catch {
             throw CommandFailure(error.message, status: .usage)
         }

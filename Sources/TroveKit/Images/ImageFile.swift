@@ -52,30 +52,25 @@ public enum ImageFile {
     public static func read(_ path: String, maxPixels: Int = Thumbnailer.defaultMaxPixels)
         throws(Failure) -> [UInt8]
     {
-        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            let code = errno
-            if code == ENOENT || code == ENOTDIR {
-                throw Failure(kind: .missing, reason: "no such file")
+        // The one rule for every input (`InputFile`): a regular file, opened without waiting.
+        let descriptor: Int32
+        do throws(InputFile.Failure) {
+            descriptor = try InputFile.open(path)
+        } catch {
+            switch error.kind {
+            case .missing: throw Failure(kind: .missing, reason: "no such file")
+            case .unreadable: throw Failure(kind: .unreadable, reason: error.reason)
+            case .notRegular:
+                throw Failure(
+                    kind: .notRegular,
+                    reason: error.reason.replacingOccurrences(
+                        of: "not a regular file", with: "not an image file"))
             }
-            throw Failure(kind: .unreadable, reason: String(cString: strerror(code)))
         }
         defer { close(descriptor) }
         var status = stat()
         guard fstat(descriptor, &status) == 0 else {
             throw Failure(kind: .unreadable, reason: String(cString: strerror(errno)))
-        }
-        let type = status.st_mode & S_IFMT
-        guard type == S_IFREG else {
-            let what =
-                switch type {
-                case S_IFDIR: "a folder"
-                case S_IFIFO: "a FIFO"
-                case S_IFCHR, S_IFBLK: "a device"
-                case S_IFSOCK: "a socket"
-                default: "not a regular file"
-                }
-            throw Failure(kind: .notRegular, reason: "it is \(what), not an image file")
         }
         let size = Int(status.st_size)
         // The signature first: 16 bytes decide whether anything more is read.

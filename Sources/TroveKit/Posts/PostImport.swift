@@ -74,12 +74,16 @@ public struct PostImporter {
 
     /// Imports `file`. Nothing is written unless everything is.
     ///
-    /// - Parameter origin: the file's absolute path, when the posts come from a file: the
-    ///   posts an earlier import of it held and this one does not are withdrawn (those of
-    ///   its records set aside as invalid are not).
+    /// - Parameter origin: the file's `SourceIdentity`, when the posts come from a file:
+    ///   the posts an earlier import of it held and this one does not are withdrawn (those
+    ///   of its records set aside as invalid are not).
+    /// - Parameter formerOrigin: the identity the workspace recorded the same file under
+    ///   before it moved (`MovedSource`): its posts are the file's from now on.
     /// - Throws: `InputError` for two posts with one id, `WorkspaceError` or
     ///   `SQLiteError` from the workspace.
-    public func run(_ file: PostFile, origin: String? = nil) throws -> PostImportSummary {
+    public func run(_ file: PostFile, origin: String? = nil, formerOrigin: String? = nil) throws
+        -> PostImportSummary
+    {
         var summary = PostImportSummary()
         summary.droppedPasswords = file.droppedPasswords
         summary.droppedEmails = file.droppedEmails
@@ -95,6 +99,9 @@ public struct PostImporter {
         let prepared = prepare(file.posts, summary: &summary)
         let precision = try workspace.geohashPrecision()
         try workspace.write {
+            if let origin, let formerOrigin {
+                try PostStore(workspace).moveOrigin(formerOrigin, to: origin)
+            }
             try store(prepared, origin: origin, precision: precision, summary: &summary)
             if let origin {
                 var present = Set(file.posts.map(\.id))

@@ -1,5 +1,6 @@
 import Foundation
 import TroveBase
+import TroveImaging
 import TroveStore
 
 /// What a posts file held: its posts, and what was dropped to keep it private.
@@ -78,6 +79,12 @@ enum PostField: CaseIterable {
 
 /// Reads posts from a Realtime Database export, CSV or newline-delimited JSON.
 ///
+/// Every format is streamed: the file is read a chunk at a time and a record at a time
+/// (`JSONStream`, `CSVReader`), never held whole, and no record may be longer than
+/// `RecordLimit` (10 MB); a file that starts with binary data is refused from its first
+/// bytes. What is kept is the posts themselves (an export's records, merged by id, until
+/// the end of the tree).
+///
 /// Nothing is half-read: any record that cannot become a post stops the read with an
 /// `InputError` naming the line or JSON path, so the workspace is never touched.
 public enum PostReader {
@@ -85,7 +92,8 @@ public enum PostReader {
     ///
     /// The format follows the extension: `.csv`/`.tsv` CSV, `.ndjson`/`.jsonl`
     /// newline-delimited JSON, anything else JSON (falling back to newline-delimited
-    /// when the file is a series of objects).
+    /// when the file is a series of objects). The file must be a regular file
+    /// (`InputFile`), and text.
     /// - Throws: `InputError`.
     ///
     /// - Parameter skipInvalid: a record that cannot become a post is set aside in
@@ -94,158 +102,120 @@ public enum PostReader {
     public static func read(path: String, name: String, skipInvalid: Bool = false)
         throws(InputError) -> PostFile
     {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw InputError(name, "cannot read the file")
+        let descriptor: Int32
+        do throws(InputFile.Failure) {
+            descriptor = try InputFile.open(path)
+        } catch {
+            throw InputError(name, "cannot read the file: \(error.reason)")
         }
+        let file = StreamedFile(descriptor: descriptor, closes: true)
+        guard let head = InputFile.head(descriptor) else {
+            throw InputError(name, "cannot read the file: \(CSVReader.systemMessage())")
+        }
+        try refuseBinary(head, name: name)
         let ext = (path as NSString).pathExtension.lowercased()
         switch ext {
         case "csv", "tsv", "txt":
-            return try readCSV(Array(data), name: name, skipInvalid: skipInvalid)
-        case "ndjson", "jsonl":
-            return try readLines(Array(data), name: name, skipInvalid: skipInvalid)
-        default: return try readJSON(data, name: name, skipInvalid: skipInvalid)
+            let reader: CSVReader
+            do throws(CSVError) {
+                reader = try CSVReader(
+                    fileDescriptor: descriptor, closesDescriptor: false, displayPath: name,
+                    encoding: .utf8, delimiter: ext == "tsv" ? UInt8(ascii: "\t") : nil)
+            } catch {
+                throw inputError(error, name: name)
+            }
+            return try readCSV(reader, name: name, skipInvalid: skipInvalid)
+        default:
+            // Each reading starts at the beginning: a JSON file turns out to be
+            // newline-delimited only once its first value is read.
+            let open = { () -> JSONStream in
+                lseek(descriptor, 0, SEEK_SET)
+                return JSONStream { file.read(into: $0, count: $1) }
+            }
+            if ext == "ndjson" || ext == "jsonl" {
+                return try readLines(open(), name: name, skipInvalid: skipInvalid)
+            }
+            return try readJSON(open, name: name, skipInvalid: skipInvalid)
         }
+    }
+
+    /// Refuses a file whose first bytes show it is not text: a known format (a
+    /// spreadsheet, an archive, an image) by name, gzip, and binary data (two NULs or more,
+    /// as for treasure files), UTF-16 with its byte order mark excepted.
+    static func refuseBinary(_ head: [UInt8], name: String) throws(InputError) {
+        if let signature = FileSignature(sniffing: head) {
+            throw InputError(
+                name, "this is \(signature.described), not a posts export, CSV or NDJSON file",
+                hint: signature.advice)
+        }
+        if GzipInput.isGzip(head) {
+            throw InputError(
+                name, "this is gzip data, not a posts export, CSV or NDJSON file",
+                hint: "unpack it with gunzip first")
+        }
+        let isUTF16 = head.starts(with: [0xFF, 0xFE]) || head.starts(with: [0xFE, 0xFF])
+        if !isUTF16, TreasureReader.isBinary(head) {
+            throw InputError(
+                name, "this is a binary file, not JSON or CSV text",
+                hint: "export the posts as JSON, CSV or newline-delimited JSON")
+        }
+    }
+
+    /// A CSV reader's error in the words of a posts file.
+    private static func inputError(_ error: CSVError, name: String) -> InputError {
+        // The treasure reader's advice names --encoding, which posts do not take.
+        let hint =
+            error.reason == .invalidEncoding
+            ? "save the file as UTF-8 (or UTF-16 with a byte order mark)" : error.hint
+        return InputError(error.line.map { "\(name):\($0)" } ?? name, error.message, hint: hint)
     }
 
     // MARK: - JSON trees
 
-    /// Reads a Realtime Database export: `Users/{user}/TaggedLocations/{id}` and/or
-    /// `Locations/{id}`; a tagged location that is only `true` links its user to the
-    /// `Locations` record of the same id.
+    /// Reads a Realtime Database export in memory (see ``readJSON(_:name:skipInvalid:)``
+    /// for streams).
     ///
     /// - Throws: `InputError`.
     public static func readJSON(_ data: Data, name: String, skipInvalid: Bool = false)
         throws(InputError) -> PostFile
     {
         let bytes = Array(data)
-        var parser = JSONParser(bytes)
-        let root: JSONValue
-        do throws(JSONSyntaxError) {
-            root = try parser.parseValue()
-            if !parser.atEnd() {
-                // More than one value: newline-delimited posts, or text after the export.
-                if let lines = try? readLines(bytes, name: name, skipInvalid: skipInvalid),
-                    lines.posts.count + lines.rejects.count > 1
-                {
-                    return lines
-                }
-                _ = try parser.parseValue()
-                throw JSONSyntaxError(
-                    message: "more than one JSON value", line: parser.nextLine(), column: 1)
+        try refuseBinary(Array(bytes.prefix(512)), name: name)
+        return try readJSON({ JSONStream(bytes: bytes) }, name: name, skipInvalid: skipInvalid)
+    }
+
+    /// Reads a Realtime Database export: `Users/{user}/TaggedLocations/{id}` and/or
+    /// `Locations/{id}`; a tagged location that is only `true` links its user to the
+    /// `Locations` record of the same id. A file of several JSON values is read as
+    /// newline-delimited JSON, from a new stream `open` gives.
+    ///
+    /// - Throws: `InputError`.
+    static func readJSON(
+        _ open: () -> JSONStream, name: String, skipInvalid: Bool
+    ) throws(InputError) -> PostFile {
+        var tree = PostExportTree(stream: open(), name: name, skipInvalid: skipInvalid)
+        switch try tree.read() {
+        case .tree:
+            return try tree.posts()
+        case .several(let line):
+            // More than one value: newline-delimited posts, or text after the export.
+            if let lines = try? readLines(open(), name: name, skipInvalid: skipInvalid),
+                lines.posts.count + lines.rejects.count > 1
+            {
+                return lines
             }
-        } catch {
             throw InputError(
-                "\(name):\(error.line):\(error.column)", "not valid JSON: \(error.message)")
+                "\(name):\(line):1", "not valid JSON: more than one JSON value")
         }
-        guard case .object = root else {
-            throw InputError(name, "expected a JSON object at the top of the export")
-        }
-        let tree = fields(root)
-        var file = PostFile()
-        var records: [String: (fields: [String: JSONValue], path: String)] = [:]
-        var owners: [String: String] = [:]
-        var found = false
-        for key in tree.keys.sorted() {
-            let lowered = key.lowercased()
-            if lowered == "users" {
-                found = true
-                for (user, node) in children(tree[key]).sorted(by: { $0.key < $1.key }) {
-                    guard case .object = node else { continue }
-                    for (field, value) in fields(node).sorted(by: { $0.key < $1.key }) {
-                        if field.lowercased() == "taggedlocations" {
-                            // The user's key is the user's id: it wins over any field.
-                            for (id, tagged) in children(value) {
-                                // The path is stored as the post's source: no address in it.
-                                let shown = Privacy.pseudonymizeUser(user).user
-                                let path = "\(key)/\(shown)/\(field)/\(id)"
-                                owners[id] = user
-                                if case .object = tagged {
-                                    records[id, default: ([:], path)].fields.merge(fields(tagged)) {
-                                        a, _ in a
-                                    }
-                                    records[id]?.path = path
-                                }
-                            }
-                        } else {
-                            countSensitive(field: field, value: value, in: &file)
-                        }
-                    }
-                }
-            } else if lowered == "locations" {
-                found = true
-                for (id, node) in children(tree[key]).sorted(by: { $0.key < $1.key }) {
-                    guard case .object = node else {
-                        let error = InputError("\(name): \(key)/\(id)", "expected an object")
-                        guard skipInvalid else { throw error }
-                        file.rejects.append(
-                            PostReject(
-                                file: name, record: "\(key)/\(id)", id: id,
-                                location: error.location, reason: error.message,
-                                json: shareable(node)))
-                        continue
-                    }
-                    let path = "\(key)/\(id)"
-                    if records[id] == nil { records[id] = ([:], path) }
-                    records[id]?.fields.merge(fields(node)) { _, location in location }
-                    records[id]?.path = path
-                }
-            }
-        }
-        guard found else {
-            throw InputError(
-                name, "no Users/*/TaggedLocations or Locations tree found",
-                hint: "export the litter app's database root, or use CSV/NDJSON")
-        }
-        for id in records.keys.sorted() {
-            guard let record = records[id] else { continue }
-            let source = "\(name): \(record.path)"
-            var fields: [(String, JSONValue)] = record.fields.sorted { $0.key < $1.key }
-            if let owner = owners[id] {
-                // The Users/{uid} key names the user, whatever the record's own fields say.
-                fields.removeAll { PostField.matching($0.0) == .user }
-                fields.append(("uid", .string(owner)))
-            }
-            do throws(InputError) {
-                file.posts.append(
-                    try post(id: id, fields: fields, source: source, file: &file) { field in
-                        "\(name): \(record.path)/\(field)"
-                    })
-            } catch {
-                guard skipInvalid else { throw error }
-                file.rejects.append(
-                    PostReject(
-                        file: name, record: record.path, id: id, location: error.location,
-                        reason: error.message,
-                        json: shareable(
-                            .object(
-                                record.fields.sorted { $0.key < $1.key }.map {
-                                    JSONMember(name: $0.key, value: $0.value)
-                                }))))
-            }
-        }
-        return file
     }
 
     /// An object's members by name; a repeated name keeps the last, as JavaScript's
     /// `JSON.parse` (and the Realtime Database) do.
-    private static func fields(_ node: JSONValue?) -> [String: JSONValue] {
+    static func fields(_ node: JSONValue?) -> [String: JSONValue] {
         guard case .object(let members)? = node else { return [:] }
         var result: [String: JSONValue] = [:]
         for member in members { result[member.name] = member.value }
         return result
-    }
-
-    /// The children of a JSON node: an object's members, or an array's non-null items
-    /// (Firebase exports objects with numeric keys as arrays).
-    private static func children(_ node: JSONValue?) -> [String: JSONValue] {
-        if case .array(let items)? = node {
-            var result: [String: JSONValue] = [:]
-            for (index, item) in items.enumerated() where item != .null {
-                result[String(index)] = item
-            }
-            return result
-        }
-        return fields(node)
     }
 
     /// A record's JSON text without its password, e-mail and display-name fields (at any
@@ -275,33 +245,38 @@ public enum PostReader {
         return shareable(value)
     }
 
-    private static func countSensitive(field: String, value: JSONValue, in file: inout PostFile) {
-        if Privacy.isPasswordField(field) {
-            file.droppedPasswords += 1
-        } else if Privacy.isEmailField(field) {
-            file.droppedEmails += 1
-        } else if Privacy.isDisplayNameField(field) {
-            file.droppedNames += 1
-        } else if case .object(let members) = value {
-            for member in members {
-                countSensitive(field: member.name, value: member.value, in: &file)
-            }
-        }
-    }
-
     // MARK: - Newline-delimited JSON
 
-    /// Reads one JSON object per line (blank lines skipped).
+    /// Reads newline-delimited JSON in memory (see ``readLines(_:name:skipInvalid:)`` for
+    /// streams).
     ///
     /// - Throws: `InputError` naming `FILE:LINE`.
     public static func readLines(_ bytes: [UInt8], name: String, skipInvalid: Bool = false)
         throws(InputError) -> PostFile
     {
+        try refuseBinary(Array(bytes.prefix(512)), name: name)
+        return try readLines(JSONStream(bytes: bytes), name: name, skipInvalid: skipInvalid)
+    }
+
+    /// Reads one JSON object per line (blank lines skipped), a line at a time.
+    ///
+    /// - Throws: `InputError` naming `FILE:LINE`.
+    static func readLines(_ stream: JSONStream, name: String, skipInvalid: Bool)
+        throws(InputError) -> PostFile
+    {
+        stream.limit = RecordLimit.bytes
         var file = PostFile()
         var lineNumber = 0
-        for line in bytes.split(separator: 0x0A, omittingEmptySubsequences: false) {
+        while stream.peek() != nil {
             lineNumber += 1
-            var text = line
+            let line = stream.take(through: 0x0A)
+            if stream.overLimit {
+                throw InputError(
+                    "\(name):\(lineNumber)",
+                    "the line is longer than \(RecordLimit.words), the most trove reads as one post"
+                )
+            }
+            var text = line[...]
             if text.last == 0x0D { text = text.dropLast() }
             if lineNumber == 1, text.starts(with: [0xEF, 0xBB, 0xBF]) { text = text.dropFirst(3) }
             if text.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
@@ -333,31 +308,40 @@ public enum PostReader {
                         reason: error.message, json: shareableLine(Array(text))))
             }
         }
+        if stream.failed { throw InputError(name, "cannot read the file: the read failed") }
         return file
     }
 
     // MARK: - CSV
 
-    /// Reads CSV with a header row, with the reader treasures use: the delimiter (`,`, `;`
-    /// or tab) found in the header, quotes and line breaks in fields, a BOM, UTF-16 with a
-    /// BOM; blank lines hold no post.
+    /// Reads CSV in memory (see ``readCSV(_:name:skipInvalid:)`` for files).
     ///
     /// - Throws: `InputError` naming `FILE:LINE`.
     public static func readCSV(_ bytes: [UInt8], name: String, skipInvalid: Bool = false)
         throws(InputError) -> PostFile
     {
-        var reader = CSVReader(bytes: bytes, displayPath: name)
-        var records: [CSVRecord] = []
-        do throws(CSVError) {
-            while let record = try reader.next() { records.append(record) }
-        } catch {
-            // The treasure reader's advice names --encoding, which posts do not take.
-            let hint =
-                error.reason == .invalidEncoding
-                ? "save the file as UTF-8 (or UTF-16 with a byte order mark)" : error.hint
-            throw InputError(error.line.map { "\(name):\($0)" } ?? name, error.message, hint: hint)
+        try refuseBinary(Array(bytes.prefix(512)), name: name)
+        return try readCSV(
+            CSVReader(bytes: bytes, displayPath: name), name: name, skipInvalid: skipInvalid)
+    }
+
+    /// Reads CSV with a header row, a record at a time, with the reader treasures use: the
+    /// delimiter (`,`, `;` or tab) found in the header, quotes and line breaks in fields,
+    /// a BOM, UTF-16 with a BOM; blank lines hold no post.
+    ///
+    /// - Throws: `InputError` naming `FILE:LINE`.
+    static func readCSV(_ csv: CSVReader, name: String, skipInvalid: Bool)
+        throws(InputError) -> PostFile
+    {
+        var reader = csv
+        func next() throws(InputError) -> CSVRecord? {
+            do throws(CSVError) {
+                return try reader.next()
+            } catch {
+                throw inputError(error, name: name)
+            }
         }
-        guard let header = records.first else { throw InputError(name, "the file is empty") }
+        guard let header = try next() else { throw InputError(name, "the file is empty") }
         var columns: [PostField: Int] = [:]
         var sensitive: [(index: Int, password: Bool)] = []
         var names: [Int] = []
@@ -389,7 +373,7 @@ public enum PostReader {
                 hint: "the header needs id,user,lat,lon,description,date,photo")
         }
         var file = PostFile()
-        for record in records.dropFirst() {
+        while let record = try next() {
             if record.fields.count == 1 && record.fields[0].isEmpty { continue }
             let location = "\(name):\(record.line)"
             let id = columns[.id].flatMap { $0 < record.fields.count ? record.fields[$0] : nil }
@@ -441,7 +425,7 @@ public enum PostReader {
     // MARK: - Records
 
     /// Builds a post from its fields; `where` names a field's location for messages.
-    private static func post(
+    static func post(
         id: String, fields: [(String, JSONValue)], source: String, file: inout PostFile,
         where locate: (String) -> String
     ) throws(InputError) -> PostInput {
@@ -558,7 +542,7 @@ public enum PostReader {
     }
 
     /// A string's text, a number's text as written, or nil.
-    private static func scalarText(_ value: JSONValue) -> String? {
+    static func scalarText(_ value: JSONValue) -> String? {
         switch value {
         case .string(let text): text
         case .number(let text): text

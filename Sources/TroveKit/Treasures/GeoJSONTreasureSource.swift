@@ -97,6 +97,7 @@ struct GeoJSONTreasureSource {
         self.stream = stream
         self.displayPath = displayPath
         self.encoding = encoding
+        stream.limit = RecordLimit.bytes
         try begin()
     }
 
@@ -131,10 +132,22 @@ struct GeoJSONTreasureSource {
         return Array(decoded.utf8)
     }
 
+    /// Refuses a value or line the stream cut at `RecordLimit`, naming where it starts.
+    private func checkLimit(line: Int) throws(TreasureFileError) {
+        guard stream.overLimit else { return }
+        throw TreasureFileError(
+            code: DiagnosticCode.brokenJSON,
+            message: "the value that starts here is longer than \(RecordLimit.words), the most "
+                + "trove reads as one feature",
+            location: .init(file: displayPath, line: line),
+            hint: "a treasure is a point: is this the right file?")
+    }
+
     /// Parses one whole value taken from the stream; a syntax error is the file's.
     private func parse(_ taken: (bytes: [UInt8], line: Int, column: Int))
         throws(TreasureFileError) -> JSONValue
     {
+        try checkLimit(line: taken.line)
         let bytes = try text(taken.bytes, line: taken.line)
         var parser = JSONParser(bytes)
         do throws(JSONSyntaxError) {
@@ -406,6 +419,7 @@ struct GeoJSONTreasureSource {
                     return nil
                 }
                 let raw = stream.take(through: separator)
+                try checkLimit(line: startLine)
                 if let entry = try record(raw, line: startLine) { return entry }
             }
         }

@@ -106,10 +106,9 @@ public enum RejectedRows {
             return try? CSVReader(
                 path: source.path, displayPath: source.displayPath, encoding: encoding)
         }
-        let descriptor = open(source.path, O_RDONLY)
-        guard descriptor >= 0, let gzip = GzipInput(descriptor: descriptor, closes: true) else {
-            return nil
-        }
+        guard let descriptor = try? TreasureReader.open(source.path, source.displayPath),
+            let gzip = GzipInput(descriptor: descriptor, closes: true)
+        else { return nil }
         return try? CSVReader(
             gzip: gzip, displayPath: source.displayPath, encoding: encoding, delimiter: nil)
     }

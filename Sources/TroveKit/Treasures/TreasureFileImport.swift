@@ -38,12 +38,16 @@ public struct TreasureFileImport {
             return source
         }
 
-        /// How the workspace knows the file: its absolute path, so that importing it from
-        /// another folder still finds its treasures; standard input is always `<stdin>`.
-        var identity: String {
-            displayPath == "<stdin>"
-                ? displayPath : URL(fileURLWithPath: path).standardizedFileURL.path
+        /// How `workspace` knows the file (`SourceIdentity`): its path relative to the
+        /// workspace's folder, so that importing it from another folder, or in a moved or
+        /// cloned project, still finds its treasures; standard input is always `<stdin>`.
+        func identity(in workspace: Workspace) -> String {
+            displayPath == SourceIdentity.standardInput
+                ? displayPath : workspace.sourceIdentity(ofFile: path)
         }
+
+        /// Set by the import before the file is read: `identity(in:)` of its workspace.
+        var identity = SourceIdentity.standardInput
     }
 
     /// A treasure of a file that the file no longer holds.
@@ -84,6 +88,9 @@ public struct TreasureFileImport {
         public var warnings: [Diagnostic] = []
         /// Rows of only delimiters, skipped as blank lines are (not invalid rows).
         public var blankRecords = 0
+        /// A file new to the workspace matched with one it recorded elsewhere, or the
+        /// several it could be (`.new` otherwise).
+        public var moved = MovedSource.new
     }
 
     /// Why an import stopped; nothing was written.
@@ -145,11 +152,17 @@ public struct TreasureFileImport {
         // the rename check.
         var sourceIDs: [Int64] = []
         var known: [Bool] = []
-        for source in sources {
-            let (id, wasKnown) = try store.source(
-                path: source.identity, name: source.displayPath)
+        var moves: [MovedSource] = []
+        var sources = sources
+        for index in sources.indices {
+            let source = sources[index]
+            let (id, wasKnown, identity, moved) = try Self.source(
+                source.identity(in: workspace), of: source, in: workspace, store: store)
+            // A file recorded under another identity (through a link) keeps that one.
+            sources[index].identity = identity
             sourceIDs.append(id)
             known.append(wasKnown)
+            moves.append(moved)
         }
         let notesNewKeys = known.contains(true)
         if notesNewKeys { try store.startNotingNewKeys() }
@@ -230,6 +243,7 @@ public struct TreasureFileImport {
                 unchanged: total.unchanged - before.unchanged,
                 skipped: total.skipped - before.skipped)
             var result = FileResult(displayPath: source.displayPath, summary: file)
+            result.moved = moves[fileIndex]
             result.derivedKeys = derivedKeys
             if let columns {
                 result.warnings += try Self.rememberColumns(
@@ -249,6 +263,46 @@ public struct TreasureFileImport {
         try importer.finish()
         if notesNewKeys { try store.stopNotingNewKeys() }
         return results
+    }
+
+    /// The `sources` row of `source`, known by `identity`: the one recorded under it, else
+    /// the same file recorded under another identity (reached through a link), else the
+    /// one file of that name recorded where it no longer is (taken over: the project
+    /// moved), else a new one; and the identity its rows are recorded under.
+    ///
+    /// - Throws: `SQLiteError`.
+    private static func source(
+        _ identity: String, of source: Source, in workspace: Workspace, store: TreasureStore
+    ) throws -> (id: Int64, known: Bool, identity: String, moved: MovedSource) {
+        if let id = try store.knownSource(path: identity, name: source.displayPath) {
+            return (id, true, identity, .new)
+        }
+        guard identity != SourceIdentity.standardInput else {
+            let id = try store.source(path: identity, name: source.displayPath).id
+            return (id, false, identity, .new)
+        }
+        let candidates = try store.sources(named: LexicalPath.fileName(source.path))
+        let moved = MovedSource.match(
+            file: source.path, among: candidates.map(\.path), in: workspace)
+        if case .sameFile(let recorded) = moved,
+            let id = try store.knownSource(path: recorded, name: source.displayPath)
+        {
+            return (id, true, recorded, .new)
+        }
+        if case .one(let recorded) = moved,
+            let id = candidates.first(where: { $0.path == recorded })?.id
+        {
+            try store.moveSource(id, to: identity, name: source.displayPath)
+            return (id, true, identity, .one(MovedSource.shown(recorded, in: workspace)))
+        }
+        let id = try store.source(path: identity, name: source.displayPath).id
+        if case .several(let recorded) = moved {
+            return (
+                id, false, identity,
+                .several(recorded.map { MovedSource.shown($0, in: workspace) })
+            )
+        }
+        return (id, false, identity, .new)
     }
 
     /// Finds each known file's treasures that it no longer holds, the likely renames among

@@ -162,9 +162,7 @@ public struct TreasureReader {
             }
             source = .csv(try CSVTreasureSource(csv))
         case .geojson:
-            let descriptor = open(path, O_RDONLY)
-            guard descriptor >= 0 else { throw Self.unreadable(shown) }
-            let file = StreamedFile(descriptor: descriptor, closes: true)
+            let file = StreamedFile(descriptor: try Self.open(path, shown), closes: true)
             source = .geojson(
                 try GeoJSONTreasureSource(
                     stream: JSONStream { file.read(into: $0, count: $1) }, displayPath: shown,
@@ -182,9 +180,10 @@ public struct TreasureReader {
     ) throws(TreasureFileError) -> (Source, TreasureFormat) {
         let inner = path.lowercased().hasSuffix(".gz") ? String(path.dropLast(3)) : path
         func openGzip() throws(TreasureFileError) -> GzipInput {
-            let descriptor = open(path, O_RDONLY)
-            guard descriptor >= 0, let gzip = GzipInput(descriptor: descriptor, closes: true)
-            else { throw unreadable(shown) }
+            let descriptor = try Self.open(path, shown)
+            guard let gzip = GzipInput(descriptor: descriptor, closes: true) else {
+                throw unreadable(shown)
+            }
             return gzip
         }
         func damaged(_ gzip: GzipInput) -> TreasureFileError {
@@ -366,9 +365,9 @@ public struct TreasureReader {
     static func featureTexts(
         _ wanted: Set<Int>, path: String, displayPath: String, encoding: TextEncoding
     ) -> [Int: String] {
-        guard let head = try? head(path, displayPath) else { return [:] }
-        let descriptor = open(path, O_RDONLY)
-        guard descriptor >= 0 else { return [:] }
+        guard let head = try? head(path, displayPath),
+            let descriptor = try? Self.open(path, displayPath)
+        else { return [:] }
         let stream: JSONStream
         if GzipInput.isGzip(head) {
             guard let gzip = GzipInput(descriptor: descriptor, closes: true) else { return [:] }
@@ -391,22 +390,24 @@ public struct TreasureReader {
 
     // MARK: - Files
 
+    /// Opens the file the one way every input is opened (`InputFile`): a FIFO, a device
+    /// or a socket is refused at once.
+    static func open(_ path: String, _ shown: String) throws(TreasureFileError) -> Int32 {
+        do throws(InputFile.Failure) {
+            return try InputFile.open(path)
+        } catch {
+            throw TreasureFileError(
+                code: nil, message: "cannot read the file: \(error.reason)",
+                location: .init(file: shown))
+        }
+    }
+
     /// The first 512 bytes of the file (fewer when it is shorter).
     static func head(_ path: String, _ shown: String) throws(TreasureFileError) -> [UInt8] {
-        let descriptor = open(path, O_RDONLY)
-        guard descriptor >= 0 else { throw unreadable(shown) }
+        let descriptor = try open(path, shown)
         defer { _ = close(descriptor) }
-        var bytes = [UInt8](repeating: 0, count: 512)
-        var count = 0
-        while count < bytes.count {
-            let got = bytes.withUnsafeMutableBytes {
-                FileIO.read(descriptor, into: $0.baseAddress! + count, count: 512 - count)
-            }
-            guard got >= 0 else { throw unreadable(shown) }
-            if got == 0 { break }
-            count += got
-        }
-        return Array(bytes[..<count])
+        guard let head = InputFile.head(descriptor) else { throw unreadable(shown) }
+        return head
     }
 
     /// Refuses a file that is not text by its signature (a spreadsheet, an archive, an
@@ -452,19 +453,13 @@ public struct TreasureReader {
     static func sniffFormat(_ path: String, _ shown: String) throws(TreasureFileError)
         -> TreasureFormat
     {
-        let descriptor = open(path, O_RDONLY)
-        guard descriptor >= 0 else { throw unreadable(shown) }
-        defer { _ = close(descriptor) }
-        var bytes = [UInt8](repeating: 0, count: 512)
-        let count = read(descriptor, &bytes, bytes.count)
-        guard count >= 0 else { throw unreadable(shown) }
-        let text = bytes[..<count].drop { [0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
+        let bytes = try head(path, shown)
+        let text = bytes.drop { [0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
         return text.first == UInt8(ascii: "{") ? .geojson : .csv
     }
 
     static func readAll(path: String, displayPath: String) throws(TreasureFileError) -> [UInt8] {
-        let descriptor = open(path, O_RDONLY)
-        guard descriptor >= 0 else { throw unreadable(displayPath) }
+        let descriptor = try open(path, displayPath)
         defer { _ = close(descriptor) }
         return try readAll(descriptor: descriptor, displayPath: displayPath)
     }

@@ -99,6 +99,8 @@ package enum RenditionColumn: String, TableColumn {
     package static let table = "renditions"
     case key, name, source, settings, path, width, height, bytes, hash, token
     case treasures, posts
+    /// How many treasures name a remote image (images' count of what it skips).
+    case remote
     case ownerKind = "owner_kind"
     case ownerKey = "owner_key"
     case sourceHash = "source_hash"

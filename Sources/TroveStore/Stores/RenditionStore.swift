@@ -93,7 +93,7 @@ package final class RenditionStore {
             SELECT count(*) AS remote FROM treasures
             WHERE image LIKE 'http://%' OR image LIKE 'https://%'
             """)
-        return Int(try statement.next()?.int64("remote") ?? 0)
+        return Int(try statement.next()?.int64(RenditionColumn.remote) ?? 0)
     }
 
     // MARK: - Renditions
@@ -125,7 +125,7 @@ package final class RenditionStore {
             "SELECT path FROM renditions WHERE owner_kind = ? AND owner_key = ? AND name = ?")
         try statement.bind([.text(kind.rawValue), .text(key), .text(name)])
         defer { statement.reset() }
-        return try statement.next()?.text("path")
+        return try statement.next()?.text(RenditionColumn.path)
     }
 
     /// Records `rendition`, made at `madeAt`, in place of the one of its name its owner had.

@@ -5,17 +5,28 @@ import TroveSQLite
 
 extension TreasureStore {
     /// The `sources` row of a file, created when new. `path` identifies the file (its
-    /// absolute path, or `<stdin>`); `name` is how messages name it.
+    /// `SourceIdentity`, or `<stdin>`); `name` is how messages name it.
     ///
     /// - Returns: the id, and whether the workspace knew the file before.
     /// - Throws: `SQLiteError`.
     package func source(path: String, name: String) throws -> (id: Int64, known: Bool) {
+        if let id = try knownSource(path: path, name: name) { return (id, true) }
+        try database.execute(
+            "INSERT INTO sources (path, name) VALUES (?, ?)", [.text(path), .text(name)])
+        return (database.lastInsertRowID, false)
+    }
+
+    /// The id of the file `path` identifies, when the workspace knows it (its name becomes
+    /// `name`); nil otherwise.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func knownSource(path: String, name: String) throws -> Int64? {
         if let id = try database.scalar("SELECT id FROM sources WHERE path = ?", [.text(path)])?
             .int64
         {
             try database.execute(
                 "UPDATE sources SET name = ? WHERE id = ?", [.text(name), .integer(id)])
-            return (id, true)
+            return id
         }
         // A workspace from before sources had names stored the path as typed.
         if let id = try database.scalar(
@@ -24,11 +35,33 @@ extension TreasureStore {
             try database.execute(
                 "UPDATE sources SET path = ?, name = ? WHERE id = ?",
                 [.text(path), .text(name), .integer(id)])
-            return (id, true)
+            return id
         }
+        return nil
+    }
+
+    /// The sources whose recorded path ends in the file name `fileName` and that some
+    /// treasure still comes from: the candidates for a file the workspace knew elsewhere.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func sources(named fileName: String) throws -> [(id: Int64, path: String)] {
+        let named = try database.query("SELECT id, path FROM sources ORDER BY path") {
+            (id: try $0.int64(TreasureColumn.id) ?? 0, path: try $0.text(TreasureColumn.path) ?? "")
+        }.filter { LexicalPath.fileName($0.path) == fileName }
+        // Only those of that name: `treasures` has no index on its source.
+        return try named.filter {
+            try database.scalar(
+                "SELECT 1 FROM treasures WHERE source = ? LIMIT 1", [.integer($0.id)]) != nil
+        }
+    }
+
+    /// Records that source `id` is now the file `path` identifies, named `name`.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func moveSource(_ id: Int64, to path: String, name: String) throws {
         try database.execute(
-            "INSERT INTO sources (path, name) VALUES (?, ?)", [.text(path), .text(name)])
-        return (database.lastInsertRowID, false)
+            "UPDATE sources SET path = ?, name = ? WHERE id = ?",
+            [.text(path), .text(name), .integer(id)])
     }
 
     /// The columns the file `source` was last read with, or nil when none are stored.
@@ -61,12 +94,13 @@ extension TreasureStore {
             ])
     }
 
-    /// The name every source goes by in messages, by id.
+    /// The name every source goes by in listings and findings, by id: its path relative
+    /// to the workspace's folder (`SourceIdentity`), the same wherever the project is.
     ///
     /// - Throws: `SQLiteError`.
     package func sourceNames() throws -> [Int64: String?] {
         Dictionary(
-            try database.query("SELECT id, coalesce(name, path) AS name FROM sources") {
+            try database.query("SELECT id, path AS name FROM sources") {
                 (try $0.int64(TreasureColumn.id) ?? 0, try $0.text(TreasureColumn.name))
             }, uniquingKeysWith: { first, _ in first })
     }

@@ -16,7 +16,7 @@ extension TreasureStore {
         let statement = try database.prepare(
             """
             SELECT t.key, t.name, t.lat, t.lon, t.image, t.description, g.geohash,
-                   coalesce(s.name, s.path) AS file, t.source_line
+                   s.path AS file, t.source_line
             FROM treasures AS t LEFT JOIN sources AS s ON s.id = t.source
             LEFT JOIN treasure_geohashes AS g ON g.key = t.key
             \(keys == nil ? "" : "WHERE t.key IN (SELECT value FROM json_each(?1))")

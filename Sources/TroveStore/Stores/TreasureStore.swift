@@ -61,10 +61,10 @@ package final class TreasureStore {
 
     // MARK: - Reading treasures
 
-    /// Every column a listing shows, with the source's name and the geohash.
+    /// Every column a listing shows, with the source (its `SourceIdentity`) and the geohash.
     private static let selectListed = """
         SELECT t.key, t.name, t.lat, t.lon, t.description, t.image, t.extra, g.geohash,
-               coalesce(s.name, s.path) AS file, t.source_line
+               s.path AS file, t.source_line
         FROM treasures AS t LEFT JOIN sources AS s ON s.id = t.source
         LEFT JOIN treasure_geohashes AS g ON g.key = t.key
         """
