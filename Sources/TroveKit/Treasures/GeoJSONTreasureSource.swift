@@ -499,147 +499,100 @@ struct GeoJSONTreasureSource {
 
     // MARK: - Mapping
 
+    /// A feature as a treasure, or the first thing that keeps it from being one.
     private mutating func row(_ entry: Entry, index: Int) -> TreasureRow {
-        let feature = entry.value
-        var location = Diagnostic.Location(file: displayPath, line: entry.line, feature: index)
+        var feature = Feature(
+            entry: entry,
+            location: Diagnostic.Location(file: displayPath, line: entry.line, feature: index))
         if let broken = entry.broken {
-            location.column = broken.column
+            feature.location.column = broken.column
             return .invalid(
                 Diagnostic(
                     .error, DiagnosticCode.brokenJSON, "broken JSON: \(broken.message)",
-                    at: location, hint: "each line must hold one whole GeoJSON Feature"))
+                    at: feature.location, hint: "each line must hold one whole GeoJSON Feature"))
         }
-        func path(_ suffix: String) -> String {
-            entry.path.isEmpty ? suffix : "\(entry.path).\(suffix)"
+        do throws(Feature.Refusal) {
+            let properties = try feature.properties(index: index)
+            let (columns, _) = TreasureField.match(
+                properties.map(\.name), fields: [.key, .name, .image, .description])
+            let keyColumn = try feature.key(properties: properties, columns: columns)
+            let name = try feature.name(properties: properties, columns: columns)
+            noteValuesNotText(feature, properties: properties, columns: columns)
+            let (coordinates, latitude, longitude) = try position(of: feature)
+            func optionalText(_ field: TreasureField) -> String? {
+                columns[field].flatMap { Self.text(properties[$0].value) }.flatMap {
+                    $0.isEmpty ? nil : $0
+                }
+            }
+            let used = [keyColumn, columns[.name], columns[.image], columns[.description]]
+            return .treasure(
+                TreasureInput(
+                    key: feature.location.key, name: name, latitude: latitude,
+                    longitude: longitude, image: optionalText(.image),
+                    description: optionalText(.description),
+                    extra: Self.extras(
+                        properties: properties, used: used, coordinates: coordinates),
+                    location: feature.location))
+        } catch {
+            return .invalid(error.diagnostic)
         }
-        func invalid(_ code: String, _ message: String, at jsonPath: String, hint: String? = nil)
-            -> TreasureRow
-        {
-            var place = location
-            place.jsonPath = jsonPath
-            return .invalid(Diagnostic(.error, code, message, at: place, hint: hint))
-        }
+    }
 
-        guard case .object = feature, feature["type"] == .string("Feature") else {
-            let found = feature["type"].map { $0.jsonText } ?? feature.kind
-            return invalid(
-                DiagnosticCode.brokenJSON, "feature \(index) is not a GeoJSON Feature (\(found))",
-                at: entry.path.isEmpty ? "type" : entry.path)
-        }
-        var properties: [JSONMember] = []
-        switch feature["properties"] {
-        case .object(let members)?: properties = members
-        case .null?, nil: break
-        case let other?:
-            return invalid(
-                DiagnosticCode.brokenJSON, "properties is \(other.kind), not an object",
-                at: path("properties"))
-        }
-        let (columns, _) = TreasureField.match(
-            properties.map(\.name), fields: [.key, .name, .image, .description])
-
-        // Key: the feature's id wins over the properties.
-        var key: String?
-        var keyPath = path("id")
-        var keyColumn: Int?
-        if let id = feature["id"], id != .null {
-            switch id {
-            case .string, .number: key = Self.text(id)
-            default:
-                return invalid(
-                    DiagnosticCode.illegalKey,
-                    "the feature's id is \(id.kind), not a string or number",
-                    at: keyPath)
-            }
-        } else if let column = columns[.key], properties[column].value != .null {
-            key = Self.text(properties[column].value)
-            keyPath = path("properties.\(properties[column].name)")
-            keyColumn = column
-        }
-        if let key {
-            location.key = key
-            do throws(TreasureCheck.Problem) {
-                try TreasureCheck.key(key)
-            } catch {
-                return invalid(error.code, error.message, at: keyPath, hint: error.hint)
-            }
-        }
-        guard let nameColumn = columns[.name], let name = Self.text(properties[nameColumn].value),
-            !name.isEmpty
-        else {
-            // A feature that lacks its position too says so at once, not at the next import.
-            let geometry = feature["geometry"]
-            let noGeometry = geometry == nil || geometry == .null ? " and no geometry" : ""
-            if let column = columns[.name] {
-                // The property is there: renaming it would not help.
-                let property = properties[column]
-                let what = property.value == .null ? "null" : "empty"
-                return invalid(
-                    DiagnosticCode.missingName,
-                    "the feature's '\(TreasureCheck.shown(property.name))' is \(what): it has no "
-                        + "name\(noGeometry)",
-                    at: path("properties.\(property.name)"),
-                    hint: "give it a name, or import with --skip-invalid to leave out the features "
-                        + "without one, and --rejects FILE to list them")
-            }
-            let found =
-                properties.isEmpty
-                ? "it has no properties"
-                : "its properties are "
-                    + properties.prefix(12).map { "'\(TreasureCheck.shown($0.name))'" }
-                    .joined(separator: ", ") + (properties.count > 12 ? ", …" : "")
-            return invalid(
-                DiagnosticCode.missingName, "the feature has no name\(noGeometry); \(found)",
-                at: path("properties.name"),
-                hint: "name the property that holds it 'name' or 'title'")
-        }
+    /// Name and description values that are not text are noted once for the file.
+    private mutating func noteValuesNotText(
+        _ feature: Feature, properties: [JSONMember], columns: [TreasureField: Int]
+    ) {
         for field in [TreasureField.name, .description] {
             guard let column = columns[field] else { continue }
             switch properties[column].value {
             case .string, .null: continue
             case let other:
+                var location = feature.location
+                location.key = nil
+                location.jsonPath = feature.path("properties.\(properties[column].name)")
                 notes.notText(
                     field: field.label, property: properties[column].name, kind: other.kind,
-                    at: Diagnostic.Location(
-                        file: displayPath, line: entry.line, feature: index,
-                        jsonPath: path("properties.\(properties[column].name)")))
+                    at: location)
             }
         }
+    }
 
-        // Position.
-        guard let geometry = feature["geometry"], geometry != .null else {
-            return invalid(
-                DiagnosticCode.missingPosition, "the feature has no geometry",
-                at: path("geometry"))
+    /// The feature's Point as latitude and longitude, checked, with its coordinates (a third
+    /// one is the altitude).
+    private mutating func position(of feature: Feature) throws(Feature.Refusal) -> (
+        coordinates: [JSONValue], latitude: Double, longitude: Double
+    ) {
+        guard let geometry = feature.entry.value["geometry"], geometry != .null else {
+            throw feature.refusal(
+                DiagnosticCode.missingPosition, "the feature has no geometry", at: "geometry")
         }
         guard case .string(let type)? = geometry["type"] else {
-            return invalid(
-                DiagnosticCode.brokenJSON, "the geometry has no type", at: path("geometry.type"))
+            throw feature.refusal(
+                DiagnosticCode.brokenJSON, "the geometry has no type", at: "geometry.type")
         }
         guard type == "Point" else {
-            return invalid(
+            throw feature.refusal(
                 DiagnosticCode.notAPoint, "the geometry is a \(type), not a Point",
-                at: path("geometry.type"),
+                at: "geometry.type",
                 hint: "treasures are points; reduce other shapes to one position")
         }
         guard case .array(let coordinates)? = geometry["coordinates"], coordinates.count >= 2
         else {
-            return invalid(
+            throw feature.refusal(
                 DiagnosticCode.missingPosition,
-                "the Point needs coordinates [longitude, latitude]",
-                at: path("geometry.coordinates"))
+                "the Point needs coordinates [longitude, latitude]", at: "geometry.coordinates")
         }
         var values: [(value: Double, text: String)] = []
         for axis in 0..<2 {
             let name = (axis == 0) != swapCoordinates ? "longitude" : "latitude"
-            let at = path("geometry.coordinates[\(axis)]")
+            let at = "geometry.coordinates[\(axis)]"
             guard case .number(let text) = coordinates[axis] else {
-                return invalid(
+                throw feature.refusal(
                     DiagnosticCode.notANumber,
                     "\(name) is \(coordinates[axis].kind), not a number", at: at)
             }
             guard let value = Double(text), value.isFinite else {
-                return invalid(
+                throw feature.refusal(
                     DiagnosticCode.notANumber, "\(name) \(text) is not a finite number", at: at)
             }
             values.append((value, text))
@@ -658,7 +611,6 @@ struct GeoJSONTreasureSource {
         notes.position(validAsGiven: asGiven, validSwapped: swappedWouldDo)
         for (axis, coordinate) in [(0, longitude), (1, latitude)] {
             let written = swapCoordinates ? 1 - axis : axis
-            let at = path("geometry.coordinates[\(written)]")
             do throws(TreasureCheck.Problem) {
                 if axis == 0 {
                     try TreasureCheck.longitude(coordinate.value, text: coordinate.text)
@@ -676,20 +628,20 @@ struct GeoJSONTreasureSource {
                         "this looks like a projected coordinate (metres); GeoJSON positions are "
                         + "degrees: give the file a crs member, or reproject it to EPSG:4326"
                 }
-                return invalid(error.code, error.message, at: at, hint: hint)
+                throw feature.refusal(
+                    error.code, error.message, at: "geometry.coordinates[\(written)]", hint: hint)
             }
         }
-        let position = [longitude.value, latitude.value]
+        return (coordinates, latitude.value, longitude.value)
+    }
 
-        let used = [keyColumn, columns[.name], columns[.image], columns[.description]]
-        func optionalText(_ field: TreasureField) -> String? {
-            columns[field].flatMap { Self.text(properties[$0].value) }.flatMap {
-                $0.isEmpty ? nil : $0
-            }
-        }
+    /// The properties not used for a field, as extra fields: text as it is, other values
+    /// as JSON; a third coordinate is the altitude, `{alt}` in layouts.
+    private static func extras(
+        properties: [JSONMember], used: [Int?], coordinates: [JSONValue]
+    ) -> [ExtraField] {
         // An `id` property that did not become the key is data like any other.
         var extra: [ExtraField] = []
-        // A third coordinate is the altitude, `{alt}` in layouts.
         if coordinates.count >= 3, case .number(let altitude) = coordinates[2],
             !properties.contains(where: { $0.name == "alt" })
         {
@@ -704,11 +656,7 @@ struct GeoJSONTreasureSource {
             default: extra.append(ExtraField(name: member.name, json: member.value.jsonText))
             }
         }
-        return .treasure(
-            TreasureInput(
-                key: key, name: name, latitude: position[1], longitude: position[0],
-                image: optionalText(.image), description: optionalText(.description),
-                extra: extra, location: location))
+        return extra
     }
 
     /// Latitude and longitude of a Web Mercator (EPSG:3857) position in metres.
