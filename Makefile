@@ -13,7 +13,7 @@ TEST_DEPS  := sqlite3 chromium man-db groff-base make zsh fish python3 python3-v
 BENCH_DEPS := sqlite3 time bc libvips-tools mate-backgrounds python3-venv
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build deps test-deps test-tools bench-deps demo test bench fuzz stress install format lint clean
+.PHONY: all build deps test-deps test-tools bench-deps demo test bench fuzz stress install docs format lint clean
 
 all: build
 
@@ -104,6 +104,10 @@ install: build
 	$(TROVE) completions bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/trove
 	$(TROVE) completions zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_trove
 	$(TROVE) completions fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/trove.fish
+
+# docs/commands.md comes from the commands' declarations too; a test fails when it is stale.
+docs: build
+	$(TROVE) man --markdown > docs/commands.md
 
 LINTED := Package.swift Sources Tests Benchmarks/InProcess Fuzz/Package.swift Fuzz/Support Fuzz/Targets
 

@@ -48,3 +48,23 @@ import Testing
             "undocumented: \(names.subtracting(documented).sorted())")
     }
 }
+
+/// docs/commands.md is the reference the commands' declarations generate.
+@Suite struct CommandReferenceTests {
+    @Test func docsCommandsIsWhatTheDeclarationsGenerate() throws {
+        let page = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("docs/commands.md")
+        let committed = try String(contentsOf: page, encoding: .utf8)
+        let generated = try Sandbox().run("man", "--markdown")
+        #expect(generated.status == 0)
+        #expect(committed == generated.stdout, "docs/commands.md is stale: run 'make docs'")
+        // Every command and every flag of one is there, with the environment.
+        for text in [
+            "## import treasures", "`--ignore-numeric-ids`", "## review serve",
+            "`TROVE_BUSY_TIMEOUT`", "## Exit status",
+        ] {
+            #expect(generated.stdout.contains(text), "\(text)")
+        }
+    }
+}

@@ -30,11 +30,16 @@ enum UtilityCommands {
     static let shell = Argument<String>("shell", help: "bash, zsh or fish.")
 
     static let man = Command(
-        "man", abstract: "Print the trove(1) manual page (troff).", usesWorkspace: false,
-        isHidden: true
+        "man", abstract: "Print the trove(1) manual page (troff).",
+        options: [markdown], usesWorkspace: false, isHidden: true
     ) { invocation in
         invocation.context.standardOutput.write(
-            ManPage.render(TroveCLI.root, version: TroveCLI.version))
+            invocation[markdown]
+                ? CommandReference.markdown(TroveCLI.root, manual: TroveCLI.manual)
+                : ManPage.render(TroveCLI.root, version: TroveCLI.version, manual: TroveCLI.manual))
         return .success
     }
+
+    static let markdown = Flag(
+        "markdown", help: "The command reference in Markdown (docs/commands.md) instead.")
 }
