@@ -208,8 +208,30 @@ final class BrowserSession {
     /// Gives the browser a moment to take in what the page just wrote to its local
     /// storage before a reload reads it back: under load it arrives a little after the
     /// page wrote it.
-    func settle() {
-        Thread.sleep(forTimeInterval: 0.5)
+    /// Waits until the browser itself (not only the page's copy) holds everything the page
+    /// stored in `localStorage`, so that a reload finds it: the page's writes reach the
+    /// browser a moment after they are made.
+    ///
+    /// - Returns: whether it did within `seconds`.
+    func waitUntilStored(seconds: Double = 30) throws -> Bool {
+        let origin = try evaluate("location.origin") as? String ?? ""
+        let securityOrigin = origin == "null" || origin.isEmpty ? "file://" : origin
+        let deadline = Date().addingTimeInterval(seconds)
+        repeat {
+            let inPage =
+                try evaluate(
+                    "Object.keys(localStorage).sort().map(k => [k, localStorage.getItem(k)])")
+                as? [[String]]
+            let reply = try send(
+                "DOMStorage.getDOMStorageItems",
+                ["storageId": ["securityOrigin": securityOrigin, "isLocalStorage": true]])
+            let stored = ((reply["entries"] as? [[String]]) ?? []).sorted {
+                $0.first ?? "" < $1.first ?? ""
+            }
+            if let inPage, stored == inPage { return true }
+            Thread.sleep(forTimeInterval: 0.05)
+        } while Date() < deadline
+        return false
     }
 
     /// Sends the next commands to the page of `session` (from `openIsolated`).

@@ -104,8 +104,15 @@ import Testing
         #expect(fcntl(writeEnd, F_SETFL, fcntl(writeEnd, F_GETFL) | O_NONBLOCK) == 0)
         let process = try start(["export", "--layout", "flatirongo", "-q"], standardOutput: pipe)
         try pipe.fileHandleForWriting.close()
-        // Let the pipe fill before anything is read.
-        Thread.sleep(forTimeInterval: 0.5)
+        // Let the pipe fill before anything is read: the export then meets a full pipe.
+        let readEnd = pipe.fileHandleForReading.fileDescriptor
+        let deadline = Date().addingTimeInterval(30)
+        var queued: Int32 = 0
+        repeat {
+            usleep(1_000)
+            _ = ioctl(readEnd, UInt(FIONREAD), &queued)
+        } while queued < 65_536 && process.isRunning && Date() < deadline
+        #expect(queued >= 65_536, "the pipe never filled: \(queued) bytes")
         let received = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)

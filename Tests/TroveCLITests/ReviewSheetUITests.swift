@@ -108,7 +108,7 @@ struct ReviewSheetUITests {
         try browser.press("j")
         try browser.press("a")
         #expect(try eventually("approved") { try decision(browser, "p4") } == "approved")
-        browser.settle()
+        #expect(try browser.waitUntilStored())
         // Twice: each reload starts at p3 with the decisions kept.
         for _ in 0..<2 {
             try browser.reload()
@@ -171,7 +171,7 @@ struct ReviewSheetUITests {
             )
             as? String
         #expect(line == "→ rejected (inappropriate): a face in the picture", "\(line ?? "")")
-        browser.settle()
+        #expect(try browser.waitUntilStored())
         try browser.reload()
         #expect(
             try browser.evaluate(

@@ -145,7 +145,7 @@ import Testing
                 == "2 of 4 decided")
 
         // Leaving with decisions not downloaded warns; after the reload both are still there.
-        browser.settle()
+        #expect(try browser.waitUntilStored())
         try browser.reload()
         #expect(
             browser.dialogs.contains { $0.type == "beforeunload" }, "\(browser.dialogs)")

@@ -132,8 +132,8 @@ import Testing
         terminal.send("r")
         #expect(terminal.waitFor("(Esc cancels) > "))
         terminal.send("x")
-        #expect(terminal.waitFor("press 1–8 for the reason"))
-        usleep(100_000)
+        // The whole prompt, drawn last, not only its start.
+        #expect(terminal.waitFor("press 1–8 for the reason, Esc to cancel >"))
         let screen = TerminalScreen(columns: size.0, rows: size.1, after: terminal.lastScreen)
         let lines = screen.lines
         #expect(screen.scrolled == 0, "\(lines.joined(separator: "\n"))")
