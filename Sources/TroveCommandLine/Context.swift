@@ -90,11 +90,42 @@ public final class CommandOutput: @unchecked Sendable {
     }
 }
 
+/// What the environment says of the terminal, for the window size where it cannot be
+/// measured and for colour: `COLUMNS`, `LINES`, `TERM`, `COLORTERM` and `NO_COLOR`.
+public struct TerminalEnvironment: Sendable, Equatable {
+    /// `COLUMNS` and `LINES` when they are positive numbers.
+    public let columns: Int?
+    public let lines: Int?
+    /// Whether `NO_COLOR` is set (to anything).
+    public let noColor: Bool
+    /// Whether `TERM` names a terminal that draws colour (set, and not `dumb`).
+    public let termHasColour: Bool
+    /// Whether `COLORTERM` says the terminal draws 24-bit colour.
+    public let trueColour: Bool
+
+    public init(_ environment: [String: String]) {
+        func positive(_ name: String) -> Int? {
+            environment[name].flatMap(Int.init).flatMap { $0 > 0 ? $0 : nil }
+        }
+        columns = positive("COLUMNS")
+        lines = positive("LINES")
+        noColor = environment["NO_COLOR"] != nil
+        let term = environment["TERM"] ?? ""
+        termHasColour = !term.isEmpty && term != "dumb"
+        let colourTerm = (environment["COLORTERM"] ?? "").lowercased()
+        trueColour = colourTerm == "truecolor" || colourTerm == "24bit"
+    }
+}
+
 /// What a command may touch of the outside world, injected so tests run in-process.
 public struct Context: @unchecked Sendable {
     public var standardOutput: CommandOutput
     public var standardError: CommandOutput
-    public var environment: [String: String]
+    public var environment: [String: String] {
+        didSet { terminal = TerminalEnvironment(environment) }
+    }
+    /// What the environment says of the terminal, read once.
+    public private(set) var terminal: TerminalEnvironment
     public var currentDirectory: String
     /// Reads all of standard input.
     public var readStandardInput: @Sendable () -> Data
@@ -116,6 +147,7 @@ public struct Context: @unchecked Sendable {
         self.standardOutput = standardOutput
         self.standardError = standardError
         self.environment = environment
+        self.terminal = TerminalEnvironment(environment)
         self.currentDirectory = currentDirectory
         self.readStandardInput = readStandardInput
         self.standardInputIsTerminal = standardInputIsTerminal

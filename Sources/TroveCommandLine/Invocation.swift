@@ -85,7 +85,7 @@ public struct Invocation {
 
     /// Whether colour may be used on stdout.
     public var usesColour: Bool {
-        context.standardOutput.isTerminal && context.environment["NO_COLOR"] == nil
+        context.standardOutput.isTerminal && !context.terminal.noColor
     }
 
     /// A progress bar on stderr when it is a terminal, otherwise silent.

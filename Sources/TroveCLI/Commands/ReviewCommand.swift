@@ -153,9 +153,7 @@ enum ReviewCommand {
             }
             let width =
                 invocation.context.standardOutput.windowSize?.columns
-                ?? invocation.context.environment["COLUMNS"].flatMap(Int.init).flatMap {
-                    $0 > 0 ? $0 : nil
-                }
+                ?? invocation.context.terminal.columns
             out.write(ReviewFormat.table(posts, width: width))
             invocation.note("\(posts.count) post\(posts.count == 1 ? "" : "s")")
         }

@@ -108,22 +108,13 @@ enum ReviewFormat {
     /// `NO_COLOR` is set or the terminal is `dumb` (or unnamed), 24-bit only where
     /// `COLORTERM` says the terminal has it.
     static func previewStyle(_ context: Context) -> PreviewStyle {
-        let environment = context.environment
+        let terminal = context.terminal
         let measured = context.standardOutput.windowSize
-        let columns =
-            measured?.columns ?? environment["COLUMNS"].flatMap(Int.init).flatMap {
-                $0 > 0 ? $0 : nil
-            }
-            ?? 80
-        let rows =
-            measured?.rows ?? environment["LINES"].flatMap(Int.init).flatMap { $0 > 0 ? $0 : nil }
-            ?? 24
-        let term = environment["TERM"] ?? ""
-        let colour = environment["NO_COLOR"] == nil && !term.isEmpty && term != "dumb"
-        let colourTerm = (environment["COLORTERM"] ?? "").lowercased()
         return PreviewStyle(
-            colour: colour, columns: max(8, columns), rows: max(4, rows),
-            trueColor: colourTerm == "truecolor" || colourTerm == "24bit")
+            colour: !terminal.noColor && terminal.termHasColour,
+            columns: max(8, measured?.columns ?? terminal.columns ?? 80),
+            rows: max(4, measured?.rows ?? terminal.lines ?? 24),
+            trueColor: terminal.trueColour)
     }
 
     /// `show` and the queue on a terminal: the photo as large as the window allows with
