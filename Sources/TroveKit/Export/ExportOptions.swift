@@ -35,6 +35,8 @@ public struct ExportOptions: Sendable {
     /// List every object the export references in its Storage plan, not only those that
     /// change.
     public var allObjects = false
+    /// How many records each kind of problem names; the rest are counted.
+    var problemsShown = ExportProblemGroup.shown
 
     /// Options for a full export to stdout unless changed.
     public init(

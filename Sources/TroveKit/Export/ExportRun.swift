@@ -138,7 +138,7 @@ struct ExportRun {
             let stream = try TemplateStream(
                 template: template, database: reader, query: query,
                 renderer: Renderer(storage: storage, renditionNames: layout.renditionNames),
-                checker: checker, problems: ExportProblems(),
+                checker: checker, problems: ExportProblems(shown: options.problemsShown),
                 noun: noun)
             streams.append(ParallelStream(stream: stream, database: reader))
         }
@@ -262,7 +262,7 @@ struct ExportRun {
         summary.inputs = inputs
         // The streams' problems first, in template order, so messages read the same on
         // every run whatever the threads' timing.
-        let merged = ExportProblems()
+        let merged = ExportProblems(shown: options.problemsShown)
         for stream in streams { merged.absorb(stream.problems) }
         merged.absorb(problems)
         problems.replace(with: merged)

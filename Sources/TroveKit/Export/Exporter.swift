@@ -87,7 +87,7 @@ public enum Exporter {
                 throw ExportError.missingBucket(missing)
             }
         }
-        let problems = ExportProblems()
+        let problems = ExportProblems(shown: options.problemsShown)
         var run = try ExportRun(
             database: database, layout: layout, options: options, storage: storage,
             tokens: tokens, precision: precision, problems: problems,
