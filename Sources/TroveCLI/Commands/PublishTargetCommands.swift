@@ -80,11 +80,11 @@ enum PublishTargetCommands {
             must be completed first, or dropped with --force.
             """,
         arguments: [name],
-        options: [changedDatabase, changedBucket, layout, makeDefault, force]
+        options: [changedDatabase, changedBucket, changedLayout, makeDefault, force]
     ) { invocation in
         let name = invocation[Self.name]
         let workspace = try invocation.openWorkspace()
-        let layout = try invocation[Self.layout].map {
+        let layout = try invocation[Self.changedLayout].map {
             try ExportCommand.loadLayout($0, invocation).name
         }
         let changed = try PublishCommand.mapped {
@@ -238,6 +238,9 @@ enum PublishTargetCommands {
         help: "The database's root URL to publish to from now on.")
     static let changedBucket = Option<String>(
         "bucket", value: "name", help: "The Storage bucket to publish to from now on.")
+    static let changedLayout = Option<String>(
+        "layout", value: "name|path",
+        help: "The layout to publish with from now on: a built-in layout or a layout file.")
     static let force = Flag(
         "force", help: "Go ahead even though unpublished changes are left unsent.")
     static let name = Argument<String>("name", help: "The target's name.")
