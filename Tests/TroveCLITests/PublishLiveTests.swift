@@ -196,6 +196,56 @@ struct PublishLiveTests {
     /// Two targets of the same layout in two buckets: each one's URLs carry tokens of its
     /// own, which its bucket's objects hold and the other's do not; `export --target`
     /// previews exactly what each got, and a rotation for one leaves the other alone.
+    /// A target moved to another bucket uploads every object there and rewrites the URLs;
+    /// one given another layout writes that layout's paths and removes the old layout's.
+    /// The old bucket keeps what was published to it. Each step run twice.
+    @Test func aTargetMovedToAnotherBucketOrLayoutIsPublishedWhole() throws {
+        let live = try LivePublish()
+        for run in 0..<2 {
+            let moved = live.run(
+                "publish", "target", "set", "game", "--bucket", "gs://\(LivePublish.stageBucket)")
+            #expect(moved.status == 0, "\(moved.stderr)")
+            #expect(
+                moved.stderr.contains(
+                    run == 0
+                        ? "game: bucket gs://\(LivePublish.bucket) -> gs://\(LivePublish.stageBucket); the next publish uploads every object there and rewrites every image URL (gs://\(LivePublish.bucket) keeps the 4 objects published to it)"
+                        : "target game is unchanged"), "\(moved.stderr)")
+        }
+        for run in 0..<2 {
+            let result = live.publish()
+            #expect(
+                result.stderr.contains(
+                    run == 0
+                        ? "4 objects uploaded" : "game is up to date: nothing to publish"),
+                "\(result.stderr)")
+        }
+        #expect(try live.listing(LivePublish.stageBucket).count == 4)
+        #expect(try live.listing(LivePublish.bucket).count == 4)
+        try live.expectURLsResolve(bucket: LivePublish.stageBucket)
+
+        try live.sandbox.write(
+            "spots.json",
+            """
+            {"records": "treasures", "paths": {"spots/{key}": {
+                "name": "{name}", "imageURL": "{image.full.url}"}}}
+            """)
+        let changed = live.run("publish", "target", "set", "game", "--layout", "spots.json")
+        #expect(changed.status == 0, "\(changed.stderr)")
+        #expect(changed.stderr.contains("game: layout flatirongo -> "), "\(changed.stderr)")
+        for run in 0..<2 {
+            let result = live.publish()
+            #expect(
+                result.stderr.contains(
+                    run == 0
+                        ? "published to game: 4 paths set and 8 removed in 1 request; 0 objects uploaded"
+                        : "game is up to date: nothing to publish"), "\(result.stderr)")
+        }
+        #expect(try live.value(at: "spots/lx-002/name") as? String == "Treasure 2")
+        #expect(try live.value(at: "treasureProfiles") == nil)
+        #expect(try live.value(at: "treasureLocations") == nil)
+        try live.expectURLsResolve(bucket: LivePublish.stageBucket)
+    }
+
     @Test func everyTargetHasItsOwnDownloadTokens() throws {
         let live = try LivePublish()
         let stage = try DatabaseStandIn()
