@@ -29,7 +29,7 @@ import Testing
     static func expectClean(
         _ fixture: PublishFixture, sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
-        let export = fixture.run("export", "--layout", "flatirongo")
+        let export = fixture.run("export", "--target", "game")
         #expect(export.status == 0, sourceLocation: sourceLocation)
         let tree = try JSONSerialization.jsonObject(with: Data(export.stdout.utf8))
         let text = String(
@@ -40,7 +40,8 @@ import Testing
         let expected = try workspace.testDatabase.query(
             """
             SELECT r.path, t.token FROM renditions AS r JOIN treasures AS o ON o.key = r.owner_key
-            JOIN storage_tokens AS t ON t.path = r.path WHERE r.owner_kind = 'treasure'
+            JOIN bucket_tokens AS t ON t.path = r.path AND t.bucket = 'trove-test'
+            WHERE r.owner_kind = 'treasure'
             """
         ) { "\(PublishFixture.bucket)/\($0.text(0) ?? "") \($0.text(1) ?? "")" }.sorted()
         let held = fixture.cloud.objectList.map {
@@ -99,9 +100,10 @@ import Testing
         fixture.publish("game")
         let object = try fixture.renditionPath("treasure", "b")
         let workspace = try Workspace(path: fixture.sandbox.workspace)
-        let old = try StorageTokens.token(of: object, in: workspace) ?? ""
+        let game = try PublishTargets.find("game", in: workspace)
+        let old = try StorageTokens.token(of: object, target: game, in: workspace) ?? ""
         #expect(fixture.run("storage", "rotate", "treasure:b").status == 0)
-        let new = try StorageTokens.token(of: object, in: workspace) ?? ""
+        let new = try StorageTokens.token(of: object, target: game, in: workspace) ?? ""
         fixture.publish("game")
         #expect(fixture.cloud.tokened == [object, object])
         let held = fixture.cloud.objectList.first {

@@ -71,21 +71,68 @@ final class FakeCloud: StorageTransport, DatabaseTransport, @unchecked Sendable 
     }
 
     func setTokens(
-        _ tokens: [(name: String, token: String?)], bucket: String, done: (String) -> Void
+        _ tokens: [(name: String, token: String?)], bucket: String, done: (String) -> Void,
+        missing: (String) -> Void
     ) throws {
         lock.withLock { objectCalls.append(tokens.count) }
         for (name, token) in tokens {
             try operation()
-            try lock.withLock {
-                guard objects["\(bucket)/\(name)"] != nil else {
-                    throw TransportError("\(name): no such object")
-                }
+            let found = lock.withLock {
+                guard objects["\(bucket)/\(name)"] != nil else { return false }
                 objects["\(bucket)/\(name)"]?.tokens = token
                 tokened.append(name)
                 check("after setting the token of \(name)")
+                return true
             }
-            done(name)
+            if found { done(name) } else { missing(name) }
         }
+    }
+
+    /// Every listing and database read, in order.
+    private(set) var reads: [String] = []
+
+    func list(prefix: String, bucket: String, page: ([StoredObject]) throws -> Void) throws {
+        let listed = lock.withLock { () -> [StoredObject] in
+            reads.append("list gs://\(bucket)/\(prefix)")
+            return objects.filter { $0.key.hasPrefix("\(bucket)/\(prefix)") }.map {
+                StoredObject(
+                    name: String($0.key.dropFirst(bucket.count + 1)), tokens: $0.value.tokens)
+            }.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+        }
+        // Pages of two, so that paging is exercised.
+        var start = 0
+        while start < listed.count {
+            try page(Array(listed[start..<min(start + 2, listed.count)]))
+            start += 2
+        }
+    }
+
+    /// Reads as the REST API answers with `format=export`: keys ordered as the database
+    /// orders them (here the stored keys are never integers), pages from `startAt`.
+    func read(_ read: DatabaseRead, databaseURL: String) throws -> [UInt8] {
+        let value = lock.withLock { () -> Any? in
+            reads.append("read /\(read.path) \(read.startAt ?? "-") \(read.limit ?? 0)")
+            var node: Any = tree
+            for segment in read.path.split(separator: "/") {
+                guard let object = node as? [String: Any], let next = object[String(segment)]
+                else { return nil }
+                node = next
+            }
+            guard let limit = read.limit else { return node }
+            guard let object = node as? [String: Any] else { return nil }
+            let keys = object.keys.filter { !$0.hasPrefix(".") }.sorted {
+                $0.utf16.lexicographicallyPrecedes($1.utf16)
+            }.filter { key in
+                read.startAt.map { !key.utf16.lexicographicallyPrecedes($0.utf16) } ?? true
+            }
+            var page: [String: Any] = [:]
+            for key in keys.prefix(limit) { page[key] = object[key] }
+            return page.isEmpty ? nil : page
+        }
+        guard let value else { return Array("null".utf8) }
+        return Array(
+            try JSONSerialization.data(
+                withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed]))
     }
 
     func delete(_ names: [String], bucket: String, done: (String) -> Void) throws {

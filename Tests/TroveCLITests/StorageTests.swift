@@ -274,6 +274,29 @@ import Testing
         #expect(unknown.stderr.contains("no stored object for 'treasures/nope.png'"))
     }
 
+    /// `--all` rotates what is live, not every rendition: nothing before any export or
+    /// publish, then exactly the objects the recorded export references.
+    @Test func rotateAllRotatesOnlyTheObjectsThatAreLive() throws {
+        try makeWorkspace()
+        sandbox.run("config", "set", "storage.bucket", "my-game.appspot.com")
+        for _ in 0..<2 {
+            let nothing = sandbox.run("storage", "rotate", "--all")
+            #expect(nothing.status == 0, "\(nothing.stderr)")
+            #expect(nothing.stdout.isEmpty)
+            #expect(nothing.stderr.contains("rotated 0 tokens: no live object to rotate"))
+        }
+        #expect(
+            sandbox.run("export", "--layout", "flatirongo", "--out", "build/f.json").status == 0)
+        let exported = try urls(in: "build/f.json")
+        for _ in 0..<2 {
+            let rotated = sandbox.run("storage", "rotate", "--all")
+            #expect(rotated.status == 0, "\(rotated.stderr)")
+            #expect(
+                rotated.stdout.split(separator: "\n").map(String.init) == exported.keys.sorted())
+            #expect(rotated.stderr.contains("rotated 3 tokens; run trove export"))
+        }
+    }
+
     @Test func thePlanUploadsExactlyWhatTheURLsReferenceAndDeletesWhatIsGone() throws {
         try makeWorkspace()
         sandbox.run("config", "set", "storage.bucket", "my-game.appspot.com")

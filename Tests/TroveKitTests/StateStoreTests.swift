@@ -120,7 +120,7 @@ import Testing
                 == exports.index(.objects, layout: "game", generation: 2).map(\.block))
     }
 
-    @Test func targetRoundTripsAndDefaultMovesOnRemoval() throws {
+    @Test func targetRoundTripsAndTheDefaultMovesOnlyWhenAsked() throws {
         let first = PublishTarget(
             name: "live", databaseURL: "https://live.firebaseio.com", bucket: "live-bucket",
             layout: "flatirongo", isDefault: true)
@@ -146,11 +146,13 @@ import Testing
         try workspace.write {
             try publishes.setPublishedAt("2026-01-03T00:00:00Z", target: "staging")
             try publishes.deleteTarget("live")
-            #expect(try publishes.makeEarliestDefault() == "staging")
         }
         var published = second
-        published.isDefault = true
         published.publishedAt = "2026-01-03T00:00:00Z"
+        #expect(try publishes.targets() == [published])
+        published.bucket = "other-bucket"
+        published.isDefault = true
+        try workspace.write { try publishes.update(published) }
         #expect(try publishes.targets() == [published])
     }
 

@@ -52,6 +52,10 @@ public enum DiagnosticCode {
     public static let geohashMissing = "T130"
     /// A geohash that no longer matches the position or precision.
     public static let geohashStale = "T131"
+    /// Something the export of the layout `validate --layout` names would refuse: a value
+    /// that does not convert, a key or value over the database's limits, a missing
+    /// rendition.
+    public static let exportRefused = "T140"
 
     // MARK: - Warnings
 

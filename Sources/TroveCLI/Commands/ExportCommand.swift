@@ -2,6 +2,7 @@ import Foundation
 import TroveBase
 import TroveCommandLine
 import TroveKit
+import TroveStore
 
 enum ExportCommand {
     static let command = Command(
@@ -32,12 +33,39 @@ enum ExportCommand {
             ({extra.State Name}); extras keep the type they were read with (CSV text,
             GeoJSON JSON types) unless the placeholder asks for one: {extra.points:int},
             :number, :bool, :text. A value that does not convert stops the export.
+
+            --target NAME previews the tree that publish target would get, on stdout (or
+            counted with --dry-run): its layout unless --layout says otherwise, its bucket
+            in the image URLs, with its own download tokens; nothing is recorded.
             """,
-        options: [layout, out, update, since, dryRun, maxBytes, rules, images, allObjects, force],
+        options: [
+            layout, target, out, update, since, dryRun, maxBytes, rules, images, allObjects,
+            force,
+        ],
         formats: [.text, .json],
         subcommands: [log]
     ) { invocation in
-        let layoutName = invocation[Self.layout]
+        var target: PublishTarget?
+        if let name = invocation[Self.target] {
+            for (given, flag) in [
+                (invocation[Self.out] != nil, "--out"), (invocation[Self.update], "--update"),
+                (invocation[Self.since] != nil, "--since"),
+                (invocation[Self.rules] != nil, "--rules"),
+                (invocation[Self.maxBytes] != nil, "--max-bytes"),
+                (invocation[Self.allObjects], "--all-objects"),
+            ] where given {
+                throw invocation.usageError(
+                    "--target previews a target's tree on stdout and records nothing; it takes "
+                        + "no \(flag) (a target's tree reaches it with 'trove publish --target "
+                        + "\(name)')")
+            }
+            let workspace = try invocation.openWorkspace()
+            target = try PublishCommand.mapped { try PublishTargets.find(name, in: workspace) }
+        }
+        guard let layoutName = invocation[Self.layout] ?? target?.layout else {
+            throw invocation.usageError(
+                "give the layout to export with --layout (or --target NAME)")
+        }
         let maxBytes = invocation[Self.maxBytes]
         let output = invocation[Self.out].map(invocation.resolve)
         if maxBytes != nil && output == nil {
@@ -59,6 +87,14 @@ enum ExportCommand {
         options.dryRun = invocation[Self.dryRun]
         options.since = since
         options.allObjects = invocation[Self.allObjects]
+        if let target {
+            if layout.name != target.layout {
+                invocation.note(
+                    "note: previewing \(target.name) with layout \(layout.name), not its own "
+                        + "\(target.layout)")
+            }
+            options.target = target
+        }
         if output != nil {
             options.images = invocation.resolve(invocation[Self.images] ?? "build/images")
         }
@@ -212,7 +248,10 @@ enum ExportCommand {
         "layout", value: "name|path",
         help: "A built-in layout (flatirongo, trashmapper) or a layout file.",
         role: .input
-    ).required()
+    )
+    static let target = Option<String>(
+        "target", value: "name",
+        help: "Preview what this publish target would get: its layout, bucket and tokens.")
     static let out = Option<String>(
         "out", short: "o", value: "file", help: "Write here instead of stdout.",
         role: .output(.json, beside: besideOut))

@@ -17,6 +17,12 @@ enum ValidateCommand {
             for them, and other treasures' findings are not repeated. Exit 1 when those
             findings have an error; a validate that fails leaves the mark where it was, so
             the next run checks the same treasures again.
+
+            --layout L also runs every check 'trove export --layout L' makes, writing
+            nothing: each record or path the export would refuse (a value that does not
+            convert to the type the layout asks for, a key or value over the database's
+            limits, a rendition not made yet, a missing bucket) is an error, T140, so that
+            a workspace that validates with --layout L exports with it.
             """,
         arguments: [files],
         options: [strict, changed, from, ImportCommand.encoding, layout],
@@ -38,6 +44,7 @@ enum ValidateCommand {
             report = try Validation.workspace(opened, changedOnly: changedOnly, strict: strict)
             if let layout {
                 report.append(try LayoutColumns.findings(for: layout, in: opened))
+                report.append(try ExportChecks.findings(for: layout, in: opened))
             }
             if changedOnly, let reason = report.everythingBecause {
                 invocation.note("checking every treasure: \(reason)")
@@ -137,7 +144,9 @@ enum ValidateCommand {
         help: "Check only the treasures changed since the last validate that passed.")
     static let layout = Option<String>(
         "layout", value: "name|path",
-        help: "Also check that every column the layout reads is one the treasures have.")
+        help:
+            "Also run every check an export of the layout makes (T140), and name columns it reads that no treasure has."
+    )
     static let from = ImportCommand.fromOption(
         help: "The files' format, when the extension does not say.")
 }

@@ -34,6 +34,12 @@ public struct ExportOptions: Sendable {
     /// List every object the export references in its Storage plan, not only those that
     /// change.
     public var allObjects = false
+    /// A publish target whose tree to preview: its bucket in the image URLs, with its
+    /// download tokens. Nil for the settings' bucket and the tokens of exports without a
+    /// target.
+    public var target: PublishTarget?
+    /// How many records each kind of problem names; the rest are counted.
+    var problemsShown = ExportProblemGroup.shown
 
     /// Options for a full export to stdout unless changed.
     public init(

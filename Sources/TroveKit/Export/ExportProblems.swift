@@ -80,11 +80,17 @@ public struct ExportProblemGroup: Sendable, Equatable {
 /// Collects what stops an export, by kind, in the order met.
 final class ExportProblems {
     private(set) var groups: [ExportProblemGroup] = []
+    /// How many of each kind are named; the rest are counted.
+    let shown: Int
+
+    init(shown: Int = ExportProblemGroup.shown) {
+        self.shown = shown
+    }
 
     package func add(_ title: String, _ example: String) {
         if let index = groups.firstIndex(where: { $0.title == title }) {
             groups[index].count += 1
-            if groups[index].examples.count < ExportProblemGroup.shown {
+            if groups[index].examples.count < shown {
                 groups[index].examples.append(example)
             }
         } else {
@@ -99,7 +105,7 @@ final class ExportProblems {
         for group in other.groups {
             if let index = groups.firstIndex(where: { $0.title == group.title }) {
                 groups[index].count += group.count
-                let room = ExportProblemGroup.shown - groups[index].examples.count
+                let room = shown - groups[index].examples.count
                 groups[index].examples += group.examples.prefix(max(0, room))
             } else {
                 groups.append(group)

@@ -131,15 +131,17 @@ struct ExportRun {
                 checksRenditions: checker.renditions)
             query.readsTokens = storage.usesTokens
             query.changedSince = changedSince
+            query.tokenBucket = publishing?.bucket ?? options.target?.bucket
             // Each template reads on its own connection and thread. The connection's
             // snapshot is fixed now, while this transaction holds the write lock, so every
             // template sees exactly the rows this connection sees.
             let reader = try store.snapshot()
-            let stream = try TemplateStream(
+            var stream = try TemplateStream(
                 template: template, database: reader, query: query,
                 renderer: Renderer(storage: storage, renditionNames: layout.renditionNames),
-                checker: checker, problems: ExportProblems(),
+                checker: checker, problems: ExportProblems(shown: options.problemsShown),
                 noun: noun)
+            stream.skipped = publishing?.heldBack?.keys ?? []
             streams.append(ParallelStream(stream: stream, database: reader))
         }
         if let rules = options.rules { rulesFile = try outputs.stage(rules) }
@@ -239,9 +241,10 @@ struct ExportRun {
         } else {
             // Whatever the last export had beyond the last current path is gone now.
             while !oldState.isAtEnd {
-                try removed(oldState.path, &summary)
+                try removed(oldState.path, hash: oldState.hash, &summary)
                 try oldState.advance()
             }
+            try publishing?.live?.finish()
             try newState?.finish()
             summary.statePaths = newState?.count ?? 0
         }
@@ -262,7 +265,7 @@ struct ExportRun {
         summary.inputs = inputs
         // The streams' problems first, in template order, so messages read the same on
         // every run whatever the threads' timing.
-        let merged = ExportProblems()
+        let merged = ExportProblems(shown: options.problemsShown)
         for stream in streams { merged.absorb(stream.problems) }
         merged.absorb(problems)
         problems.replace(with: merged)
@@ -279,17 +282,22 @@ struct ExportRun {
         }
         summary.paths += 1
         try newState?.append(path: path, hash: hash)
-        var changed = true
+        var recorded: UInt64?
         while !oldState.isAtEnd {
             let order = oldState.path.withUnsafeBufferPointer { comparePaths($0, path) }
             if order > 0 { break }
             if order == 0 {
-                changed = oldState.hash != hash
+                recorded = oldState.hash
                 try oldState.advance()
                 break
             }
-            try removed(oldState.path, &summary)
+            try removed(oldState.path, hash: oldState.hash, &summary)
             try oldState.advance()
+        }
+        var changed = recorded != hash
+        if let live = publishing?.live {
+            // A refresh sends what the database lacks, whatever the record says.
+            changed = try live.rendered(path: path, value: value, hash: hash, recorded: recorded)
         }
         if changed { summary.changed += 1 }
         try tree?.add(path: path, value: value)
@@ -341,7 +349,25 @@ struct ExportRun {
         summary.statePaths = patch.statePaths
     }
 
-    private func removed(_ path: [UInt8], _ summary: inout ExportSummary) throws {
+    private mutating func removed(_ path: [UInt8], hash: UInt64, _ summary: inout ExportSummary)
+        throws
+    {
+        if let heldBack = publishing?.heldBack,
+            path.withUnsafeBufferPointer({ heldBack.owns(path: $0) })
+        {
+            // A record left out of this publish keeps what the target holds of it.
+            try path.withUnsafeBufferPointer { path in
+                try newState?.append(path: path, hash: hash)
+                try publishing?.live?.kept(path: path)
+            }
+            return
+        }
+        if let live = publishing?.live,
+            try !path.withUnsafeBufferPointer({ try live.removed(path: $0) })
+        {
+            // Already gone from the database: nothing to send.
+            return
+        }
         summary.removed += 1
         if options.update, let updates {
             _ = try path.withUnsafeBufferPointer { try updates.add(path: $0, value: nil) }

@@ -70,7 +70,8 @@ public enum Exporter {
     ) throws -> ExportSummary {
         let database = workspace.database
         let precision = try workspace.geohashPrecision()
-        let storage = try storageURL(workspace, bucket: publishing?.bucket)
+        let storage = try storageURL(
+            workspace, bucket: publishing?.bucket ?? options.target?.bucket)
         let tokens = storage.tokens
         if let problem = storage.problem { throw ExportError.storageSetting(problem) }
         let usesURLs = layout.paths.contains {
@@ -79,7 +80,7 @@ public enum Exporter {
                 return false
             }
         }
-        if usesURLs, publishing == nil,
+        if usesURLs, publishing == nil, options.target == nil,
             var missing = try MissingBucket.find(in: workspace, approvedPostsOnly: true)
         {
             if layout.records == .treasures { missing.posts = 0 } else { missing.treasures = 0 }
@@ -87,7 +88,7 @@ public enum Exporter {
                 throw ExportError.missingBucket(missing)
             }
         }
-        let problems = ExportProblems()
+        let problems = ExportProblems(shown: options.problemsShown)
         var run = try ExportRun(
             database: database, layout: layout, options: options, storage: storage,
             tokens: tokens, precision: precision, problems: problems,

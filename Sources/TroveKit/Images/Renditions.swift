@@ -31,6 +31,43 @@ public enum Renditions {
         }
     }
 
+    /// A setting of the renditions that cannot be read.
+    public struct SettingError: Error, CustomStringConvertible, Sendable {
+        public let description: String
+    }
+
+    /// The options a plain `trove images` run takes from the workspace: the configured
+    /// renditions (or the defaults) and the remembered quality, into `outputFolder`.
+    ///
+    /// - Throws: `SettingError` naming the setting, `SQLiteError`.
+    public static func configuredOptions(_ workspace: Workspace, outputFolder: String) throws
+        -> Options
+    {
+        var options = Options(outputFolder: outputFolder)
+        func specs(_ setting: Setting, _ defaults: [RenditionSpec]) throws -> [RenditionSpec] {
+            guard let text = try workspace.setting(setting.key) else { return defaults }
+            switch RenditionSpec.parseList(text) {
+            case .success(let specs): return specs
+            case .failure(let error):
+                throw SettingError(
+                    description: "\(setting.key): \(error.description); fix it with "
+                        + "'trove config set'")
+            }
+        }
+        options.treasureSpecs = try specs(
+            Setting.treasureRenditions, RenditionSpec.treasureDefaults)
+        options.postSpecs = try specs(Setting.postRenditions, RenditionSpec.postDefaults)
+        if let stored = try workspace.setting(Setting.renditionQuality.key) {
+            guard let quality = Int(stored), (1...100).contains(quality) else {
+                throw SettingError(
+                    description: "\(Setting.renditionQuality.key): expected a whole number "
+                        + "from 1 to 100; fix it with 'trove config set'")
+            }
+            options.quality = quality
+        }
+        return options
+    }
+
     /// What a run did.
     public struct Summary: Sendable {
         /// Source images looked at.
@@ -117,6 +154,57 @@ public enum Renditions {
         if options.includeTreasures { kinds.append(.treasure) }
         if options.includePosts { kinds.append(.post) }
         summary.removed = try removeOrphans(of: kinds, in: workspace, folder: options.outputFolder)
+        return summary
+    }
+
+    /// Makes the renditions of just the records named, as `run` would make them (a
+    /// publish's records that lack theirs: a post approved since `images` ran), and records
+    /// them and the images that fail, with the reasons. Nothing else is looked at: no other
+    /// record, and no file of the output folder.
+    ///
+    /// - Throws: `SQLiteError`, `WorkspaceError`.
+    public static func make(
+        _ workspace: Workspace, for records: [(kind: RenditionOwner, key: String)],
+        options: Options
+    ) throws -> Summary {
+        let store = RenditionStore(workspace)
+        var jobs: [Job] = []
+        for kind in [RenditionOwner.treasure, .post] {
+            let keys = records.filter { $0.kind == kind }.map(\.key)
+            for source in try store.sources(of: kind, keys: keys) {
+                jobs.append(
+                    Job(
+                        kind: kind, key: source.key, source: source.source,
+                        specs: kind == .treasure ? options.treasureSpecs : options.postSpecs))
+            }
+        }
+        guard !jobs.isEmpty else { return Summary() }
+        var recorded: [String: Rendition] = [:]
+        for job in jobs {
+            for rendition in try store.renditions(of: job.kind, job.key) {
+                recorded[identity(rendition.kind, rendition.key, rendition.name)] = rendition
+            }
+        }
+        let existing = recorded
+        let outcomes = perform(jobs, threads: options.jobs, progress: { _ in }) { job in
+            process(job, options: options, existing: existing)
+        }
+        var summary = Summary(images: jobs.count)
+        var made: [Rendition] = []
+        for outcome in outcomes {
+            made += outcome.made
+            summary.unchanged += outcome.unchanged
+            if let failure = outcome.failure { summary.failures.append(failure) }
+            summary.smallerThanAsked += outcome.smaller
+        }
+        summary.made = made.count
+        let replaced = try record(made, quality: nil, in: workspace)
+        try recordFailures(summary.failures, of: jobs, in: workspace)
+        _ = try workspace.write { try StaleRecords.images.record(in: workspace) }
+        for path in replaced {
+            try? FileManager.default.removeItem(
+                atPath: (options.outputFolder as NSString).appendingPathComponent(path))
+        }
         return summary
     }
 

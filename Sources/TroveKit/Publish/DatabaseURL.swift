@@ -1,4 +1,5 @@
 import Foundation
+import TroveBase
 
 /// A Realtime Database URL (`https://PROJECT-default-rtdb.firebaseio.com`,
 /// `https://NAME.europe-west1.firebasedatabase.app`, or an emulator's
@@ -40,6 +41,20 @@ struct DatabaseURL {
     package var project: String {
         instance.hasSuffix("-default-rtdb")
             ? String(instance.dropLast("-default-rtdb".count)) : instance
+    }
+
+    /// The REST URL of the location `path` (segments joined by `/`, each percent-encoded
+    /// here) with query items, every byte but the unreserved ones percent-encoded (a `+`
+    /// or `&` in a key reaches the database as written).
+    func restURL(path: String, _ items: [(name: String, value: String)]) -> String {
+        let segments = path.split(separator: "/").map { StorageURL.percentEncode(String($0)) }
+        let location = segments.isEmpty ? "" : "/" + segments.joined(separator: "/")
+        let pairs =
+            query.map { ($0.name, $0.value ?? "") } + items.map { ($0.name, $0.value) }
+        let text = pairs.map {
+            StorageURL.percentEncode($0.0) + "=" + StorageURL.percentEncode($0.1)
+        }.joined(separator: "&")
+        return root + location + ".json" + (text.isEmpty ? "" : "?" + text)
     }
 
     /// The REST URL of the location with extra query items.

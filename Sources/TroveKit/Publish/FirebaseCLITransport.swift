@@ -68,6 +68,54 @@ public struct FirebaseCLITransport: DatabaseTransport {
         }
     }
 
+    /// Reads through `firebase database:get PATH --export`, with `--order-by-key`,
+    /// `--start-at` and `--limit-to-first` for a page of children; tried again as an
+    /// update is.
+    public func read(_ read: DatabaseRead, databaseURL: String) throws -> [UInt8] {
+        let database = try DatabaseURL(databaseURL)
+        guard let firebase = ExternalCommand(command, environment: environment) else {
+            throw TransportError(
+                "cannot read the database: \(printable(command)) is not installed (install "
+                    + "firebase-tools, or set FIREBASE to its command, or to nothing to use "
+                    + "the REST API)")
+        }
+        var arguments = [
+            "database:get", "/" + read.path, "--project", database.project, "--instance",
+            database.instance, "--export", "--non-interactive",
+        ]
+        if let limit = read.limit {
+            arguments.append("--order-by-key")
+            if let startAt = read.startAt { arguments += ["--start-at", startAt] }
+            arguments += ["--limit-to-first", String(limit)]
+        }
+        var attempts = 0
+        while true {
+            attempts += 1
+            let output: ExternalCommand.Output
+            do {
+                output = try firebase.run(arguments)
+            } catch {
+                throw TransportError(
+                    "cannot read the database: cannot run \(firebase.executable): \(error)")
+            }
+            if output.status == 0 { return output.standardOutput }
+            let said = output.errorText.isEmpty ? "" : ": \(output.errorText)"
+            let loginProblem = ["login", "authenticat", "permission", "credential"].contains {
+                said.lowercased().contains($0)
+            }
+            if attempts < 3, !loginProblem {
+                usleep(UInt32(retryDelay * Double(1 << (attempts - 1)) * 1e6))
+                continue
+            }
+            throw TransportError(
+                "cannot read /\(read.path) of the database \(database.root): '\(command) "
+                    + "database:get' exited with status \(output.status)\(said)"
+                    + (loginProblem
+                        ? "; log in with 'firebase login' as an account that may read project "
+                            + database.project : "; try again later"))
+        }
+    }
+
     /// A new file only this user can read, holding `bytes`; its path.
     private func temporaryFile(holding bytes: [UInt8]) throws(TransportError) -> String {
         let folder = environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"

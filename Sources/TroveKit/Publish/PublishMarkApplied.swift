@@ -63,8 +63,20 @@ extension Publisher {
                 target: target.name, layout: export.layout, generation: export.generation)
             let objectCount = export.objects ?? 0
             try store.promotePlanned(target: target.name)
-            // The target now holds what that export took in.
+            // The target now holds what that export took in, its objects with the export's
+            // tokens: the target's URLs carry them from now on.
             try store.adoptExport(export.id, target: target.name)
+            let tokens = StorageTokenStore(workspace)
+            var held = try PublishState.objects(
+                target: target.name, planned: false, database: workspace.database)
+            while !held.isAtEnd {
+                if let token = held.token {
+                    try tokens.setToken(
+                        String(decoding: token, as: UTF8.self),
+                        of: String(decoding: held.path, as: UTF8.self), inBucket: target.bucket)
+                }
+                try held.advance()
+            }
             let at = timestamp(now)
             try store.appendLog(
                 PublishLogEntry(

@@ -30,15 +30,38 @@ public enum PublishLimits {
 /// for the target's layout (with URLs naming its bucket) and what the target holds.
 enum PublishPlanner {
 
+    /// How a plan is made beyond the target and its layout.
+    struct Inputs {
+        /// What the target's database holds, from `--against`: every path is rendered and
+        /// compared with it, and paths at the layout's shapes the tree lacks are removed.
+        var against: LiveTree?
+        /// What the target's database and bucket hold, from `--refresh`: every path is
+        /// rendered and sent where the database lacks it, objects missing are uploaded and
+        /// tokens missing set, and what trove does not publish is named and left alone.
+        var refresh: LiveTarget?
+        /// Records left out of this publish.
+        var heldBack: HeldBack?
+        /// Whether every file to upload must be in the images folder.
+        var checksFiles = true
+    }
+
+    /// What a plan found besides its counts.
+    struct Outcome {
+        var summary: PublishPlanSummary
+        /// The differences a refresh found.
+        var refresh: RefreshReport?
+    }
+
     /// Records the plan of `target` (its steps and planned state) in the caller's write
-    /// transaction, against `held` (what the target holds; nil for its recorded state).
+    /// transaction, against what the target holds: its record, or what `inputs` read.
     ///
     /// - Throws: `ExportError` when the layout's export would be refused,
     ///   `PublishError.missingFiles`, `SQLiteError`.
     static func plan(
         workspace: Workspace, target: PublishTarget, layout: Layout, images: String,
-        now: Date, live: LiveTree? = nil
-    ) throws -> PublishPlanSummary {
+        now: Date, inputs given: Inputs = Inputs()
+    ) throws -> Outcome {
+        let live = given.against
         let database = workspace.database
         let store = PublishStore(database)
         try store.beginPlan(target: target.name, plannedAt: timestamp(now), images: images)
@@ -54,6 +77,8 @@ enum PublishPlanner {
             try insertStep(kind.base + index, kind, stepName, token, body)
         }
         var summary = PublishPlanSummary()
+        let heldBack = given.heldBack.flatMap { $0.isEmpty ? nil : $0 }
+        let comparison = try given.refresh.map(LiveComparison.init)
         // What the target took in when it was last published: with the same layout and
         // settings, only the records changed since are rendered and their objects merged.
         var incremental: IncrementalBase?
@@ -61,26 +86,37 @@ enum PublishPlanner {
             layout: layout, storage: try Exporter.storageURL(workspace, bucket: target.bucket),
             precision: try workspace.geohashPrecision())
         let held = try store.publishedBase(target: target.name)
-        if live == nil, let held, let paths = held.paths, let objects = held.objects {
+        if live == nil, comparison == nil, let held, let paths = held.paths,
+            let objects = held.objects
+        {
             let decision = try IncrementalBase.decide(
                 layout: layout, inputs: inputs, baseSeq: held.seq, baseInputs: held.inputs,
                 statePaths: paths, database: database
             ) {
                 try store.index(.paths, target: target.name, planned: false)
             }
-            if case .incremental(let base) = decision {
+            if case .incremental(var base) = decision {
+                // A record left out is not among the changes: what the target holds of it
+                // stays.
+                if let heldBack { base.keys.removeAll { heldBack.keys.contains($0) } }
                 incremental = base
                 try planChangedObjects(
                     database: database, target: target, layout: layout, tokens: tokens(workspace),
-                    base: base, baseObjects: objects, summary: &summary, addStep: addStep)
+                    base: base, baseObjects: objects, heldBack: heldBack, summary: &summary,
+                    addStep: addStep)
             }
         }
         if incremental == nil {
+            let objects = try given.refresh.map { refresh in
+                LiveObjects(statement: try refresh.store.objects(), comparison: comparison!)
+            }
             try planObjects(
                 database: database, target: target, layout: layout, tokens: tokens(workspace),
-                summary: &summary, addStep: addStep)
+                summary: &summary, heldBack: heldBack, live: objects, addStep: addStep)
         }
-        try checkFiles(database: database, target: target.name, images: images)
+        if given.checksFiles {
+            try checkFiles(database: database, target: target.name, images: images)
+        }
 
         // The tree, compared path by path with what the target holds; against a live
         // database, every path is rendered and compared with it here.
@@ -88,7 +124,7 @@ enum PublishPlanner {
         let rendered = RenderedEntries()
         var options = ExportOptions(update: live == nil, maxBytes: PublishLimits.requestBytes)
         options.now = now
-        let render = PublishRender(
+        var render = PublishRender(
             old: try live == nil
                 ? PublishState.paths(target: target.name, planned: false, database: database)
                 : ExportStateReader(blocks: { nil }),
@@ -104,6 +140,8 @@ enum PublishPlanner {
                     requests.count += 1
                 }
             })
+        render.live = comparison
+        render.heldBack = heldBack
         let export = try Exporter.runInTransaction(
             workspace: workspace, layout: layout, options: options, publishing: render)
         summary.paths = export.statePaths
@@ -129,7 +167,37 @@ enum PublishPlanner {
         try store.completePlan(
             target: target.name, summary: summary, takesInClock: live == nil,
             inputs: export.inputs)
-        return summary
+        // The records left out count as changed after this plan's clock value, so that the
+        // next publish takes them up again.
+        for record in heldBack?.records ?? [] {
+            workspace.markChanged(record.kind.record, record.key)
+        }
+        return Outcome(summary: summary, refresh: comparison?.report)
+    }
+
+    /// The keys of the records the next plan of `target` renders: those changed since its
+    /// last publish, or nil when it renders every record (`everything`, a first publish,
+    /// new settings). Read in the caller's transaction.
+    ///
+    /// - Throws: `SQLiteError`.
+    static func changedKeys(
+        workspace: Workspace, target: PublishTarget, layout: Layout, everything: Bool
+    ) throws -> [String]? {
+        guard !everything else { return nil }
+        let database = workspace.database
+        let store = PublishStore(database)
+        guard let held = try store.publishedBase(target: target.name), let paths = held.paths,
+            held.objects != nil
+        else { return nil }
+        let inputs = ExportInputs.fingerprint(
+            layout: layout, storage: try Exporter.storageURL(workspace, bucket: target.bucket),
+            precision: try workspace.geohashPrecision())
+        let decision = try IncrementalBase.decide(
+            layout: layout, inputs: inputs, baseSeq: held.seq, baseInputs: held.inputs,
+            statePaths: paths, database: database
+        ) { [] }
+        if case .incremental(let base) = decision { return base.keys }
+        return nil
     }
 
     private final class RequestCounter {
@@ -195,13 +263,23 @@ enum PublishPlanner {
         try workspace.settings().tokens.usesTokens
     }
 
+    /// What a refresh read of the bucket, for the objects' merge: a cursor over its
+    /// objects in path order, and where differences are noted.
+    struct LiveObjects {
+        let statement: Statement
+        let comparison: LiveComparison
+    }
+
     /// Merges the objects the tree references with those the target holds (both in path
     /// order): new ones are uploaded, re-tokened ones get their token, and those nothing
     /// references any more are deleted, unless another target in the same bucket holds
-    /// them.
+    /// them. With `live` (a refresh), what the bucket really holds decides instead of the
+    /// record: an object missing is uploaded again, one lacking its token gets it added,
+    /// and objects under the layout's prefix that no target holds are named and left
+    /// alone. A left-out record's objects stay as recorded.
     private static func planObjects(
         database: Database, target: PublishTarget, layout: Layout, tokens: Bool,
-        summary: inout PublishPlanSummary,
+        summary: inout PublishPlanSummary, heldBack: HeldBack?, live: LiveObjects?,
         addStep: (PublishStepKind, String?, String?, [UInt8]?) throws -> Void
     ) throws {
         var previous = try PublishState.objects(
@@ -212,65 +290,142 @@ enum PublishPlanner {
             try store(seq, block)
             seq += 1
         }
-        var gone: [String] = []
-        if !layout.renditionNames.isEmpty {
-            let rows = try ExportStore(database).objects(
-                of: layout.recordKind, renditionNames: layout.renditionNames, tokens: tokens)
-            let pathColumn = rows.column("path")
-            let tokenColumn = rows.column("token")
-            var last: [UInt8] = []
-            var first = true
-            while let row = try rows.next() {
-                try row.withUTF8(pathColumn) { path in
-                    // A path shared by several renditions is one object.
-                    if !first && last.elementsEqual(path) { return }
-                    first = false
-                    last.removeAll(keepingCapacity: true)
-                    last.append(contentsOf: path)
-                    while !previous.isAtEnd
-                        && previous.path.withUnsafeBufferPointer({
-                            KeyOrderedTable.compare($0, path)
-                        }) < 0
-                    {
-                        gone.append(String(decoding: previous.path, as: UTF8.self))
-                        try previous.advance()
-                    }
-                    let token = row.withUTF8(tokenColumn) { $0 }
-                    let name = String(decoding: path, as: UTF8.self)
-                    let tokenText = token.map { String(decoding: $0, as: UTF8.self) }
-                    if !previous.isAtEnd
-                        && previous.path.withUnsafeBufferPointer({
-                            KeyOrderedTable.compare($0, path)
-                        }) == 0
-                    {
-                        let same =
-                            switch (previous.token, token) {
-                            case (nil, nil): true
-                            case (let old?, let new?): old.elementsEqual(new)
-                            default: false
-                            }
-                        if !same {
-                            // The old URL works until the tree names the new one: the
-                            // object holds both tokens until then.
-                            let old = previous.token.map { String(decoding: $0, as: UTF8.self) }
-                            let both = [old, tokenText].compactMap { $0 }.joined(separator: ",")
-                            try addStep(.token, name, both, nil)
-                            if both != tokenText { try addStep(.revoke, name, tokenText, nil) }
-                            summary.retokens += 1
-                        }
-                        try previous.advance()
-                    } else {
-                        try addStep(.upload, name, tokenText, nil)
-                        summary.uploads += 1
-                    }
-                    try encoder.append(path: path, token: token)
-                    summary.objects += 1
+        func encode(_ path: [UInt8], _ token: [UInt8]?) throws {
+            try path.withUnsafeBufferPointer { path in
+                if let token {
+                    try token.withUnsafeBufferPointer { try encoder.append(path: path, token: $0) }
+                } else {
+                    try encoder.append(path: path, token: nil)
                 }
             }
+            summary.objects += 1
         }
-        while !previous.isAtEnd {
-            gone.append(String(decoding: previous.path, as: UTF8.self))
-            try previous.advance()
+        var gone: [String] = []
+
+        // The objects the tree references now, each path once.
+        var rows: Statement?
+        var pathColumn = 0
+        var tokenColumn = 0
+        if !layout.renditionNames.isEmpty {
+            let statement = try ExportStore(database).objects(
+                of: layout.recordKind, renditionNames: layout.renditionNames, tokens: tokens,
+                bucket: target.bucket)
+            pathColumn = statement.column("path")
+            tokenColumn = statement.column("token")
+            rows = statement
+        }
+        var current: (path: [UInt8], token: [UInt8]?)?
+        func nextCurrent() throws {
+            while let row = try rows?.next() {
+                let path = row.withUTF8(pathColumn) { Array($0) } ?? []
+                // A path shared by several renditions is one object.
+                if path == current?.path { continue }
+                current = (path, row.withUTF8(tokenColumn) { Array($0) })
+                return
+            }
+            current = nil
+        }
+        try nextCurrent()
+
+        // What the bucket holds, when refreshing.
+        var held: (name: [UInt8], tokens: [String])?
+        var nameColumn = 0
+        var tokensColumn = 0
+        if let live {
+            nameColumn = live.statement.column("name")
+            tokensColumn = live.statement.column("tokens")
+        }
+        func nextHeld() throws {
+            guard let live, let row = try live.statement.next() else {
+                held = nil
+                return
+            }
+            held = (
+                row.withUTF8(nameColumn) { Array($0) } ?? [],
+                (row.text(tokensColumn) ?? "").split(separator: ",").map {
+                    $0.trimmingCharacters(in: .whitespaces)
+                }.filter { !$0.isEmpty }
+            )
+        }
+        try nextHeld()
+        var others = live == nil ? nil : try OtherHolders(target: target, database: database)
+
+        func text(_ bytes: [UInt8]?) -> String? {
+            bytes.map { String(decoding: $0, as: UTF8.self) }
+        }
+        /// Tokens joined as Firebase keeps several: the old one (which live URLs carry until
+        /// the database names the new) and the new.
+        func both(_ old: String?, _ new: String?) -> String? {
+            let joined = [old, new].compactMap { $0 }.joined(separator: ",")
+            return joined.isEmpty ? nil : joined
+        }
+
+        while true {
+            var first: [UInt8]?
+            for candidate in [current?.path, previous.isAtEnd ? nil : previous.path, held?.name]
+            where candidate != nil {
+                if first == nil || StoragePlan.compareBytes(candidate!, first!) < 0 {
+                    first = candidate
+                }
+            }
+            guard let path = first else { break }
+            let now = current?.path == path ? current : nil
+            let recorded = !previous.isAtEnd && previous.path == path
+            let was = recorded ? text(previous.token) : nil
+            let there = held?.name == path ? held : nil
+            let name = String(decoding: path, as: UTF8.self)
+
+            if heldBack?.owns(object: path) == true {
+                // Left out of this publish: the target keeps what it holds of the record.
+                if recorded { try encode(path, previous.token) }
+            } else if let now {
+                try encode(path, now.token)
+                let wanted = text(now.token)
+                if recorded {
+                    if let live, there == nil {
+                        live.comparison.missingObject(name)
+                        let tokens = both(was == wanted ? nil : was, wanted)
+                        try addStep(.upload, name, tokens, nil)
+                        summary.uploads += 1
+                        if tokens != wanted { try addStep(.revoke, name, wanted, nil) }
+                    } else if was != wanted {
+                        if let live, let was, let there, !there.tokens.contains(was) {
+                            live.comparison.missingToken(name)
+                        }
+                        // The old URL works until the tree names the new one: the object
+                        // holds both tokens until then.
+                        let tokens = both(was, wanted)
+                        try addStep(.token, name, tokens, nil)
+                        if tokens != wanted { try addStep(.revoke, name, wanted, nil) }
+                        summary.retokens += 1
+                    } else if let live, let wanted, let there, !there.tokens.contains(wanted) {
+                        // Tokens others put there stay; the one the tree names is added.
+                        live.comparison.missingToken(name)
+                        try addStep(
+                            .token, name, (there.tokens + [wanted]).joined(separator: ","), nil)
+                        summary.retokens += 1
+                    }
+                } else if let there {
+                    // Not recorded, but in the bucket already: only its token may be missing.
+                    if let wanted, !there.tokens.contains(wanted) {
+                        try addStep(
+                            .token, name, (there.tokens + [wanted]).joined(separator: ","), nil)
+                        summary.retokens += 1
+                    }
+                } else {
+                    try addStep(.upload, name, wanted, nil)
+                    summary.uploads += 1
+                }
+            } else if recorded {
+                // Nothing references it any more; already gone when the bucket lacks it.
+                if live == nil || there != nil { gone.append(name) }
+            } else if let live, there != nil, try !(others?.hold(path) ?? false) {
+                live.comparison.unpublishedObject(name)
+            }
+
+            if now != nil { try nextCurrent() }
+            if recorded { try previous.advance() }
+            if there != nil { try nextHeld() }
         }
         try encoder.finish()
         for name in try unshared(gone, target: target, database: database) {
@@ -284,7 +439,8 @@ enum PublishPlanner {
     /// record's objects all lie in its own folder), and the other blocks are shared.
     private static func planChangedObjects(
         database: Database, target: PublishTarget, layout: Layout, tokens: Bool,
-        base: IncrementalBase, baseObjects: Int, summary: inout PublishPlanSummary,
+        base: IncrementalBase, baseObjects: Int, heldBack: HeldBack?,
+        summary: inout PublishPlanSummary,
         addStep: (PublishStepKind, String?, String?, [UInt8]?) throws -> Void
     ) throws {
         let store = PublishStore(database)
@@ -292,7 +448,8 @@ enum PublishPlanner {
         var gone: [String] = []
         summary.objects = baseObjects
         try StoragePlan.mergeChangedObjects(
-            layout: layout, tokens: tokens, since: base.seq, keys: base.keys, into: index,
+            layout: layout, tokens: tokens, bucket: target.bucket, since: base.seq,
+            keys: base.keys, skipping: heldBack?.objectFolders ?? [], into: index,
             database: database,
             store: try store.plannedIndexWriter(.objects, target: target.name)
         ) { path, old, new in
@@ -382,6 +539,39 @@ enum PublishPlanner {
             }
         }
         return detail
+    }
+}
+
+/// Whether the other targets that publish to a target's bucket hold (or are about to
+/// hold) an object, asked in path order: a refresh names an object under the layout's
+/// prefix only when no target holds it.
+struct OtherHolders {
+    private var readers: [PlannedObjectReader] = []
+
+    /// - Throws: `SQLiteError`, `StoragePlanError.damaged`.
+    init(target: PublishTarget, database: Database) throws {
+        for other in try PublishStore(database).targets(
+            inBucket: target.bucket, besides: target.name)
+        {
+            for planned in [false, true] {
+                readers.append(
+                    try PublishState.objects(target: other, planned: planned, database: database))
+            }
+        }
+    }
+
+    /// Whether any of them holds `path`; paths must be asked in increasing order.
+    mutating func hold(_ path: [UInt8]) throws -> Bool {
+        var found = false
+        for index in readers.indices {
+            while !readers[index].isAtEnd
+                && StoragePlan.compareBytes(readers[index].path, path) < 0
+            {
+                try readers[index].advance()
+            }
+            if !readers[index].isAtEnd && readers[index].path == path { found = true }
+        }
+        return found
     }
 }
 

@@ -43,4 +43,10 @@ struct PublishRender {
     var storeIndex: (Int64, StateBlockReference) throws -> Void = { _, _ in }
     /// Receives each part of the update, in order.
     package var body: ([UInt8]) throws -> Void
+    /// For `publish --refresh`: what the target's database really holds, which decides
+    /// what is sent instead of the record alone.
+    var live: LiveComparison?
+    /// Records left out of this publish: not rendered, and what the target holds of them
+    /// kept as it is.
+    var heldBack: HeldBack?
 }

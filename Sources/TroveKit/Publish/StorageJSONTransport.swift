@@ -7,8 +7,9 @@ import TroveHTTP
 /// connections.
 ///
 /// Uploads are multipart uploads, the metadata and the file's bytes in one request, the
-/// file streamed from disk; tokens are set with a metadata `PATCH`; deletes are `DELETE`s,
-/// an object already gone counting as deleted.
+/// file streamed from disk; tokens are set with a metadata `PATCH` (an object that is not
+/// there is reported missing); deletes are `DELETE`s, an object already gone counting as
+/// deleted; listings are `objects.list` pages of a thousand, with each object's metadata.
 public struct StorageJSONTransport: StorageTransport {
     /// The API's root, `https://storage.googleapis.com` or an emulator's, without a
     /// trailing slash.
@@ -79,11 +80,13 @@ public struct StorageJSONTransport: StorageTransport {
     }
 
     public func setTokens(
-        _ tokens: [(name: String, token: String?)], bucket: String, done: (String) -> Void
+        _ tokens: [(name: String, token: String?)], bucket: String, done: (String) -> Void,
+        missing: (String) -> Void
     ) throws {
         guard !tokens.isEmpty else { return }
         let bucket = StorageBucket.normalize(bucket) ?? bucket
         let headers = try authorization() + ["Content-Type: application/json; charset=UTF-8"]
+        var gone: Set<String> = []
         try send(
             tokens.count, verb: "set the token of", preposition: "in", bucket: bucket,
             name: { tokens[$0].name },
@@ -95,7 +98,69 @@ public struct StorageJSONTransport: StorageTransport {
                     method: "PATCH", url: objectURL(tokens[index].name, bucket: bucket),
                     headers: headers, body: [.bytes(Array(body.utf8))])
             },
-            accept: { $0.succeeded }, done: done)
+            accept: { response in
+                response.succeeded || Self.objectIsGone(response)
+            },
+            done: { name in
+                // An object deleted behind trove's back is the caller's to upload again.
+                if gone.contains(name) { missing(name) } else { done(name) }
+            },
+            outcome: { index, response in
+                if !response.succeeded { gone.insert(tokens[index].name) }
+            })
+    }
+
+    /// Whether a 404 says the object is missing, not the bucket.
+    private static func objectIsGone(_ response: HTTPResponse) -> Bool {
+        response.status == 404
+            && !serverMessage(response.body).lowercased().contains("bucket does not exist")
+    }
+
+    public func list(prefix: String, bucket: String, page: ([StoredObject]) throws -> Void)
+        throws
+    {
+        let bucket = StorageBucket.normalize(bucket) ?? bucket
+        let headers = try authorization()
+        // A page of a thousand objects with their metadata is several hundred kilobytes.
+        var configuration = self.configuration
+        configuration.maxResponseBytes = max(configuration.maxResponseBytes, 64 * 1024 * 1024)
+        let client = HTTPClient(configuration: configuration)
+        var pageToken: String?
+        repeat {
+            var query = [
+                "prefix=" + encoded(prefix), "maxResults=1000",
+                "fields=" + encoded("nextPageToken,items(name,metadata)"),
+            ]
+            if let pageToken { query.append("pageToken=" + encoded(pageToken)) }
+            let url =
+                "\(endpoint)/storage/v1/b/\(encoded(bucket))/o?" + query.joined(separator: "&")
+            let outcome = client.send(HTTPRequest(method: "GET", url: url, headers: headers))
+            guard case .response(let response, _) = outcome, response.succeeded else {
+                var message = "cannot list gs://\(bucket)/\(prefix): " + describe(outcome)
+                if let hint = hint(for: outcome, verb: "list", bucket: bucket) {
+                    message += "; " + hint
+                }
+                throw TransportError(message)
+            }
+            var parser = JSONParser(response.body)
+            guard let listing = try? parser.parseValue(), case .object = listing else {
+                throw TransportError(
+                    "cannot list gs://\(bucket)/\(prefix): the answer is not a JSON object")
+            }
+            var objects: [StoredObject] = []
+            if case .array(let items)? = listing["items"] {
+                for item in items {
+                    guard let name = item["name"]?.stringValue else { continue }
+                    objects.append(
+                        StoredObject(
+                            name: name,
+                            tokens: item["metadata"]?[StoragePlan.tokenMetadataKey]?.stringValue))
+                }
+            }
+            try page(objects)
+            pageToken = listing["nextPageToken"]?.stringValue
+            if pageToken?.isEmpty == true { pageToken = nil }
+        } while pageToken != nil
     }
 
     public func delete(_ names: [String], bucket: String, done: (String) -> Void) throws {
@@ -143,13 +208,15 @@ public struct StorageJSONTransport: StorageTransport {
     /// first refusal is thrown, with how many others failed.
     private func send(
         _ count: Int, verb: String, preposition: String, bucket: String, name: (Int) -> String,
-        request: (Int) -> HTTPRequest, accept: (HTTPResponse) -> Bool, done: (String) -> Void
+        request: (Int) -> HTTPRequest, accept: (HTTPResponse) -> Bool, done: (String) -> Void,
+        outcome accepted: (Int, HTTPResponse) -> Void = { _, _ in }
     ) throws {
         let client = HTTPClient(configuration: configuration)
         var first: (name: String, outcome: HTTPOutcome)?
         var failures = 0
         client.send(count: count, request: request) { index, outcome in
             if case .response(let response, _) = outcome, accept(response) {
+                accepted(index, response)
                 done(name(index))
                 return true
             }
@@ -177,9 +244,9 @@ public struct StorageJSONTransport: StorageTransport {
             return "the account gcloud is logged in as may not change gs://\(bucket); grant it "
                 + "a Storage role on the bucket or log in as another ('gcloud auth login')"
         case 404?:
-            return verb == "set the token of"
-                ? "the object is not in the bucket; it has to be uploaded again"
-                : "check that the bucket gs://\(bucket) exists"
+            // An object missing where a token is set is reported, not refused: a 404 that
+            // gets here names the bucket.
+            return "check that the bucket gs://\(bucket) exists"
         case let status? where HTTPConfiguration.retryable(status: status):
             return "Cloud Storage kept failing; publish again later to carry on"
         case _?:

@@ -130,14 +130,15 @@ extension StoragePlan {
 
     /// Merges the objects the records of `layout` changed after clock value `seq` (`keys`)
     /// reference now into the objects state `index`: the blocks they fall in are rewritten
-    /// and the others shared. A record's objects all lie in its own folder, so what it
+    /// and the others shared. Objects in the folders `skipping` (records left out) are
+    /// not taken. A record's objects all lie in its own folder, so what it
     /// referenced before lies under that prefix. `changed` hears every object whose token
     /// differs now (nil: absent), in path order; `store` receives the new state's blocks.
     ///
     /// - Throws: `SQLiteError`, `ExportError.damagedState`, what the closures throw.
     static func mergeChangedObjects(
-        layout: Layout, tokens: Bool, since seq: Int64, keys: [String],
-        into index: [StateBlockReference], database: Database,
+        layout: Layout, tokens: Bool, bucket: String? = nil, since seq: Int64, keys: [String],
+        skipping: Set<[UInt8]> = [], into index: [StateBlockReference], database: Database,
         store: @escaping (Int64, StateBlockReference) throws -> Void,
         changed: (_ path: [UInt8], _ old: [UInt8]?, _ new: [UInt8]?) throws -> Void
     ) throws {
@@ -145,13 +146,17 @@ extension StoragePlan {
         if !layout.renditionNames.isEmpty {
             let objects = try ExportStore(database).objects(
                 of: layout.recordKind, renditionNames: layout.renditionNames, tokens: tokens,
-                changedSince: seq)
+                changedSince: seq, bucket: bucket)
             let pathColumn = objects.column("path")
             let tokenColumn = objects.column("token")
             while let row = try objects.next() {
                 let path = row.withUTF8(pathColumn) { Array($0) } ?? []
                 // A path shared by several renditions is one object.
                 if fresh.last?.path == path { continue }
+                // A record left out keeps what it had (its key is not among `keys` either).
+                if !skipping.isEmpty, let folder = folder(of: path), skipping.contains(folder) {
+                    continue
+                }
                 fresh.append(
                     StateEntry(
                         path: path, payload: payload(token: row.withUTF8(tokenColumn) { Array($0) })

@@ -1,7 +1,8 @@
 import TroveStore
 
-/// The download tokens of stored objects: one random UUID per object path, made with its
-/// rendition row (see the schema's triggers), stable until rotated.
+/// The download tokens of stored objects: one random UUID per object path for exports
+/// without a target, and one per object path and publish target bucket (see the schema's
+/// triggers), each made with its rendition row and stable until rotated.
 public enum StorageTokens {
     /// What a rotation did.
     public struct Rotation: Equatable, Sendable {
@@ -9,6 +10,11 @@ public enum StorageTokens {
         public var rotated: [String] = []
         /// Object paths that had none and got one.
         public var made: [String] = []
+        /// The publish targets whose URLs change: those whose bucket got a new token.
+        public var targets: [PublishTarget] = []
+        /// Whether the tokens of exports without a target changed, where exports were
+        /// recorded (whose storage scripts put them in place).
+        public var exports = false
     }
 
     /// Why nothing was rotated.
@@ -22,16 +28,24 @@ public enum StorageTokens {
     }
 
     /// Gives new tokens to the objects named by `selectors` (object paths, `treasure:KEY`,
-    /// `post:ID`), to every object with `all`, and makes the tokens missing ones lack
-    /// (always), in one transaction. Nothing changes when a selector names no object.
+    /// `post:ID`), or with `all` to every object that is live: those a target holds and
+    /// those the last recorded export of each layout referenced. Only `target`'s tokens
+    /// are changed when it is given (its bucket's), else every target's and those of
+    /// exports without a target. Tokens missing ones lack are made (always). One
+    /// transaction; nothing changes when a selector names no object.
     ///
-    /// - Throws: `UnknownObjects`, `SQLiteError`.
-    public static func rotate(in workspace: Workspace, selectors: [String], all: Bool)
-        throws -> Rotation
-    {
+    /// - Throws: `UnknownObjects`, `PublishError.usage` for an unknown target,
+    ///   `SQLiteError`, `StoragePlanError.damaged`.
+    public static func rotate(
+        in workspace: Workspace, selectors: [String], all: Bool, target name: String? = nil
+    ) throws -> Rotation {
         let store = StorageTokenStore(workspace)
         return try workspace.write {
             var rotation = Rotation()
+            let database = workspace.database
+            let targets =
+                try name.map { [try PublishTargets.find($0, in: workspace)] }
+                ?? PublishTargets.all(in: workspace)
             rotation.made = try store.pathsWithoutToken()
             // The owners' download URLs carry the token.
             func markOwners(of path: String) throws {
@@ -56,21 +70,72 @@ public enum StorageTokens {
                 paths.formUnion(found)
             }
             if !unknown.isEmpty { throw UnknownObjects(names: unknown) }
-            if all { paths.formUnion(try store.tokenPaths()) }
-            for path in paths.sorted() {
+            // Per bucket, the paths whose tokens change there.
+            var byBucket: [String: Set<String>] = [:]
+            for target in targets { byBucket[target.bucket, default: []].formUnion(paths) }
+            var exportPaths = name == nil ? paths : []
+            if all {
+                // Only what is live: an object no URL names needs no new token.
+                for target in targets {
+                    for planned in [false, true] {
+                        var held = try PublishState.objects(
+                            target: target.name, planned: planned, database: database)
+                        while !held.isAtEnd {
+                            byBucket[target.bucket, default: []].insert(
+                                String(decoding: held.path, as: UTF8.self))
+                            try held.advance()
+                        }
+                    }
+                }
+                if name == nil {
+                    let exports = ExportStore(database)
+                    for latest in try exports.latestObjectGenerations(besides: "") {
+                        var referenced = try PlannedObjectReader(
+                            blocks: exports.blocks(
+                                .objects, layout: latest.layout, generation: latest.generation))
+                        while !referenced.isAtEnd {
+                            exportPaths.insert(String(decoding: referenced.path, as: UTF8.self))
+                            try referenced.advance()
+                        }
+                    }
+                }
+            }
+            var rotated: Set<String> = []
+            var buckets: Set<String> = []
+            for (bucket, bucketPaths) in byBucket {
+                for path in bucketPaths.sorted()
+                where try store.rotateToken(of: path, inBucket: bucket) {
+                    rotated.insert(path)
+                    buckets.insert(bucket)
+                }
+            }
+            let exported = try ExportStore(database).lastExportTime() != nil
+            for path in exportPaths.sorted() where try store.token(of: path) != nil {
                 try store.rotateToken(of: path)
                 try markOwners(of: path)
+                rotated.insert(path)
+                rotation.exports = exported || targets.isEmpty
             }
-            rotation.rotated = paths.sorted()
+            rotation.rotated = rotated.sorted()
+            rotation.targets = targets.filter { buckets.contains($0.bucket) }
             return rotation
         }
     }
 
-    /// The token of the object at `path`, or nil.
+    /// The token of the object at `path` for exports without a target, or nil.
     ///
     /// - Throws: `SQLiteError`.
     public static func token(of path: String, in workspace: Workspace) throws -> String? {
         try StorageTokenStore(workspace).token(of: path)?.token
+    }
+
+    /// The token of the object at `path` in `target`'s bucket, or nil.
+    ///
+    /// - Throws: `SQLiteError`.
+    public static func token(of path: String, target: PublishTarget, in workspace: Workspace)
+        throws -> String?
+    {
+        try StorageTokenStore(workspace).token(of: path, inBucket: target.bucket)
     }
 }
 

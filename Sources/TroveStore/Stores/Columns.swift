@@ -99,6 +99,8 @@ package enum RenditionColumn: String, TableColumn {
     package static let table = "renditions"
     case key, name, source, settings, path, width, height, bytes, hash, token
     case treasures, posts
+    /// Why `images` could not read its source (`rendition_failures`).
+    case reason
     /// How many treasures name a remote image (images' count of what it skips).
     case remote
     case ownerKind = "owner_kind"

@@ -517,27 +517,33 @@ package struct ExportStore {
     }
 
     /// The objects `layout` exported now references: columns `path` and `token` (NULL
-    /// when tokens are off), sorted by path; a path several renditions share comes once
-    /// per rendition, in consecutive rows. With `changedSince`, only the objects of the
-    /// records changed after that clock value, bound to it.
+    /// when tokens are off; the tokens of `bucket` when given, a publish target's, else
+    /// those of exports without a target), sorted by path; a path several renditions share
+    /// comes once per rendition, in consecutive rows. With `changedSince`, only the objects
+    /// of the records changed after that clock value.
     ///
     /// A statement rather than values: a plan reads a million objects in place. Resolve
     /// the two columns with `column(_:)` before stepping.
     ///
     /// - Throws: `SQLiteError`.
     package func objects(
-        of kind: RecordKind, renditionNames: [String], tokens: Bool, changedSince: Int64? = nil
+        of kind: RecordKind, renditionNames: [String], tokens: Bool, changedSince: Int64? = nil,
+        bucket: String? = nil
     ) throws -> Statement {
         let statement = try database.prepare(
             Self.objectsSQL(
                 of: kind, renditionNames: renditionNames, tokens: tokens,
-                changedSince: changedSince != nil))
-        if let changedSince { try statement.bind([.integer(changedSince)]) }
+                changedSince: changedSince != nil, fromBucket: bucket != nil))
+        var values: [SQLiteValue?] = []
+        if let changedSince { values.append(.integer(changedSince)) }
+        if tokens, let bucket { values.append(.text(bucket)) }
+        if !values.isEmpty { try statement.bind(values) }
         return statement
     }
 
     static func objectsSQL(
-        of kind: RecordKind, renditionNames: [String], tokens: Bool, changedSince: Bool
+        of kind: RecordKind, renditionNames: [String], tokens: Bool, changedSince: Bool,
+        fromBucket: Bool = false
     ) -> String {
         let names = renditionNames.map {
             "'" + $0.replacingOccurrences(of: "'", with: "''") + "'"
@@ -549,7 +555,14 @@ package struct ExportStore {
             : "JOIN posts AS o ON r.owner_kind = 'post' AND o.id = r.owner_key"
                 + " AND o.photo = r.source AND o.status = 'approved'"
         let token = tokens ? "t.token" : "NULL"
-        let join = tokens ? "LEFT JOIN storage_tokens AS t ON t.path = r.path" : ""
+        // The bucket follows the clock value when both are bound.
+        let bucketParameter = changedSince ? "?2" : "?1"
+        let join =
+            !tokens
+            ? ""
+            : fromBucket
+                ? "LEFT JOIN bucket_tokens AS t ON t.bucket = \(bucketParameter) AND t.path = r.path"
+                : "LEFT JOIN storage_tokens AS t ON t.path = r.path"
         // Read in the order of the path index: nothing is sorted (DISTINCT and ORDER BY
         // over the table built two temporary B-trees of every object).
         if changedSince {

@@ -118,18 +118,42 @@ package struct PublishStore {
         try database.execute("DELETE FROM publish_targets WHERE name = ?", [.text(name)])
     }
 
-    /// Makes the earliest added target the default; returns its name, nil when there is
-    /// none.
+    /// Changes where target `target.name` publishes and with what layout, and makes it
+    /// the default when `target.isDefault` (no other is then); a target that is the
+    /// default stays so.
     ///
     /// - Throws: `SQLiteError`.
-    package func makeEarliestDefault() throws -> String? {
-        let next = try database.scalar(
-            "SELECT name FROM publish_targets ORDER BY added_at, name LIMIT 1")?.string
-        if let next {
+    package func update(_ target: PublishTarget) throws {
+        if target.isDefault {
             try database.execute(
-                "UPDATE publish_targets SET is_default = 1 WHERE name = ?", [.text(next)])
+                "UPDATE publish_targets SET is_default = 0 WHERE name <> ?", [.text(target.name)])
         }
-        return next
+        try database.execute(
+            """
+            UPDATE publish_targets SET database_url = ?, bucket = ?, layout = ?,
+                is_default = max(is_default, ?)
+            WHERE name = ?
+            """,
+            [
+                .text(target.databaseURL), .text(target.bucket), .text(target.layout),
+                .integer(target.isDefault ? 1 : 0), .text(target.name),
+            ])
+    }
+
+    /// Forgets what the target holds of one kind, as when it moves to another database
+    /// (`.paths`) or bucket (`.objects`): the next plan renders every record and sends all
+    /// of that kind to the new place. A database moved is also never published.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func forgetHeld(_ kind: PublishStateKind, target: String) throws {
+        try database.execute(
+            "DELETE FROM publish_state WHERE target = ? AND kind = ? AND planned = 0",
+            [.text(target), .text(kind.rawValue)])
+        let counts = kind == .paths ? "paths = NULL, published_at = NULL" : "objects = NULL"
+        try database.execute(
+            "UPDATE publish_targets SET change_seq = NULL, inputs = NULL, \(counts) WHERE name = ?",
+            [.text(target)])
+        try ExportStore(database).collectGarbage()
     }
 
     /// What `target` took in at its last publish; nil for an unknown target.

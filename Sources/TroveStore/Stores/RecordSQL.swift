@@ -27,10 +27,14 @@ package struct RecordRead: Sendable {
     package var readsRendition: [Bool]
     package var readsToken: [Bool]
     package var changedSince: Int64?
+    /// Whose tokens are read: a publish target's bucket's (`bucket_tokens`), or, when nil,
+    /// those of exports without a target (`storage_tokens`).
+    package var tokenBucket: String?
 
     package init(
         kind: RecordKind, renditionNames: [String], columns: Set<RecordColumn>,
-        readsRendition: [Bool], readsToken: [Bool], changedSince: Int64?
+        readsRendition: [Bool], readsToken: [Bool], changedSince: Int64?,
+        tokenBucket: String? = nil
     ) {
         self.kind = kind
         self.renditionNames = renditionNames
@@ -38,6 +42,7 @@ package struct RecordRead: Sendable {
         self.readsRendition = readsRendition
         self.readsToken = readsToken
         self.changedSince = changedSince
+        self.tokenBucket = tokenBucket
     }
 }
 
@@ -70,8 +75,12 @@ extension ExportStore {
         for (index, name) in read.renditionNames.enumerated() where read.readsRendition[index] {
             if mergeJoins {
                 let side = try database.prepare(
-                    RecordRead.renditionsInKeyOrderSQL(readsToken: read.readsToken[index]))
-                try side.bind([.text(read.kind.rawValue), .text(name)])
+                    RecordRead.renditionsInKeyOrderSQL(
+                        readsToken: read.readsToken[index],
+                        fromBucket: read.tokenBucket != nil))
+                try side.bind(
+                    [.text(read.kind.rawValue), .text(name)]
+                        + (read.tokenBucket.map { [.text($0)] } ?? []))
                 renditions[index] = side
             } else {
                 try statement.bind(.text(name), at: Int32(index + 1))
@@ -79,6 +88,9 @@ extension ExportStore {
         }
         if let changedSince = read.changedSince {
             try statement.bind(.integer(changedSince), at: Int32(read.renditionNames.count + 1))
+        }
+        if let bucket = read.tokenBucket, !mergeJoins, read.readsToken.contains(true) {
+            try statement.bind(.text(bucket), at: Int32(read.renditionNames.count + 2))
         }
         if mergeJoins && read.readsTreasureGeohashes {
             geohashes = try database.prepare(RecordRead.geohashesInKeyOrderSQL)
@@ -180,7 +192,10 @@ extension RecordRead {
                 """
             if readsToken[index] {
                 joins +=
-                    "\nLEFT JOIN storage_tokens AS t\(index) ON t\(index).path = r\(index).path"
+                    tokenBucket == nil
+                    ? "\nLEFT JOIN storage_tokens AS t\(index) ON t\(index).path = r\(index).path"
+                    : "\nLEFT JOIN bucket_tokens AS t\(index) ON t\(index).bucket = "
+                        + "?\(renditionNames.count + 2) AND t\(index).path = r\(index).path"
             }
         }
         // Last: whether the record's file wrote decimal commas, for `{extra.x:number}`.
@@ -209,13 +224,18 @@ extension RecordRead {
 
     /// One rendition's rows in key order, for merging beside the records: owner key,
     /// source, path, width, height and token (NULL unless `readsToken`); bound to the
-    /// owner kind and the rendition name.
-    static func renditionsInKeyOrderSQL(readsToken: Bool) -> String {
+    /// owner kind and the rendition name, and with `fromBucket` to the bucket whose
+    /// tokens are read.
+    static func renditionsInKeyOrderSQL(readsToken: Bool, fromBucket: Bool = false) -> String {
         let token = readsToken ? "t.token" : "NULL"
+        let join =
+            fromBucket
+            ? "LEFT JOIN bucket_tokens AS t ON t.bucket = ?3 AND t.path = r.path"
+            : "LEFT JOIN storage_tokens AS t ON t.path = r.path"
         return """
             SELECT r.owner_key, r.source, r.path, r.width, r.height, \(token)
-            FROM renditions AS r LEFT JOIN storage_tokens AS t ON t.path = r.path
-            WHERE r.owner_kind = ? AND r.name = ? ORDER BY r.owner_key
+            FROM renditions AS r \(join)
+            WHERE r.owner_kind = ?1 AND r.name = ?2 ORDER BY r.owner_key
             """
     }
 

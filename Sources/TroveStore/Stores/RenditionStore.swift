@@ -65,6 +65,122 @@ package final class RenditionStore {
         }
     }
 
+    /// The treasures (with a local image) or approved posts (with a photo) among `keys`,
+    /// or all of them when `keys` is nil, whose image lacks a current rendition (one made
+    /// from the image the record has now) of any of `names`: what a publish renders before
+    /// it plans. In key order.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func lackingRenditions(of kind: RenditionOwner, names: [String], keys: [String]?)
+        throws -> [SourceImage]
+    {
+        guard !names.isEmpty, keys?.isEmpty != true else { return [] }
+        let table =
+            kind == .treasure
+            ? """
+            SELECT o.key AS key, o.image AS source FROM treasures AS o
+            WHERE o.image IS NOT NULL AND o.image <> '' AND o.image NOT LIKE 'http://%'
+              AND o.image NOT LIKE 'https://%'
+            """
+            : """
+            SELECT o.id AS key, o.photo AS source FROM posts AS o
+            WHERE o.photo IS NOT NULL AND o.photo <> '' AND o.status = 'approved'
+            """
+        let keyColumn = kind == .treasure ? "o.key" : "o.id"
+        let restricted = keys == nil ? "" : " AND \(keyColumn) IN (SELECT value FROM json_each(?2))"
+        let statement = try database.prepare(
+            table + restricted + """
+
+                  AND EXISTS (SELECT 1 FROM json_each(?1) AS n WHERE NOT EXISTS (
+                      SELECT 1 FROM renditions AS r WHERE r.owner_kind = '\(kind.rawValue)'
+                        AND r.owner_key = \(keyColumn) AND r.name = n.value
+                        AND r.source = o.\(kind == .treasure ? "image" : "photo")))
+                ORDER BY \(keyColumn)
+                """)
+        var values: [SQLiteValue?] = [.text(names.jsonText)]
+        if let keys { values.append(.text(keys.jsonText)) }
+        try statement.bind(values)
+        let key = statement.column("key")
+        let source = statement.column("source")
+        var found: [SourceImage] = []
+        try statement.forEach { row in
+            found.append(SourceImage(kind: kind, key: row.text(key)!, source: row.text(source)!))
+        }
+        return found
+    }
+
+    /// The images of the treasures (local images only) or approved posts (with a photo)
+    /// named by `keys`, in key order: the sources a publish renders.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func sources(of kind: RenditionOwner, keys: [String]) throws -> [SourceImage] {
+        guard !keys.isEmpty else { return [] }
+        let sql =
+            kind == .treasure
+            ? """
+            SELECT key, image AS source FROM treasures
+            WHERE key IN (SELECT value FROM json_each(?)) AND image IS NOT NULL
+              AND image <> '' AND image NOT LIKE 'http://%' AND image NOT LIKE 'https://%'
+            ORDER BY key
+            """
+            : """
+            SELECT id AS key, photo AS source FROM posts
+            WHERE id IN (SELECT value FROM json_each(?)) AND photo IS NOT NULL
+              AND photo <> '' AND status = 'approved'
+            ORDER BY id
+            """
+        let statement = try database.prepare(sql)
+        try statement.bind([.text(keys.jsonText)])
+        let key = statement.column("key")
+        let source = statement.column("source")
+        var found: [SourceImage] = []
+        try statement.forEach { row in
+            found.append(SourceImage(kind: kind, key: row.text(key)!, source: row.text(source)!))
+        }
+        return found
+    }
+
+    /// The owners of the renditions at `paths`: the records a publish renders again when
+    /// their files are missing from the images folder.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func owners(ofPaths paths: [String]) throws -> [(kind: RenditionOwner, key: String)] {
+        guard !paths.isEmpty else { return [] }
+        return try database.query(
+            """
+            SELECT DISTINCT owner_kind, owner_key FROM renditions
+            WHERE path IN (SELECT value FROM json_each(?)) ORDER BY owner_kind, owner_key
+            """, [.text(paths.jsonText)]
+        ) { row in
+            (
+                try row.value(RenditionColumn.ownerKind, as: RenditionOwner.self) ?? .treasure,
+                try row.text(RenditionColumn.ownerKey) ?? ""
+            )
+        }
+    }
+
+    /// Why `images` could not read the images of `kind` `keys` (those it remembers), as
+    /// `IMAGE: REASON`, by key.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func failureReasons(of kind: RenditionOwner, keys: [String]) throws
+        -> [String: String]
+    {
+        guard !keys.isEmpty else { return [:] }
+        var reasons: [String: String] = [:]
+        _ = try database.query(
+            """
+            SELECT owner_key, source, reason FROM rendition_failures
+            WHERE owner_kind = ? AND owner_key IN (SELECT value FROM json_each(?))
+            """, [.text(kind.rawValue), .text(keys.jsonText)]
+        ) { row in
+            reasons[try row.text(RenditionColumn.ownerKey) ?? ""] =
+                "\(try row.text(RenditionColumn.source) ?? ""): "
+                + "\(try row.text(RenditionColumn.reason) ?? "")"
+        }
+        return reasons
+    }
+
     /// How many treasures have a local image and how many posts a photo (only approved
     /// posts with `approvedPostsOnly`), empty paths not counted.
     ///
@@ -176,6 +292,25 @@ package final class RenditionStore {
     /// - Throws: `SQLiteError`.
     package func deleteUnpublishedPostRenditions() throws {
         try database.execute("DELETE FROM renditions WHERE " + Self.unpublished)
+    }
+
+    /// The renditions recorded for `kind` `key`.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func renditions(of kind: RenditionOwner, _ key: String) throws -> [Rendition] {
+        let statement = try database.prepare(
+            """
+            SELECT owner_kind, owner_key, name, source, source_hash, settings, path, width,
+                   height, bytes, hash
+            FROM renditions WHERE owner_kind = ? AND owner_key = ?
+            """)
+        try statement.bind([.text(kind.rawValue), .text(key)])
+        let columns = try RenditionColumns(statement)
+        var renditions: [Rendition] = []
+        try statement.forEach { row in
+            if let rendition = columns.rendition(row) { renditions.append(rendition) }
+        }
+        return renditions
     }
 
     private func forEachRendition(where condition: String, _ body: (Rendition) throws -> Void)

@@ -1,8 +1,10 @@
 import TroveSQLite
 
-/// The SQL of the stored objects' download tokens (`storage_tokens`): an object is a
-/// rendition's path, so the store also answers which renditions lie at a path and which
-/// paths an owner's renditions have. Rows come back as domain values, read by column name.
+/// The SQL of the stored objects' download tokens: `storage_tokens`, those of exports
+/// without a target, and `bucket_tokens`, those of each publish target's bucket. An object
+/// is a rendition's path, so the store also answers which renditions lie at a path and
+/// which paths an owner's renditions have. Rows come back as domain values, read by column
+/// name.
 ///
 /// The store writes inside its caller's `Workspace.write`, which also marks the owners
 /// whose download URLs changed. Statements run once per object are prepared on first use
@@ -11,6 +13,7 @@ package final class StorageTokenStore {
     private let database: Database
     private var ownersStatement: Statement?
     private var rotateStatement: Statement?
+    private var rotateBucketStatement: Statement?
 
     package init(_ workspace: Workspace) {
         database = workspace.database
@@ -69,6 +72,57 @@ package final class StorageTokenStore {
             &rotateStatement,
             "UPDATE storage_tokens SET token = \(Schema.randomUUID) WHERE path = ?")
         try statement.run([.text(path)])
+    }
+
+    // MARK: - Targets' buckets
+
+    /// The token of the object at `path` in `bucket`, or nil when it has none.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func token(of path: String, inBucket bucket: String) throws -> String? {
+        try database.scalar(
+            "SELECT token FROM bucket_tokens WHERE bucket = ? AND path = ?",
+            [.text(bucket), .text(path)])?.string
+    }
+
+    /// Gives every rendition path a token in `bucket` where it has none (a target added,
+    /// or moved to another bucket). Tokens already there are kept: they are live for the
+    /// targets that publish there.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func makeMissingTokens(inBucket bucket: String) throws {
+        _ = try database.execute(
+            """
+            INSERT INTO bucket_tokens (bucket, path, token)
+            SELECT ?1, r.path, \(Schema.randomUUID) FROM (SELECT DISTINCT path FROM renditions) AS r
+            WHERE NOT EXISTS (
+                SELECT 1 FROM bucket_tokens AS k WHERE k.bucket = ?1 AND k.path = r.path)
+            """, [.text(bucket)])
+    }
+
+    /// Gives the object at `path` in `bucket` a new token; false when it has none.
+    ///
+    /// - Throws: `SQLiteError`.
+    @discardableResult
+    package func rotateToken(of path: String, inBucket bucket: String) throws -> Bool {
+        let statement = try prepared(
+            &rotateBucketStatement,
+            "UPDATE bucket_tokens SET token = \(Schema.randomUUID) WHERE bucket = ? AND path = ?")
+        try statement.run([.text(bucket), .text(path)])
+        return database.changes > 0
+    }
+
+    /// Sets the token of the object at `path` in `bucket` (a plan applied by other means
+    /// put it there).
+    ///
+    /// - Throws: `SQLiteError`.
+    package func setToken(_ token: String, of path: String, inBucket bucket: String) throws {
+        _ = try database.execute(
+            """
+            INSERT INTO bucket_tokens (bucket, path, token) VALUES (?, ?, ?)
+            ON CONFLICT (bucket, path) DO UPDATE SET token = excluded.token
+            WHERE token <> excluded.token
+            """, [.text(bucket), .text(path), .text(token)])
     }
 
     /// The paths of `kind` `key`'s renditions.

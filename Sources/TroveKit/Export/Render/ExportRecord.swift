@@ -123,6 +123,9 @@ struct RecordQuery {
     /// When set, only the records changed after this clock value are read (an
     /// incremental export): the few changed keys drive the query.
     var changedSince: Int64?
+    /// The publish target bucket whose download tokens the URLs carry; nil for those of
+    /// exports without a target.
+    var tokenBucket: String?
 
     /// Whether the rendition `name` is read at all.
     func readsRendition(_ name: String) -> Bool {
@@ -155,7 +158,8 @@ struct RecordQuery {
         return RecordRead(
             kind: records == .treasures ? .treasure : .post, renditionNames: renditionNames,
             columns: columns, readsRendition: renditionNames.map(readsRendition),
-            readsToken: renditionNames.map(readsToken), changedSince: changedSince)
+            readsToken: renditionNames.map(readsToken), changedSince: changedSince,
+            tokenBucket: tokenBucket)
     }
 
     /// Opens the records in the order of `orderColumns`.

@@ -25,6 +25,8 @@ struct TemplateStream {
     private(set) var value = RenderBuffer()
     private(set) var recordKey = ""
     private(set) var counts = Counts()
+    /// Records this stream leaves out entirely (a publish's records that are not ready).
+    var skipped: Set<String> = []
 
     /// What a stream counted of the records it read.
     struct Counts: Sendable {
@@ -74,6 +76,7 @@ struct TemplateStream {
     /// Reads records until one writes this template's path; false at the end.
     private mutating func step() throws -> Bool {
         while try cursor.next(into: &record) {
+            if !skipped.isEmpty && skipped.contains(record.key) { continue }
             counts.records += 1
             if record.imageIsRemote && checker?.renditions == true { counts.remoteImages += 1 }
             checker?.check(record, problems: problems)

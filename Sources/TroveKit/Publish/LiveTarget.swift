@@ -1,0 +1,336 @@
+import Foundation
+import TroveBase
+import TroveSQLite
+import TroveStore
+
+/// What a target really holds, read for `publish --refresh`: every path of its database
+/// at the layout's shapes (`treasureLocations/KEY`, `users/USER/taggedLocations/KEY`) with
+/// a hash of its value as the database stores it, and every object of its bucket under the
+/// layout's prefix (`treasures/`, `posts/`) with its download tokens.
+///
+/// The database is read location by location, a page of children at a time (its REST
+/// queries `orderBy="$key"`, `startAt`, `limitToFirst`, pages sized to a few megabytes),
+/// never as one answer; the bucket a listing page at a time. Both go into a scratch store
+/// as they come, so a million paths cost the same memory as a hundred.
+final class LiveTarget {
+    let store: LiveStateStore
+    /// Paths and objects read.
+    private(set) var paths = 0
+    private(set) var objects = 0
+
+    /// Reads `target`'s database and bucket.
+    ///
+    /// - Parameter folder: where the scratch store's file goes (`TMPDIR`).
+    /// - Throws: `TransportError`, `PublishError.input` when an answer is not JSON,
+    ///   `SQLiteError`, `FileWriteError`.
+    init(
+        target: PublishTarget, layout: Layout, workspace: Workspace,
+        storage: any StorageTransport, database: any DatabaseTransport, folder: String
+    ) throws {
+        store = try LiveStateStore(workspace, folder: folder)
+        // The bucket is listed on a thread of its own while the database is read, its
+        // pages waiting in a short queue for this thread to store.
+        let listed = BoundedChannel<Result<[StoredObject], TransportError>>(capacity: 16)
+        let listing =
+            layout.renditionNames.isEmpty
+            ? nil
+            : Worker<Void> { [prefix = layout.objectPrefix, bucket = target.bucket] in
+                defer { listed.close() }
+                do {
+                    try storage.list(prefix: prefix, bucket: bucket) { page in
+                        if !listed.send(.success(page)) { throw Cancelled() }
+                    }
+                } catch let error as TransportError {
+                    _ = listed.send(.failure(error))
+                }
+            }
+        defer {
+            listed.cancel()
+            _ = try? listing?.wait()
+        }
+        do {
+            var reader = LiveDatabaseReader(transport: database, databaseURL: target.databaseURL)
+            try reader.read(shapes: layout.pathShapes) { entries in
+                try store.batch {
+                    for (path, value) in entries {
+                        guard let hash = CanonicalValue.hash(value) else { continue }
+                        try store.addPath(path, hash: hash)
+                        paths += 1
+                    }
+                }
+            }
+            while let page = try listed.next() {
+                let objects = try page.get()
+                try store.batch {
+                    for object in objects {
+                        try store.addObject(object.name, tokens: object.tokens)
+                    }
+                }
+                self.objects += objects.count
+            }
+        } catch {
+            store.detach()
+            throw error
+        }
+    }
+
+    /// Thrown into a listing whose reader stopped.
+    private struct Cancelled: Error {}
+
+    func close() { store.detach() }
+}
+
+extension Layout {
+    /// Each path template as segments: the literal's text, or nil where any key goes.
+    var pathShapes: [[String?]] {
+        paths.map { template in
+            template.segments.map { segment -> String? in
+                if case .literal(let text) = segment { return text }
+                return nil
+            }
+        }
+    }
+
+    /// Where the objects of the layout's records lie in a bucket (`treasures/`).
+    var objectPrefix: String {
+        (records == .treasures ? RenditionOwner.treasure : .post).folder + "/"
+    }
+}
+
+/// Reads the paths of a database at given shapes, a page at a time.
+struct LiveDatabaseReader {
+    let transport: any DatabaseTransport
+    let databaseURL: String
+    /// Children asked for in the next page; adapted so a page holds a few megabytes.
+    var pageSize = 1000
+    static let pageBytes = 1...8 * 1024 * 1024
+    static let pageSizes = 10...50_000
+
+    /// Hands `page` every path at one of `shapes` (segments, nil for any key) with its
+    /// value, location by location, the paths of one answer at a time.
+    ///
+    /// - Throws: `TransportError`, `PublishError.input`, or what `page` throws.
+    mutating func read(shapes: [[String?]], page: ([(String, JSONValue)]) throws -> Void) throws {
+        try read(at: [], shapes: shapes.map { $0[...] }, page: page)
+    }
+
+    private mutating func read(
+        at location: [String], shapes: [ArraySlice<String?>],
+        page: ([(String, JSONValue)]) throws -> Void
+    ) throws {
+        let path = location.joined(separator: "/")
+        if shapes.contains(where: \.isEmpty) {
+            // The location is itself a path of the layout.
+            let value = try Self.parse(
+                try transport.read(DatabaseRead(path: path), databaseURL: databaseURL), path)
+            if value != .null { try page([(path, value)]) }
+            return
+        }
+        if shapes.allSatisfy({ $0.first! != nil }) {
+            // Literal segments: only the children named are read, one by one.
+            var literals: [String] = []
+            for shape in shapes where !literals.contains(shape.first!!) {
+                literals.append(shape.first!!)
+            }
+            for literal in literals.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+                try read(
+                    at: location + [literal],
+                    shapes: shapes.filter { $0.first! == literal }.map { $0.dropFirst() },
+                    page: page)
+            }
+            return
+        }
+        // Some key goes here: the location's children, a page at a time in key order, the
+        // next page asked for (and parsed, on a thread of its own) while this one is used.
+        var next: Worker<Page>? = fetch(path, startAt: nil, limit: pageSize)
+        while let worker = next {
+            let answer = try worker.wait()
+            next = nil
+            guard let members = Self.members(of: answer.value) else { return }
+            var children = members.filter { !$0.name.hasPrefix(".") }
+            let received = children.count
+            if let startAt = answer.startAt { children.removeAll { $0.name == startAt } }
+            if received >= answer.asked,
+                let last = children.lazy.map(\.name).max(by: DatabaseKeyOrder.precedes)
+            {
+                if answer.bytes > Self.pageBytes.upperBound {
+                    pageSize = max(pageSize / 2, Self.pageSizes.lowerBound)
+                } else if answer.bytes < Self.pageBytes.lowerBound {
+                    pageSize = min(pageSize * 2, Self.pageSizes.upperBound)
+                }
+                next = fetch(path, startAt: last, limit: pageSize)
+            }
+            var entries: [(String, JSONValue)] = []
+            for child in children {
+                for shape in shapes {
+                    if let wanted = shape.first!, wanted != child.name { continue }
+                    walk(
+                        child.value, shape.dropFirst(),
+                        path.isEmpty ? child.name : path + "/" + child.name, into: &entries)
+                }
+            }
+            try page(entries)
+        }
+    }
+
+    /// One page of a location's children, parsed.
+    final class Page: @unchecked Sendable {
+        let value: JSONValue
+        let bytes: Int
+        let startAt: String?
+        let asked: Int
+
+        init(value: JSONValue, bytes: Int, startAt: String?, asked: Int) {
+            self.value = value
+            self.bytes = bytes
+            self.startAt = startAt
+            self.asked = asked
+        }
+    }
+
+    /// Reads and parses a page of `path`'s children from `startAt` on, on a thread.
+    private func fetch(_ path: String, startAt: String?, limit: Int) -> Worker<Page> {
+        let asked = limit + (startAt == nil ? 0 : 1)
+        return Worker { [transport, databaseURL] in
+            let bytes = try transport.read(
+                DatabaseRead(path: path, startAt: startAt, limit: asked), databaseURL: databaseURL)
+            return Page(
+                value: try Self.parse(bytes, path), bytes: bytes.count, startAt: startAt,
+                asked: asked)
+        }
+    }
+
+    /// The paths under `value` (at `path`) at the rest of a shape.
+    private func walk(
+        _ value: JSONValue, _ shape: ArraySlice<String?>, _ path: String,
+        into entries: inout [(String, JSONValue)]
+    ) {
+        guard let segment = shape.first else {
+            entries.append((path, value))
+            return
+        }
+        guard let members = Self.members(of: value) else { return }
+        for member in members where !member.name.hasPrefix(".") {
+            if let segment, segment != member.name { continue }
+            walk(member.value, shape.dropFirst(), path + "/" + member.name, into: &entries)
+        }
+    }
+
+    /// The children of an object, or of an array as the database returns an object whose
+    /// keys are indexes; nil for anything else.
+    static func members(of value: JSONValue) -> [JSONMember]? {
+        switch value {
+        case .object(let members): return members
+        case .array(let elements):
+            return elements.enumerated().compactMap { index, element in
+                element == .null ? nil : JSONMember(name: String(index), value: element)
+            }
+        default: return nil
+        }
+    }
+
+    private static func parse(_ bytes: [UInt8], _ path: String) throws -> JSONValue {
+        var parser = JSONParser(bytes)
+        do {
+            return try parser.parseValue()
+        } catch {
+            throw PublishError.input(
+                "the database's answer for /\(path) is not JSON (\(error.message) at line "
+                    + "\(error.line))")
+        }
+    }
+}
+
+/// The order of the Realtime Database's keys (`orderBy="$key"`): keys that read as 32-bit
+/// integers first, by value (the shorter first for equal values), then the others by their
+/// UTF-16 code units.
+enum DatabaseKeyOrder {
+    static func precedes(_ a: String, _ b: String) -> Bool {
+        switch (integer(a), integer(b)) {
+        case (let x?, let y?): return x != y ? x < y : a.utf8.count < b.utf8.count
+        case (.some, nil): return true
+        case (nil, .some): return false
+        case (nil, nil): return a.utf16.lexicographicallyPrecedes(b.utf16)
+        }
+    }
+
+    static func integer(_ key: String) -> Int32? {
+        let digits = key.hasPrefix("-") ? key.dropFirst() : Substring(key)
+        guard !digits.isEmpty, key.utf8.count <= 11,
+            digits.utf8.allSatisfy({ (0x30...0x39).contains($0) })
+        else { return nil }
+        return Int32(key)
+    }
+}
+
+/// A value as the Realtime Database stores it, hashed: the same for a rendered value and
+/// for what the database answers with it, whatever the member order, number spelling or
+/// array form. Nulls and empty objects are nothing; arrays are the objects of their
+/// indexes; numbers are doubles; priorities (`.priority`, and `.value` beside one on a
+/// leaf, as `format=export` writes them) are kept.
+enum CanonicalValue {
+    /// The hash of `value`, or nil when the database would store nothing.
+    static func hash(_ value: JSONValue) -> UInt64? {
+        var bytes: [UInt8] = []
+        guard append(value, to: &bytes) else { return nil }
+        return bytes.withUnsafeBufferPointer(valueHash)
+    }
+
+    /// The hash of a rendered value's JSON text, or nil when it stores nothing.
+    static func hash(json: UnsafeBufferPointer<UInt8>) -> UInt64? {
+        var parser = JSONParser(Array(json))
+        guard let value = try? parser.parseValue() else { return nil }
+        return hash(value)
+    }
+
+    /// Appends the canonical text of `value`; false (nothing appended) when it is nothing.
+    private static func append(_ value: JSONValue, to bytes: inout [UInt8]) -> Bool {
+        switch value {
+        case .null: return false
+        case .bool(let flag): bytes += flag ? Array("true".utf8) : Array("false".utf8)
+        case .number(let text):
+            guard let number = Double(text) else { return false }
+            JSONText.appendNumber(number, to: &bytes)
+        case .string(let text): JSONText.appendString(text, to: &bytes)
+        case .array(let elements):
+            return appendObject(
+                elements.enumerated().map {
+                    JSONMember(name: String($0.offset), value: $0.element)
+                },
+                to: &bytes)
+        case .object(let members):
+            return appendObject(members, to: &bytes)
+        }
+        return true
+    }
+
+    private static func appendObject(_ members: [JSONMember], to bytes: inout [UInt8]) -> Bool {
+        // The last of a repeated name counts, as the database's parser takes it.
+        var byName: [String: JSONValue] = [:]
+        for member in members { byName[member.name] = member.value }
+        let names = byName.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        let start = bytes.count
+        bytes.append(UInt8(ascii: "{"))
+        var written = 0
+        var onlyPriority = true
+        for name in names {
+            let mark = bytes.count
+            if written > 0 { bytes.append(UInt8(ascii: ",")) }
+            JSONText.appendString(name, to: &bytes)
+            bytes.append(UInt8(ascii: ":"))
+            if append(byName[name]!, to: &bytes) {
+                written += 1
+                if name != ".priority" { onlyPriority = false }
+            } else {
+                bytes.removeLast(bytes.count - mark)
+            }
+        }
+        // An object of nothing but a priority holds no value.
+        guard written > 0, !onlyPriority else {
+            bytes.removeLast(bytes.count - start)
+            return false
+        }
+        bytes.append(UInt8(ascii: "}"))
+        return true
+    }
+}
