@@ -101,6 +101,7 @@ starting with $ match any key (as in the rules: Users/$uid/TaggedLocations=date)
 """
 
 import argparse
+import bisect
 import json
 import os
 import queue
@@ -387,6 +388,8 @@ class Query:
         """The children of NODE that pass, as an object (None when none do)."""
         if not isinstance(node, dict):
             return None if self.filtered else node
+        if self.order == "$key":
+            return self.run_by_key(node)
         items = [(self.ordered(key, child), key_order(key), key, child)
                  for key, child in children(node)]
         items.sort(key=lambda item: (item[0], item[1]))
@@ -401,6 +404,44 @@ class Query:
         if "limitToLast" in self.limits:
             items = items[-self.limits["limitToLast"]:]
         return {key: child for _, _, key, child in items} or None
+
+    def run_by_key(self, node):
+        """Ordered by key, from the node's key index (as the database keeps one): a page
+        costs its own size, not the location's."""
+        orders, keys = key_index(node)
+        low, high = 0, len(keys)
+        if "startAt" in self.bounds:
+            low = bisect.bisect_left(orders, key_order(self.bounds["startAt"]))
+        if "endAt" in self.bounds:
+            high = bisect.bisect_right(orders, key_order(self.bounds["endAt"]))
+        selected = keys[low:max(low, high)]
+        if "limitToFirst" in self.limits:
+            selected = selected[: self.limits["limitToFirst"]]
+        if "limitToLast" in self.limits:
+            selected = selected[-self.limits["limitToLast"]:]
+        return {key: node[key] for key in selected} or None
+
+
+# Each location's keys in the database's order, made once per version of the location:
+# a write replaces the objects on its path (set_at copies them), so an entry is current
+# exactly while it holds the very object it was made from.
+KEY_INDEXES = {}
+KEY_INDEXES_LOCK = threading.Lock()
+
+
+def key_index(node):
+    with KEY_INDEXES_LOCK:
+        entry = KEY_INDEXES.get(id(node))
+        if entry is not None and entry[0] is node:
+            return entry[1], entry[2]
+    ordered = sorted((key_order(key), key) for key, _ in children(node))
+    orders = [order for order, _ in ordered]
+    keys = [key for _, key in ordered]
+    with KEY_INDEXES_LOCK:
+        if len(KEY_INDEXES) >= 16:
+            KEY_INDEXES.clear()
+        KEY_INDEXES[id(node)] = (node, orders, keys)
+    return orders, keys
 
 
 def matches(pattern, segments):
