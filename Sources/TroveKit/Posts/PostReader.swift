@@ -137,6 +137,15 @@ public enum PostReader {
             throw InputError(
                 "\(name):\(error.line):\(error.column)", "not valid JSON: \(error.message)")
         }
+        return try readTree(root, name: name, skipInvalid: skipInvalid)
+    }
+
+    /// Reads an export already parsed: `root` holds `Users` and/or `Locations`.
+    ///
+    /// - Throws: `InputError`.
+    static func readTree(_ root: JSONValue, name: String, skipInvalid: Bool = false)
+        throws(InputError) -> PostFile
+    {
         guard case .object = root else {
             throw InputError(name, "expected a JSON object at the top of the export")
         }

@@ -7,6 +7,8 @@ extension PostStore {
     package struct StoredPost {
         package var status: String
         package var contentHash: String
+        /// The photo file's path as stored.
+        package var photo: String?
         /// The judged fields as text, in this order: user, lat, lon,
         /// description, date, photo reference, photo hash.
         package var judged: [String?]
@@ -15,10 +17,11 @@ extension PostStore {
     /// The statements of one import, prepared once for all its posts.
     package struct ImportStatements {
         private let select: Statement
-        private let selectColumns: (status: Int, hash: Int, judged: [Int])
+        private let selectColumns: (status: Int, hash: Int, photo: Int, judged: [Int])
         private let upsert: Statement
         private let reopen: Statement
         private let adopt: Statement
+        private let relocate: Statement
         private let version: Statement
         /// The trail the import's reopenings and returns go to.
         package let trail: TrailWriter
@@ -28,13 +31,13 @@ extension PostStore {
             let database = store.database
             let select = try database.prepare(
                 """
-                SELECT status, content_hash, user, lat, lon, description, date, photo_ref,
+                SELECT status, content_hash, photo, user, lat, lon, description, date, photo_ref,
                        photo_hash
                 FROM posts WHERE id = ?
                 """)
             self.select = select
             selectColumns = (
-                select.column("status"), select.column("content_hash"),
+                select.column("status"), select.column("content_hash"), select.column("photo"),
                 ["user", "lat", "lon", "description", "date", "photo_ref", "photo_hash"].map {
                     select.column($0)
                 }
@@ -64,6 +67,8 @@ extension PostStore {
                 "UPDATE posts SET status = 'pending', status_note = ?2 WHERE id = ?1")
             adopt = try database.prepare(
                 "UPDATE posts SET origin = ?2 WHERE id = ?1 AND origin IS NOT ?2")
+            relocate = try database.prepare(
+                "UPDATE posts SET photo = ?2 WHERE id = ?1 AND photo IS NOT ?2")
             version = try database.prepare(
                 """
                 INSERT INTO post_versions (post_id, version, user, lat, lon, description, date,
@@ -84,6 +89,7 @@ extension PostStore {
             return StoredPost(
                 status: row.text(selectColumns.status) ?? "pending",
                 contentHash: row.text(selectColumns.hash) ?? "",
+                photo: row.text(selectColumns.photo),
                 judged: selectColumns.judged.map { row[$0].map(Self.text) })
         }
 
@@ -145,6 +151,13 @@ extension PostStore {
         /// - Throws: `SQLiteError`.
         package func adopt(_ id: String, origin: String) throws {
             try adopt.run([.text(id), .text(origin)])
+        }
+
+        /// Records where post `id`'s unchanged photo is now (its folder moved).
+        ///
+        /// - Throws: `SQLiteError`.
+        package func relocate(_ id: String, photo: String) throws {
+            try relocate.run([.text(id), .text(photo)])
         }
     }
 

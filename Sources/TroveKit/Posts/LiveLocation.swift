@@ -1,0 +1,146 @@
+import Foundation
+import TroveBase
+import TroveStore
+
+/// A Realtime Database location the litter app writes its posts to, read through the
+/// REST API (https://firebase.google.com/docs/reference/rest/database): the flat
+/// `…/Locations` (`Locations/{id}`, the user a field of each record) or the nested
+/// `…/Users` (`Users/{uid}/TaggedLocations/{id}`), on the database's host or an
+/// emulator's or stand-in's (`http://127.0.0.1:9000/Locations?ns=NAME`).
+public struct LiveLocation: Sendable, Equatable {
+    /// How the location holds posts.
+    public enum Shape: Sendable, Equatable {
+        /// `{id}: {record}`.
+        case flat
+        /// `{uid}: {…, TaggedLocations: {id: {record}}}`.
+        case nested
+    }
+
+    /// `scheme://host[:port]`, lowercased.
+    let base: String
+    /// The location's path segments, as given (paths are case-sensitive).
+    public let segments: [String]
+    /// The query items every request carries (an emulator's `ns=NAME`).
+    let query: [URLQueryItem]
+    public let shape: Shape
+
+    /// The location's identity, which the workspace matches its pulls and posts by: the
+    /// URL without credentials or a trailing `.json` (`https://demo-default-rtdb.firebaseio.com/Locations`,
+    /// an emulator's with its `?ns=`). Moving or cloning the project folder keeps it.
+    public var origin: String { url(of: segments, extension: false) }
+
+    /// What messages call a record's source: the URL above the location, so that a post's
+    /// source reads `https://demo-default-rtdb.firebaseio.com: Locations/p1`.
+    var parentName: String { url(of: Array(segments.dropLast()), extension: false) }
+
+    /// The location's last segment: `Locations`, `Users`.
+    public var name: String { segments.last ?? "" }
+
+    /// Reads `text`: an `http` or `https` URL naming a location under the database's
+    /// root; `.json` at its end is dropped, and of its query only `ns` is kept (an
+    /// `auth=` secret would otherwise end up in the workspace).
+    ///
+    /// - Throws: `LiveLocationError`.
+    public init(_ text: String) throws(LiveLocationError) {
+        guard let url = URLComponents(string: text.trimmingCharacters(in: .whitespaces)),
+            let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
+            let host = url.host, !host.isEmpty
+        else {
+            throw LiveLocationError(
+                "\(printable(text)) is not a database URL (like "
+                    + "https://PROJECT-default-rtdb.firebaseio.com/Locations)")
+        }
+        var path = url.path
+        if path.hasSuffix(".json") { path.removeLast(".json".count) }
+        let segments = path.split(separator: "/").map(String.init)
+        guard !segments.isEmpty else {
+            throw LiveLocationError(
+                "\(printable(text)) names the database's root: name the location the app "
+                    + "writes its posts to, like \(scheme)://\(host)/Locations or …/Users")
+        }
+        for segment in segments {
+            if let problem = FirebaseKey.problem(segment) {
+                throw LiveLocationError(
+                    "\(printable(text)): the path segment '\(printable(segment))' \(problem)")
+            }
+        }
+        let hostText = host.contains(":") ? "[\(host.lowercased())]" : host.lowercased()
+        base = "\(scheme)://\(hostText)" + (url.port.map { ":\($0)" } ?? "")
+        self.segments = segments
+        query = (url.queryItems ?? []).filter { $0.name == "ns" }
+        shape = segments.last?.lowercased() == "users" ? .nested : .flat
+    }
+
+    /// The REST URL of `relative` (path segments under the location) with `items` in its
+    /// query.
+    func restURL(_ relative: [String] = [], _ items: [URLQueryItem] = []) -> String {
+        var text = url(of: segments + relative, extension: true)
+        let pairs = (query + items).map {
+            Self.encodeSegment($0.name) + "=" + Self.encodeSegment($0.value ?? "")
+        }
+        if !pairs.isEmpty { text += "?" + pairs.joined(separator: "&") }
+        return text
+    }
+
+    private func url(of path: [String], extension: Bool) -> String {
+        var text = base
+        if !path.isEmpty || `extension` {
+            text += "/" + path.map(Self.encodeSegment).joined(separator: "/")
+        }
+        if `extension` { text += ".json" }
+        if !`extension`, let ns = query.first?.value {
+            text += "?ns=" + Self.encodeSegment(ns)
+        }
+        return text
+    }
+
+    /// A path segment percent-encoded: only unreserved characters stay as they are.
+    static func encodeSegment(_ segment: String) -> String {
+        segment.addingPercentEncoding(withAllowedCharacters: unreserved) ?? segment
+    }
+
+    private static let unreserved: CharacterSet = {
+        var allowed = CharacterSet()
+        allowed.insert(
+            charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
+        return allowed
+    }()
+}
+
+/// A database URL that cannot be pulled from, in words that read well after `Error: `.
+public struct LiveLocationError: Error, CustomStringConvertible, Sendable {
+    public var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// The order the Realtime Database gives keys (`orderBy="$key"`): keys that read as
+/// 32-bit integers first, by value (the shorter text first when equal), then the others
+/// by UTF-16 code unit.
+enum DatabaseKeyOrder {
+    static func integer(_ key: String) -> Int64? {
+        let digits = key.hasPrefix("-") ? key.dropFirst() : Substring(key)
+        guard !digits.isEmpty, key.utf8.count <= 11,
+            digits.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }),
+            let value = Int64(key), value >= Int64(Int32.min), value <= Int64(Int32.max)
+        else { return nil }
+        return value
+    }
+
+    /// Whether `a` comes before `b`.
+    static func precedes(_ a: String, _ b: String) -> Bool {
+        switch (integer(a), integer(b)) {
+        case let (x?, y?): return x != y ? x < y : a.utf8.count < b.utf8.count
+        case (_?, nil): return true
+        case (nil, _?): return false
+        case (nil, nil): return a.utf16.lexicographicallyPrecedes(b.utf16)
+        }
+    }
+
+    /// The first key after `key` that a page may start at, to step over a record too
+    /// large to read: the next integer, or the text with the smallest character a key
+    /// may hold (a space) after it.
+    static func successor(_ key: String) -> String {
+        if let value = integer(key), value < Int64(Int32.max) { return String(value + 1) }
+        return key + " "
+    }
+}

@@ -1,0 +1,213 @@
+import Foundation
+import TroveBase
+import TroveSQLite
+
+/// The SQL of pulling posts from a live database: the Storage objects their photos came
+/// from, each location's pulls, and the posts a pull in progress has read.
+extension PostStore {
+    // MARK: - Photo objects
+
+    private static let photoObjectColumns =
+        "bucket, name, generation, md5, fingerprint, file, bytes, stale"
+
+    private static func decodePhotoObject(_ row: Row) -> PhotoObject {
+        PhotoObject(
+            bucket: row.text("bucket") ?? "", name: row.text("name") ?? "",
+            generation: row.text("generation"), md5: row.text("md5"),
+            fingerprint: row.text("fingerprint") ?? "", file: row.text("file") ?? "",
+            bytes: Int(row.int64("bytes") ?? 0),
+            stale: (row.int64("stale") ?? 0) != 0)
+    }
+
+    /// A look-up of photo objects by bucket and name, prepared once for many.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func photoObjectLookup() throws -> (String, String) throws -> PhotoObject? {
+        let statement = try database.prepare(
+            "SELECT \(Self.photoObjectColumns) FROM post_photo_objects WHERE bucket = ? AND name = ?"
+        )
+        return { bucket, name in
+            try statement.first([.text(bucket), .text(name)], Self.decodePhotoObject)
+        }
+    }
+
+    /// Records a downloaded (or checked) object, fresh.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func savePhotoObject(_ object: PhotoObject, at: String) throws {
+        _ = try database.execute(
+            """
+            INSERT INTO post_photo_objects (bucket, name, generation, md5, fingerprint, file,
+                                            bytes, fetched_at, stale)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0)
+            ON CONFLICT (bucket, name) DO UPDATE SET
+                generation = excluded.generation, md5 = excluded.md5,
+                fingerprint = excluded.fingerprint, file = excluded.file,
+                bytes = excluded.bytes, fetched_at = excluded.fetched_at, stale = 0
+            """,
+            [
+                .text(object.bucket), .text(object.name), object.generation.map { .text($0) },
+                object.md5.map { .text($0) }, .text(object.fingerprint), .text(object.file),
+                .integer(Int64(object.bytes)),
+                .text(at),
+            ])
+    }
+
+    /// Marks objects to be looked at again before their files are used.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func markPhotoObjectsStale(bucket: String, names: [String]) throws {
+        let statement = try database.prepare(
+            "UPDATE post_photo_objects SET stale = 1 WHERE bucket = ? AND name = ?")
+        for name in names { _ = try statement.run([.text(bucket), .text(name)]) }
+    }
+
+    /// Each bucket photos were downloaded from, with the first and last object names in it
+    /// (byte order), so a listing can cover them all with one prefix.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func photoObjectRanges() throws -> [(bucket: String, first: String, last: String)] {
+        try database.query(
+            """
+            SELECT bucket, min(name) AS first, max(name) AS last FROM post_photo_objects
+            GROUP BY bucket ORDER BY bucket
+            """
+        ) { row in (row.text("bucket") ?? "", row.text("first") ?? "", row.text("last") ?? "") }
+    }
+
+    /// The recorded objects of `bucket` whose names start with `prefix`, in byte order of
+    /// their names (the order Cloud Storage lists in): each call of the function returned
+    /// gives the next, nil at the end.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func photoObjectCursor(in bucket: String, prefix: String) throws
+        -> () throws -> PhotoObject?
+    {
+        let statement = try database.prepare(
+            """
+            SELECT \(Self.photoObjectColumns) FROM post_photo_objects
+            WHERE bucket = ?1 AND name >= ?2 AND substr(name, 1, length(?2)) = ?2
+            ORDER BY name
+            """)
+        try statement.bind([.text(bucket), .text(prefix)])
+        return { try statement.next().map(Self.decodePhotoObject) }
+    }
+
+    // MARK: - Pulls
+
+    /// The pull of `origin`, or nil when it was never pulled.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func pull(origin: String) throws -> PulledLocation? {
+        try database.prepare(
+            "SELECT id, origin, started_at, completed_at, signals_due FROM post_pulls WHERE origin = ?"
+        ).first([.text(origin)]) { row in
+            PulledLocation(
+                id: row.int64("id") ?? 0, origin: row.text("origin") ?? "",
+                startedAt: row.text("started_at"), completedAt: row.text("completed_at"),
+                signalsDue: (row.int64("signals_due") ?? 0) != 0)
+        }
+    }
+
+    /// Starts a run of the pull of `origin` (recording the location the first time): what
+    /// an earlier run that did not complete had read is forgotten.
+    ///
+    /// - Returns: the pull.
+    /// - Throws: `SQLiteError`.
+    package func startPull(origin: String, at: String) throws -> PulledLocation {
+        _ = try database.execute(
+            """
+            INSERT INTO post_pulls (origin, started_at) VALUES (?1, ?2)
+            ON CONFLICT (origin) DO UPDATE SET started_at = ?2
+            """, [.text(origin), .text(at)])
+        guard let pull = try pull(origin: origin) else {
+            throw SQLiteError(code: 1, message: "the pull of \(origin) was not recorded", sql: "")
+        }
+        _ = try database.execute("DELETE FROM post_pull_seen WHERE pull = ?", [.integer(pull.id)])
+        return pull
+    }
+
+    /// A statement that records post ids as read by the run of `pull`.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func seenWriter(pull: Int64) throws -> (String) throws -> Void {
+        let statement = try database.prepare(
+            "INSERT INTO post_pull_seen (pull, id) VALUES (?, ?) ON CONFLICT DO NOTHING")
+        return { id in _ = try statement.run([.integer(pull), .text(id)]) }
+    }
+
+    /// The posts last stored from `origin`, not withdrawn, that the run of `pull` did not
+    /// read, by id, with their status and version.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func unseenPosts(pull: Int64, origin: String) throws -> [(
+        id: String, status: PostStatus, version: String?
+    )] {
+        try database.query(
+            """
+            SELECT id, status, \(Self.version) FROM posts
+            WHERE origin = ?2 AND status <> 'withdrawn'
+              AND NOT EXISTS (SELECT 1 FROM post_pull_seen s WHERE s.pull = ?1 AND s.id = posts.id)
+            ORDER BY id
+            """, [.integer(pull), .text(origin)]
+        ) { row in
+            (
+                row.text("id") ?? "", Self.status(row.text("status")),
+                row.text("version")
+            )
+        }
+    }
+
+    /// Ends a run that read the whole location: forgets what it read and records when.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func completePull(_ pull: Int64, at: String) throws {
+        _ = try database.execute("DELETE FROM post_pull_seen WHERE pull = ?", [.integer(pull)])
+        _ = try database.execute(
+            "UPDATE post_pulls SET completed_at = ?2, signals_due = 0 WHERE id = ?1",
+            [.integer(pull), .text(at)])
+    }
+
+    /// Records whether posts were stored since the signals were computed.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func setSignalsDue(_ pull: Int64, _ due: Bool) throws {
+        _ = try database.execute(
+            "UPDATE post_pulls SET signals_due = ?2 WHERE id = ?1",
+            [.integer(pull), .integer(due ? 1 : 0)])
+    }
+
+    /// The posts last stored from `origin` of one user, not withdrawn, with their status
+    /// and version: what a change to that user's part of a nested location may have
+    /// removed.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func posts(from origin: String, user: String) throws -> [(
+        id: String, status: PostStatus, version: String?
+    )] {
+        try database.query(
+            """
+            SELECT id, status, \(Self.version) FROM posts
+            WHERE origin = ? AND user IS ? AND status <> 'withdrawn' ORDER BY id
+            """, [.text(origin), .text(user)]
+        ) { row in
+            (row.text("id") ?? "", Self.status(row.text("status")), row.text("version"))
+        }
+    }
+
+    /// Post `id` as last stored from `origin` and not withdrawn: its status and version.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func post(_ id: String, from origin: String) throws -> (
+        id: String, status: PostStatus, version: String?
+    )? {
+        try database.prepare(
+            """
+            SELECT id, status, \(Self.version) FROM posts
+            WHERE id = ? AND origin = ? AND status <> 'withdrawn'
+            """
+        ).first([.text(id), .text(origin)]) { row in
+            (row.text("id") ?? "", Self.status(row.text("status")), row.text("version"))
+        }
+    }
+}
