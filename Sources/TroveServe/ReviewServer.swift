@@ -31,6 +31,8 @@ public final class ReviewServer: @unchecked Sendable {
         public var tiles: TileSource?
         /// The page, its script and style.
         public var page = "", script = "", style = ""
+        /// How `--follow` is going, for the page; nil when the server follows nothing.
+        public var follow: (@Sendable () -> PostFollower.Status)?
 
         /// Empty.
         public init() {}
@@ -208,7 +210,7 @@ public final class ReviewServer: @unchecked Sendable {
                 "moderator": moderator, "csrf": ModeratorAccess.csrfToken(session: session),
                 "reasons": reasons, "claimMinutes": minutes, "area": area,
                 "tiles": configuration.tiles != nil, "seq": Int(seq),
-                "signals": SignalName.allCases.map(\.rawValue),
+                "signals": SignalName.allCases.map(\.rawValue), "follow": followJSON(),
             ]).compactJSONText)
     }
 
@@ -386,8 +388,21 @@ public final class ReviewServer: @unchecked Sendable {
         }
         return Self.json(
             200,
-            JSONObject(["seq": Int(seq), "decisions": decisions, "claims": claims])
-                .compactJSONText)
+            JSONObject([
+                "seq": Int(seq), "decisions": decisions, "claims": claims, "follow": followJSON(),
+            ]).compactJSONText)
+    }
+
+    /// `--follow`'s state: the location, `following` (since when), `connecting`,
+    /// `reconnecting` or `stopped` (with why), and what it brought in; null without it.
+    private func followJSON() -> JSONObject? {
+        guard let status = configuration.follow?() else { return nil }
+        return JSONObject([
+            "url": status.url, "state": status.state.rawValue, "since": status.since,
+            "lastEvent": status.lastEvent, "lastSync": status.lastSync,
+            "message": status.message, "stored": status.stored, "withdrawn": status.withdrawn,
+            "refused": status.refused,
+        ])
     }
 
     /// Rendition sizes the page asks for (the longer side).

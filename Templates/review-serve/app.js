@@ -373,6 +373,25 @@ async function userPanel(user) {
   button.focus();
 }
 
+// `review serve --follow`: whether the queue follows the live database, and since when.
+function showFollow(follow) {
+  const line = $('follow-status');
+  if (!line || !follow) return;
+  const time = (iso) => (iso ? new Date(iso).toLocaleTimeString() : '');
+  const texts = {
+    following: 'following the database since ' + time(follow.since),
+    connecting: 'connecting to the database…',
+    reconnecting: 'reconnecting to the database…',
+    stopped: 'not following the database',
+  };
+  let text = texts[follow.state] || follow.state;
+  if (follow.stored) text += ' · ' + follow.stored + ' posts in since start';
+  line.textContent = text;
+  line.title = follow.url + (follow.message ? ': ' + follow.message : '');
+  line.dataset.state = follow.state;
+  line.hidden = false;
+}
+
 async function poll() {
   try {
     const shown = state.current;
@@ -380,6 +399,7 @@ async function poll() {
     $('live').classList.toggle('down', status !== 200);
     if (status !== 200) return;
     state.seq = data.seq;
+    showFollow(data.follow);
     const claims = new Map(data.claims.map((c) => [c.id, c.moderator]));
     let changed = false;
     for (const id of new Set([...claims.keys(), ...state.claims.keys()])) {
@@ -465,6 +485,7 @@ async function start() {
   if (status !== 200) { say('not signed in: open your sign-in link', 'error'); return; }
   state.me = data;
   state.seq = data.seq;
+  showFollow(data.follow);
   $('who').textContent = data.moderator;
   const signal = $('f-signal');
   for (const name of data.signals) signal.append(el('option', { value: name, text: name }));
