@@ -64,9 +64,17 @@ enum PostField: CaseIterable {
     }
 
     static func matching(_ name: String) -> PostField? {
-        let key = normalizedFieldName(name)
-        return allCases.first { $0.names.contains(key) }
+        byName[normalizedFieldName(name)]
     }
+
+    /// Every name of every field, looked up once per field of every record.
+    private static let byName: [String: PostField] = {
+        var table: [String: PostField] = [:]
+        for field in allCases {
+            for name in field.names where table[name] == nil { table[name] = field }
+        }
+        return table
+    }()
 
     /// Fields that hold the user's id, the most specific first: of several in one record
     /// the first here wins, whatever their order in the file.
