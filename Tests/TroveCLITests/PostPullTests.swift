@@ -135,16 +135,19 @@ import TroveBase
 
     @Test(.enabled(if: LiveApp.available, LiveApp.skipReason))
     func readsALargeLocationInPages() throws {
+        // More than two pages (of 5,000), read from both ends at once.
+        let total = 11_000
+        let key = { (index: Int) in String(format: "-Nx%05d", index) }
         var locations: [String: Any] = [:]
-        for index in 0..<2_500 {
-            locations[String(format: "-Nx%05d", index)] = LiveApp.record(
+        for index in 0..<total {
+            locations[key(index)] = LiveApp.record(
                 "", user: "u\(index % 40)", lat: 38 + Double(index % 100) / 1000,
                 description: "Report \(index)")
         }
         let app = try LiveApp(seed: LiveApp.json(["Locations": locations]))
         let result = pull(app)
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(count(result, "new") == 2_500)
+        #expect(count(result, "new") == total)
         let reads = try app.database.log().filter {
             $0["method"] as? String == "GET" && $0["path"] as? String == "/Locations.json"
         }
@@ -153,17 +156,55 @@ import TroveBase
             let query = read["query"] as? [String: String] ?? [:]
             #expect(query["orderBy"] == "\"$key\"")
             // No answer held the whole location.
-            #expect((Int(query["limitToFirst"] ?? "") ?? .max) < 2_500)
+            let limit = query["limitToFirst"] ?? query["limitToLast"]
+            #expect((Int(limit ?? "") ?? .max) < total)
         }
 
         // Gone upstream after a whole read: withdrawn.
-        for index in 0..<10 {
-            try app.database.delete(path: "Locations/" + String(format: "-Nx%05d", index * 7))
-        }
+        for index in 0..<10 { try app.database.delete(path: "Locations/" + key(index * 7)) }
         let again = pull(app)
         #expect(again.status == 0)
         #expect(ids(again.object["withdrawn"]).count == 10)
-        #expect(count(again, "unchanged") == 2_490)
+        #expect(count(again, "unchanged") == total - 10)
+
+        // Nothing changed: nothing written. Then one edit, in the middle, is seen.
+        let same = pull(app)
+        #expect(same.status == 0, "\(same.stderr)")
+        #expect(count(same, "unchanged") == total - 10)
+        #expect(count(same, "new") == 0 && count(same, "updated") == 0)
+        #expect(ids(same.object["withdrawn"]).isEmpty)
+        try app.database.patch(
+            path: "Locations/" + key(total / 2), json: LiveApp.json(["description": "Edited"]))
+        let edited = pull(app)
+        #expect(count(edited, "updated") == 1)
+        #expect(count(edited, "unchanged") == total - 11)
+        #expect(try sandbox.posts()[key(total / 2)]?["description"] as? String == "Edited")
+    }
+
+    /// A page that comes back the same is passed over only while the workspace holds its
+    /// posts as the last pull stored them: a file import of one of them in between makes
+    /// the next pull store it from the location again, so that a deletion upstream then
+    /// withdraws it.
+    @Test(.enabled(if: LiveApp.available, LiveApp.skipReason))
+    func aPostImportedFromAFileInBetweenIsPulledBack() throws {
+        let app = try LiveApp()
+        let records = [
+            "p1": LiveApp.record("p1", description: "Cans"),
+            "p2": LiveApp.record("p2", description: "Tyres"),
+        ]
+        try app.database.put(path: "Locations", json: LiveApp.json(records))
+        #expect(pull(app).status == 0)
+        let file = try sandbox.write(
+            "export.json", LiveApp.json(["Locations": ["p1": records["p1"] ?? [:]]]))
+        let imported = sandbox.run("import", "posts", file)
+        #expect(imported.status == 0, "\(imported.stderr)")
+
+        let back = pull(app)
+        #expect(back.status == 0, "\(back.stderr)")
+        try app.database.delete(path: "Locations/p1")
+        let gone = pull(app)
+        #expect(ids(gone.object["withdrawn"]) == ["p1"])
+        #expect(try sandbox.posts()["p1"]?["status"] as? String == "withdrawn")
     }
 
     @Test(.enabled(if: LiveApp.available, LiveApp.skipReason))

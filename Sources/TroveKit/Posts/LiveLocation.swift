@@ -27,7 +27,7 @@ public struct LiveLocation: Sendable, Equatable {
     /// The location's identity, which the workspace matches its pulls and posts by: the
     /// URL without credentials or a trailing `.json` (`https://demo-default-rtdb.firebaseio.com/Locations`,
     /// an emulator's with its `?ns=`). Moving or cloning the project folder keeps it.
-    public var origin: String { url(of: segments, extension: false) }
+    public let origin: String
 
     /// What messages call a record's source: the URL above the location, so that a post's
     /// source reads `https://demo-default-rtdb.firebaseio.com: Locations/p1`.
@@ -69,6 +69,7 @@ public struct LiveLocation: Sendable, Equatable {
         self.segments = segments
         query = (url.queryItems ?? []).filter { $0.name == "ns" }
         shape = segments.last?.lowercased() == "users" ? .nested : .flat
+        origin = Self.url(base: base, query: query, of: segments, extension: false)
     }
 
     /// The REST URL of `relative` (path segments under the location) with `items` in its
@@ -83,6 +84,12 @@ public struct LiveLocation: Sendable, Equatable {
     }
 
     private func url(of path: [String], extension: Bool) -> String {
+        Self.url(base: base, query: query, of: path, extension: `extension`)
+    }
+
+    private static func url(
+        base: String, query: [URLQueryItem], of path: [String], extension: Bool
+    ) -> String {
         var text = base
         if !path.isEmpty || `extension` {
             text += "/" + path.map(Self.encodeSegment).joined(separator: "/")

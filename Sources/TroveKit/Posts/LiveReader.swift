@@ -80,6 +80,31 @@ final class LiveReader {
         throw Self.error(result, body: handler.bytes, location: location)
     }
 
+    /// `GET` of `relative` under the location, its answer to `handler` as it arrives.
+    ///
+    /// - Throws: `PullError` when the database refuses or cannot be reached.
+    func stream(
+        _ relative: [String], _ items: [URLQueryItem] = [], to handler: any HTTPResponseHandler
+    ) throws(PullError) {
+        var headers = ["Accept: application/json"]
+        do {
+            if let authorization = try accessToken.header() { headers.append(authorization) }
+        } catch {
+            throw PullError(error.description)
+        }
+        let url = location.restURL(relative, items)
+        var result = HTTPOutcome.failed(message: "not sent", attempts: 0)
+        client.send(
+            count: 1, request: { _ in HTTPRequest(method: "GET", url: url, headers: headers) },
+            handler: { _ in handler }
+        ) { _, outcome in
+            result = outcome
+            return true
+        }
+        if case .response(let response, _) = result, response.succeeded { return }
+        throw Self.error(result, body: [], location: location)
+    }
+
     /// The words for a failed read, with what to do about it.
     static func error(_ outcome: HTTPOutcome, body: [UInt8], location: LiveLocation) -> PullError {
         var outcome = outcome

@@ -34,7 +34,7 @@ public final class PostPull {
     /// Posts stored per transaction.
     public var batchSize = 250
     /// Records asked for per page (halved for a page too large to hold).
-    public var pageSize = 1000
+    public var pageSize = 5000
     /// Called after each batch.
     public var progress: (PullProgress) -> Void = { _ in }
     /// What the last `run` or `refresh` did.
@@ -45,8 +45,11 @@ public final class PostPull {
     public internal(set) var notes: [String] = []
     /// Whether the last run committed anything.
     public internal(set) var committed = false
-    private var counts = PullProgress()
-    private var lastScan = Date()
+    var counts = PullProgress()
+    /// Keys to record as read with the next batch (records skipped whole).
+    var pendingSeen: [String] = []
+    /// Posts of a flat location read by this run that the workspace holds from it.
+    var readStored = 0
 
     /// A pull of `location` into `workspace`, with the credentials and endpoints of
     /// `environment` (`GCLOUD`, `CLOUDSDK_API_ENDPOINT_OVERRIDES_STORAGE`,
@@ -77,9 +80,15 @@ public final class PostPull {
     /// Abandons the requests in flight, from any thread (a follow stopping): they fail,
     /// and the run with them; a batch being written completes or rolls back whole.
     func interrupt() {
+        interrupted.withLock { $0 = true }
         reader.client.interrupter.interrupt()
         photos.client.interrupter.interrupt()
+        for fetcher in fetchers.withLock({ $0 }) { fetcher.interrupt() }
     }
+
+    /// The page fetchers at work, for `interrupt`.
+    let fetchers = LockedValue<[HTTPInterrupter]>([])
+    let interrupted = LockedValue(false)
 
     // MARK: - A whole read
 
@@ -94,227 +103,52 @@ public final class PostPull {
         notes = []
         committed = false
         counts = PullProgress()
+        pendingSeen = []
+        readStored = 0
         let origin = location.origin
+        let started = timestamp(now())
         let pull = try workspace.write {
-            try PostStore(workspace).startPull(origin: origin, at: timestamp(now()))
+            try PostStore(workspace).startPull(origin: origin, at: started)
         }
         try folder.prepare()
-        try revalidatePhotos()
-        try readPages { file in try ingest(file, pull: pull) }
-        // The whole location was read: what it no longer holds is gone upstream.
+        // A photo changed upstream may be behind any page: none is passed over.
+        let photosChanged = try revalidatePhotos()
+        let known = photosChanged ? nil : try PostStore(workspace).pages(pull: pull.id)
+        try readPages(pull: pull, known: known, at: started)
+        // The whole location was read: what it no longer holds is gone upstream. A flat
+        // location's pages are counted, not recorded key by key: when the count is every
+        // post stored from it, none is gone; else its keys are listed to tell which.
+        let store = PostStore(workspace)
+        var listed = location.shape == .nested
+        if location.shape == .flat, try store.countPosts(from: origin) != readStored {
+            try recordEveryKey(pull: pull)
+            listed = true
+        }
         let importer = PostImporter(
             workspace: workspace, photos: nil, inspector: inspector, now: now())
-        let due = try PostStore(workspace).pull(origin: origin)?.signalsDue ?? false
+        let due = try store.pull(origin: origin)?.signalsDue ?? false
         try workspace.write {
-            let store = PostStore(workspace)
-            let gone = try store.unseenPosts(pull: pull.id, origin: origin)
+            let gone = listed ? try store.unseenPosts(pull: pull.id, origin: origin) : []
             try importer.withdraw(gone, note: "no longer in \(origin)", summary: &summary)
             if due || !gone.isEmpty {
                 try SignalScanner(workspace: workspace, now: now()).scan()
             }
+            try store.prunePages(pull: pull.id, keeping: started)
             try store.completePull(pull.id, at: timestamp(now()))
         }
         committed = true
         return summary
     }
 
-    // MARK: - Pages
-
-    /// Reads the location a page at a time, in key order, handing each page's posts to
-    /// `body`.
-    private func readPages(_ body: (PostFile) throws -> Void) throws {
-        switch location.shape {
-        case .flat:
-            try readChildren([], size: pageSize) { page in
-                try body(try self.posts(in: page, wrapper: "Locations"))
-            } tooLarge: { key in
-                self.skip(key, "the record is larger than trove reads (32 MiB)")
-            }
-        case .nested:
-            try readChildren([], size: max(1, pageSize / 10)) { page in
-                try body(try self.posts(in: page, wrapper: "Users"))
-            } tooLarge: { user in
-                try self.readUserInParts(user, body)
-            }
-        }
-    }
-
-    /// Reads the children of `relative` in pages ordered by key (`orderBy="$key"`,
-    /// `startAt`, `limitToFirst`), each a JSON object of at most `size` children; a page
-    /// too large to hold is asked for again in halves, and a child too large alone goes to
-    /// `tooLarge` by its key.
-    ///
-    /// Each page starts after the last key of the one before: at the smallest key that can
-    /// follow it (`DatabaseKeyOrder.successor`), so no child is read twice. (A location
-    /// holding both `5` and `05`, which the database orders as one number, would lose the
-    /// second: no app writes such keys.)
-    private func readChildren(
-        _ relative: [String], size initial: Int,
-        page body: (JSONValue) throws -> Void, tooLarge: (String) throws -> Void
-    ) throws {
-        let initial = max(1, initial)
-        var size = initial
-        var start: String?
-        while true {
-            var items = [URLQueryItem(name: "orderBy", value: "\"$key\"")]
-            if let start {
-                items.append(URLQueryItem(name: "startAt", value: jsonString(start)))
-            }
-            items.append(URLQueryItem(name: "limitToFirst", value: String(size)))
-            switch try reader.get(relative, items) {
-            case .tooLarge(let head):
-                if size > 1 {
-                    size = max(1, size / 2)
-                    continue
-                }
-                guard let key = Self.firstKey(head) else {
-                    throw PullError(
-                        "cannot read \(location.origin): a record after "
-                            + (start.map { "'\(printable($0))'" } ?? "the start")
-                            + " is larger than trove reads, and its key cannot be told")
-                }
-                try tooLarge(key)
-                start = DatabaseKeyOrder.successor(key)
-            case .value(let bytes):
-                var parser = JSONParser(bytes)
-                guard let value = try? parser.parseValue() else {
-                    throw PullError("cannot read \(location.origin): the answer is not JSON")
-                }
-                let children = Self.children(value)
-                if !children.isEmpty { try body(.object(children)) }
-                guard children.count >= size,
-                    let last = children.map(\.name).max(by: DatabaseKeyOrder.precedes)
-                else { return }
-                start = DatabaseKeyOrder.successor(last)
-                // After a page too large, pages that come back small grow again.
-                if size < initial, bytes.count < reader.maxResponseBytes / 8 {
-                    size = min(initial, size * 2)
-                }
-            }
-        }
-    }
-
-    /// The children of a page: an object's members, or an array's non-null items under
-    /// their indexes (the database answers keys 0…n as an array).
-    static func children(_ value: JSONValue) -> [JSONMember] {
-        switch value {
-        case .object(let members): return members
-        case .array(let items):
-            return items.enumerated().compactMap { index, item in
-                item == .null ? nil : JSONMember(name: String(index), value: item)
-            }
-        default: return []
-        }
-    }
-
-    /// The first key in the start of a JSON object (`{"KEY":…`).
-    static func firstKey(_ head: [UInt8]) -> String? {
-        let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
-        var index = head.firstIndex { !isSpace($0) } ?? head.endIndex
-        guard index < head.endIndex, head[index] == 0x7B else { return nil }
-        index = head[(index + 1)...].firstIndex { !isSpace($0) } ?? head.endIndex
-        guard index < head.endIndex, head[index] == 0x22 else { return nil }
-        // The key's closing quote: the first one no backslash escapes.
-        var end = index + 1
-        var escaped = false
-        while end < head.endIndex {
-            if escaped {
-                escaped = false
-            } else if head[end] == 0x5C {
-                escaped = true
-            } else if head[end] == 0x22 {
-                break
-            }
-            end += 1
-        }
-        guard end < head.endIndex else { return nil }
-        var parser = JSONParser(Array(head[index...end]))
-        guard case .string(let key)? = try? parser.parseValue() else { return nil }
-        return key
-    }
-
-    /// A page's posts, read as a file import reads an export holding `wrapper`.
-    func posts(in page: JSONValue, wrapper: String) throws -> PostFile {
-        let root = JSONValue.object([JSONMember(name: wrapper, value: page)])
-        var file: PostFile
-        do {
-            file = try PostReader.readTree(root, name: location.parentName, skipInvalid: true)
-        } catch {
-            throw PullError("cannot read \(location.origin): \(error)")
-        }
-        // Messages name the location as it is called, not as an export would be.
-        if location.name != wrapper {
-            let from = ": \(wrapper)/"
-            let to = ": \(location.name)/"
-            for index in file.posts.indices {
-                file.posts[index].source = file.posts[index].source.replacingOccurrences(
-                    of: from, with: to)
-            }
-            for index in file.rejects.indices {
-                file.rejects[index].location = file.rejects[index].location
-                    .replacingOccurrences(of: from, with: to)
-            }
-        }
-        return file
-    }
-
-    /// A user too large to read whole: the names of their fields (to count the private
-    /// ones without reading them), then their tagged locations in pages.
-    func readUserInParts(_ user: String, _ body: (PostFile) throws -> Void) throws {
-        guard
-            case .value(let bytes) = try reader.get(
-                [user], [URLQueryItem(name: "shallow", value: "true")])
-        else {
-            skip(user, "the user's field names are more than trove reads")
-            return
-        }
-        var parser = JSONParser(bytes)
-        guard case .object(let fields)? = try? parser.parseValue() else { return }
-        var counted = PostFile()
-        for field in fields {
-            if Privacy.isPasswordField(field.name) {
-                counted.droppedPasswords += 1
-            } else if Privacy.isEmailField(field.name) {
-                counted.droppedEmails += 1
-            } else if Privacy.isDisplayNameField(field.name) {
-                counted.droppedNames += 1
-            }
-        }
-        try body(counted)
-        for field in fields where field.name.lowercased() == "taggedlocations" {
-            try readChildren([user, field.name], size: pageSize) { page in
-                let node = JSONValue.object([
-                    JSONMember(
-                        name: user, value: .object([JSONMember(name: field.name, value: page)]))
-                ])
-                try body(try self.posts(in: node, wrapper: "Users"))
-            } tooLarge: { key in
-                self.skip(key, "the record is larger than trove reads (32 MiB)")
-            }
-        }
-    }
-
-    /// A record that is not read: reported as skipped, and kept from being withdrawn.
-    func skip(_ key: String, _ reason: String) {
-        let where_ = "\(location.parentName): \(location.name)/\(key)"
-        rejects.append(
-            PostReject(
-                file: location.origin, record: "\(location.name)/\(key)", id: key,
-                location: where_, reason: reason))
-        summary.skipped += 1
-        pendingSeen.append(key)
-    }
-
-    /// Keys to record as read with the next batch (records skipped whole).
-    private var pendingSeen: [String] = []
-
     // MARK: - Batches
 
     /// Stores a page's posts a batch at a time, each batch with the photos it needs.
     ///
-    /// - Parameter pull: the run whose reads are recorded, for the withdrawals at its
-    ///   end; nil for posts taken one by one (a follow's events).
-    func ingest(_ file: PostFile, pull: PulledLocation?) throws {
+    /// - Parameter pull: the run the posts are read by (which computes the signals at its
+    ///   end); nil for posts taken one by one (a follow's events).
+    /// - Parameter markSeen: record each post as read by `pull`, for the withdrawals at
+    ///   its end (a nested location's; a flat one's pages are counted).
+    func ingest(_ file: PostFile, pull: PulledLocation?, markSeen: Bool = true) throws {
         summary.droppedPasswords += file.droppedPasswords
         summary.droppedEmails += file.droppedEmails
         summary.droppedNames += file.droppedNames
@@ -326,37 +160,47 @@ public final class PostPull {
         var start = 0
         repeat {
             let end = min(file.posts.count, start + max(1, batchSize))
-            try storeBatch(Array(file.posts[start..<end]), seen: seen, pull: pull)
+            try storeBatch(
+                Array(file.posts[start..<end]), seen: seen, pull: pull, markSeen: markSeen)
             seen = []
             start = end
         } while start < file.posts.count
     }
 
     /// One batch: photos checked and fetched, then the posts stored in one transaction.
-    private func storeBatch(_ inputs: [PostInput], seen: [String], pull: PulledLocation?) throws {
+    private func storeBatch(
+        _ inputs: [PostInput], seen: [String], pull: PulledLocation?, markSeen: Bool
+    ) throws {
         let store = PostStore(workspace)
         let lookup = try store.photoObjectLookup()
         let statements = try PostStore.ImportStatements(store)
+        let origin = location.origin
         // 1. Which photos are held as they are now, and which must be looked at.
         var posts = inputs
         var objects: [StorageObjectName?] = []
         var known: [StorageObjectName: PhotoObject] = [:]
         var check: [StorageObjectName] = []
-        for index in posts.indices {
-            guard let reference = posts[index].photo,
-                let object = StorageObjectName(reference: reference)
-            else {
-                objects.append(nil)
-                continue
+        var checking: Set<StorageObjectName> = []
+        // One read transaction for the batch's look-ups: one lock, not one a statement.
+        let storedPosts = try workspace.read {
+            for index in posts.indices {
+                guard let reference = posts[index].photo,
+                    let object = StorageObjectName(reference: reference)
+                else {
+                    objects.append(nil)
+                    continue
+                }
+                posts[index].photo = object.reference
+                objects.append(object)
+                if known[object] != nil || checking.contains(object) { continue }
+                if let record = try lookup(object.bucket, object.name) {
+                    known[object] = record
+                    if !record.stale, folder.holds(record.file, bytes: record.bytes) { continue }
+                }
+                check.append(object)
+                checking.insert(object)
             }
-            posts[index].photo = object.reference
-            objects.append(object)
-            if known[object] != nil || check.contains(object) { continue }
-            if let record = try lookup(object.bucket, object.name) {
-                known[object] = record
-                if !record.stale, folder.holds(record.file, bytes: record.bytes) { continue }
-            }
-            check.append(object)
+            return try posts.map { try statements.stored($0.id) }
         }
         var fetched: [StorageObjectName: StoragePhotoFetcher.Fetched] = [:]
         if !check.isEmpty {
@@ -364,7 +208,7 @@ public final class PostPull {
         }
         var current: [StorageObjectName: PhotoObject] = [:]
         var saved: [PhotoObject] = []
-        for (object, record) in known where !record.stale && !check.contains(object) {
+        for (object, record) in known where !record.stale && !checking.contains(object) {
             current[object] = record
         }
         for (object, outcome) in fetched {
@@ -403,16 +247,25 @@ public final class PostPull {
                     }
                     item.photoPath = folder.path(of: record.file)
                     item.contentHash = PostImporter.contentHash(post, photoHash: record.fingerprint)
-                    let stored = try statements.stored(post.id)
-                    if stored?.contentHash != item.contentHash {
-                        inspect.append(index)
-                    }
                 }
             } else if let reference = post.photo {
                 item.problem = "\(reference) is not a Cloud Storage URL: not downloaded"
             }
             if item.contentHash.isEmpty {
                 item.contentHash = PostImporter.contentHash(post, photoHash: nil)
+            }
+            let stored = storedPosts[index]
+            if let stored, stored.contentHash == item.contentHash,
+                stored.status != PostStatus.withdrawn.rawValue, stored.origin == origin,
+                stored.photo == item.photoPath
+            {
+                // As stored, from here: nothing to write but that it was read.
+                summary.unchanged += 1
+                incoming.append(nil)
+                continue
+            }
+            if item.photoPath != nil, stored?.contentHash != item.contentHash {
+                inspect.append(index)
             }
             incoming.append(item)
         }
@@ -452,13 +305,19 @@ public final class PostPull {
             workspace: workspace, photos: nil, inspector: inspector, now: now())
         let precision = try workspace.geohashPrecision()
         let before = summary.new + summary.updated + summary.returned.count
-        let at = timestamp(now())
+        let changed = incoming.compactMap { $0 }
+        let at = saved.isEmpty ? "" : timestamp(now())
+        guard !saved.isEmpty || !changed.isEmpty || (pull != nil && markSeen) else {
+            progress(counts)
+            return
+        }
         try workspace.write {
             for object in saved { try store.savePhotoObject(object, at: at) }
-            try importer.store(
-                incoming.compactMap { $0 }, origin: location.origin, precision: precision,
-                summary: &summary)
-            if let pull {
+            if !changed.isEmpty {
+                try importer.store(
+                    changed, origin: origin, precision: precision, summary: &summary)
+            }
+            if let pull, markSeen {
                 let markSeen = try store.seenWriter(pull: pull.id)
                 for post in posts { try markSeen(post.id) }
                 for id in seen { try markSeen(id) }
@@ -470,74 +329,5 @@ public final class PostPull {
         committed = true
         _ = refused
         progress(counts)
-    }
-
-    // MARK: - Photos changed in place
-
-    /// Lists each bucket the workspace holds photos from (once, under the prefix its
-    /// objects share), and marks an object whose generation or MD5 differs, or that is
-    /// gone, to be looked at again: a photo replaced in the bucket under the same name is
-    /// noticed without asking for every object's metadata.
-    private func revalidatePhotos() throws {
-        let store = PostStore(workspace)
-        for (bucket, first, last) in try store.photoObjectRanges() {
-            let prefix = String(
-                decoding: zip(first.utf8, last.utf8).prefix { $0 == $1 }.map(\.0), as: UTF8.self)
-            let next = try store.photoObjectCursor(in: bucket, prefix: prefix)
-            var recorded = try next()
-            var stale: [String] = []
-            var previous: [UInt8]?
-            var ordered = true
-            var failure: String?
-            let listed = Result { () throws(PullError) in
-                try photos.list(bucket: bucket, prefix: prefix) { name, generation, md5 in
-                    let listed = Array(name.utf8)
-                    if let previous, !previous.lexicographicallyPrecedes(listed) { ordered = false }
-                    previous = listed
-                    guard ordered, failure == nil else { return }
-                    do {
-                        // Recorded objects before this one are not in the bucket any more.
-                        while let object = recorded,
-                            Array(object.name.utf8).lexicographicallyPrecedes(listed)
-                        {
-                            stale.append(object.name)
-                            recorded = try next()
-                        }
-                        if let object = recorded, object.name == name {
-                            if object.generation != generation || object.md5 != md5 {
-                                stale.append(object.name)
-                            }
-                            recorded = try next()
-                        }
-                    } catch {
-                        failure = "\(error)"
-                    }
-                }
-            }
-            if case .failure(let error) = listed {
-                notes.append(
-                    "\(error.description); photos replaced in gs://\(bucket) under the same "
-                        + "name are not noticed by this run")
-                continue
-            }
-            if let failure {
-                throw PullError("cannot read the workspace's photo records: \(failure)")
-            }
-            guard ordered else {
-                notes.append(
-                    "gs://\(bucket) listed its objects out of order; photos replaced under the "
-                        + "same name are not noticed by this run")
-                continue
-            }
-            while let object = recorded {
-                stale.append(object.name)
-                recorded = try next()
-            }
-            if !stale.isEmpty {
-                try workspace.write {
-                    try store.markPhotoObjectsStale(bucket: bucket, names: stale)
-                }
-            }
-        }
     }
 }

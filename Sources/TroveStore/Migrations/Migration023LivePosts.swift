@@ -33,9 +33,52 @@ extension Schema {
             signals_due  INTEGER NOT NULL DEFAULT 0
         );
 
+        -- Each page of a flat location's last whole read, by where it starts (the key it
+        -- starts after, '' for the first; '<KEY' for a page read backward, ending before
+        -- KEY): the SHA-256 of what the database answered and of the ids, content hashes
+        -- and photos the workspace stored from it, and the private fields it dropped. A
+        -- page that comes back the same, whose posts are still stored so, is passed over
+        -- by the next read.
+        CREATE TABLE post_pull_pages (
+            pull      INTEGER NOT NULL REFERENCES post_pulls (id) ON DELETE CASCADE,
+            start     TEXT NOT NULL,
+            hash      TEXT NOT NULL,
+            digest    TEXT NOT NULL,
+            passwords INTEGER NOT NULL,
+            emails    INTEGER NOT NULL,
+            names     INTEGER NOT NULL,
+            -- post_pull_clock when its posts were last seen stored so: while it has not
+            -- moved, they need not be looked at again.
+            clock     INTEGER NOT NULL,
+            read_at   TEXT NOT NULL,      -- the run that last read it (started_at)
+            PRIMARY KEY (pull, start)
+        ) WITHOUT ROWID;
+
+        -- Moves whenever a post's id, content hash, photo or source changes, or it is
+        -- withdrawn, returned or deleted: what a page's digest covers. (Decisions leave
+        -- it alone, so moderators at work do not make every page be looked at again.)
+        CREATE TABLE post_pull_clock (
+            id  INTEGER PRIMARY KEY CHECK (id = 1),
+            seq INTEGER NOT NULL
+        );
+        INSERT INTO post_pull_clock (id, seq) VALUES (1, 0);
+        CREATE TRIGGER posts_pull_clock_updated
+        AFTER UPDATE OF id, content_hash, photo, origin, status ON posts
+        WHEN OLD.id IS NOT NEW.id OR OLD.content_hash IS NOT NEW.content_hash
+            OR OLD.photo IS NOT NEW.photo OR OLD.origin IS NOT NEW.origin
+            OR (OLD.status = 'withdrawn') IS NOT (NEW.status = 'withdrawn')
+        BEGIN
+            UPDATE post_pull_clock SET seq = seq + 1 WHERE id = 1;
+        END;
+        CREATE TRIGGER posts_pull_clock_deleted AFTER DELETE ON posts
+        BEGIN
+            UPDATE post_pull_clock SET seq = seq + 1 WHERE id = 1;
+        END;
+
         -- The posts the run in progress has read, so that withdrawing the posts gone
         -- upstream after a complete read holds no list in memory; emptied by that step,
-        -- and when a run starts again.
+        -- and when a run starts again. (A flat location's pages are counted instead, and
+        -- its keys recorded here only when the count tells that some post is gone.)
         CREATE TABLE post_pull_seen (
             pull INTEGER NOT NULL REFERENCES post_pulls (id) ON DELETE CASCADE,
             id   TEXT NOT NULL,

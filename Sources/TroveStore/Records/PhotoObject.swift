@@ -45,3 +45,33 @@ package struct PulledLocation: Sendable, Equatable {
     /// Posts were stored since the signals were last computed.
     package var signalsDue: Bool
 }
+
+/// A page of a location's last whole read: what the database answered and what the
+/// workspace stored from it, so that a page that comes back the same is passed over.
+package struct PulledPage: Sendable, Equatable {
+    /// The key the page starts after (`""` for the first).
+    package var start: String
+    /// SHA-256 of the number of records asked for and the answer's bytes.
+    package var hash: String
+    /// SHA-256 of the ids and content hashes stored from it.
+    package var digest: String
+    /// Private fields the page held, dropped.
+    package var passwords: Int
+    package var emails: Int
+    package var names: Int
+    /// `post_pull_clock` when its posts were last seen stored so.
+    package var clock: Int64
+
+    package init(
+        start: String, hash: String, digest: String, passwords: Int, emails: Int, names: Int,
+        clock: Int64
+    ) {
+        self.clock = clock
+        self.start = start
+        self.hash = hash
+        self.digest = digest
+        self.passwords = passwords
+        self.emails = emails
+        self.names = names
+    }
+}

@@ -9,6 +9,8 @@ extension PostStore {
         package var contentHash: String
         /// The photo file's path as stored.
         package var photo: String?
+        /// The source it was last imported from.
+        package var origin: String?
         /// The judged fields as text, in this order: user, lat, lon,
         /// description, date, photo reference, photo hash.
         package var judged: [String?]
@@ -17,7 +19,7 @@ extension PostStore {
     /// The statements of one import, prepared once for all its posts.
     package struct ImportStatements {
         private let select: Statement
-        private let selectColumns: (status: Int, hash: Int, photo: Int, judged: [Int])
+        private let selectColumns: (status: Int, hash: Int, photo: Int, origin: Int, judged: [Int])
         private let upsert: Statement
         private let reopen: Statement
         private let adopt: Statement
@@ -31,13 +33,14 @@ extension PostStore {
             let database = store.database
             let select = try database.prepare(
                 """
-                SELECT status, content_hash, photo, user, lat, lon, description, date, photo_ref,
-                       photo_hash
+                SELECT status, content_hash, photo, origin, user, lat, lon, description, date,
+                       photo_ref, photo_hash
                 FROM posts WHERE id = ?
                 """)
             self.select = select
             selectColumns = (
                 select.column("status"), select.column("content_hash"), select.column("photo"),
+                select.column("origin"),
                 ["user", "lat", "lon", "description", "date", "photo_ref", "photo_hash"].map {
                     select.column($0)
                 }
@@ -89,7 +92,7 @@ extension PostStore {
             return StoredPost(
                 status: row.text(selectColumns.status) ?? "pending",
                 contentHash: row.text(selectColumns.hash) ?? "",
-                photo: row.text(selectColumns.photo),
+                photo: row.text(selectColumns.photo), origin: row.text(selectColumns.origin),
                 judged: selectColumns.judged.map { row[$0].map(Self.text) })
         }
 

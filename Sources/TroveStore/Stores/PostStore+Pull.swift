@@ -127,6 +127,23 @@ extension PostStore {
         return pull
     }
 
+    /// Forgets what the run of `pull` has read so far.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func forgetSeen(pull: Int64) throws {
+        _ = try database.execute("DELETE FROM post_pull_seen WHERE pull = ?", [.integer(pull)])
+    }
+
+    /// How many posts are last stored from `origin` and not withdrawn.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func countPosts(from origin: String) throws -> Int {
+        Int(
+            try database.scalar(
+                "SELECT count(*) FROM posts WHERE origin = ? AND status <> 'withdrawn'",
+                [.text(origin)])?.int64 ?? 0)
+    }
+
     /// A statement that records post ids as read by the run of `pull`.
     ///
     /// - Throws: `SQLiteError`.
@@ -175,6 +192,105 @@ extension PostStore {
         _ = try database.execute(
             "UPDATE post_pulls SET signals_due = ?2 WHERE id = ?1",
             [.integer(pull), .integer(due ? 1 : 0)])
+    }
+
+    // MARK: - Pages
+
+    /// The pages of the last whole read of `pull`, by the key each starts after.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func pages(pull: Int64) throws -> [String: PulledPage] {
+        var pages: [String: PulledPage] = [:]
+        for page in try database.query(
+            """
+            SELECT start, hash, digest, passwords, emails, names, clock FROM post_pull_pages
+            WHERE pull = ?
+            """, [.integer(pull)],
+            { row in
+                PulledPage(
+                    start: row.text("start") ?? "", hash: row.text("hash") ?? "",
+                    digest: row.text("digest") ?? "",
+                    passwords: Int(row.int64("passwords") ?? 0),
+                    emails: Int(row.int64("emails") ?? 0), names: Int(row.int64("names") ?? 0),
+                    clock: row.int64("clock") ?? 0)
+            })
+        {
+            pages[page.start] = page
+        }
+        return pages
+    }
+
+    /// Records a page as the run begun `at` read and stored it.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func savePage(_ page: PulledPage, pull: Int64, at: String) throws {
+        _ = try database.execute(
+            """
+            INSERT INTO post_pull_pages (pull, start, hash, digest, passwords, emails, names,
+                                         clock, read_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (pull, start) DO UPDATE SET
+                hash = excluded.hash, digest = excluded.digest,
+                passwords = excluded.passwords, emails = excluded.emails,
+                names = excluded.names, clock = excluded.clock, read_at = excluded.read_at
+            """,
+            [
+                .integer(pull), .text(page.start), .text(page.hash), .text(page.digest),
+                .integer(Int64(page.passwords)), .integer(Int64(page.emails)),
+                .integer(Int64(page.names)), .integer(page.clock), .text(at),
+            ])
+    }
+
+    /// Records that the run begun `at` read a page again, the same, its posts stored so
+    /// at change clock `clock`.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func touchPage(pull: Int64, start: String, clock: Int64, at: String) throws {
+        _ = try database.execute(
+            "UPDATE post_pull_pages SET read_at = ?, clock = ? WHERE pull = ? AND start = ?",
+            [.text(at), .integer(clock), .integer(pull), .text(start)])
+    }
+
+    /// The clock of what a page's digest covers (`post_pull_clock`): moved by a change to
+    /// a post's id, content hash, photo or source, a withdrawal, a return or a deletion.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func pullClock() throws -> Int64 {
+        try database.scalar("SELECT seq FROM post_pull_clock WHERE id = 1")?.int64 ?? 0
+    }
+
+    /// Forgets the pages a whole read begun `at` did not read (their bounds moved).
+    ///
+    /// - Throws: `SQLiteError`.
+    package func prunePages(pull: Int64, keeping at: String) throws {
+        _ = try database.execute(
+            "DELETE FROM post_pull_pages WHERE pull = ? AND read_at <> ?",
+            [.integer(pull), .text(at)])
+    }
+
+    /// The ids, content hashes and photo paths of those of `ids` stored from `origin` and
+    /// not withdrawn.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func storedContent(_ ids: [String], origin: String) throws -> [(
+        id: String, contentHash: String, photo: String?
+    )] {
+        let statement = try database.prepare(
+            """
+            SELECT content_hash, photo FROM posts
+            WHERE id = ? AND origin = ? AND status <> 'withdrawn'
+            """)
+        var found: [(id: String, contentHash: String, photo: String?)] = []
+        found.reserveCapacity(ids.count)
+        for id in ids {
+            if let row = try statement.first(
+                [.text(id), .text(origin)], { ($0.text(0), $0.text(1)) }),
+                let hash = row.0
+            {
+                found.append((id, hash, row.1))
+            }
+        }
+        return found
     }
 
     /// The posts last stored from `origin` of one user, not withdrawn, with their status
