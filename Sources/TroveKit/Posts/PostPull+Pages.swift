@@ -31,11 +31,34 @@ extension PostPull {
         case failed(PullError)
     }
 
-    /// A page's children, handed from the fetching thread to the storing one and never
-    /// touched by the first again.
-    final class PageChildren: @unchecked Sendable {
-        let value: JSONValue
-        init(_ value: JSONValue) { self.value = value }
+    /// The children of a page passed as the same, still as the database answered them:
+    /// read only if the page cannot be passed over after all.
+    struct PageChildren: Sendable {
+        let bytes: [UInt8]
+        /// A key the answer holds that is not the page's (a backward page's bound).
+        let excluding: String?
+
+        /// The page's children.
+        ///
+        /// - Throws: `JSONSyntaxError`, which bytes a whole read parsed cannot raise.
+        func value() throws -> JSONValue {
+            var parser = JSONParser(bytes)
+            var children = PostPull.children(try parser.parseValue())
+            if let excluding { children.removeAll { $0.name == excluding } }
+            return .object(children)
+        }
+    }
+
+    /// An answer's children, each with its value, or, when the answer's bytes are those
+    /// the last whole read had for the page (`same`), only their keys (values `null`):
+    /// such a page is mostly passed over, and reading it into values costs more than
+    /// anything else about it.
+    struct Answer {
+        var children: [JSONMember]
+        /// The SHA-256 of the number asked for and the bytes, when pages may be passed over.
+        var hash: String?
+        var same = false
+        var keysOnly = false
     }
 
     // MARK: - The location
@@ -64,7 +87,7 @@ extension PostPull {
                         return
                     }
                     let file = try Self.posts(
-                        in: children.value, wrapper: "Locations", location: location)
+                        in: try children.value(), wrapper: "Locations", location: location)
                     try ingestPage(file, facts, pull: pull, at: at)
                 default: break
                 }
@@ -73,7 +96,7 @@ extension PostPull {
             }
         case .nested:
             try readChildren(
-                [], size: max(1, pageSize / 10), known: nil,
+                [], size: max(1, pageSize / 20), known: nil,
                 read: { try Self.posts(in: $0, wrapper: "Users", location: location) }
             ) { item in
                 if case .posts(let file, _) = item { try ingest(file, pull: pull) }
@@ -320,17 +343,132 @@ extension PostPull {
         }
     }
 
+    /// The children of an answer for the page at `place`: only their keys when its bytes
+    /// are those `known` holds for it, else each with its value.
+    ///
+    /// - Returns: nil when the answer is not JSON.
+    private static func answer(
+        _ bytes: [UInt8], place: String, size: Int, known: [String: String]?
+    ) -> Answer? {
+        var hash: String?
+        if let known {
+            let digest = SHA256.hex(Array("\(size)\n".utf8) + bytes)
+            hash = digest
+            if known[place] == digest, let keys = topLevelKeys(bytes) {
+                return Answer(
+                    children: keys.map { JSONMember(name: $0, value: .null) }, hash: digest,
+                    same: true, keysOnly: true)
+            }
+        }
+        var parser = JSONParser(bytes)
+        guard let value = try? parser.parseValue() else { return nil }
+        return Answer(
+            children: children(value), hash: hash, same: hash != nil && known?[place] == hash)
+    }
+
     /// A page as the fetching thread hands it on: read into posts, or passed as the same
     /// when its bytes are the last whole read's (whole pages only).
     private static func item(
-        _ kept: [JSONMember], whole: Bool, place: String, size: Int, bytes: [UInt8],
-        known: [String: String]?, read: (JSONValue) throws -> PostFile
+        _ kept: [JSONMember], whole: Bool, place: String, answer: Answer, bytes: [UInt8],
+        excluding: String?, read: (JSONValue) throws -> PostFile
     ) throws -> PageItem {
-        guard let known, whole else { return .posts(try read(.object(kept)), nil) }
-        let hash = SHA256.hex(Array("\(size)\n".utf8) + bytes)
+        guard whole, let hash = answer.hash else {
+            guard answer.keysOnly else { return .posts(try read(.object(kept)), nil) }
+            // Part of a page the last read had whole: its claimed children, read now.
+            let names = Set(kept.map(\.name))
+            var parser = JSONParser(bytes)
+            let children = Self.children(try parser.parseValue()).filter {
+                names.contains($0.name)
+            }
+            return .posts(try read(.object(children)), nil)
+        }
         let facts = PageFacts(start: place, hash: hash, keys: kept.map(\.name))
-        if known[place] == hash { return .same(facts, PageChildren(.object(kept))) }
+        if answer.same { return .same(facts, PageChildren(bytes: bytes, excluding: excluding)) }
         return .posts(try read(.object(kept)), facts)
+    }
+
+    /// The keys of a JSON object's members, in the order written, its values stepped over
+    /// unread; nil for anything but an object written as JSON.
+    static func topLevelKeys(_ bytes: [UInt8]) -> [String]? {
+        let count = bytes.count
+        var index = 0
+        func skipSpace() {
+            while index < count,
+                bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D
+                    || bytes[index] == 0x09
+            {
+                index += 1
+            }
+        }
+        /// The end of the string starting at `index` (past its closing quote), and
+        /// whether it holds an escape.
+        func stringEnd() -> (end: Int, escaped: Bool)? {
+            var position = index + 1
+            var escaped = false
+            while position < count {
+                switch bytes[position] {
+                case 0x5C:
+                    escaped = true
+                    position += 2
+                case 0x22: return (position + 1, escaped)
+                default: position += 1
+                }
+            }
+            return nil
+        }
+        var keys: [String] = []
+        skipSpace()
+        guard index < count, bytes[index] == 0x7B else { return nil }
+        index += 1
+        skipSpace()
+        if index < count, bytes[index] == 0x7D {
+            index += 1
+            skipSpace()
+            return index == count ? [] : nil
+        }
+        while true {
+            skipSpace()
+            guard index < count, bytes[index] == 0x22, let (end, escaped) = stringEnd() else {
+                return nil
+            }
+            if escaped {
+                var parser = JSONParser(Array(bytes[index..<end]))
+                guard case .string(let key)? = try? parser.parseValue() else { return nil }
+                keys.append(key)
+            } else {
+                keys.append(String(decoding: bytes[(index + 1)..<(end - 1)], as: UTF8.self))
+            }
+            index = end
+            skipSpace()
+            guard index < count, bytes[index] == 0x3A else { return nil }
+            index += 1
+            // The value, to the comma or brace that ends it.
+            var depth = 0
+            scan: while index < count {
+                switch bytes[index] {
+                case 0x22:
+                    guard let (end, _) = stringEnd() else { return nil }
+                    index = end
+                    continue scan
+                case 0x7B, 0x5B: depth += 1
+                case 0x7D, 0x5D:
+                    if depth == 0 { break scan }
+                    depth -= 1
+                case 0x2C where depth == 0: break scan
+                default: break
+                }
+                index += 1
+            }
+            guard index < count else { return nil }
+            if bytes[index] == 0x2C {
+                index += 1
+                continue
+            }
+            guard bytes[index] == 0x7D else { return nil }
+            index += 1
+            skipSpace()
+            return index == count ? keys : nil
+        }
     }
 
     /// The forward read of `readChildren`, on a fetching thread, from the start. Each page
@@ -372,19 +510,20 @@ extension PostPull {
                     if stop { return }
                     start = DatabaseKeyOrder.successor(key)
                 case .value(let bytes):
-                    var parser = JSONParser(bytes)
-                    guard let value = try? parser.parseValue() else {
+                    let place = start ?? ""
+                    guard let answer = answer(bytes, place: place, size: size, known: known)
+                    else {
                         throw PullError(
                             "cannot read \(reader.location.origin): the answer is not JSON")
                     }
-                    let children = Self.children(value)
+                    let children = answer.children
                     let last = children.map(\.name).max(by: DatabaseKeyOrder.precedes)
                     let (kept, stop) = meeting.claimForward(
                         children, last: children.count < size)
                     if !kept.isEmpty {
                         let item = try item(
-                            kept, whole: kept.count == children.count, place: start ?? "",
-                            size: size, bytes: bytes, known: known, read: read)
+                            kept, whole: kept.count == children.count, place: place,
+                            answer: answer, bytes: bytes, excluding: nil, read: read)
                         guard channel.send(item) else { return }
                     }
                     guard !stop, let last else { return }
@@ -421,17 +560,19 @@ extension PostPull {
             items.append(
                 URLQueryItem(name: "limitToLast", value: String(size + (end == nil ? 0 : 1))))
             guard case .value(let bytes)? = try? reader.get(relative, items) else { return }
-            var parser = JSONParser(bytes)
-            guard let value = try? parser.parseValue() else { return }
-            var children = Self.children(value)
+            let place = "<" + (end ?? "")
+            guard let answer = answer(bytes, place: place, size: size, known: known) else {
+                return
+            }
+            var children = answer.children
             if let end { children.removeAll { $0.name == end } }
             let first = children.map(\.name).min(by: DatabaseKeyOrder.precedes)
             let (kept, stop) = meeting.claimBackward(children, last: children.count < size)
             if !kept.isEmpty {
                 guard
                     let item = try? item(
-                        kept, whole: kept.count == children.count, place: "<" + (end ?? ""),
-                        size: size, bytes: bytes, known: known, read: read),
+                        kept, whole: kept.count == children.count, place: place,
+                        answer: answer, bytes: bytes, excluding: end, read: read),
                     channel.send(item)
                 else { return }
             }

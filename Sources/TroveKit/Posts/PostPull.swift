@@ -34,7 +34,7 @@ public final class PostPull {
     /// Posts stored per transaction.
     public var batchSize = 250
     /// Records asked for per page (halved for a page too large to hold).
-    public var pageSize = 5000
+    public var pageSize = 10_000
     /// Called after each batch.
     public var progress: (PullProgress) -> Void = { _ in }
     /// What the last `run` or `refresh` did.
