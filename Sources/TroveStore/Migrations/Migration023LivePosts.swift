@@ -22,11 +22,6 @@ extension Schema {
             PRIMARY KEY (bucket, name)
         ) WITHOUT ROWID;
 
-        -- A pull counts the posts stored from its location that are not withdrawn (to tell
-        -- whether any is gone) from this index alone, never reading the posts themselves.
-        DROP INDEX posts_origin;
-        CREATE INDEX posts_origin ON posts (origin, status) WHERE origin IS NOT NULL;
-
         -- Each location posts are pulled from, by its URL (the source's identity).
         CREATE TABLE post_pulls (
             id           INTEGER PRIMARY KEY,
