@@ -8,9 +8,12 @@ import Foundation
 /// reused (and multiplexed over HTTP/2 where the server offers it), so thousands of small
 /// requests cost little more than their bytes. Answers that may succeed later (408, 429,
 /// 5xx) and failed connections are retried with exponential backoff while the other
-/// transfers go on. Not thread-safe: one client belongs to the thread that calls `send`.
+/// transfers go on. Not thread-safe: one client belongs to the thread that calls `send`
+/// (its `interrupter` is the exception, for ending a `send` from elsewhere).
 public final class HTTPClient {
     public let configuration: HTTPConfiguration
+    /// Ends this client's `send` from another thread.
+    public let interrupter: HTTPInterrupter
     private let multi: UnsafeMutableRawPointer
     /// Easy handles between transfers, reset before reuse.
     private var idle: [UnsafeMutableRawPointer] = []
@@ -21,6 +24,7 @@ public final class HTTPClient {
         self.configuration = configuration
         guard let multi = curl_multi_init() else { fatalError("curl_multi_init failed") }
         self.multi = multi
+        interrupter = HTTPInterrupter(multi: multi)
         let connections = max(1, configuration.maxConnections)
         _ = trove_curl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, connections)
         _ = trove_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, connections)
@@ -28,6 +32,7 @@ public final class HTTPClient {
     }
 
     deinit {
+        interrupter.detach()
         for easy in idle { curl_easy_cleanup(easy) }
         curl_multi_cleanup(multi)
     }
@@ -40,10 +45,26 @@ public final class HTTPClient {
     public func send(
         count: Int, request: (Int) -> HTTPRequest, finished: (Int, HTTPOutcome) -> Bool
     ) {
+        send(count: count, request: request, handler: { _ in nil }, finished: finished)
+    }
+
+    /// Sends `count` requests as `send(count:request:finished:)` does; a request for which
+    /// `handler` gives a handler has its answer delivered to it as it arrives (its
+    /// outcome's body is then empty), the others are kept up to `maxResponseBytes`.
+    ///
+    /// A transfer its handler abandons ends as failed and is not sent again.
+    public func send(
+        count: Int, request: (Int) -> HTTPRequest,
+        handler: (Int) -> (any HTTPResponseHandler)?, finished: (Int, HTTPOutcome) -> Bool
+    ) {
         var next = 0
         var stopping = false
         var active: [UnsafeMutableRawPointer: Transfer] = [:]
-        var retries: [(due: UInt64, index: Int, attempts: Int, request: HTTPRequest)] = []
+        var retries:
+            [(
+                due: UInt64, index: Int, attempts: Int, request: HTTPRequest,
+                handler: (any HTTPResponseHandler)?
+            )] = []
         let limit = max(1, configuration.maxConnections)
 
         func report(_ index: Int, _ outcome: HTTPOutcome) {
@@ -54,8 +75,12 @@ public final class HTTPClient {
             }
         }
 
-        func start(_ index: Int, attempts: Int, _ request: HTTPRequest) {
-            switch begin(index: index, attempts: attempts + 1, request: request) {
+        func start(
+            _ index: Int, attempts: Int, _ request: HTTPRequest,
+            _ handler: (any HTTPResponseHandler)?
+        ) {
+            switch begin(index: index, attempts: attempts + 1, request: request, handler: handler)
+            {
             case .success(let transfer): active[transfer.easy] = transfer
             case .failure(let failure):
                 report(index, .failed(message: failure.message, attempts: 0))
@@ -63,14 +88,28 @@ public final class HTTPClient {
         }
 
         while true {
+            if interrupter.isInterrupted {
+                // Abandon everything: what is in flight ends as failed, nothing more starts.
+                stopping = true
+                retries.removeAll()
+                for (easy, transfer) in active {
+                    curl_multi_remove_handle(multi, easy)
+                    idle.append(easy)
+                    report(
+                        transfer.index, .failed(message: "interrupted", attempts: transfer.attempts)
+                    )
+                }
+                active.removeAll()
+                break
+            }
             if !stopping {
                 let now = DispatchTime.now().uptimeNanoseconds
                 while active.count < limit, let due = retries.firstIndex(where: { $0.due <= now }) {
                     let retry = retries.remove(at: due)
-                    start(retry.index, attempts: retry.attempts, retry.request)
+                    start(retry.index, attempts: retry.attempts, retry.request, retry.handler)
                 }
                 while active.count < limit, next < count, !stopping {
-                    start(next, attempts: 0, request(next))
+                    start(next, attempts: 0, request(next), handler(next))
                     next += 1
                 }
             }
@@ -92,7 +131,9 @@ public final class HTTPClient {
                     let delay = configuration.retryDelay(
                         afterAttempt: transfer.attempts, retryAfter: transfer.retryAfter)
                     let due = DispatchTime.now().uptimeNanoseconds + UInt64(delay * 1e9)
-                    retries.append((due, transfer.index, transfer.attempts, transfer.request))
+                    retries.append(
+                        (due, transfer.index, transfer.attempts, transfer.request, transfer.handler)
+                    )
                 } else {
                     report(transfer.index, outcome)
                 }
@@ -105,11 +146,8 @@ public final class HTTPClient {
                 let now = DispatchTime.now().uptimeNanoseconds
                 wait = soonest <= now ? 0 : min(wait, Int((soonest - now) / 1_000_000) + 1)
             }
-            if active.isEmpty {
-                if wait > 0 { usleep(UInt32(wait) * 1000) }
-            } else {
-                _ = curl_multi_poll(multi, nil, 0, Int32(wait), nil)
-            }
+            // With no transfer in flight this waits for the next retry, or for an interrupt.
+            if wait > 0 { _ = curl_multi_poll(multi, nil, 0, Int32(wait), nil) }
         }
     }
 
@@ -125,9 +163,9 @@ public final class HTTPClient {
 
     // MARK: - One transfer
 
-    private func begin(index: Int, attempts: Int, request: HTTPRequest)
-        -> Result<Transfer, BodyFileError>
-    {
+    private func begin(
+        index: Int, attempts: Int, request: HTTPRequest, handler: (any HTTPResponseHandler)?
+    ) -> Result<Transfer, BodyFileError> {
         let reader: BodyReader
         do {
             reader = try BodyReader(request.body)
@@ -144,7 +182,7 @@ public final class HTTPClient {
         }
         let transfer = Transfer(
             easy: easy, index: index, attempts: attempts, request: request, reader: reader,
-            maxResponseBytes: configuration.maxResponseBytes)
+            handler: handler, maxResponseBytes: configuration.maxResponseBytes)
         transfer.configure(configuration)
         let added = curl_multi_add_handle(multi, easy)
         if added != CURLM_OK {
@@ -164,22 +202,29 @@ private final class Transfer {
     let attempts: Int
     let request: HTTPRequest
     let reader: BodyReader
+    /// Takes the answer as it arrives, when the caller gave one.
+    let handler: (any HTTPResponseHandler)?
     private let maxResponseBytes: Int
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
     var response: [UInt8] = []
     /// Seconds from the answer's `Retry-After` header.
     var retryAfter: Double?
+    /// The header fields of the answer so far (of the last header block).
+    private var fields: [HTTPHeaderField] = []
+    /// Whether the handler abandoned the transfer.
+    private(set) var abandoned = false
 
     init(
         easy: UnsafeMutableRawPointer, index: Int, attempts: Int, request: HTTPRequest,
-        reader: BodyReader, maxResponseBytes: Int
+        reader: BodyReader, handler: (any HTTPResponseHandler)?, maxResponseBytes: Int
     ) {
         self.easy = easy
         self.index = index
         self.attempts = attempts
         self.request = request
         self.reader = reader
+        self.handler = handler
         self.maxResponseBytes = maxResponseBytes
         errorBuffer.initialize(to: 0)
     }
@@ -245,6 +290,11 @@ private final class Transfer {
             guard let user else { return 0 }
             let transfer = Unmanaged<Transfer>.fromOpaque(user).takeUnretainedValue()
             let bytes = size * count
+            if let handler = transfer.handler {
+                let taken = handler.body(UnsafeRawBufferPointer(start: buffer, count: bytes))
+                if !taken { transfer.abandoned = true }
+                return taken ? bytes : 0
+            }
             let room = transfer.maxResponseBytes - transfer.response.count
             if let buffer, room > 0 {
                 buffer.withMemoryRebound(to: UInt8.self, capacity: bytes) {
@@ -269,8 +319,34 @@ private final class Transfer {
                     in: .whitespacesAndNewlines)
                 transfer.retryAfter = Double(value)
             }
-            return bytes
+            return transfer.header(line) ? bytes : 0
         }
+    }
+
+    /// Takes one header line: a status line starts a block, a blank line ends it and
+    /// hands the head to the handler. False when the handler abandons the transfer.
+    private func header(_ line: String) -> Bool {
+        let text = line.trimmingCharacters(in: .whitespacesAndNewlines)
+        if text.hasPrefix("HTTP/") {
+            fields = []
+            return true
+        }
+        if !text.isEmpty {
+            if let colon = text.firstIndex(of: ":") {
+                fields.append(
+                    HTTPHeaderField(
+                        name: String(text[..<colon]),
+                        value: text[text.index(after: colon)...].trimmingCharacters(
+                            in: .whitespaces)))
+            }
+            return true
+        }
+        guard let handler else { return true }
+        var status = 0
+        _ = trove_curl_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+        if handler.head(HTTPResponseHead(status: status, fields: fields)) { return true }
+        abandoned = true
+        return false
     }
 
     /// The outcome of this attempt, from libcurl's result code.
@@ -283,6 +359,7 @@ private final class Transfer {
         if let failure = reader.failure {
             return .failed(message: failure, attempts: attempts)
         }
+        if abandoned { return .failed(message: "abandoned by its receiver", attempts: attempts) }
         var message = String(cString: errorBuffer)
         if message.isEmpty { message = String(cString: curl_easy_strerror(code)) }
         return .failed(message: message, attempts: attempts)
@@ -295,7 +372,7 @@ private final class Transfer {
         case .response(let response, _):
             return HTTPConfiguration.retryable(status: response.status)
         case .failed:
-            return reader.failure == nil
+            return reader.failure == nil && !abandoned
         }
     }
 }

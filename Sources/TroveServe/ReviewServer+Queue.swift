@@ -182,8 +182,21 @@ extension ReviewServer {
         }
         return Self.json(
             200,
-            JSONObject(["seq": Int(seq), "decisions": decisions, "claims": claims])
-                .compactJSONText)
+            JSONObject([
+                "seq": Int(seq), "decisions": decisions, "claims": claims, "follow": followJSON(),
+            ]).compactJSONText)
+    }
+
+    /// `--follow`'s state: the location, `following` (since when), `connecting`,
+    /// `reconnecting` or `stopped` (with why), and what it brought in; null without it.
+    func followJSON() -> JSONObject? {
+        guard let status = configuration.follow?() else { return nil }
+        return JSONObject([
+            "url": status.url, "state": status.state.rawValue, "since": status.since,
+            "lastEvent": status.lastEvent, "lastSync": status.lastSync,
+            "message": status.message, "stored": status.stored, "withdrawn": status.withdrawn,
+            "refused": status.refused,
+        ])
     }
 
     /// Rendition sizes the page asks for (the longer side).

@@ -44,7 +44,7 @@ extension ReviewServer {
                 "reasons": reasons, "claimMinutes": settings.claimMinutes,
                 "area": settings.reviewArea?.text,
                 "tiles": configuration.tiles != nil, "seq": Int(seq),
-                "signals": SignalName.allCases.map(\.rawValue),
+                "signals": SignalName.allCases.map(\.rawValue), "follow": followJSON(),
             ]).compactJSONText)
     }
 

@@ -30,6 +30,8 @@ public final class ReviewServer: @unchecked Sendable {
         public var tiles: TileSource?
         /// The page, its script and style.
         public var page = "", script = "", style = ""
+        /// How `--follow` is going, for the page; nil when the server follows nothing.
+        public var follow: (@Sendable () -> PostFollower.Status)?
 
         /// Empty.
         public init() {}

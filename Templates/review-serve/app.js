@@ -946,6 +946,25 @@ async function userPanel(user) {
   button.focus();
 }
 
+// `review serve --follow`: whether the queue follows the live database, and since when.
+function showFollow(follow) {
+  const line = $('follow-status');
+  if (!line || !follow) return;
+  const time = (iso) => (iso ? new Date(iso).toLocaleTimeString() : '');
+  const texts = {
+    following: 'following the database since ' + time(follow.since),
+    connecting: 'connecting to the database…',
+    reconnecting: 'reconnecting to the database…',
+    stopped: 'not following the database',
+  };
+  let text = texts[follow.state] || shownText(String(follow.state));
+  if (follow.stored) text += ' · ' + follow.stored + ' posts in since start';
+  line.textContent = text;
+  line.title = shownText(follow.url + (follow.message ? ': ' + follow.message : ''));
+  line.dataset.state = follow.state;
+  line.hidden = false;
+}
+
 // Asks in the panel before rejecting every pending post of a user.
 function confirmRejectAll(user, pending) {
   const reason = $('user-reason').value;
@@ -984,6 +1003,7 @@ async function poll() {
   const { status, data } = await api('/api/changes?since=' + state.seq);
   if (status !== 200) return;
   state.seq = data.seq;
+  showFollow(data.follow);
   const claims = new Map(data.claims.map((c) => [c.id, c.moderator]));
   let changed = false;
   for (const id of new Set([...claims.keys(), ...state.claims.keys()])) {
@@ -1094,6 +1114,7 @@ async function start() {
   const data = answer.data;
   state.me = data;
   state.seq = data.seq;
+  showFollow(data.follow);
   $('who').textContent = shownText(data.moderator);
   const signal = $('f-signal');
   for (const name of data.signals) signal.append(el('option', { value: name, text: name }));

@@ -70,6 +70,18 @@ import Testing
         #expect(again.stderr.contains("(0 new, 0 updated, 3 unchanged)"))
     }
 
+    @Test func anUnchangedPostFollowsItsPhotosToTheirNewFolder() throws {
+        try writeExport()
+        sandbox.run("import", "posts", "in/export.json", "--photos", "in/photos")
+        try FileManager.default.moveItem(
+            atPath: sandbox.path("in/photos"), toPath: sandbox.path("in/pictures"))
+        let again = sandbox.run("import", "posts", "in/export.json", "--photos", "in/pictures")
+        #expect(again.stderr.contains("(0 new, 0 updated, 3 unchanged)"))
+        let database = try Workspace.testDatabase(at: sandbox.workspace)
+        let photo = try database.scalar("SELECT photo FROM posts WHERE id = 'p1'")?.string
+        #expect(photo?.hasSuffix("/in/pictures/p1.jpg") == true)
+    }
+
     @Test func changedContentAfterADecisionGoesBackToPending() throws {
         try writeExport()
         sandbox.run("import", "posts", "in/export.json", "--photos", "in/photos")

@@ -17,13 +17,21 @@ final class ServedQueue {
     /// What the server printed as it started.
     let startup: String
 
-    init(_ sandbox: Sandbox, listen: String = "127.0.0.1:0", arguments: [String] = []) throws {
+    init(
+        _ sandbox: Sandbox, listen: String = "127.0.0.1:0", arguments: [String] = [],
+        environment: [String: String] = [:]
+    ) throws {
         try BuiltBinary.require()
         self.sandbox = sandbox
         process = Process()
         process.executableURL = URL(fileURLWithPath: BuiltBinary.path)
         process.arguments =
             ["-w", sandbox.workspace, "review", "serve", "--listen", listen] + arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) {
+                $1
+            }
+        }
         process.currentDirectoryURL = sandbox.folder
         process.standardOutput = FileHandle.nullDevice
         errors = Pipe()

@@ -28,12 +28,18 @@ import Testing
         ("2022-01-24T10:15:00.123Z", "2022-01-24T10:15:00Z"),
         ("2022-01-24 10:15:00", "2022-01-24T10:15:00Z"),
         ("1643019300000", "2022-01-24T10:15:00Z"),
+        // The stored shapes, read without a formatter.
+        ("2024-02-29", "2024-02-29"), ("2000-02-29T23:59:59Z", "2000-02-29T23:59:59Z"),
+        (" 2022-01-24T00:00:00Z ", "2022-01-24T00:00:00Z"),
     ])
     func datesAreNormalizedToISO8601(_ text: String, _ expected: String) {
         #expect(PostDate.normalize(text) == expected)
     }
 
-    @Test(arguments: ["31Feb 2022", "yesterday", "2022-13-01", "24Foo 2022"])
+    @Test(arguments: [
+        "31Feb 2022", "yesterday", "2022-13-01", "24Foo 2022", "2022-02-29", "1900-02-29",
+        "2022-04-31", "2022-00-10",
+    ])
     func unknownDatesAreRefused(_ text: String) {
         #expect(PostDate.normalize(text) == nil)
     }

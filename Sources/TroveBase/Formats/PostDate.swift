@@ -12,7 +12,9 @@ public enum PostDate {
     /// fractional seconds dropped), the app's `24Jan 2022` style (also `24 Jan 2022`,
     /// `24 January 2022`), and Unix times in seconds or milliseconds.
     public static func normalize(_ text: String) -> String? {
+        if isCanonical(text) { return text }
         let trimmed = text.trimmingCharacters(in: .whitespaces)
+        if isCanonical(trimmed) { return trimmed }
         if let day = appStyle(trimmed) { return day }
         if let moment = iso(trimmed) { return moment }
         if let number = Double(trimmed), number.isFinite, number > 0 {
@@ -56,6 +58,38 @@ public enum PostDate {
             seconds += hour * 3600 + minute * 60 + second
         }
         return Date(timeIntervalSince1970: TimeInterval(seconds))
+    }
+
+    /// Whether `text` is already in a stored shape, `2022-01-24` or
+    /// `2022-01-24T10:15:00Z`, with a real day and time (checked by hand: the date
+    /// formatters cost more than all the rest of reading a post, and apps mostly write
+    /// these shapes). Years before 1600 are left to the formatters, whose calendar turns
+    /// Julian there.
+    static func isCanonical(_ text: String) -> Bool {
+        let digits = Array(text.utf8)
+        guard digits.count == 10 || digits.count == 20 else { return false }
+        func number(_ range: Range<Int>) -> Int? {
+            var value = 0
+            for index in range {
+                guard (48...57).contains(digits[index]) else { return nil }
+                value = value * 10 + Int(digits[index] - 48)
+            }
+            return value
+        }
+        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+            digits[4] == UInt8(ascii: "-"), digits[7] == UInt8(ascii: "-"), year >= 1600,
+            (1...12).contains(month), day >= 1
+        else { return false }
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        let lengths = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+        guard day <= lengths[month - 1] else { return false }
+        guard digits.count == 20 else { return true }
+        guard digits[10] == UInt8(ascii: "T"), digits[13] == UInt8(ascii: ":"),
+            digits[16] == UInt8(ascii: ":"), digits[19] == UInt8(ascii: "Z"),
+            let hour = number(11..<13), let minute = number(14..<16),
+            let second = number(17..<19)
+        else { return false }
+        return hour < 24 && minute < 60 && second < 60
     }
 
     /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).

@@ -26,6 +26,9 @@ package struct SHA256 {
         0x90be_fffa, 0xa450_6ceb, 0xbef9_a3f7, 0xc671_78f2,
     ]
 
+    /// A hash of nothing yet, to feed a stream into.
+    package init() {}
+
     /// Feeds more bytes.
     package mutating func update(_ bytes: [UInt8]) {
         bytes.withUnsafeBytes { update($0) }

@@ -2,8 +2,9 @@ import Foundation
 import TroveBase
 import TroveCommandLine
 import TroveKit
+import TroveStore
 
-/// `trove import posts FILE [--photos DIR]`.
+/// `trove import posts FILE [--photos DIR]` and `trove import posts --from URL`.
 enum ImportPostsCommand {
     static let command = Command(
         "posts", abstract: "Import user-submitted posts for review.",
@@ -20,15 +21,43 @@ enum ImportPostsCommand {
             A record that cannot become a post stops the import with nothing changed
             (exit 3) unless --skip-invalid. Exit 1 when a photo reference was refused for
             leading outside the photos folder, or records were skipped.
+
+            --from URL reads the posts from the live database location the app writes
+            (https://PROJECT-default-rtdb.firebaseio.com/Locations, or .../Users for
+            Users/{uid}/TaggedLocations/{id}; an emulator's
+            http://127.0.0.1:PORT/Locations?ns=NAME) in pages, and their photos (Firebase
+            download URLs and gs:// URLs) from Cloud Storage through its JSON API, with
+            the credentials and endpoint 'publish' uses (gcloud's token,
+            CLOUDSDK_API_ENDPOINT_OVERRIDES_STORAGE). Photos are kept in the folder beside
+            the workspace (WORKSPACE.photos/), named by their content, and downloaded
+            again only when their object changed. The rules of a file import hold, the URL
+            being the source: a post gone from the location is withdrawn once the whole
+            location was read. Records that cannot become posts are skipped and reported
+            (--rejects FILE writes them). Work is committed in batches: an interrupted
+            pull keeps what it finished, and the next one goes on. Exit 1 when a post was
+            not imported because its photo could not be downloaded (the others are), or
+            records were skipped; 3 when the location could not be read at all.
             """,
         arguments: [file],
-        options: [photos, skipInvalid, rejects, force],
+        options: [from, photos, skipInvalid, rejects, force],
         formats: [.text, .json]
     ) { invocation in
+        if let url = invocation[Self.from] {
+            guard invocation[Self.file] == nil else {
+                throw invocation.usageError("give a file or --from URL, not both")
+            }
+            if invocation[Self.photos] != nil {
+                throw invocation.usageError(
+                    "--photos is for files: --from reads the photos from Cloud Storage")
+            }
+            return try pull(url, invocation)
+        }
         if invocation[Self.rejects] != nil && !invocation[Self.skipInvalid] {
             throw invocation.usageError("--rejects needs --skip-invalid")
         }
-        let file = invocation[Self.file]
+        guard let file = invocation[Self.file] else {
+            throw invocation.usageError("give the file to import, or --from URL")
+        }
         let path = invocation.resolve(file)
         let photos =
             invocation[Self.photos].map(invocation.resolve)
@@ -61,7 +90,69 @@ enum ImportPostsCommand {
         return summary.refusedPhotos.isEmpty && summary.skipped == 0 ? .success : .problems
     }
 
-    static func report(_ summary: PostImportSummary, file: String, _ invocation: Invocation) {
+    /// `--from URL`: a pull of the live location.
+    static func pull(_ url: String, _ invocation: Invocation) throws -> ExitStatus {
+        let location: LiveLocation
+        do {
+            location = try LiveLocation(url)
+        } catch {
+            throw invocation.usageError("--from: \(error)")
+        }
+        let workspace = try invocation.openWorkspace()
+        if workspace.isReadOnly { throw WorkspaceError.readOnly(path: workspace.path) }
+        let pull: PostPull
+        do {
+            pull = try PostPull(
+                workspace: workspace, location: location,
+                environment: invocation.context.environment)
+        } catch {
+            throw CommandFailure("\(error)", status: .usage)
+        }
+        let bar = invocation.progress("pulling \(location.name)", total: 0)
+        pull.progress = { counts in
+            bar.count(counts.read)
+        }
+        var failure: PullError?
+        do {
+            try pull.run()
+        } catch let error as PullError {
+            failure = error
+        }
+        bar.finish()
+        for reject in pull.rejects {
+            invocation.warn("skipped: \(ReviewFormat.line(reject.description))")
+        }
+        for note in pull.notes { invocation.note("note: \(note)") }
+        if let rejects = invocation[Self.rejects] {
+            try AtomicFile.write(
+                Data(PostRejects.csv(pull.rejects).utf8), to: invocation.resolve(rejects))
+        }
+        if let failure {
+            invocation.warn("error: \(ReviewFormat.line(failure.description))")
+            guard pull.committed else {
+                invocation.warn("nothing was imported")
+                return .input
+            }
+            report(pull.summary, file: location.origin, pulled: true, complete: false, invocation)
+            invocation.warn(
+                "the pull stopped before the end of \(location.origin): what it read is kept and "
+                    + "no post was withdrawn; run it again to go on")
+            return .problems
+        }
+        report(pull.summary, file: location.origin, pulled: true, invocation)
+        return pull.summary.refusedPosts.isEmpty && pull.summary.skipped == 0
+            ? .success : .problems
+    }
+
+    static func report(
+        _ summary: PostImportSummary, file: String, pulled: Bool = false, complete: Bool = true,
+        _ invocation: Invocation
+    ) {
+        for (id, reason) in summary.refusedPosts {
+            invocation.warn(
+                "error: post \(ReviewFormat.line(id)) was not imported: \(ReviewFormat.line(reason))"
+            )
+        }
         for (id, reason) in summary.refusedPhotos {
             invocation.warn("warning: photo of post \(id) refused: \(reason)")
         }
@@ -94,14 +185,31 @@ enum ImportPostsCommand {
                     "unchanged": summary.unchanged, "reopened": summary.reopened,
                     "refused_photos": refused, "dropped": dropped, "skipped": summary.skipped,
                     "withdrawn": summary.withdrawn.map(\.id), "returned": summary.returned,
+                    "refused_posts": summary.refusedPosts.map {
+                        JSONObject(["id": $0.id, "reason": $0.reason])
+                    },
+                    "downloaded": JSONObject([
+                        "photos": summary.downloadedPhotos, "bytes": summary.downloadedBytes,
+                    ]),
+                    "complete": complete,
                 ]).jsonText)
             return
         }
         invocation.note(
-            "imported \(summary.imported) posts (\(summary.new) new, \(summary.updated) updated, "
-                + "\(summary.unchanged) unchanged) from \(file)"
+            "\(pulled ? "pulled" : "imported") \(summary.imported) posts (\(summary.new) new, "
+                + "\(summary.updated) updated, \(summary.unchanged) unchanged) from \(file)"
                 + (summary.skipped > 0 ? "; skipped \(summary.skipped) invalid records" : "")
+                + (summary.refusedPosts.isEmpty
+                    ? "" : "; \(summary.refusedPosts.count) not imported (photo not downloaded)")
                 + (summary.withdrawn.isEmpty ? "" : "; \(summary.withdrawn.count) withdrawn"))
+        if pulled {
+            invocation.note(
+                summary.downloadedPhotos == 0
+                    ? "downloaded no photos"
+                    : "downloaded \(summary.downloadedPhotos) photos "
+                        + "(\(ByteCountFormatter.string(fromByteCount: Int64(summary.downloadedBytes), countStyle: .binary)))"
+            )
+        }
         if summary.droppedNames > 0 {
             invocation.note(
                 "dropped \(summary.droppedPasswords) password fields, "
@@ -117,15 +225,19 @@ enum ImportPostsCommand {
     // MARK: - Declarations
 
     static let file = Argument<String>(
-        "file", help: "The export, CSV or NDJSON file.", role: .input)
+        "file", help: "The export, CSV or NDJSON file.", role: .input
+    ).optional
+    static let from = Option<String>(
+        "from", value: "url",
+        help: "Pull the posts from this database location instead (…/Locations or …/Users).")
     static let photos = Option<String>(
         "photos", value: "dir", help: "The folder holding the photos.", role: .input)
     static let skipInvalid = Flag(
         "skip-invalid", help: "Import the valid records; report the others and exit 1.")
     static let rejects = Option<String>(
         "rejects", value: "file",
-        help: "With --skip-invalid: write the skipped records here (CSV: where, why, "
-            + "the record).",
+        help: "With --skip-invalid or --from: write the skipped records here (CSV: where, "
+            + "why, the record).",
         role: .output(.rejects))
     static let force = Flag(
         "force",

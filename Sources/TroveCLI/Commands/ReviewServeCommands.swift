@@ -31,8 +31,17 @@ extension ReviewCommand {
             connections (64 per address). The page loads nothing from the network except
             map tiles with --tiles. Ctrl-C stops it; accepted decisions are in the
             workspace.
+
+            --follow URL keeps the queue in step with the live database location the app
+            writes (as 'import posts --from URL' reads it) while moderators work: it reads
+            the whole location, then follows its REST stream, storing new and changed
+            posts with their photos and withdrawing deleted ones as they happen. A dropped
+            or stalled stream reconnects with growing waits and reads the whole location
+            again; auth_revoked gets a fresh token from gcloud; after 5 refusals in a row
+            (cancel, 401, 403) it stops following and says why. The page shows whether it
+            is following and since when.
             """,
-        options: [listenOption, hostNameOption, tilesOption],
+        options: [listenOption, hostNameOption, tilesOption, followOption],
         run: runServe)
 
     static let listenOption = Option<String>(
@@ -44,6 +53,9 @@ extension ReviewCommand {
     static let tilesOption = Option<String>(
         "tiles", value: "url-template",
         help: "A basemap, e.g. https://tile.openstreetmap.org/{z}/{x}/{y}.png.")
+    static let followOption = Option<String>(
+        "follow", value: "url",
+        help: "Keep the queue in step with this database location (…/Locations or …/Users).")
 
     static let moderators = Command(
         "moderators", abstract: "Manage who may sign in to 'review serve'.",
@@ -152,8 +164,31 @@ extension ReviewCommand {
         configuration.page = try template("page.html")
         configuration.script = try template("app.js")
         configuration.style = try template("app.css")
+        var location: LiveLocation?
+        if let url = invocation[followOption] {
+            do {
+                location = try LiveLocation(url)
+            } catch {
+                throw invocation.usageError("--follow: \(error)")
+            }
+        }
         let workspace = try invocation.openWorkspace()
         if workspace.isReadOnly { throw WorkspaceError.readOnly(path: workspace.path) }
+        var follower: PostFollower?
+        if let location {
+            let errors = invocation.context.standardError
+            let quiet = invocation.isQuiet
+            let found = PostFollower(
+                workspacePath: workspace.path, busyTimeout: try invocation.busyTimeout(),
+                location: location, environment: invocation.context.environment
+            ) { line in
+                guard !quiet else { return }
+                errors.write(TerminalText.safe(line) + "\n")
+                errors.flush()
+            }
+            configuration.follow = { found.status }
+            follower = found
+        }
         // Signals arrive on this thread only, through sigwait.
         var signals = sigset_t()
         sigemptyset(&signals)
@@ -205,8 +240,11 @@ extension ReviewCommand {
         }
         invocation.note("serving the review queue on http://\(shown):\(bound)/ (Ctrl-C stops)")
         invocation.context.standardError.flush()
+        // Threads started from here on inherit the blocked signals.
+        follower?.start()
         var received: Int32 = 0
         sigwait(&signals, &received)
+        follower?.stop()
         http.stop()
         invocation.note("stopped; every accepted decision is in the workspace")
         return .success

@@ -30,6 +30,12 @@ public struct PostImportSummary: Equatable, Sendable {
     public var returned: [String] = []
     /// Records that could not become posts (`--skip-invalid`).
     public var skipped = 0
+    /// Posts left as they were (or out of the workspace, when new) because their photo
+    /// could not be downloaded, with the reason (`import posts --from`).
+    public var refusedPosts: [(id: String, reason: String)] = []
+    /// Photos downloaded from Storage, and their bytes (`import posts --from`).
+    public var downloadedPhotos = 0
+    public var downloadedBytes = 0
 
     /// Every post in the file.
     public var imported: Int { new + updated + unchanged }
@@ -43,6 +49,8 @@ public struct PostImportSummary: Equatable, Sendable {
             && lhs.droppedEmails == rhs.droppedEmails && lhs.droppedNames == rhs.droppedNames
             && lhs.withdrawn.map(\.id) == rhs.withdrawn.map(\.id) && lhs.returned == rhs.returned
             && lhs.skipped == rhs.skipped
+            && lhs.refusedPosts.map(\.id) == rhs.refusedPosts.map(\.id)
+            && lhs.downloadedPhotos == rhs.downloadedPhotos
     }
 }
 
@@ -50,7 +58,9 @@ public struct PostImportSummary: Equatable, Sendable {
 /// the signals in one transaction.
 public struct PostImporter {
     let workspace: Workspace
-    let resolver: PhotoResolver
+    /// Where photo references are looked up; nil when the posts come with their photos
+    /// (a pull).
+    let resolver: PhotoResolver?
     let inspector: any PhotoInspecting
     let now: Date
 
@@ -63,7 +73,7 @@ public struct PostImporter {
     }
 
     init(
-        workspace: Workspace, photos: PhotoResolver, inspector: any PhotoInspecting,
+        workspace: Workspace, photos: PhotoResolver?, inspector: any PhotoInspecting,
         now: Date
     ) {
         self.workspace = workspace
@@ -106,7 +116,11 @@ public struct PostImporter {
             if let origin {
                 var present = Set(file.posts.map(\.id))
                 for reject in file.rejects { if let id = reject.id { present.insert(id) } }
-                try withdraw(origin: origin, keeping: present, summary: &summary)
+                let gone = try PostStore(workspace).posts(from: origin).filter {
+                    !present.contains($0.id)
+                }
+                let name = (origin as NSString).lastPathComponent
+                try withdraw(gone, note: "no longer in \(name)", summary: &summary)
             }
             try SignalScanner(workspace: workspace, now: now).scan()
         }
@@ -125,7 +139,7 @@ public struct PostImporter {
             let post = posts[index]
             var prepared = IncomingPost(
                 input: post, photoPath: nil, facts: nil, problem: nil, contentHash: "")
-            switch resolver.resolve(post.photo) {
+            switch resolver?.resolve(post.photo) ?? .none {
             case .none: break
             case .refused(let why): prepared.problem = "refused: " + why
             case .missing(let why): prepared.problem = why
@@ -165,7 +179,12 @@ public struct PostImporter {
 
     // MARK: - Storing
 
-    private func store(
+    /// Stores prepared posts (new, changed, back after a withdrawal; unchanged ones are
+    /// counted), reopening decided posts whose content changed. Call inside
+    /// `Workspace.write`.
+    ///
+    /// - Throws: `SQLiteError`.
+    func store(
         _ posts: [IncomingPost], origin: String?, precision: Int, summary: inout PostImportSummary
     ) throws {
         let store = try PostStore.ImportStatements(PostStore(workspace))
@@ -189,6 +208,10 @@ public struct PostImporter {
             if let previous, previous.contentHash == post.contentHash {
                 summary.unchanged += 1
                 if let origin { try store.adopt(input.id, origin: origin) }
+                // The same photo in a folder that moved.
+                if let path = post.photoPath, previous.photo != path {
+                    try store.relocate(input.id, photo: path)
+                }
                 continue
             }
             let geohash = Geohash.encode(
@@ -217,21 +240,20 @@ public struct PostImporter {
         }
     }
 
-    /// Withdraws the posts last imported from `origin` that are not in `present`.
-    private func withdraw(
-        origin: String, keeping present: Set<String>, summary: inout PostImportSummary
-    )
-        throws
-    {
-        let store = PostStore(workspace)
-        let gone = try store.posts(from: origin).filter { !present.contains($0.id) }
+    /// Withdraws posts gone from their source, each with `note` in the trail. Call inside
+    /// `Workspace.write`.
+    ///
+    /// - Throws: `SQLiteError`.
+    func withdraw(
+        _ gone: [(id: String, status: PostStatus, version: String?)], note: String,
+        summary: inout PostImportSummary
+    ) throws {
         guard !gone.isEmpty else { return }
+        let store = PostStore(workspace)
         let withdraw = try store.withdrawer()
         let trail = try PostStore.TrailWriter(store)
         let at = timestamp(now)
-        let name = (origin as NSString).lastPathComponent
         for (id, status, version) in gone {
-            let note = "no longer in \(name)"
             try withdraw(id, note, at)
             workspace.markChanged(.post, id)
             try trail.append(

@@ -36,7 +36,10 @@ enum Privacy {
 
     /// `text` with every e-mail address replaced, and how many there were.
     static func redactEmails(_ text: String) -> (text: String, count: Int) {
-        guard text.contains("@"), let pattern = emailPattern else { return (text, 0) }
+        // Byte by byte: Foundation's contains would take a locale-aware search per field.
+        guard text.utf8.contains(UInt8(ascii: "@")), let pattern = emailPattern else {
+            return (text, 0)
+        }
         let range = NSRange(text.startIndex..., in: text)
         let count = pattern.numberOfMatches(in: text, range: range)
         if count == 0 { return (text, 0) }
@@ -48,7 +51,7 @@ enum Privacy {
     /// A user reference that is an e-mail address becomes a stable pseudonym, so the
     /// user's history still links up without the address being stored.
     static func pseudonymizeUser(_ user: String) -> (user: String, wasEmail: Bool) {
-        guard user.contains("@") else { return (user, false) }
+        guard user.utf8.contains(UInt8(ascii: "@")) else { return (user, false) }
         let digest = SHA256.hex(Array(user.lowercased().utf8))
         return ("user-" + digest.prefix(12), true)
     }

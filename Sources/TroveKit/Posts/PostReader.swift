@@ -65,9 +65,17 @@ enum PostField: CaseIterable {
     }
 
     static func matching(_ name: String) -> PostField? {
-        let key = normalizedFieldName(name)
-        return allCases.first { $0.names.contains(key) }
+        byName[normalizedFieldName(name)]
     }
+
+    /// Every name of every field, looked up once per field of every record.
+    private static let byName: [String: PostField] = {
+        var table: [String: PostField] = [:]
+        for field in allCases {
+            for name in field.names where table[name] == nil { table[name] = field }
+        }
+        return table
+    }()
 
     /// Fields that hold the user's id, the most specific first: of several in one record
     /// the first here wins, whatever their order in the file.
@@ -207,6 +215,20 @@ public enum PostReader {
             throw InputError(
                 "\(name):\(line):1", "not valid JSON: more than one JSON value")
         }
+    }
+
+    /// Reads an export already parsed (a page of the live database under its wrapper):
+    /// `root` holds `Users` and/or `Locations`, read as the same tree in a file is.
+    ///
+    /// - Throws: `InputError`.
+    static func readTree(_ root: JSONValue, name: String, skipInvalid: Bool = false)
+        throws(InputError) -> PostFile
+    {
+        guard case .object = root else {
+            throw InputError(name, "expected a JSON object at the top of the export")
+        }
+        let bytes = Array(root.jsonText.utf8)
+        return try readJSON({ JSONStream(bytes: bytes) }, name: name, skipInvalid: skipInvalid)
     }
 
     /// An object's members by name; a repeated name keeps the last, as JavaScript's

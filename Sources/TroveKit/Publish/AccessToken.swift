@@ -76,6 +76,14 @@ public final class AccessToken: @unchecked Sendable {
         }
     }
 
+    /// Forgets a token fetched from gcloud, so the next request runs it again: the
+    /// database said the token it was sent no longer holds (`auth_revoked`).
+    func renew() {
+        lock.lock()
+        defer { lock.unlock() }
+        fetched = nil
+    }
+
     private static func fetch(command: String, environment: [String: String]) -> Result<
         String, TransportError
     > {

@@ -241,28 +241,6 @@ struct LiveDatabaseReader {
     }
 }
 
-/// The order of the Realtime Database's keys (`orderBy="$key"`): keys that read as 32-bit
-/// integers first, by value (the shorter first for equal values), then the others by their
-/// UTF-16 code units.
-enum DatabaseKeyOrder {
-    static func precedes(_ a: String, _ b: String) -> Bool {
-        switch (integer(a), integer(b)) {
-        case (let x?, let y?): return x != y ? x < y : a.utf8.count < b.utf8.count
-        case (.some, nil): return true
-        case (nil, .some): return false
-        case (nil, nil): return a.utf16.lexicographicallyPrecedes(b.utf16)
-        }
-    }
-
-    static func integer(_ key: String) -> Int32? {
-        let digits = key.hasPrefix("-") ? key.dropFirst() : Substring(key)
-        guard !digits.isEmpty, key.utf8.count <= 11,
-            digits.utf8.allSatisfy({ (0x30...0x39).contains($0) })
-        else { return nil }
-        return Int32(key)
-    }
-}
-
 /// A value as the Realtime Database stores it, hashed: the same for a rendered value and
 /// for what the database answers with it, whatever the member order, number spelling or
 /// array form. Nulls and empty objects are nothing; arrays are the objects of their

@@ -26,6 +26,7 @@ package enum Schema {
         .init("022-posts-exif-gps-problem", sql: postsEXIFGPSProblem),
         .init("023-sources-relative-to-the-workspace", apply: relativeSources),
         .init("024-bucket-download-tokens", apply: bucketTokens),
+        .init("025-live-posts", sql: livePosts),
     ])
 
     /// A random version-4 UUID from SQLite's generator (seeded by the OS), for download

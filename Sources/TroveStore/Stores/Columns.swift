@@ -22,6 +22,8 @@ package enum TreasureColumn: String, TableColumn {
 package enum PostColumn: String, TableColumn {
     package static let table = "posts"
     case id, user, lat, lon, date, description, status, photo, geohash, source, signals
+    /// The origin the post was imported from (a file's identity or a live location).
+    case origin
     case signalNames = "signal_names"
     case photoReference = "photo_ref"
     case photoHash = "photo_hash"
@@ -112,6 +114,24 @@ package enum RenditionColumn: String, TableColumn {
 package enum ChangeColumn: String, TableColumn {
     package static let table = "record_changes"
     case key, seq, inputs
+}
+
+/// `post_photo_objects`: the Storage objects pulled posts' photos came from, with the
+/// aliases of the ranges a listing covers.
+package enum PhotoObjectColumn: String, TableColumn {
+    package static let table = "post_photo_objects"
+    case bucket, name, generation, md5, fingerprint, file, bytes, stale
+    /// The first and last object names of a bucket (a listing's range).
+    case first, last
+}
+
+/// `post_pulls`: each live location's pulls.
+package enum PostPullColumn: String, TableColumn {
+    package static let table = "post_pulls"
+    case id, origin
+    case startedAt = "started_at"
+    case completedAt = "completed_at"
+    case signalsDue = "signals_due"
 }
 
 /// A row a store could not decode: the workspace holds what this version of trove does not

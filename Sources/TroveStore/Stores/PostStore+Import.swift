@@ -6,6 +6,10 @@ extension PostStore {
     package struct StoredPost {
         package var status: String
         package var contentHash: String
+        /// The photo file's path as stored.
+        package var photo: String?
+        /// The source it was last imported from.
+        package var origin: String?
         /// The judged fields as text, in this order: user, lat, lon,
         /// description, date, photo reference, photo hash.
         package var judged: [String?]
@@ -14,10 +18,11 @@ extension PostStore {
     /// The statements of one import, prepared once for all its posts.
     package struct ImportStatements {
         private let select: Statement
-        private let selectColumns: (status: Int, hash: Int, judged: [Int])
+        private let selectColumns: (status: Int, hash: Int, photo: Int, origin: Int, judged: [Int])
         private let upsert: Statement
         private let reopen: Statement
         private let adopt: Statement
+        private let relocate: Statement
         private let version: Statement
         /// The trail the import's reopenings and returns go to.
         package let trail: TrailWriter
@@ -27,17 +32,19 @@ extension PostStore {
             let database = store.database
             let select = try database.prepare(
                 """
-                SELECT status, content_hash, user, lat, lon, description, date, photo_ref,
-                       photo_hash
+                SELECT status, content_hash, photo, origin, user, lat, lon, description, date,
+                       photo_ref, photo_hash
                 FROM posts WHERE id = ?
                 """)
             self.select = select
             selectColumns = (
                 try select.index(of: PostColumn.status),
                 try select.index(of: PostColumn.contentHash),
-                ["user", "lat", "lon", "description", "date", "photo_ref", "photo_hash"].map {
-                    select.column($0)
-                }
+                try select.index(of: PostColumn.photo),
+                try select.index(of: PostColumn.origin),
+                try [
+                    PostColumn.user, .lat, .lon, .description, .date, .photoReference, .photoHash,
+                ].map { try select.index(of: $0) }
             )
             upsert = try database.prepare(
                 """
@@ -64,6 +71,8 @@ extension PostStore {
                 "UPDATE posts SET status = 'pending', status_note = ?2 WHERE id = ?1")
             adopt = try database.prepare(
                 "UPDATE posts SET origin = ?2 WHERE id = ?1 AND origin IS NOT ?2")
+            relocate = try database.prepare(
+                "UPDATE posts SET photo = ?2 WHERE id = ?1 AND photo IS NOT ?2")
             version = try database.prepare(
                 """
                 INSERT INTO post_versions (post_id, version, user, lat, lon, description, date,
@@ -84,6 +93,7 @@ extension PostStore {
             return StoredPost(
                 status: row.text(selectColumns.status) ?? "pending",
                 contentHash: row.text(selectColumns.hash) ?? "",
+                photo: row.text(selectColumns.photo), origin: row.text(selectColumns.origin),
                 judged: selectColumns.judged.map { row[$0].map(Self.text) })
         }
 
@@ -145,6 +155,13 @@ extension PostStore {
         /// - Throws: `SQLiteError`.
         package func adopt(_ id: String, origin: String) throws {
             try adopt.run([.text(id), .text(origin)])
+        }
+
+        /// Records where post `id`'s unchanged photo is now (its folder moved).
+        ///
+        /// - Throws: `SQLiteError`.
+        package func relocate(_ id: String, photo: String) throws {
+            try relocate.run([.text(id), .text(photo)])
         }
     }
 

