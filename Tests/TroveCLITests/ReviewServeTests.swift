@@ -221,6 +221,44 @@ import Testing
         #expect(!pending.contains("p1") && !pending.contains("p2") && pending.contains("p3"))
     }
 
+    @Test func anIdPrefixFindsItsPostsAndOnlyThem() throws {
+        try sandbox.write(
+            "push.csv",
+            """
+            id,user,lat,lon,description,date,photo
+            -Mq1river,u5,40.71,-74.0,by the river,2022-02-01,
+            -Mq1rock,u5,40.72,-74.0,on a rock,2022-02-02,
+            -Mq2bench,u5,40.73,-74.0,under a bench,2022-02-03,
+            x*y,u6,40.74,-74.0,star,2022-02-04,
+            xay,u6,40.75,-74.0,no star,2022-02-05,
+
+            """)
+        #expect(sandbox.run("import", "posts", "push.csv").status == 0)
+        let server = try ServedQueue(sandbox)
+        let alice = try server.signIn(server.addModerator("alice"))
+        func found(_ text: String) throws -> [String] {
+            let query = text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? text
+            let answer = try alice.get("/api/queue?q=\(query)")
+            #expect(answer.status == 200)
+            #expect(
+                answer.json["total"] as? Int
+                    == (answer.json["posts"] as? [[String: Any]])?.count)
+            return (answer.json["posts"] as? [[String: Any]] ?? []).compactMap {
+                $0["id"] as? String
+            }
+        }
+        #expect(try found("-Mq1") == ["-Mq1river", "-Mq1rock"])
+        #expect(try found("-Mq1r") == ["-Mq1river", "-Mq1rock"])
+        #expect(try found("-Mq2bench") == ["-Mq2bench"])
+        // Ids are case-sensitive, as the database's keys are.
+        #expect(try found("-mq1") == [])
+        // GLOB's wildcards in what is typed are taken as they are.
+        #expect(try found("x*") == ["x*y"])
+        #expect(try found("x?") == [])
+        // Words of the description still find their posts.
+        #expect(try found("rock") == ["-Mq1rock"])
+    }
+
     @Test func hostileRequestsGetTheirStatusAndChangeNothing() throws {
         let server = try ServedQueue(sandbox)
         let alice = try server.signIn(server.addModerator("alice"))
