@@ -111,16 +111,16 @@ extension ReviewServer {
             return json(
                 409,
                 JSONObject([
-                    "error": "decided", "status": status.rawValue, "by": last.moderator,
-                    "message": "already \(last.to.rawValue) by \(last.moderator): reload",
+                    "error": "decided", "status": status.rawValue, "by": last.who,
+                    "message": "already \(last.to.rawValue) by \(last.who): reload",
                 ]).compactJSONText)
         case .superseded(_, _, let last):
             return error(
-                409, "decided", "already \(last.to.rawValue) by \(last.moderator): reload")
+                409, "decided", "already \(last.to.rawValue) by \(last.who): reload")
         case .conflict(_, _, let current, let last):
             return error(
                 409, "decided",
-                "it is \(current.rawValue) now" + (last.map { " (by \($0.moderator))" } ?? "")
+                "it is \(current.rawValue) now" + (last.map { " (by \($0.who))" } ?? "")
                     + ": reload")
         case .needsConfirmation(_, let detail):
             return error(409, "confirm", "the photo could not be read (\(detail)): approve anyway?")

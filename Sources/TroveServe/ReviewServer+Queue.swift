@@ -126,14 +126,7 @@ extension ReviewServer {
             "related",
             related.keys.sorted().map { JSONObject(["id": $0, "photo": related[$0] ?? false]) })
         object.add("neighbours", neighbours.map { $0.label })
-        object.add(
-            "history",
-            history.map {
-                JSONObject([
-                    "at": $0.at, "moderator": $0.moderator, "from": $0.from.rawValue,
-                    "to": $0.to.rawValue, "reason": $0.reason, "note": $0.note,
-                ])
-            })
+        object.add("history", history.map(Self.entryJSON))
         object.add("claimedBy", claim?.moderator)
         return Self.json(200, object.compactJSONText)
     }
@@ -145,12 +138,7 @@ extension ReviewServer {
                 let posts = try store.posts(ofUser: user).map {
                     Self.summaryJSON($0.summary, version: $0.version)
                 }
-                let decisions = try store.decisions(onPostsOf: user).map {
-                    JSONObject([
-                        "id": $0.postID, "at": $0.at, "moderator": $0.moderator,
-                        "to": $0.to.rawValue, "reason": $0.reason, "note": $0.note,
-                    ])
-                }
+                let decisions = try store.decisions(onPostsOf: user).map(Self.entryJSON)
                 return (posts, decisions)
             }
         }
@@ -165,11 +153,8 @@ extension ReviewServer {
                 let decisions = try store.decisions(after: since).map { change in
                     (
                         change.seq,
-                        JSONObject([
-                            "id": change.decision.postID, "moderator": change.decision.moderator,
-                            "to": change.decision.to.rawValue, "at": change.decision.at,
-                            "status": change.status, "version": change.version,
-                        ])
+                        Self.entryJSON(change.decision).merging(
+                            JSONObject(["status": change.status, "version": change.version]))
                     )
                 }
                 let claims = try PostClaims(workspace: workspace).live().map {
@@ -184,6 +169,16 @@ extension ReviewServer {
             200,
             JSONObject(["seq": Int(seq), "decisions": decisions, "claims": claims])
                 .compactJSONText)
+    }
+
+    /// An entry of the trail as the page shows it: `moderator` is null for what users
+    /// and imports did, `who` says it in words (`user u1`, `import`), `kind` what it is.
+    static func entryJSON(_ entry: Decision) -> JSONObject {
+        JSONObject([
+            "id": entry.postID, "at": entry.at, "kind": entry.kind.rawValue,
+            "moderator": entry.moderator, "who": entry.who, "from": entry.from.rawValue,
+            "to": entry.to.rawValue, "reason": entry.reason, "note": entry.note,
+        ])
     }
 
     /// Rendition sizes the page asks for (the longer side).

@@ -422,6 +422,13 @@ function place(lat, lon, url, extra) {
   ]), extra || null];
 }
 
+// What an entry of the trail was, when it was not a moderator's decision: an undo, or what
+// the post's user or the import did.
+function kindWords(entry) {
+  const words = { undo: 'undo: ', withdrawal: 'withdrawn: ', restoration: 'back: ', reopening: 'reopened after an edit: ' };
+  return words[entry.kind] || '';
+}
+
 function renderCard(post) {
   const card = $('card');
   const photo = post.photo
@@ -465,8 +472,8 @@ function renderCard(post) {
   }
   const history = el('ol', { className: 'history' });
   for (const entry of post.history) {
-    history.append(el('li', null, [
-      userText(entry.at), ' ', userText(entry.moderator), ': ', entry.from + ' → ' + entry.to,
+    history.append(el('li', { 'data-kind': entry.kind }, [
+      userText(entry.at), ' ', userText(entry.who), ': ', kindWords(entry) + entry.from + ' → ' + entry.to,
       entry.reason ? [' (', userText(entry.reason), ')'] : null, entry.note ? [' — ', userText(entry.note)] : null,
     ]));
   }
@@ -930,7 +937,7 @@ async function userPanel(user) {
   decisions.replaceChildren();
   for (const entry of data.decisions) {
     decisions.append(el('li', null, [
-      userText(entry.at), ' ', userText(entry.id), ': ' + entry.to + ' by ', userText(entry.moderator),
+      userText(entry.at), ' ', userText(entry.id), ': ' + kindWords(entry) + entry.to + ' by ', userText(entry.who),
       entry.reason ? [' (', userText(entry.reason), ')'] : null, entry.note ? [' — ', userText(entry.note)] : null,
     ]));
   }
@@ -1009,7 +1016,8 @@ async function poll() {
     post.decided = hiddenStatus(decision.status);
     changed = true;
     if (state.current && state.current.id === decision.id && decision.moderator !== state.me.moderator) {
-      say([userText(decision.id), ' was just decided by ', userText(decision.moderator), ' (' + decision.to + ')'], 'error',
+      say([userText(decision.id), ' was just ' + (decision.moderator ? 'decided' : 'changed') + ' by ',
+        userText(decision.who), ' (' + kindWords(decision) + decision.to + ')'], 'error',
         { topic: 'post', action: { label: 'reload (Enter)', run: reloadCurrent } });
       state.refused = true;
     }

@@ -91,9 +91,12 @@ import Testing
         try #require(log.count == 3)
         #expect(
             Set(log[1].keys) == [
-                "id", "at", "moderator", "from", "to", "reason", "note", "applied_by", "decided_at",
-                "version",
+                "id", "at", "moderator", "from", "to", "reason", "note", "kind", "by_user", "seq",
+                "action", "undoes", "applied_by", "decided_at", "version",
             ])
+        #expect(log.map { $0["kind"] as? String } == ["decision", "decision", "decision"])
+        #expect(log.map { $0["seq"] as? Int } == [1, 2, 3])
+        #expect(log.map { $0["action"] as? Int } == [1, 2, 3])
         #expect(log[1]["reason"] as? String == "spam")
         #expect(log[1]["note"] as? String == "ad")
         #expect(log[2]["from"] as? String == "rejected")

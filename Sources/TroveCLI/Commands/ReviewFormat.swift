@@ -369,8 +369,13 @@ enum ReviewFormat {
 
     /// One line of the audit trail. Every text in it is kept to one line (`line`), so no
     /// name or note an older workspace holds can print a line of its own.
+    ///
+    /// What users and imports did is said in parentheses where a moderator's name goes
+    /// (`(user u1)`, `(import)`), and every entry but a decision says its kind.
     static func logLine(_ entry: Decision) -> String {
-        var text = "\(line(entry.at))  \(line(entry.postID))  \(line(entry.moderator))  "
+        let who = entry.moderator.map(line) ?? "(\(line(entry.who)))"
+        var text = "\(line(entry.at))  \(line(entry.postID))  \(who)  "
+        if entry.kind != .decision { text += entry.kind.rawValue + "  " }
         text += "\(entry.from.rawValue) → \(entry.to.rawValue)"
         if let reason = entry.reason { text += "  (\(line(reason)))" }
         if let note = entry.note { text += "  " + line(note) }
@@ -395,7 +400,7 @@ enum ReviewFormat {
     }
 
     static func alreadyDecided(_ id: String, _ status: PostStatus, _ last: Decision) -> String {
-        "\(line(id)): already \(status.rawValue) by \(line(last.moderator))"
+        "\(line(id)): already \(status.rawValue) by \(line(last.who))"
     }
 
     static func stale(_ id: String, seen: String, current: String) -> String {
@@ -406,7 +411,7 @@ enum ReviewFormat {
 
     static func superseded(_ id: String, _ seen: String, _ last: Decision) -> String {
         "\(line(id)) changed since you saw it (version \(line(seen))) and was "
-            + "\(last.to.rawValue) by \(line(last.moderator)) since: nothing to do"
+            + "\(last.to.rawValue) by \(line(last.who)) since: nothing to do"
     }
 
     static func withdrawn(_ id: String, _ note: String?) -> String {
@@ -421,7 +426,7 @@ enum ReviewFormat {
     static func conflict(
         _ id: String, _ expected: PostStatus, _ current: PostStatus, _ last: Decision?
     ) -> String {
-        let who = last.map { " by \(safe($0.moderator)) at \($0.at)" } ?? ""
+        let who = last.map { " by \(safe($0.who)) at \($0.at)" } ?? ""
         if expected != current {
             return "\(safe(id)) is now \(current.rawValue) (you saw it \(expected.rawValue)): "
                 + "decided\(who); use --force to decide anyway"

@@ -153,8 +153,7 @@ public struct Moderation {
                     postID: request.id, at: at, moderator: moderator, from: current,
                     to: target, reason: reason, note: note, appliedBy: appliedBy,
                     sheet: request.sheet, decidedAt: request.decidedAt, version: version)
-                try store.trail.append(decision)
-                outcomes.append(.recorded(decision))
+                outcomes.append(.recorded(try store.trail.append(decision)))
             }
             return outcomes
         }

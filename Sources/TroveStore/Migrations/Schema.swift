@@ -24,6 +24,7 @@ package enum Schema {
         .init("020-export-objects", apply: exportObjects),
         .init("021-published-counts", sql: publishedCounts),
         .init("022-posts-exif-gps-problem", sql: postsEXIFGPSProblem),
+        .init("023-trail-kinds-actions-and-claim-pages", sql: moderationRecords),
     ])
 
     /// Why a photo's EXIF GPS position could not be read, when it has one: the signal says

@@ -6,19 +6,30 @@ extension PostStore {
 
     /// The columns of a decision, in the names `decodeDecision` reads.
     static let decisionColumns = """
-        post_id, at, moderator, from_status, to_status, reason, note, applied_by, sheet,
-        decided_at, version
+        seq, post_id, at, kind, moderator, by_user, from_status, to_status, reason, note,
+        applied_by, sheet, decided_at, version, batch, undoes
         """
+
+    /// `decisionColumns` of the table aliased `d`.
+    static let aliasedDecisionColumns = decisionColumns.split(separator: ",").map {
+        "d." + $0.trimmingCharacters(in: .whitespacesAndNewlines)
+    }.joined(separator: ", ")
 
     /// A row of `decisionColumns` as a decision.
     static func decodeDecision(_ row: Row) throws -> Decision {
-        Decision(
-            postID: row.text("post_id") ?? "", at: row.text("at") ?? "",
-            moderator: row.text("moderator") ?? "",
+        let kind = row.text("kind") ?? ""
+        guard let decoded = DecisionKind(rawValue: kind) else {
+            throw SQLiteError(
+                code: 1, message: "decisions.kind: unknown kind '\(kind)'", sql: "decisions")
+        }
+        return Decision(
+            postID: row.text("post_id") ?? "", at: row.text("at") ?? "", kind: decoded,
+            moderator: row.text("moderator"), byUser: row.text("by_user"),
             from: status(row.text("from_status")), to: status(row.text("to_status")),
             reason: row.text("reason"), note: row.text("note"),
             appliedBy: row.text("applied_by"), sheet: row.text("sheet"),
-            decidedAt: row.text("decided_at"), version: row.text("version"))
+            decidedAt: row.text("decided_at"), version: row.text("version"),
+            seq: row.int64("seq"), batch: row.int64("batch"), undoes: row.int64("undoes"))
     }
 
     /// Every decision, oldest first, for one post or all.
@@ -40,8 +51,7 @@ extension PostStore {
     package func decisions(onPostsOf user: String) throws -> [Decision] {
         try database.query(
             """
-            SELECT d.post_id, d.at, d.moderator, d.from_status, d.to_status, d.reason, d.note,
-                   d.applied_by, d.sheet, d.decided_at, d.version
+            SELECT \(Self.aliasedDecisionColumns)
             FROM decisions d JOIN posts p ON p.id = d.post_id
             WHERE p.user = ? ORDER BY d.seq DESC LIMIT 200
             """, [.text(user)], Self.decodeDecision)
@@ -62,9 +72,7 @@ extension PostStore {
     package func decisions(after seq: Int64) throws -> [TrailChange] {
         try database.query(
             """
-            SELECT d.seq, d.post_id, d.at, d.moderator, d.from_status, d.to_status, d.reason,
-                   d.note, d.applied_by, d.sheet, d.decided_at, d.version,
-                   p.status AS post_status, substr(p.content_hash, 1, 12) AS post_version
+            SELECT \(Self.aliasedDecisionColumns), p.status AS post_status, substr(p.content_hash, 1, 12) AS post_version
             FROM decisions d LEFT JOIN posts p ON p.id = d.post_id
             WHERE d.seq > ? ORDER BY d.seq LIMIT 1000
             """, [.integer(seq)]
@@ -83,31 +91,42 @@ extension PostStore {
     }
 
     /// Appends decisions to the trail: the one writer of `decisions`, for moderators'
-    /// decisions and the changes an import makes. Used inside the caller's write
+    /// decisions and undos and the changes an import makes. Used inside the caller's write
     /// transaction; the trail is append-only.
     package struct TrailWriter {
         private let insert: Statement
+        private let database: Database
 
         /// - Throws: `SQLiteError`.
         package init(_ store: PostStore) throws {
+            database = store.database
             insert = try store.database.prepare(
                 """
-                INSERT INTO decisions (post_id, at, moderator, from_status, to_status, reason, note,
-                                       applied_by, sheet, decided_at, version)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO decisions (post_id, at, kind, moderator, by_user, from_status,
+                                       to_status, reason, note, applied_by, sheet, decided_at,
+                                       version, batch, undoes)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
         }
 
+        /// Appends `decision` and returns it as recorded, with its `seq`.
+        ///
         /// - Throws: `SQLiteError`.
-        package func append(_ decision: Decision) throws {
+        @discardableResult
+        package func append(_ decision: Decision) throws -> Decision {
             try insert.run([
-                .text(decision.postID), .text(decision.at), .text(decision.moderator),
+                .text(decision.postID), .text(decision.at), .text(decision.kind.rawValue),
+                decision.moderator.map { .text($0) }, decision.byUser.map { .text($0) },
                 .text(decision.from.rawValue), .text(decision.to.rawValue),
                 decision.reason.map { .text($0) },
                 decision.note.map { .text($0) }, decision.appliedBy.map { .text($0) },
                 decision.sheet.map { .text($0) }, decision.decidedAt.map { .text($0) },
-                decision.version.map { .text($0) },
+                decision.version.map { .text($0) }, decision.batch.map { .integer($0) },
+                decision.undoes.map { .integer($0) },
             ])
+            var recorded = decision
+            recorded.seq = database.lastInsertRowID
+            return recorded
         }
     }
 

@@ -147,21 +147,21 @@ extension PostStore {
         }
     }
 
-    /// The posts last imported from `origin` and not withdrawn, by id, with their status
-    /// and version.
+    /// The posts last imported from `origin` and not withdrawn, by id, with their user,
+    /// status and version.
     ///
     /// - Throws: `SQLiteError`.
     package func posts(from origin: String) throws -> [(
-        id: String, status: PostStatus, version: String?
+        id: String, user: String?, status: PostStatus, version: String?
     )] {
         try database.query(
             """
-            SELECT id, status, \(Self.version) FROM posts
+            SELECT id, user, status, \(Self.version) FROM posts
             WHERE origin = ? AND status <> 'withdrawn' ORDER BY id
             """, [.text(origin)]
         ) { row in
             (
-                row.text("id") ?? "",
+                row.text("id") ?? "", row.text("user"),
                 PostStatus(rawValue: row.text("status") ?? "") ?? .pending,
                 row.text("version")
             )
