@@ -29,7 +29,7 @@ extension ReviewServer {
             try locked { try PostClaims(workspace: workspace).release(id, by: moderator) }
             return Self.json(200, "{\"released\":true}")
         case "/api/decide": return try decide(id, body, moderator)
-        case "/api/undo": return try undo(id, moderator)
+        case "/api/undo": return try undo(id, body, moderator)
         case "/api/reject-user": return try rejectUser(body, moderator)
         case "/api/signout":
             try locked { try ModeratorAccess(workspace: workspace).signOut(session: session) }
@@ -130,22 +130,60 @@ extension ReviewServer {
         }
     }
 
-    /// Reverts the moderator's own latest decision on `id`, unless someone decided it since.
-    func undo(_ id: String, _ moderator: String) throws -> ServerResponse {
-        let outcome = try locked { () throws -> DecisionOutcome? in
-            let moderation = Moderation(workspace: workspace)
-            guard let last = try moderation.lastDecision(id), last.moderator == moderator else {
-                return nil
+    /// Undoes the moderator's own latest decision on `id` (the whole action, for a bulk
+    /// one), while nobody decided the post since. The page names the version its decision
+    /// was made on and the status it left (`seen`): a post no longer there is refused, so
+    /// an undo sent again after a lost answer does not undo the undo.
+    func undo(_ id: String, _ body: JSONValue, _ moderator: String) throws -> ServerResponse {
+        let version = body["version"]?.stringValue
+        if let version, !PostVersion.isVersion(version[...]) {
+            return Self.error(400, "version", "not a version")
+        }
+        var expected: PostStatus?
+        if let seen = body["seen"]?.stringValue {
+            guard let status = PostStatus(rawValue: seen) else {
+                return Self.error(400, "seen", "not a status")
             }
-            return try moderation.decide(
-                post: id, version: last.version, action: .revert(to: last.from),
-                moderator: moderator, expected: last.to, note: "undone")
+            expected = status
         }
-        guard let outcome else {
+        let outcome = try locked {
+            try Moderation(workspace: workspace).undo(
+                post: id, moderator: moderator, version: version, expected: expected)
+        }
+        switch outcome {
+        case .undone(let entries, let kept):
+            let status = entries.first { $0.postID == id }?.to.rawValue
+            return Self.json(
+                200,
+                JSONObject([
+                    "ok": true, "id": id, "status": status,
+                    "undone": entries.map {
+                        JSONObject(["id": $0.postID, "status": $0.to.rawValue])
+                    },
+                    "kept": kept.count,
+                ]).compactJSONText)
+        case .unknown: return Self.error(404, "post", "no such post")
+        case .nothing: return Self.error(409, "nothing", "no decision of yours on it to undo")
+        case .alreadyUndone(_, let last):
+            // Who and where, so that a page sending its undo again (the first answer lost)
+            // sees that its own undo is the one on record.
+            return Self.json(
+                409,
+                JSONObject([
+                    "error": "undone", "by": last.who, "status": last.to.rawValue,
+                    "message": "already undone by \(last.who): it is \(last.to.rawValue)",
+                ]).compactJSONText)
+        case .overtaken(_, let last):
             return Self.error(
-                409, "not-yours", "someone else decided this post since: nothing undone")
+                409, "not-yours",
+                "\(last.who) \(last.kind == .decision ? "decided" : "changed") this post since: "
+                    + "nothing undone")
+        case .changed(_, let last):
+            return Self.error(
+                409, "changed",
+                "it is no longer as your decision left it (\(last.to.rawValue), version "
+                    + "\(last.version ?? "?")): nothing undone")
         }
-        return Self.answer(outcome)
     }
 
     /// Rejects the pending posts of one user the page listed (id and version each), in

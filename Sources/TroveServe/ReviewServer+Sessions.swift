@@ -33,10 +33,11 @@ extension ReviewServer {
     }
 
     func me(_ moderator: String, _ session: String) throws -> ServerResponse {
-        let (minutes, area, seq) = try locked {
+        let (minutes, area, seq, undoable) = try locked {
             (
                 try claimMinutes(), try workspace.setting(Setting.reviewArea.key),
-                try PostStore(workspace).latestDecision()
+                try PostStore(workspace).latestDecision(),
+                try Moderation(workspace: workspace).undoable(by: moderator)
             )
         }
         let reasons = RejectionReason.allCases.map(\.rawValue)
@@ -47,10 +48,22 @@ extension ReviewServer {
                 "reasons": reasons, "claimMinutes": minutes, "area": area,
                 "tiles": configuration.tiles != nil, "seq": Int(seq),
                 "signals": SignalName.allCases.map(\.rawValue),
+                // What `u` undoes, oldest first: the page's undo survives a reload.
+                "undoable": undoable.reversed().map(Self.undoableJSON),
             ]).compactJSONText)
     }
 
     func claimMinutes() throws -> Double {
         try workspace.setting(Setting.reviewClaimMinutes.key).flatMap(Double.init) ?? 5
+    }
+
+    /// An action the page can undo: one of its posts (the undo of one undoes the whole
+    /// action), the version decided on, the status it left, and how many posts it holds.
+    static func undoableJSON(_ action: UndoableAction) -> JSONObject {
+        let first = action.posts.first
+        return JSONObject([
+            "id": first?.id, "version": first?.version, "status": first?.status.rawValue,
+            "count": action.posts.count,
+        ])
     }
 }

@@ -392,16 +392,18 @@ async function open(index, onlyFree, seen) {
   }
 }
 
-async function openByID(id) {
+// A post not in the list goes in after the one on view, or in its place (`before`: a post
+// undone, back in the queue, comes before the one it interrupts, which is next after it).
+async function openByID(id, before) {
   let index = state.posts.findIndex((p) => p.id === id);
   if (index < 0) {
     const answer = await api('/api/post?id=' + encodeURIComponent(id));
     if (answer.status !== 200) { say(['no post ', userText(id)], 'error', { topic: 'post' }); return; }
     const data = answer.data;
-    state.posts.splice(state.index + 1, 0, {
+    index = before ? Math.max(state.index, 0) : state.index + 1;
+    state.posts.splice(index, 0, {
       id: data.id, user: data.user, description: data.description, status: data.status, version: data.version,
     });
-    index = state.index + 1;
   }
   await open(index);
 }
@@ -674,7 +676,7 @@ async function send(entry, again) {
 
 async function applied(entry, status, already) {
   const item = state.posts.find((p) => p.id === entry.id);
-  state.undo.push({ id: entry.id, status, version: entry.body.version });
+  undoable({ id: entry.id, status, version: entry.body.version, count: 1 }, [entry.id]);
   if (item) {
     item.status = status;
     item.decided = hiddenStatus(status);
@@ -787,42 +789,51 @@ async function skip() {
   await openNext(state.index);
 }
 
-// Undoes the moderator's last decision. After an undo that got no answer, the post is
-// read first: one that is no longer where the decision put it was undone already.
+// Undoes the moderator's last decision (a bulk one whole). The workspace keeps what each
+// moderator can undo, so the list outlives a reload (`/api/me` gives it back) and an
+// undo works wherever the decision was made. The undo names the version decided on and
+// the status the decision left: sent again after its answer was lost, it finds its own
+// undo on record and counts as done, and never undoes the undo.
 async function undo() {
   const last = state.undo[state.undo.length - 1];
   if (!last) { say('nothing to undo', 'error'); return; }
-  if (last.unanswered) {
-    const now = await api('/api/post?id=' + encodeURIComponent(last.id));
-    if (now.status === 200 && now.data.status !== last.status) {
-      state.undo.pop();
-      renderActions();
-      await undone(last.id, now.data.status);
-      return;
-    }
-  }
   const answer = await api('/api/undo', { id: last.id, version: last.version, seen: last.status });
   if (answer.status === 0) {
-    last.unanswered = true;
     say(['undo of ', userText(last.id), ' did not reach the server (' + answer.data.message + '): try again'], 'error', { topic: 'link' });
     return;
   }
   state.undo.pop();
   renderActions();
-  if (answer.status !== 200) {
+  const data = answer.data;
+  const again = answer.status === 409 && data.error === 'undone' && data.by === state.me.moderator;
+  if (answer.status !== 200 && !again) {
     say([problem(answer, 'not undone') + ' (', userText(last.id), ')'], 'error', { topic: 'post' });
     return;
   }
-  await undone(last.id, answer.data.status);
+  const posts = data.undone || [{ id: last.id, status: data.status }];
+  if (posts.length === 1 && !data.kept) {
+    await undone(last.id, data.status);
+    return;
+  }
+  say(['undone: ' + count(posts.length, 'post') + ' back to ' + [...new Set(posts.map((p) => p.status))].join(', '),
+    data.kept ? ', ' + data.kept + ' left as ' + (data.kept === 1 ? 'it is' : 'they are') + ' (decided since)' : '']);
+  await loadQueue(state.current ? state.current.id : undefined);
 }
 
 async function undone(id, status) {
   say(['undone: ', userText(id), ' is ' + status + ' again']);
   const index = state.posts.findIndex((p) => p.id === id);
-  if (index < 0) { await openByID(id); return; }
+  if (index < 0) { await openByID(id, true); return; }
   state.posts[index].status = status;
   state.posts[index].decided = false;
   await open(index);
+}
+
+// Something the moderator can undo, newest last; an earlier entry for one of its posts
+// goes, as only the latest decision on a post can be undone.
+function undoable(entry, ids) {
+  state.undo = state.undo.filter((e) => !ids.includes(e.id));
+  state.undo.push(entry);
 }
 
 // MARK: - Dialogs
@@ -1102,6 +1113,7 @@ async function start() {
   const data = answer.data;
   state.me = data;
   state.seq = data.seq;
+  state.undo = (data.undoable || []).map((a) => ({ id: a.id, version: a.version, status: a.status, count: a.count }));
   $('who').textContent = shownText(data.moderator);
   const signal = $('f-signal');
   for (const name of data.signals) signal.append(el('option', { value: name, text: name }));

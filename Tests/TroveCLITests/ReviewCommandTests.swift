@@ -247,8 +247,60 @@ import Testing
         let log = try AuditTrail(workspace: workspace).entries()
         try #require(log.map(\.to) == [.approved, .rejected, .pending])
         #expect(log[1].reason == "spam")
-        #expect(log[2].note == "undo")
+        // The undo is an entry of its own, naming the decision it undid.
+        #expect(log[2].kind == .undo && log[2].note == nil && log[2].moderator == "kim")
+        #expect(log[2].undoes == log[1].seq)
         #expect(out.text.contains("undid: p2 is pending again"))
         #expect(out.text.contains("skipped p2"))
+    }
+
+    @Test func undoIsADecisionOfItsOwnFromTheCommandLineAndIsNotRepeated() throws {
+        #expect(
+            sandbox.run("review", "reject", "p1", "--reason", "spam", "--as", "ann").status == 0)
+        // Only the moderator who decided undoes it.
+        let other = sandbox.run("review", "undo", "p1", "--as", "bo")
+        #expect(other.status == 1)
+        #expect(other.stderr.contains("p1 was decided by ann at "), "\(other.stderr)")
+        let undone = sandbox.run("review", "undo", "p1", "--as", "ann")
+        #expect(undone.status == 0, "\(undone.stderr)")
+        #expect(undone.stderr.contains("p1: rejected → pending (undone)"))
+        let log = try json(sandbox.run("review", "log", "p1", "--format", "json"))
+        #expect(log.map { $0["kind"] as? String } == ["decision", "undo"])
+        #expect(log.last?["undoes"] as? Int == log.first?["seq"] as? Int)
+        #expect(log.last?["note"] is NSNull && log.last?["moderator"] as? String == "ann")
+        #expect(
+            sandbox.run("review", "show", "p1").stdout.contains("ann  undo  rejected → pending"))
+        #expect(try ids().contains("p1"))
+        // Again: refused, the undo is not undone.
+        let again = sandbox.run("review", "undo", "p1", "--as", "ann")
+        #expect(again.status == 1)
+        #expect(again.stderr.contains("already an undo"), "\(again.stderr)")
+        #expect(try ids().contains("p1"))
+        // A decision a re-import overtook is not undone either.
+        #expect(sandbox.run("review", "approve", "p2", "--as", "ann").status == 0)
+        try sandbox.write(
+            "posts.csv",
+            try String(contentsOfFile: sandbox.path("posts.csv"), encoding: .utf8)
+                .replacingOccurrences(of: "www.spam.example", with: "a bench"))
+        sandbox.run("import", "posts", "posts.csv")
+        let overtaken = sandbox.run("review", "undo", "p2", "--as", "ann")
+        #expect(overtaken.status == 1)
+        #expect(overtaken.stderr.contains("p2 was changed by import at "), "\(overtaken.stderr)")
+        #expect(sandbox.run("review", "undo", "p3", "--as", "ann").status == 1)
+    }
+
+    @Test func theQueuesUndoTakesBackADecisionMadeElsewhere() throws {
+        #expect(sandbox.run("review", "approve", "p2", "--as", "kim").status == 0)
+        let workspace = try Workspace(path: sandbox.workspace)
+        var keys = Array("uq".utf8)
+        let out = CommandOutput(capturingAsTerminal: true)
+        let session = ReviewSession(
+            workspace: workspace, moderator: "kim", output: out,
+            style: .init(colour: true, columns: 40, rows: 10),
+            readKey: { keys.isEmpty ? nil : keys.removeFirst() })
+        #expect(try session.run() == .success)
+        #expect(out.text.contains("undid: p2 is pending again"), "\(out.text)")
+        let log = try AuditTrail(workspace: workspace).entries(for: "p2")
+        #expect(log.map(\.kind) == [.decision, .undo])
     }
 }

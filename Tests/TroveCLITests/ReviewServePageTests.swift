@@ -226,9 +226,64 @@ struct ReviewServePageTests {
         #expect(
             log == [
                 ["p0", "approved", nil, nil], ["p1", "rejected", "spam", nil],
-                ["p2", "flagged", nil, "same bag as p0?"], ["p2", "pending", nil, "undone"],
+                ["p2", "flagged", nil, "same bag as p0?"], ["p2", "pending", nil, nil],
             ])
+        // The undo is an entry of its own, not a note.
+        #expect(decisions().map { $0["kind"] } == ["decision", "decision", "decision", "undo"])
         #expect(decisions().allSatisfy { $0["moderator"] == "alice" })
+    }
+
+    // MARK: - Undo
+
+    @Test func anUndoOutlivesAReloadAndASecondTryIsNotAnotherUndo() throws {
+        let chromium = try #require(Chromium.path)
+        Chromium.oneAtATime.lock()
+        defer { Chromium.oneAtATime.unlock() }
+        let server = try ServedQueue(sandbox)
+        let browser = try signedIn(server, "alice", Self.wide, chromium: chromium)
+        try browser.key("a")
+        try expectShown(browser, card("p1") + " && " + message("approved: p0"), "p0 approved")
+        // A reload forgets nothing the workspace keeps: undo is still there, and works.
+        try browser.reload()
+        try expectShown(
+            browser, card("p1") + " && !document.getElementById('undo').disabled",
+            "undo after the reload")
+        try browser.click("#undo")
+        try expectShown(
+            browser, card("p0") + " && " + message("undone: p0 is pending again"), "p0 undone")
+        try expectShown(
+            browser, "document.querySelector('#card .history li[data-kind=undo]')",
+            "the undo in the post's history")
+        #expect(
+            (try browser.evaluate(text("#card .history li[data-kind=undo]")) as? String ?? "")
+                .contains("alice: undo: approved → pending"))
+        // An undo whose answer is lost on the way back: sent again, it finds its own undo
+        // on record, and the post is not decided again.
+        try browser.key("a")
+        try expectShown(browser, card("p1") + " && " + message("approved: p0"), "p0 approved again")
+        try browser.evaluate(
+            """
+            window.realFetch = window.fetch;
+            window.fetch = async (url, options) => {
+              const response = await window.realFetch(url, options);
+              if (String(url).startsWith('/api/undo')) {
+                window.fetch = window.realFetch;
+                throw new TypeError('Failed to fetch');
+              }
+              return response;
+            };
+            """)
+        try browser.key("u")
+        try expectShown(browser, message("did not reach the server"), "the undo's answer lost")
+        try browser.key("u")
+        try expectShown(
+            browser, card("p0") + " && " + message("undone: p0 is pending again"),
+            "the second try counts as done")
+        #expect(
+            decisions().filter { $0["id"] == "p0" }.map { $0["kind"] } == [
+                "decision", "undo", "decision", "undo",
+            ])
+        #expect(sandbox.run("review", "list").stdout.contains("p0"))
     }
 
     // MARK: - Accessibility

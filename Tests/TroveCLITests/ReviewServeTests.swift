@@ -179,6 +179,57 @@ import Testing
         #expect(sandbox.run("review", "log").stdout.contains("link farm"))
     }
 
+    @Test func anUndoIsRecordedOnceWhereverItIsAsked() throws {
+        let server = try ServedQueue(sandbox)
+        let alice = try server.signIn(server.addModerator("alice"))
+        let v1 = try version("p1")
+        let approve: [String: Any] = [
+            "id": "p1", "version": v1, "seen": "pending", "action": "approve",
+        ]
+        #expect(try alice.post("/api/decide", approve).status == 200)
+        // What the page can undo comes from the workspace: a reloaded page gets it back.
+        let undoable = try alice.get("/api/me").json["undoable"] as? [[String: Any]]
+        #expect(undoable?.last?["id"] as? String == "p1")
+        #expect(undoable?.last?["version"] as? String == v1)
+        #expect(undoable?.last?["status"] as? String == "approved")
+        #expect(undoable?.last?["count"] as? Int == 1)
+        // Undone from the command line, it is gone from the page's list.
+        let cli = sandbox.run("review", "undo", "p1", "--as", "alice")
+        #expect(cli.status == 0, "\(cli.stderr)")
+        #expect((try alice.get("/api/me").json["undoable"] as? [[String: Any]])?.isEmpty == true)
+        // From the page: the version decided on and the status the decision left.
+        let v2 = try version("p2")
+        #expect(
+            try alice.post(
+                "/api/decide",
+                [
+                    "id": "p2", "version": v2, "seen": "pending", "action": "reject",
+                    "reason": "spam",
+                ]
+            ).status == 200)
+        let undo: [String: Any] = ["id": "p2", "version": v2, "seen": "rejected"]
+        let first = try alice.post("/api/undo", undo)
+        #expect(first.status == 200 && first.json["status"] as? String == "pending")
+        // Sent again (its answer lost): refused, and it says the undo on record is hers.
+        let again = try alice.post("/api/undo", undo)
+        #expect(again.status == 409 && again.json["error"] as? String == "undone")
+        #expect(
+            again.json["by"] as? String == "alice" && again.json["status"] as? String == "pending")
+        let log = sandbox.run("review", "log", "p2", "--format", "json").stdout
+        let entries = try JSONSerialization.jsonObject(with: Data(log.utf8)) as? [[String: Any]]
+        #expect(entries?.map { $0["kind"] as? String } == ["decision", "undo"])
+        // A status the decision did not leave is refused.
+        #expect(
+            try alice.post(
+                "/api/decide",
+                ["id": "p3", "version": try version("p3"), "seen": "pending", "action": "flag"]
+            ).status == 200)
+        let wrong = try alice.post(
+            "/api/undo", ["id": "p3", "version": try version("p3"), "seen": "approved"])
+        #expect(wrong.status == 409 && wrong.json["error"] as? String == "changed")
+        #expect(sandbox.run("review", "list", "--status", "flagged").stdout.contains("p3"))
+    }
+
     @Test func approvingAPostWhosePhotoCouldNotBeReadNeedsAConfirmation() throws {
         try sandbox.write(
             "photos/bad.jpg", Data([0xFF, 0xD8, 0xFF, 0xE0] + Array(repeating: 7, count: 64)))

@@ -403,6 +403,25 @@ enum ReviewFormat {
         "\(line(id)): already \(status.rawValue) by \(line(last.who))"
     }
 
+    /// Why an undo did nothing (any outcome but `.undone`).
+    static func undoRefused(_ outcome: UndoOutcome) -> String {
+        switch outcome {
+        case .undone: return "undone"
+        case .unknown(let id): return "no post '\(line(id))'"
+        case .nothing(let id): return "\(line(id)): no decision of yours on it to undo"
+        case .alreadyUndone(let id, let last):
+            return "\(line(id)) is \(last.to.rawValue): its latest entry is already an undo "
+                + "(by \(line(last.who)) at \(last.at)); nothing undone, decide again instead"
+        case .overtaken(let id, let last):
+            let what = last.kind == .decision ? "decided" : "changed"
+            return "\(line(id)) was \(what) by \(line(last.who)) at \(last.at) since "
+                + "(\(last.from.rawValue) → \(last.to.rawValue)): nothing undone"
+        case .changed(let id, let last):
+            return "\(line(id)) is no longer as your decision left it (\(last.to.rawValue), "
+                + "version \(line(last.version ?? "?"))): nothing undone"
+        }
+    }
+
     static func stale(_ id: String, seen: String, current: String) -> String {
         "\(line(id)) changed since you saw it (version \(line(seen)), now \(current)): "
             + "not decided; see what changed with 'trove review show \(line(id))', "

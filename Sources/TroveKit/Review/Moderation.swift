@@ -108,7 +108,7 @@ public struct Moderation {
                 if let last, last.to == current, current == target, last.reason == reason {
                     switch request.action {
                     case .approve, .reject, .flag: repeatsRecord = true
-                    case .reopen, .revert: repeatsRecord = false
+                    case .reopen: repeatsRecord = false
                     }
                 }
                 // The same decision again changes nothing, whoever recorded it; only its

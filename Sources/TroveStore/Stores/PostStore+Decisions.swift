@@ -45,6 +45,51 @@ extension PostStore {
         return try database.query(sql + " ORDER BY seq", values, Self.decodeDecision)
     }
 
+    /// The latest entry of the trail on post `id`.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func latestEntry(on id: String) throws -> Decision? {
+        try database.query(
+            "SELECT \(Self.decisionColumns) FROM decisions WHERE post_id = ? ORDER BY seq DESC LIMIT 1",
+            [.text(id)], Self.decodeDecision
+        ).first
+    }
+
+    /// The entry on post `id` before the one numbered `seq`.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func entry(on id: String, before seq: Int64) throws -> Decision? {
+        try database.query(
+            """
+            SELECT \(Self.decisionColumns) FROM decisions WHERE post_id = ? AND seq < ?
+            ORDER BY seq DESC LIMIT 1
+            """, [.text(id), .integer(seq)], Self.decodeDecision
+        ).first
+    }
+
+    /// The entries of action `action` (its first entry's seq), in the order they were made.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func entries(ofAction action: Int64) throws -> [Decision] {
+        try database.query(
+            "SELECT \(Self.decisionColumns) FROM decisions WHERE seq = ?1 OR batch = ?1 ORDER BY seq",
+            [.integer(action)], Self.decodeDecision)
+    }
+
+    /// `moderator`'s latest decisions (up to `limit`, newest first) that are still the
+    /// latest entry on their post: what they can undo.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func standingDecisions(by moderator: String, limit: Int) throws -> [Decision] {
+        try database.query(
+            """
+            SELECT \(Self.aliasedDecisionColumns) FROM decisions d
+            WHERE d.moderator = ? AND d.kind = 'decision'
+              AND d.seq = (SELECT max(seq) FROM decisions e WHERE e.post_id = d.post_id)
+            ORDER BY d.seq DESC LIMIT ?
+            """, [.text(moderator), .integer(Int64(limit))], Self.decodeDecision)
+    }
+
     /// The latest 200 decisions on `user`'s posts, newest first.
     ///
     /// - Throws: `SQLiteError`.
