@@ -187,7 +187,8 @@ extension ReviewServer {
     }
 
     /// Rejects the pending posts of one user the page listed (id and version each), in
-    /// one transaction; a post changed since is left pending.
+    /// one transaction and as one action (one undo takes it all back); a post changed
+    /// since is left pending, and so is one a colleague holds (counted in `claimed`).
     func rejectUser(_ body: JSONValue, _ moderator: String) throws -> ServerResponse {
         guard let reason = body["reason"]?.stringValue.flatMap(RejectionReason.init(rawValue:)),
             case .array(let items)? = body["posts"]
@@ -200,24 +201,42 @@ extension ReviewServer {
                 version: version)
         }
         let user = body["user"]?.stringValue
-        let outcomes = try locked { () throws -> [DecisionOutcome] in
-            // Only that user's posts, whatever the list says.
+        let (outcomes, claimed) = try locked { () throws -> ([DecisionOutcome], [Claim]) in
+            // Only that user's posts, whatever the list says, and none a colleague holds.
             let store = PostStore(workspace)
             let mine = try requests.filter { try store.isPost($0.id, of: user) }
-            return try Moderation(workspace: workspace).decide(
-                mine, moderator: moderator, force: false)
+            let held = Dictionary(
+                try PostClaims(workspace: workspace).live().filter { $0.moderator != moderator }
+                    .map { ($0.postID, $0) }, uniquingKeysWith: { first, _ in first })
+            let free = mine.filter { held[$0.id] == nil }
+            let outcomes = try Moderation(workspace: workspace).decide(
+                free, moderator: moderator, force: false, oneAction: true)
+            return (outcomes, mine.compactMap { held[$0.id] })
         }
-        var rejected = 0
+        var rejected: [Decision] = []
         var refused: [JSONObject] = []
         for outcome in outcomes {
-            if case .recorded = outcome {
-                rejected += 1
+            if case .recorded(let decision) = outcome {
+                rejected.append(decision)
                 continue
             }
             let answer = Self.answer(outcome)
             refused.append(JSONObject(["message": String(decoding: answer.body, as: UTF8.self)]))
         }
+        // The whole rejection is one action: the page's undo names its first post.
+        let undo = rejected.first.map {
+            JSONObject([
+                "id": $0.postID, "version": $0.version, "status": $0.to.rawValue,
+                "count": rejected.count,
+            ])
+        }
         return Self.json(
-            200, JSONObject(["rejected": rejected, "refused": refused.count]).compactJSONText)
+            200,
+            JSONObject([
+                "rejected": rejected.count, "refused": refused.count,
+                "claimed": claimed.count,
+                "claimedBy": Array(Set(claimed.map(\.moderator))).sorted(),
+                "ids": rejected.map(\.postID), "undo": undo,
+            ]).compactJSONText)
     }
 }

@@ -971,9 +971,12 @@ function confirmRejectAll(user, pending) {
   const yes = el('button', { type: 'button', className: 'danger', onclick: () => rejectAll(user, reason, pending) },
     ['reject ' + count(pending.length, 'post')]);
   box.replaceChildren();
+  // Posts a colleague has open are left to them (the server checks again).
+  const taken = pending.filter((p) => takenBy(p)).length;
   append(box, [
     el('span', null, ['Reject ' + (pending.length === 1 ? 'the 1 pending post' : 'all ' + pending.length + ' pending posts') +
-      ' of ', userText(user), ' as ' + reason + '?']), yes,
+      ' of ', userText(user), ' as ' + reason + '?',
+      taken ? ' ' + count(taken, 'post') + ' open by a colleague ' + (taken === 1 ? 'is' : 'are') + ' left to them.' : '']), yes,
     el('button', { type: 'button', onclick: () => { box.hidden = true; $('user-reject').focus(); } }, ['cancel']),
   ]);
   box.hidden = false;
@@ -988,8 +991,16 @@ async function rejectAll(user, reason, pending) {
     say(['not rejected: ', problem(result, 'refused')], 'error', { topic: result.status === 0 ? 'link' : 'post' });
     return;
   }
-  say(['rejected ' + count(result.data.rejected || 0, 'post') + ' of ', userText(user),
-    result.data.refused ? ', ' + result.data.refused + ' refused (changed or decided)' : '']);
+  const data = result.data;
+  // One action: one undo takes all of it back.
+  if (data.undo) undoable(data.undo, data.ids || [data.undo.id]);
+  renderActions();
+  const claimed = data.claimed
+    ? [', ' + data.claimed + ' skipped (claimed by ', (data.claimedBy || []).map((m, i) => [i ? ', ' : '', userText(m)]), ')']
+    : '';
+  say(['rejected ' + count(data.rejected || 0, 'post') + ' of ', userText(user), claimed,
+    data.refused ? ', ' + data.refused + ' refused (changed or decided)' : '',
+    data.rejected ? ' (u undoes it)' : '']);
   closeOverlays();
   await loadQueue();
 }

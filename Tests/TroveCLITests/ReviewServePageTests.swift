@@ -286,6 +286,42 @@ struct ReviewServePageTests {
         #expect(sandbox.run("review", "list").stdout.contains("p0"))
     }
 
+    @Test func aBulkRejectLeavesAColleaguesPostAndOneUndoTakesItBack() throws {
+        let chromium = try #require(Chromium.path)
+        Chromium.oneAtATime.lock()
+        defer { Chromium.oneAtATime.unlock() }
+        try sandbox.write("posts.csv", Self.posts + "p5,u1,40.76,-74.05,a can,2022-01-06,\n")
+        sandbox.run("import", "posts", "posts.csv", "--photos", "photos")
+        let server = try ServedQueue(sandbox)
+        // Bob has u1's p1 open.
+        let bob = try server.signIn(server.addModerator("bob"))
+        #expect(try bob.post("/api/claim", ["id": "p1"]).status == 200)
+        let browser = try signedIn(server, "alice", Self.wide, chromium: chromium)
+        try browser.click("#card .user-link")
+        try expectShown(browser, "!document.getElementById('user-panel').hidden", "u1's panel")
+        try expectShown(
+            browser, "document.querySelectorAll('#user-posts li').length === 3", "u1's posts")
+        try browser.click("#user-reject")
+        try expectShown(
+            browser,
+            "!document.getElementById('user-confirm').hidden && "
+                + "document.getElementById('user-confirm').textContent.includes("
+                + "'1 post open by a colleague is left to them')", "the confirmation")
+        try browser.click("#user-confirm button.danger")
+        try expectShown(
+            browser,
+            message("rejected 2 posts of u1, 1 skipped (claimed by bob)") + " && "
+                + card("p2"), "p0 and p5 rejected, p1 left to bob")
+        #expect(decisions().map { $0["id"] } == ["p0", "p5"])
+        // One undo, by pointer, takes the whole rejection back.
+        try browser.click("#undo")
+        try expectShown(
+            browser, message("undone: 2 posts back to pending"), "the rejection undone")
+        #expect(decisions().map { $0["kind"] } == ["decision", "decision", "undo", "undo"])
+        let pending = sandbox.run("review", "list").stdout
+        #expect(["p0", "p1", "p5"].allSatisfy { pending.contains($0) }, "\(pending)")
+    }
+
     // MARK: - Accessibility
 
     @Test(.enabled(if: AxeCore.isAvailable, AxeCore.skipReason), arguments: screens)

@@ -272,6 +272,47 @@ import Testing
         #expect(!pending.contains("p1") && !pending.contains("p2") && pending.contains("p3"))
     }
 
+    @Test func bulkRejectSkipsAColleaguesClaimAndIsUndoneAsOneAction() throws {
+        try sandbox.write(
+            "posts.csv", Self.posts(text: "a bottle") + "p4,u1,40.71,-74.0,a tyre,2022-01-04,\n")
+        #expect(sandbox.run("import", "posts", "posts.csv").status == 0)
+        let server = try ServedQueue(sandbox)
+        let alice = try server.signIn(server.addModerator("alice"))
+        let bob = try server.signIn(server.addModerator("bob"))
+        #expect(try bob.post("/api/claim", ["id": "p2"]).status == 200)
+        // Alice holds one herself: her own claim does not stop her.
+        #expect(try alice.post("/api/claim", ["id": "p4"]).status == 200)
+        let shown = try ["p1", "p2", "p4"].map { ["id": $0, "version": try version($0)] }
+        let result = try alice.post(
+            "/api/reject-user", ["user": "u1", "reason": "spam", "posts": shown])
+        #expect(result.status == 200)
+        #expect(result.json["rejected"] as? Int == 2 && result.json["claimed"] as? Int == 1)
+        #expect(result.json["claimedBy"] as? [String] == ["bob"])
+        #expect(result.json["ids"] as? [String] == ["p1", "p4"])
+        #expect(sandbox.run("review", "list").stdout.contains("p2"))
+        let undo = try #require(result.json["undo"] as? [String: Any])
+        #expect(undo["count"] as? Int == 2 && undo["status"] as? String == "rejected")
+        // What the page can undo, also after a reload: the whole rejection, once.
+        let undoable = try alice.get("/api/me").json["undoable"] as? [[String: Any]]
+        #expect(undoable?.count == 1 && undoable?.first?["count"] as? Int == 2)
+        // One undo takes all of it back, recorded as undos of the one action.
+        let undone = try alice.post(
+            "/api/undo",
+            ["id": undo["id"] ?? "", "version": undo["version"] ?? "", "seen": "rejected"])
+        #expect(undone.status == 200)
+        #expect((undone.json["undone"] as? [[String: Any]])?.count == 2)
+        let pending = sandbox.run("review", "list").stdout
+        #expect(["p1", "p2", "p4"].allSatisfy { pending.contains($0) })
+        let log = sandbox.run("review", "log", "--format", "json").stdout
+        let entries =
+            try JSONSerialization.jsonObject(with: Data(log.utf8)) as? [[String: Any]] ?? []
+        #expect(entries.map { $0["kind"] as? String } == ["decision", "decision", "undo", "undo"])
+        #expect(entries.map { $0["id"] as? String } == ["p1", "p4", "p1", "p4"])
+        let action = entries.first?["seq"] as? Int
+        #expect(entries[1]["action"] as? Int == action)
+        #expect(entries[2...].allSatisfy { $0["undoes"] as? Int == action })
+    }
+
     @Test func anIdPrefixFindsItsPostsAndOnlyThem() throws {
         try sandbox.write(
             "push.csv",
