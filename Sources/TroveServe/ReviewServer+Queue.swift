@@ -77,12 +77,19 @@ extension ReviewServer {
         ])
     }
 
-    func postDetails(_ id: String, _ moderator: String) throws -> ServerResponse {
+    /// A post as the card shows it. `earlier` is the version to show it beside, then and
+    /// now, when the post changed since: the version the page saw (`seen`), else the one
+    /// the latest decision on it was made on, until a moderator decides on this one.
+    func postDetails(_ id: String, _ moderator: String, seen: String? = nil) throws
+        -> ServerResponse
+    {
         let found = try locked {
-            () throws -> (Post, [Decision], [MapPoint], [String: Bool], Claim?)? in
+            () throws -> (Post, [Decision], [MapPoint], [String: Bool], Claim?, JSONObject?)? in
             let query = PostQuery(workspace: workspace)
             guard let post = try query.post(id) else { return nil }
             let history = try AuditTrail(workspace: workspace).entries(for: id)
+            let earlier = try Self.earlier(
+                post, history: history, versions: query.versions(id), seen: seen)
             let neighbours = try query.neighbours(of: post)
             // Other posts named by signals (duplicates, look-alikes, neighbours).
             var related: [String: Bool] = [:]
@@ -98,9 +105,9 @@ extension ReviewServer {
                 }
             }
             let claim = try PostClaims(workspace: workspace).live().first { $0.postID == id }
-            return (post, history, neighbours, related, claim)
+            return (post, history, neighbours, related, claim, earlier)
         }
-        guard let (post, history, neighbours, related, claim) = found else {
+        guard let (post, history, neighbours, related, claim, earlier) = found else {
             return Self.error(404, "post", "no such post")
         }
         var object = Self.summaryJSON(post.summary, version: post.version)
@@ -128,7 +135,35 @@ extension ReviewServer {
         object.add("neighbours", neighbours.map { $0.label })
         object.add("history", history.map(Self.entryJSON))
         object.add("claimedBy", claim?.moderator)
+        object.add("earlier", earlier)
         return Self.json(200, object.compactJSONText)
+    }
+
+    /// The earlier version of `post` to show beside it (see `postDetails`), nil when there
+    /// is none: `why` says which, `seen` or `decided`.
+    static func earlier(
+        _ post: Post, history: [Decision], versions: [PostVersionRecord], seen: String?
+    ) -> JSONObject? {
+        var why = "seen"
+        var wanted = seen.flatMap { $0 == post.version ? nil : $0 }
+        if wanted == nil {
+            // The latest moderator's decision (or undo): made on another version, this
+            // one is still to be decided.
+            let decided = history.last {
+                $0.moderator != nil && [.decision, .undo].contains($0.kind)
+            }
+            guard let version = decided?.version, version != post.version else { return nil }
+            wanted = version
+            why = "decided"
+        }
+        guard let then = versions.first(where: { $0.version == wanted }) else { return nil }
+        return JSONObject([
+            "version": then.version, "why": why, "seenAt": then.seenAt, "user": then.user,
+            "lat": then.latitude, "lon": then.longitude, "date": then.date,
+            "description": then.description,
+            "photoChanged": then.photoReference != post.photoReference
+                || then.photoHash != post.photoHash,
+        ])
     }
 
     func userPanel(_ user: String) throws -> ServerResponse {

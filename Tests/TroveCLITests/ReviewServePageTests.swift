@@ -233,6 +233,48 @@ struct ReviewServePageTests {
         #expect(decisions().allSatisfy { $0["moderator"] == "alice" })
     }
 
+    // MARK: - Then and now
+
+    @Test func aPostChangedWhileOnScreenShowsThenAndNowUntilDecided() throws {
+        let chromium = try #require(Chromium.path)
+        Chromium.oneAtATime.lock()
+        defer { Chromium.oneAtATime.unlock() }
+        let server = try ServedQueue(sandbox)
+        let browser = try signedIn(server, "alice", Self.wide, chromium: chromium)
+        // The user edits p0 while it is on screen.
+        try sandbox.write(
+            "posts.csv",
+            Self.posts.replacingOccurrences(of: "p0,u1,40.7101", with: "p0,u1,40.7111")
+                .replacingOccurrences(of: "two cans", with: "two crushed cans"))
+        #expect(sandbox.run("import", "posts", "posts.csv", "--photos", "photos").status == 0)
+        try browser.key("a")
+        try expectShown(browser, message("changed since you saw it"), "the approval refused")
+        try browser.key("Enter")
+        let table = "document.querySelector('#card table.changes')"
+        try expectShown(browser, card("p0") + " && " + table, "then and now on the card")
+        let rows =
+            try browser.evaluate(
+                """
+                [...document.querySelectorAll('#card table.changes tbody tr')].map((row) =>
+                  [...row.children].map((cell) => cell.textContent).join(' | ')).join('\\n')
+                """) as? String ?? ""
+        #expect(
+            rows == """
+                position | 40.710100, -74.000100 | 40.711100, -74.000100
+                description | two cans | two crushed cans
+                """)
+        #expect(
+            (try browser.evaluate(text("#card table.changes caption")) as? String ?? "")
+                .contains("(the one you saw)"))
+        // Decided on the new version, it is done: the next post has no comparison.
+        try browser.key("a")
+        try expectShown(browser, card("p1") + " && " + message("approved: p0"), "p0 approved")
+        #expect(try browser.evaluate("!" + table) as? Bool == true)
+        #expect(decisions().map { $0["id"] } == ["p0"])
+        let logged = sandbox.run("review", "show", "p0").stdout
+        #expect(logged.contains("two crushed cans"), "\(logged)")
+    }
+
     // MARK: - Undo
 
     @Test func anUndoOutlivesAReloadAndASecondTryIsNotAnotherUndo() throws {

@@ -313,6 +313,48 @@ import Testing
         #expect(entries[2...].allSatisfy { $0["undoes"] as? Int == action })
     }
 
+    @Test func aChangedPostComesWithTheVersionSeenOrDecidedUntilDecidedAgain() throws {
+        let server = try ServedQueue(sandbox)
+        let alice = try server.signIn(server.addModerator("alice"))
+        let v1 = try version("p1")
+        try sandbox.write("posts.csv", Self.posts(text: "a crushed bottle"))
+        sandbox.run("import", "posts", "posts.csv", "--photos", "photos")
+        let v2 = try version("p1")
+        #expect(v2 != v1)
+        // Seen at v1: then and now.
+        let seen = try alice.get("/api/post?id=p1&seen=\(v1)").json
+        let earlier = try #require(seen["earlier"] as? [String: Any])
+        #expect(earlier["version"] as? String == v1 && earlier["why"] as? String == "seen")
+        #expect(earlier["description"] as? String == "a bottle")
+        #expect(seen["description"] as? String == "a crushed bottle")
+        #expect(earlier["photoChanged"] as? Bool == false)
+        // Never decided, and not seen before: nothing to compare with.
+        #expect(try alice.get("/api/post?id=p1").json["earlier"] is NSNull)
+        // Decided at v2, then edited: the version decided on, to whoever opens it, until
+        // a moderator decides on the new one.
+        let approved = try alice.post(
+            "/api/decide", ["id": "p1", "version": v2, "seen": "pending", "action": "approve"])
+        #expect(approved.status == 200, "\(approved.json)")
+        #expect(try alice.get("/api/post?id=p1").json["earlier"] is NSNull)
+        try sandbox.write("posts.csv", Self.posts(text: "a flattened bottle"))
+        sandbox.run("import", "posts", "posts.csv", "--photos", "photos")
+        let v3 = try version("p1")
+        let bob = try server.signIn(server.addModerator("bob"))
+        let reopened = try bob.get("/api/post?id=p1").json
+        #expect(reopened["status"] as? String == "pending")
+        let decided = try #require(reopened["earlier"] as? [String: Any])
+        #expect(decided["version"] as? String == v2 && decided["why"] as? String == "decided")
+        #expect(decided["description"] as? String == "a crushed bottle")
+        #expect(
+            try bob.post(
+                "/api/decide", ["id": "p1", "version": v3, "seen": "pending", "action": "approve"]
+            ).status == 200)
+        #expect(try bob.get("/api/post?id=p1").json["earlier"] is NSNull)
+        // The version seen as it is now, or one the post never had: nothing either.
+        #expect(try bob.get("/api/post?id=p1&seen=\(v3)").json["earlier"] is NSNull)
+        #expect(try bob.get("/api/post?id=p1&seen=000000000000").json["earlier"] is NSNull)
+    }
+
     @Test func anIdPrefixFindsItsPostsAndOnlyThem() throws {
         try sandbox.write(
             "push.csv",
