@@ -12,19 +12,35 @@ extension ReviewServer {
         let id = body["id"]?.stringValue ?? ""
         switch path {
         case "/api/claim":
-            let held = try locked {
-                try PostClaims(workspace: workspace).claim(
-                    id, for: moderator, minutes: try claimMinutes())
+            // `renew`: the page keeps the post on view claimed; a claim a lead released
+            // is not renewed.
+            let renewal = try locked { () throws -> ClaimRenewal in
+                let claims = PostClaims(workspace: workspace)
+                let minutes = try claimMinutes()
+                if body["renew"]?.boolValue == true {
+                    return try claims.renew(id, for: moderator, minutes: minutes)
+                }
+                return try claims.claim(id, for: moderator, minutes: minutes).map {
+                    .heldBy($0)
+                } ?? .renewed
             }
-            if let held {
+            switch renewal {
+            case .renewed: return Self.json(200, "{\"claimed\":true}")
+            case .heldBy(let held):
                 return Self.json(
                     409,
                     JSONObject([
                         "error": "taken", "by": held.moderator,
                         "message": "\(held.moderator) has this post open",
                     ]).compactJSONText)
+            case .released(let lead):
+                return Self.json(
+                    409,
+                    JSONObject([
+                        "error": "released", "by": lead,
+                        "message": "\(lead) released your claim on this post",
+                    ]).compactJSONText)
             }
-            return Self.json(200, "{\"claimed\":true}")
         case "/api/release":
             try locked { try PostClaims(workspace: workspace).release(id, by: moderator) }
             return Self.json(200, "{\"released\":true}")

@@ -8,6 +8,9 @@
 const state = {
   me: null, posts: [], index: -1, current: null, seq: 0, undo: [],
   confirm: false, refused: false, claims: new Map(), next: null, busy: 0, view: 0,
+  // When the moderator last did something here; the post whose claim a lead released;
+  // the post whose claim ended for want of activity.
+  active: Date.now(), released: null, idleFor: null,
   outbox: [], opener: null, panelOpener: null, topic: null, confirmText: '', sending: new Set(),
 };
 
@@ -359,6 +362,8 @@ async function open(index, onlyFree, seen) {
       if (onlyFree) { renderList(); return false; }
     } else if (claim.status === 200) {
       state.claims.set(post.id, state.me.moderator);
+      state.released = null;
+      state.idleFor = null;
     }
     const query = '/api/post?id=' + encodeURIComponent(post.id) + (seen ? '&seen=' + encodeURIComponent(seen) : '');
     const answer = await api(query);
@@ -1019,15 +1024,31 @@ async function poll() {
     if (claims.get(id) !== state.claims.get(id)) changed = true;
   }
   state.claims = claims;
-  // The post on screen stays claimed while it is open: a claim that ran out is renewed
-  // (not while another post is being opened, or a decision is ending this one).
+  // The post on screen stays claimed while it is open and the moderator is there: a
+  // claim that ran out is renewed (not while another post is being opened, or a decision
+  // is ending this one), but not after review.claim-minutes without a key, a tap or the
+  // pointer moving, and not once a lead released it.
   if (state.current && state.current === shown && view === state.view && !state.busy && !claims.has(shown.id) &&
-      !data.decisions.some((d) => d.id === shown.id)) {
-    const again = await api('/api/claim', { id: shown.id });
-    if (again.status === 200) state.claims.set(shown.id, state.me.moderator);
-    else if (again.status === 409) {
-      state.claims.set(shown.id, again.data.by);
-      say([userText(shown.id), ' is taken by ', userText(again.data.by), ' now'], 'error', { topic: 'post' });
+      !data.decisions.some((d) => d.id === shown.id) && state.released !== shown.id) {
+    if (idle()) {
+      if (state.idleFor !== shown.id) {
+        state.idleFor = shown.id;
+        say(['your claim on ', userText(shown.id), ' ended: nothing happened here for ' +
+          count(state.me.claimMinutes, 'minute') + '; the others may open it'], 'error', { topic: 'post' });
+      }
+    } else {
+      const again = await api('/api/claim', { id: shown.id, renew: true });
+      if (again.status === 200) {
+        state.claims.set(shown.id, state.me.moderator);
+        if (state.idleFor === shown.id) { state.idleFor = null; clearMessage('post'); }
+      } else if (again.status === 409 && again.data.error === 'released') {
+        state.released = shown.id;
+        say([userText(again.data.by), ' released your claim on ', userText(shown.id),
+          ': the others may open it'], 'error', { topic: 'post' });
+      } else if (again.status === 409) {
+        state.claims.set(shown.id, again.data.by);
+        say([userText(shown.id), ' is taken by ', userText(again.data.by), ' now'], 'error', { topic: 'post' });
+      }
     }
   }
   for (const decision of data.decisions) {
@@ -1045,6 +1066,16 @@ async function poll() {
     }
   }
   if (changed) renderList();
+}
+
+// Whether the moderator did nothing in the page for review.claim-minutes.
+function idle() {
+  const minutes = state.me && typeof state.me.claimMinutes === 'number' ? state.me.claimMinutes : 5;
+  return Date.now() - state.active > minutes * 60000;
+}
+
+function active() {
+  state.active = Date.now();
 }
 
 async function pollForever() {
@@ -1110,6 +1141,9 @@ document.addEventListener('keydown', async (event) => {
 // MARK: - Start
 
 async function start() {
+  for (const type of ['keydown', 'pointerdown', 'pointermove', 'wheel', 'touchstart']) {
+    document.addEventListener(type, active, { capture: true, passive: true });
+  }
   const answer = await api('/api/me');
   if (answer.status === 0) {
     say(['cannot start: ', answer.data.message, ' (trying again)'], 'error', { topic: 'link' });

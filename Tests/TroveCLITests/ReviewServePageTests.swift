@@ -233,6 +233,64 @@ struct ReviewServePageTests {
         #expect(decisions().allSatisfy { $0["moderator"] == "alice" })
     }
 
+    // MARK: - Claims
+
+    /// The posts `review claims` lists as held, with their holders.
+    func claims() -> [String] {
+        sandbox.run("review", "claims").stdout.split(separator: "\n").map {
+            $0.split(separator: "\t").prefix(2).joined(separator: " ")
+        }
+    }
+
+    /// Waits (30 s at most) until `review claims` lists `expected`.
+    func expectClaims(
+        _ expected: [String], _ what: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        let deadline = Date().addingTimeInterval(30)
+        var seen = claims()
+        while seen != expected && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.1)
+            seen = claims()
+        }
+        #expect(seen == expected, "\(what)", sourceLocation: sourceLocation)
+    }
+
+    @Test func aClaimEndsOnAnEmptySearchAfterIdleTimeAndWhenTheLeadReleasesIt() throws {
+        let chromium = try #require(Chromium.path)
+        Chromium.oneAtATime.lock()
+        defer { Chromium.oneAtATime.unlock() }
+        // Claims of 3 seconds: an idle page stops renewing after that long.
+        #expect(sandbox.run("config", "set", "review.claim-minutes", "0.05").status == 0)
+        let server = try ServedQueue(sandbox)
+        let browser = try signedIn(server, "alice", Self.wide, chromium: chromium)
+        #expect(claims() == ["p0 alice"])
+        // A search that finds nothing lets go of the post that was on view.
+        try browser.key("/")
+        try browser.type("no such thing")
+        try browser.key("Enter")
+        try expectShown(
+            browser, text("#card") + ".includes('Nothing left to review here.')",
+            "nothing left on an empty search")
+        #expect(claims() == [])
+        try browser.key("/")
+        try browser.evaluate("document.getElementById('f-q').value = ''")
+        try browser.key("Enter")
+        try expectShown(browser, card("p0"), "p0 again")
+        // Left alone, the page stops renewing its claim and says so.
+        try expectShown(
+            browser, message("your claim on p0 ended: nothing happened here"), "the idle end")
+        #expect(claims() == [])
+        // Back at work: held again.
+        try browser.click("#card h2")
+        expectClaims(["p0 alice"], "claimed again after a click")
+        try expectShown(browser, "!" + message("your claim on p0 ended"), "the message goes")
+        // The lead releases it: the page says who, and does not take it back.
+        let released = sandbox.run("review", "claims", "--release", "p0", "--as", "lea")
+        #expect(released.status == 0, "\(released.stderr)")
+        try expectShown(browser, message("lea released your claim on p0"), "the release told")
+        #expect(claims() == [])
+    }
+
     // MARK: - Then and now
 
     @Test func aPostChangedWhileOnScreenShowsThenAndNowUntilDecided() throws {

@@ -355,6 +355,49 @@ import Testing
         #expect(try bob.get("/api/post?id=p1&seen=000000000000").json["earlier"] is NSNull)
     }
 
+    @Test func theLeadListsAndReleasesClaimsAndAReleasedClaimIsNotRenewed() throws {
+        let server = try ServedQueue(sandbox)
+        let alice = try server.signIn(server.addModerator("alice"))
+        let bob = try server.signIn(server.addModerator("bob"))
+        #expect(try bob.post("/api/claim", ["id": "p1"]).status == 200)
+        #expect(try bob.post("/api/claim", ["id": "p2"]).status == 200)
+        #expect(try alice.post("/api/claim", ["id": "p3"]).status == 200)
+        let listed = sandbox.run("review", "claims")
+        #expect(listed.status == 0)
+        let lines = listed.stdout.split(separator: "\n").map { $0.split(separator: "\t") }
+        #expect(
+            lines.map { $0.prefix(2).joined(separator: " ") } == ["p1 bob", "p2 bob", "p3 alice"])
+        #expect(lines.allSatisfy { $0.count == 4 && $0[2].hasPrefix("since 20") })
+        #expect(listed.stderr.contains("3 claims"))
+        let json = sandbox.run("review", "claims", "--format", "json").stdout
+        let entries =
+            try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]] ?? []
+        #expect(entries.map { $0["id"] as? String } == ["p1", "p2", "p3"])
+        #expect(
+            entries.allSatisfy { ($0["since"] as? String ?? "") < ($0["until"] as? String ?? "") })
+        // The lead releases bob's p1: open to the others at once.
+        let released = sandbox.run("review", "claims", "--release", "p1", "--as", "lea")
+        #expect(released.status == 0 && released.stderr.contains("released p1 (held by bob)"))
+        #expect(!sandbox.run("review", "claims").stdout.contains("p1"))
+        // Bob's page renewing it hears who released it, and does not take it back.
+        let renewal = try bob.post("/api/claim", ["id": "p1", "renew": true])
+        #expect(renewal.status == 409 && renewal.json["error"] as? String == "released")
+        #expect(renewal.json["by"] as? String == "lea")
+        #expect(try alice.post("/api/claim", ["id": "p1"]).status == 200)
+        #expect(try alice.post("/api/release", ["id": "p1"]).status == 200)
+        // His other claim renews as before; opened again, p1 is his afresh.
+        #expect(try bob.post("/api/claim", ["id": "p2", "renew": true]).status == 200)
+        #expect(try bob.post("/api/claim", ["id": "p1"]).status == 200)
+        // Every claim of one moderator.
+        let all = sandbox.run("review", "claims", "--moderator", "bob", "--as", "lea")
+        #expect(all.status == 0 && all.stderr.contains("released p2 (held by bob)"))
+        #expect(sandbox.run("review", "claims").stdout.split(separator: "\n").count == 1)
+        let none = sandbox.run("review", "claims", "--release", "p9", "--as", "lea")
+        #expect(none.status == 1 && none.stderr.contains("no running claim on post 'p9'"))
+        #expect(
+            sandbox.run("review", "claims", "--release", "p3", "--moderator", "alice").status == 2)
+    }
+
     @Test func anIdPrefixFindsItsPostsAndOnlyThem() throws {
         try sandbox.write(
             "push.csv",

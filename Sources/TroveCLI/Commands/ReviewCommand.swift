@@ -32,7 +32,7 @@ enum ReviewCommand {
         options: [asOption, statusOption],
         subcommands: [
             list, show, approve, reject, flag, reopen, undo, scan, sheet, apply, log, serve,
-            moderators,
+            moderators, claims,
         ],
         run: ReviewInteractive.run)
 

@@ -89,5 +89,8 @@ extension Schema {
         -- tab of the same moderator took since.
         ALTER TABLE post_claims ADD COLUMN since REAL;
         ALTER TABLE post_claims ADD COLUMN page TEXT;
+        -- Who released the claim for its holder (`review claims --release`): the holder's
+        -- page does not renew it; opening the post again claims it afresh.
+        ALTER TABLE post_claims ADD COLUMN released_by TEXT;
         """
 }

@@ -10,4 +10,6 @@ public struct Claim: Equatable, Sendable {
     public var since: Double? = nil
     /// The page (an open tab) that holds it, when it said.
     public var page: String? = nil
+    /// Who released it for its holder (a lead), when it ended that way.
+    public var releasedBy: String? = nil
 }
