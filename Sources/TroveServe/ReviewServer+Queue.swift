@@ -181,8 +181,11 @@ extension ReviewServer {
             200, JSONObject(["user": user, "posts": posts, "decisions": decisions]).compactJSONText)
     }
 
+    /// What changed since decision `since`: the decisions, the running claims, and
+    /// `imports`, the latest post version recorded (the page reads its queue again when
+    /// it moves: new posts reach open pages).
     func changes(_ since: Int64) throws -> ServerResponse {
-        let (decisions, claims, seq) = try locked {
+        let (decisions, claims, seq, imports) = try locked {
             try workspace.read {
                 let store = PostStore(workspace)
                 let decisions = try store.decisions(after: since).map { change in
@@ -197,13 +200,15 @@ extension ReviewServer {
                 }
                 let latest = try store.latestDecision()
                 let seq = decisions.last?.0 ?? min(max(since, 0), latest)
-                return (decisions.map { $0.1 }, claims, seq)
+                return (decisions.map { $0.1 }, claims, seq, try store.latestVersion())
             }
         }
         return Self.json(
             200,
-            JSONObject(["seq": Int(seq), "decisions": decisions, "claims": claims])
-                .compactJSONText)
+            JSONObject([
+                "seq": Int(seq), "decisions": decisions, "claims": claims,
+                "imports": Int(imports),
+            ]).compactJSONText)
     }
 
     /// An entry of the trail as the page shows it: `moderator` is null for what users

@@ -33,11 +33,12 @@ extension ReviewServer {
     }
 
     func me(_ moderator: String, _ session: String) throws -> ServerResponse {
-        let (minutes, area, seq, undoable) = try locked {
+        let (minutes, area, seq, undoable, imports) = try locked {
             (
                 try claimMinutes(), try workspace.setting(Setting.reviewArea.key),
                 try PostStore(workspace).latestDecision(),
-                try Moderation(workspace: workspace).undoable(by: moderator)
+                try Moderation(workspace: workspace).undoable(by: moderator),
+                try PostStore(workspace).latestVersion()
             )
         }
         let reasons = RejectionReason.allCases.map(\.rawValue)
@@ -46,7 +47,7 @@ extension ReviewServer {
             JSONObject([
                 "moderator": moderator, "csrf": ModeratorAccess.csrfToken(session: session),
                 "reasons": reasons, "claimMinutes": minutes, "area": area,
-                "tiles": configuration.tiles != nil, "seq": Int(seq),
+                "tiles": configuration.tiles != nil, "seq": Int(seq), "imports": Int(imports),
                 "signals": SignalName.allCases.map(\.rawValue),
                 // What `u` undoes, oldest first: the page's undo survives a reload.
                 "undoable": undoable.reversed().map(Self.undoableJSON),

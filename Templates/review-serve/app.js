@@ -6,7 +6,7 @@
 'use strict';
 
 const state = {
-  me: null, posts: [], index: -1, current: null, seq: 0, undo: [],
+  me: null, posts: [], index: -1, current: null, seq: 0, imports: 0, undo: [],
   confirm: false, refused: false, claims: new Map(), next: null, busy: 0, view: 0,
   // When the moderator last did something here; the post whose claim a lead released;
   // the post whose claim ended for want of activity.
@@ -303,6 +303,37 @@ function renderList() {
     ])]);
     list.append(item);
   });
+}
+
+// New posts reach the open page: the queue is read again with the same filters; the
+// post on view stays on view (where it was, when it no longer matches), and a page with
+// nothing left opens the first new one. False when it could not be done now (a post is
+// being opened, the server did not answer): the next poll tries again.
+async function refreshQueue() {
+  if (state.busy) return false;
+  const view = state.view;
+  const answer = await api('/api/queue?' + filters().toString());
+  if (answer.status !== 200 || view !== state.view || state.busy) return false;
+  const data = answer.data;
+  const shown = state.current;
+  const current = shown ? state.posts.find((p) => p.id === shown.id) ||
+    { id: shown.id, user: shown.user, description: shown.description, status: shown.status, version: shown.version } : null;
+  const posts = data.posts;
+  if (current && !posts.some((p) => p.id === current.id)) {
+    posts.splice(Math.min(Math.max(state.index, 0), posts.length), 0, current);
+  }
+  for (const post of posts) {
+    const before = state.posts.find((p) => p.id === post.id);
+    if (before && before.decided) post.decided = before.decided;
+    if (post.claimedBy) state.claims.set(post.id, post.claimedBy);
+  }
+  state.posts = posts;
+  state.next = data.next;
+  state.index = current ? posts.indexOf(current) : -1;
+  $('count').textContent = count(data.total, 'post');
+  renderList();
+  if (!state.current) await openNext(-1);
+  return true;
 }
 
 // The next page of the queue after the last post listed; false when there is none.
@@ -1018,6 +1049,10 @@ async function poll() {
   const { status, data } = await api('/api/changes?since=' + state.seq);
   if (status !== 200) return;
   state.seq = data.seq;
+  // An import or a pull brought posts: the list and its count are read again.
+  if (typeof data.imports === 'number' && data.imports !== state.imports && await refreshQueue()) {
+    state.imports = data.imports;
+  }
   const claims = new Map(data.claims.map((c) => [c.id, c.moderator]));
   let changed = false;
   for (const id of new Set([...claims.keys(), ...state.claims.keys()])) {
@@ -1158,6 +1193,7 @@ async function start() {
   const data = answer.data;
   state.me = data;
   state.seq = data.seq;
+  state.imports = data.imports;
   state.undo = (data.undoable || []).map((a) => ({ id: a.id, version: a.version, status: a.status, count: a.count }));
   $('who').textContent = shownText(data.moderator);
   const signal = $('f-signal');

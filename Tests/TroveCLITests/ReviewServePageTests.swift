@@ -291,6 +291,38 @@ struct ReviewServePageTests {
         #expect(claims() == [])
     }
 
+    // MARK: - Live
+
+    @Test func newPostsReachAnOpenPageWithoutAFilterChange() throws {
+        let chromium = try #require(Chromium.path)
+        Chromium.oneAtATime.lock()
+        defer { Chromium.oneAtATime.unlock() }
+        let server = try ServedQueue(sandbox)
+        let browser = try signedIn(server, "alice", Self.wide, chromium: chromium)
+        try expectShown(browser, text("#count") + " === '5 posts'", "five posts")
+        try sandbox.write("posts.csv", Self.posts + "p5,u5,40.76,-74.05,a can,2022-01-06,\n")
+        #expect(sandbox.run("import", "posts", "posts.csv", "--photos", "photos").status == 0)
+        // Listed and counted within the poll; the post on view stays.
+        try expectShown(
+            browser,
+            text("#count") + " === '6 posts' && document.querySelector('#list li[data-id=p5]')",
+            "p5 listed")
+        #expect(
+            try browser.evaluate("document.getElementById('card').dataset.id") as? String == "p0")
+        // A queue with nothing left opens the first new post that matches.
+        try browser.key("/")
+        try browser.type("u6")
+        try browser.key("Enter")
+        try expectShown(
+            browser, text("#card") + ".includes('Nothing left to review here.')", "nothing left")
+        try sandbox.write(
+            "posts.csv",
+            Self.posts + "p5,u5,40.76,-74.05,a can,2022-01-06,\n"
+                + "p6,u6,40.77,-74.06,a u6 bottle,2022-01-07,\n")
+        #expect(sandbox.run("import", "posts", "posts.csv", "--photos", "photos").status == 0)
+        try expectShown(browser, card("p6") + " && " + text("#count") + " === '1 post'", "p6 opens")
+    }
+
     // MARK: - Then and now
 
     @Test func aPostChangedWhileOnScreenShowsThenAndNowUntilDecided() throws {

@@ -20,8 +20,8 @@ extension ReviewCommand {
             stays in the queue). Opening a post claims it for review.claim-minutes
             (default 5): the others' queues skip it until it is decided, skipped or the
             time is up; an idle page stops renewing it after that long ('trove review
-            claims' lists and releases claims). Decisions and claims of others show
-            within 2 seconds. Keys as in
+            claims' lists and releases claims). Decisions and claims of others, and
+            posts an import or a pull brings, show within 2 seconds. Keys as in
             the terminal queue: a approve, r reject then 1-8, f flag, s skip, u undo
             your last decisions (while nobody decided the post since), and n a note for
             the next decision, j/k next/previous, p the user's panel (their posts, the

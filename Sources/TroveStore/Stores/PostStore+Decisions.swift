@@ -135,6 +135,14 @@ extension PostStore {
         try database.scalar("SELECT coalesce(max(seq), 0) FROM decisions")?.int64 ?? 0
     }
 
+    /// The number of the latest post version an import recorded (0: none): it moves on
+    /// whenever an import or a pull brings a new post or a changed one.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func latestVersion() throws -> Int64 {
+        try database.scalar("SELECT coalesce(max(seq), 0) FROM post_versions")?.int64 ?? 0
+    }
+
     /// Appends decisions to the trail: the one writer of `decisions`, for moderators'
     /// decisions and undos and the changes an import makes. Used inside the caller's write
     /// transaction; the trail is append-only.
