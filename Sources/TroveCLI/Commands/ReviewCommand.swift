@@ -31,8 +31,8 @@ enum ReviewCommand {
             """,
         options: [asOption, statusOption],
         subcommands: [
-            list, show, approve, reject, flag, reopen, undo, scan, sheet, apply, log, serve,
-            moderators, claims,
+            list, show, approve, reject, flag, reopen, undo, scan, sheet, apply, log, stats,
+            serve, moderators, claims,
         ],
         run: ReviewInteractive.run)
 

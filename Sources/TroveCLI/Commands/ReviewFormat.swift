@@ -403,6 +403,42 @@ enum ReviewFormat {
         "\(line(id)): already \(status.rawValue) by \(line(last.who))"
     }
 
+    /// `review stats` as a table: a row per group, then the total.
+    static func statsTable(_ stats: ReviewStats, grouping: ReviewStats.Grouping) -> String {
+        let header = [
+            grouping.rawValue, "decisions", "approved", "rejected", "flagged", "reopened",
+            "undos", "overturned", "median time",
+        ]
+        let rows = (stats.rows + [stats.total]).map { row in
+            [
+                line(row.key), "\(row.decisions)", "\(row.approved)", "\(row.rejected)",
+                "\(row.flagged)", "\(row.reopened)", "\(row.undos)", "\(row.overturned)",
+                row.medianSeconds.map(duration) ?? "-",
+            ]
+        }
+        let all = [header] + rows
+        let widths = header.indices.map { column in
+            all.map { $0[column].count }.max() ?? 0
+        }
+        return all.map { cells in
+            cells.enumerated().map { column, cell in
+                let pad = String(repeating: " ", count: widths[column] - cell.count)
+                // Names to the left, numbers to the right.
+                return column == 0 ? cell + pad : pad + cell
+            }.joined(separator: "  ")
+        }.joined(separator: "\n")
+    }
+
+    /// Seconds in words a lead reads at a glance: 45s, 12m, 3h 5m, 2d 4h.
+    static func duration(_ seconds: Double) -> String {
+        let total = Int(seconds.rounded())
+        let (days, hours, minutes) = (total / 86_400, total % 86_400 / 3600, total % 3600 / 60)
+        if days > 0 { return "\(days)d \(hours)h" }
+        if hours > 0 { return "\(hours)h \(minutes)m" }
+        if minutes > 0 { return "\(minutes)m" }
+        return "\(total)s"
+    }
+
     /// Why an undo did nothing (any outcome but `.undone`).
     static func undoRefused(_ outcome: UndoOutcome) -> String {
         switch outcome {

@@ -18,6 +18,39 @@ public struct AuditTrail {
         try PostStore(workspace).decisions(for: id)
     }
 
+    /// The entries on post `id` (nil: every post) made by `moderator` (nil: anyone), at
+    /// or after `since` and before `before` (timestamps as `bound` makes them), oldest
+    /// first.
+    ///
+    /// - Throws: `SQLiteError`.
+    public func entries(
+        for id: String?, moderator: String?, since: String? = nil, before: String? = nil
+    ) throws -> [Decision] {
+        try PostStore(workspace).decisions(
+            matching: .init(post: id, moderator: moderator, since: since, before: before))
+    }
+
+    /// A bound of a time range over the trail, from a date (`2024-05-01`, UTC) or a time
+    /// (`2024-05-01T12:00:00Z`, or with an offset): the first second it names, or with
+    /// `after` the first second after it (a date's whole day, a time's second), as the
+    /// trail writes times. Nil when `text` is neither.
+    public static func bound(_ text: String, after: Bool = false) -> String? {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let day = DateFormatter()
+        day.calendar = calendar
+        day.timeZone = calendar.timeZone
+        day.locale = Locale(identifier: "en_US_POSIX")
+        day.dateFormat = "yyyy-MM-dd"
+        if text.count == 10, let date = day.date(from: text), day.string(from: date) == text {
+            return timestamp(after ? date.addingTimeInterval(86_400) : date)
+        }
+        let time = ISO8601DateFormatter()
+        time.formatOptions = [.withInternetDateTime]
+        guard let date = time.date(from: text) else { return nil }
+        return timestamp(after ? date.addingTimeInterval(1) : date)
+    }
+
     /// The trail as JSON: `[{"id","at","moderator","from","to","reason","note","kind",
     /// "by_user","seq","action","undoes","applied_by","decided_at","version"}]`.
     /// `moderator` is null for what users and imports did: `kind` says what each entry

@@ -45,6 +45,70 @@ extension PostStore {
         return try database.query(sql + " ORDER BY seq", values, Self.decodeDecision)
     }
 
+    /// Which entries of the trail to read: one post's, one moderator's, from `since`
+    /// (inclusive) and before `before` (exclusive), timestamps as the trail writes them.
+    package struct TrailFilter: Sendable {
+        package var post: String?
+        package var moderator: String?
+        package var since: String?
+        package var before: String?
+
+        package init(
+            post: String? = nil, moderator: String? = nil, since: String? = nil,
+            before: String? = nil
+        ) {
+            self.post = post
+            self.moderator = moderator
+            self.since = since
+            self.before = before
+        }
+    }
+
+    /// The entries `filter` selects, oldest first.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func decisions(matching filter: TrailFilter) throws -> [Decision] {
+        var conditions: [String] = []
+        var values: [SQLiteValue?] = []
+        if let post = filter.post {
+            conditions.append("post_id = ?")
+            values.append(.text(post))
+        }
+        if let moderator = filter.moderator {
+            conditions.append("moderator = ?")
+            values.append(.text(moderator))
+        }
+        if let since = filter.since {
+            conditions.append("at >= ?")
+            values.append(.text(since))
+        }
+        if let before = filter.before {
+            conditions.append("at < ?")
+            values.append(.text(before))
+        }
+        let condition = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        return try database.query(
+            "SELECT \(Self.decisionColumns) FROM decisions\(condition) ORDER BY seq", values,
+            Self.decodeDecision)
+    }
+
+    /// When each version of a post first arrived (`post_versions.seen_at`), by post id and
+    /// version.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func versionArrivals() throws -> [String: [String: String]] {
+        var arrivals: [String: [String: String]] = [:]
+        for (post, version, seen) in try database.query(
+            "SELECT post_id, version, seen_at FROM post_versions", [],
+            { row in
+                (row.text("post_id") ?? "", row.text("version") ?? "", row.text("seen_at") ?? "")
+            })
+        {
+            arrivals[post, default: [:]][version] = seen
+        }
+        return arrivals
+    }
+
     /// The latest entry of the trail on post `id`.
     ///
     /// - Throws: `SQLiteError`.
