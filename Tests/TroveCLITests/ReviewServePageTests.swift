@@ -503,22 +503,15 @@ struct ReviewServePageTests {
         try check("user-panel")
         try browser.key("Escape")
         try expectShown(browser, "document.getElementById('user-panel').hidden", "it closes")
-        // A post whose content changed since it was seen: then and now. The server's
-        // `earlier` is played here by the test, in the form the page expects.
-        try browser.evaluate(
-            """
-            window.realFetch = window.fetch;
-            window.fetch = async (url, options) => {
-              const response = await window.realFetch(url, options);
-              if (!String(url).startsWith('/api/post?id=p1')) return response;
-              const post = await response.json();
-              post.earlier = { version: '0123456789ab', why: 'seen', user: post.user,
-                lat: post.lat + 0.001, lon: post.lon, date: post.date,
-                description: 'a bottle', photoChanged: true };
-              return new Response(JSON.stringify(post), { status: response.status,
-                headers: { 'Content-Type': 'application/json' } });
-            };
-            """)
+        // A post whose content changed since the last decision on it (kim's flag): its
+        // user moved it and wrote more; opened, it shows then and now.
+        try sandbox.write(
+            "posts.csv",
+            Self.posts.replacingOccurrences(
+                of: "p1,u1,40.7201,-74.0101,a bottle by the bench",
+                with: "p1,u1,40.7211,-74.0101,a bottle by the old bench"))
+        #expect(sandbox.run("import", "posts", "posts.csv", "--photos", "photos").status == 0)
+        try browser.evaluate("window.realFetch = window.fetch")
         try browser.evaluate("document.querySelector('#list li[data-id=p1] button').click()")
         try expectShown(
             browser, card("p1") + " && document.querySelector('#card .changes')", "then/now")
