@@ -218,6 +218,7 @@ extension ReviewServer {
             "id": entry.postID, "at": entry.at, "kind": entry.kind.rawValue,
             "moderator": entry.moderator, "who": entry.who, "from": entry.from.rawValue,
             "to": entry.to.rawValue, "reason": entry.reason, "note": entry.note,
+            "seq": entry.seq,
         ])
     }
 

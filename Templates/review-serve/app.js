@@ -1093,7 +1093,9 @@ async function poll() {
     post.version = decision.version;
     post.decided = hiddenStatus(decision.status);
     changed = true;
-    if (state.current && state.current.id === decision.id && decision.moderator !== state.me.moderator) {
+    // A change the card already shows (it was made before the post was opened) is no news.
+    const shownAlready = state.current && (state.current.history || []).some((h) => h.seq === decision.seq);
+    if (state.current && state.current.id === decision.id && decision.moderator !== state.me.moderator && !shownAlready) {
       say([userText(decision.id), ' was just ' + (decision.moderator ? 'decided' : 'changed') + ' by ',
         userText(decision.who), ' (' + kindWords(decision) + decision.to + ')'], 'error',
         { topic: 'post', action: { label: 'reload (Enter)', run: reloadCurrent } });
@@ -1101,6 +1103,15 @@ async function poll() {
     }
   }
   if (changed) renderList();
+  // Decisions move posts in and out of the filtered queue: its count follows.
+  if (data.decisions.length) await refreshCount();
+}
+
+async function refreshCount() {
+  const params = filters();
+  params.set('limit', '1');
+  const answer = await api('/api/queue?' + params.toString());
+  if (answer.status === 200) $('count').textContent = count(answer.data.total, 'post');
 }
 
 // Whether the moderator did nothing in the page for review.claim-minutes.

@@ -321,6 +321,10 @@ struct ReviewServePageTests {
                 + "p6,u6,40.77,-74.06,a u6 bottle,2022-01-07,\n")
         #expect(sandbox.run("import", "posts", "posts.csv", "--photos", "photos").status == 0)
         try expectShown(browser, card("p6") + " && " + text("#count") + " === '1 post'", "p6 opens")
+        // Another moderator's decision changes the count too.
+        #expect(sandbox.run("review", "approve", "p6", "--as", "kim").status == 0)
+        try expectShown(
+            browser, text("#count") + " === '0 posts'", "the count after kim's approval")
     }
 
     // MARK: - Then and now
