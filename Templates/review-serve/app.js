@@ -416,7 +416,8 @@ async function open(index, onlyFree, seen) {
     state.refused = false;
     state.current = data;
     clearMessage('post');
-    Object.assign(post, { version: data.version, status: data.status });
+    // The list says what the card says (an edit since the list was read shows in both).
+    Object.assign(post, { version: data.version, status: data.status, description: data.description, user: data.user });
     renderList();
     renderCard(data);
     const item = $('list').children[index];

@@ -346,6 +346,9 @@ struct ReviewServePageTests {
         try browser.key("Enter")
         let table = "document.querySelector('#card table.changes')"
         try expectShown(browser, card("p0") + " && " + table, "then and now on the card")
+        try expectShown(
+            browser, text("#list li[data-id=p0]") + ".includes('two crushed cans')",
+            "the list says what the card says")
         let rows =
             try browser.evaluate(
                 """
