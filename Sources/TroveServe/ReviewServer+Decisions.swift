@@ -33,6 +33,13 @@ extension ReviewServer {
                         "error": "taken", "by": held.moderator,
                         "message": "\(held.moderator) has this post open",
                     ]).compactJSONText)
+            case .lost:
+                return Self.json(
+                    409,
+                    JSONObject([
+                        "error": "lost",
+                        "message": "someone else had this post open since your claim ended",
+                    ]).compactJSONText)
             case .released(let lead):
                 return Self.json(
                     409,

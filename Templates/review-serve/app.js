@@ -1054,6 +1054,9 @@ async function poll() {
   if (typeof data.imports === 'number' && data.imports !== state.imports && await refreshQueue()) {
     state.imports = data.imports;
   }
+  // Whether the post on view was held by this page until now (then the claim is renewed,
+  // else claimed afresh: one that another moderator held, or one left to run out idle).
+  const wasMine = shown && state.claims.get(shown.id) === state.me.moderator;
   const claims = new Map(data.claims.map((c) => [c.id, c.moderator]));
   let changed = false;
   for (const id of new Set([...claims.keys(), ...state.claims.keys()])) {
@@ -1073,10 +1076,14 @@ async function poll() {
           count(state.me.claimMinutes, 'minute') + '; the others may open it'], 'error', { topic: 'post' });
       }
     } else {
-      const again = await api('/api/claim', { id: shown.id, renew: true });
+      const again = await api('/api/claim', wasMine ? { id: shown.id, renew: true } : { id: shown.id });
       if (again.status === 200) {
         state.claims.set(shown.id, state.me.moderator);
         if (state.idleFor === shown.id) { state.idleFor = null; clearMessage('post'); }
+      } else if (again.status === 409 && again.data.error === 'lost') {
+        state.released = shown.id;
+        say(['someone else had ', userText(shown.id), ' open since your claim ended: open it again to claim it'],
+          'error', { topic: 'post' });
       } else if (again.status === 409 && again.data.error === 'released') {
         state.released = shown.id;
         say([userText(again.data.by), ' released your claim on ', userText(shown.id),

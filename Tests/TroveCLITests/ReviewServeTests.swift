@@ -392,6 +392,12 @@ import Testing
         let all = sandbox.run("review", "claims", "--moderator", "bob", "--as", "lea")
         #expect(all.status == 0 && all.stderr.contains("released p2 (held by bob)"))
         #expect(sandbox.run("review", "claims").stdout.split(separator: "\n").count == 1)
+        // A claim someone else took and ended since is not renewed either.
+        #expect(try alice.post("/api/claim", ["id": "p1"]).status == 200)
+        #expect(try alice.post("/api/release", ["id": "p1"]).status == 200)
+        let lost = try bob.post("/api/claim", ["id": "p1", "renew": true])
+        #expect(lost.status == 409 && lost.json["error"] as? String == "lost")
+        #expect(!sandbox.run("review", "claims").stdout.contains("p1"))
         let none = sandbox.run("review", "claims", "--release", "p9", "--as", "lea")
         #expect(none.status == 1 && none.stderr.contains("no running claim on post 'p9'"))
         #expect(

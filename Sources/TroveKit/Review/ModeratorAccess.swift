@@ -116,6 +116,9 @@ public enum ClaimRenewal: Equatable, Sendable {
     /// A lead released the moderator's claim (`review claims --release`): not renewed;
     /// opening the post again claims it afresh.
     case released(by: String)
+    /// The claim is gone and someone else held the post since (or it was never this
+    /// moderator's): not renewed; opening the post again claims it afresh.
+    case lost
 }
 
 /// Claims on posts: a moderator who opens a post holds it for a few minutes, and the
@@ -156,14 +159,11 @@ public struct PostClaims {
         let store = PostStore(workspace)
         let time = now.timeIntervalSince1970
         return try workspace.write { () throws -> ClaimRenewal in
-            if let row = try store.claimRow(on: id), row.moderator == moderator,
-                let lead = row.releasedBy
-            {
-                return .released(by: lead)
-            }
-            if let held = try store.claim(on: id, runningAfter: time), held.moderator != moderator {
-                return .heldBy(held)
-            }
+            // Opening the post made the row; it is gone when someone else's claim took
+            // its place and ended.
+            guard let row = try store.claimRow(on: id) else { return .lost }
+            if row.moderator != moderator { return row.until > time ? .heldBy(row) : .lost }
+            if let lead = row.releasedBy { return .released(by: lead) }
             try store.putClaim(id, moderator: moderator, now: time, until: time + minutes * 60)
             return .renewed
         }
