@@ -12,24 +12,47 @@ extension ReviewServer {
         let id = body["id"]?.stringValue ?? ""
         switch path {
         case "/api/claim":
-            let held = try locked {
-                try PostClaims(workspace: workspace).claim(
-                    id, for: moderator, minutes: try claimMinutes())
+            // `renew`: the page keeps the post on view claimed; a claim a lead released
+            // is not renewed.
+            let renewal = try locked { () throws -> ClaimRenewal in
+                let claims = PostClaims(workspace: workspace)
+                let minutes = try claimMinutes()
+                if body["renew"]?.boolValue == true {
+                    return try claims.renew(id, for: moderator, minutes: minutes)
+                }
+                return try claims.claim(id, for: moderator, minutes: minutes).map {
+                    .heldBy($0)
+                } ?? .renewed
             }
-            if let held {
+            switch renewal {
+            case .renewed: return Self.json(200, "{\"claimed\":true}")
+            case .heldBy(let held):
                 return Self.json(
                     409,
                     JSONObject([
                         "error": "taken", "by": held.moderator,
                         "message": "\(held.moderator) has this post open",
                     ]).compactJSONText)
+            case .lost:
+                return Self.json(
+                    409,
+                    JSONObject([
+                        "error": "lost",
+                        "message": "someone else had this post open since your claim ended",
+                    ]).compactJSONText)
+            case .released(let lead):
+                return Self.json(
+                    409,
+                    JSONObject([
+                        "error": "released", "by": lead,
+                        "message": "\(lead) released your claim on this post",
+                    ]).compactJSONText)
             }
-            return Self.json(200, "{\"claimed\":true}")
         case "/api/release":
             try locked { try PostClaims(workspace: workspace).release(id, by: moderator) }
             return Self.json(200, "{\"released\":true}")
         case "/api/decide": return try decide(id, body, moderator)
-        case "/api/undo": return try undo(id, moderator)
+        case "/api/undo": return try undo(id, body, moderator)
         case "/api/reject-user": return try rejectUser(body, moderator)
         case "/api/signout":
             try locked { try ModeratorAccess(workspace: workspace).signOut(session: session) }
@@ -111,16 +134,16 @@ extension ReviewServer {
             return json(
                 409,
                 JSONObject([
-                    "error": "decided", "status": status.rawValue, "by": last.moderator,
-                    "message": "already \(last.to.rawValue) by \(last.moderator): reload",
+                    "error": "decided", "status": status.rawValue, "by": last.who,
+                    "message": "already \(last.to.rawValue) by \(last.who): reload",
                 ]).compactJSONText)
         case .superseded(_, _, let last):
             return error(
-                409, "decided", "already \(last.to.rawValue) by \(last.moderator): reload")
+                409, "decided", "already \(last.to.rawValue) by \(last.who): reload")
         case .conflict(_, _, let current, let last):
             return error(
                 409, "decided",
-                "it is \(current.rawValue) now" + (last.map { " (by \($0.moderator))" } ?? "")
+                "it is \(current.rawValue) now" + (last.map { " (by \($0.who))" } ?? "")
                     + ": reload")
         case .needsConfirmation(_, let detail):
             return error(409, "confirm", "the photo could not be read (\(detail)): approve anyway?")
@@ -130,26 +153,65 @@ extension ReviewServer {
         }
     }
 
-    /// Reverts the moderator's own latest decision on `id`, unless someone decided it since.
-    func undo(_ id: String, _ moderator: String) throws -> ServerResponse {
-        let outcome = try locked { () throws -> DecisionOutcome? in
-            let moderation = Moderation(workspace: workspace)
-            guard let last = try moderation.lastDecision(id), last.moderator == moderator else {
-                return nil
+    /// Undoes the moderator's own latest decision on `id` (the whole action, for a bulk
+    /// one), while nobody decided the post since. The page names the version its decision
+    /// was made on and the status it left (`seen`): a post no longer there is refused, so
+    /// an undo sent again after a lost answer does not undo the undo.
+    func undo(_ id: String, _ body: JSONValue, _ moderator: String) throws -> ServerResponse {
+        let version = body["version"]?.stringValue
+        if let version, !PostVersion.isVersion(version[...]) {
+            return Self.error(400, "version", "not a version")
+        }
+        var expected: PostStatus?
+        if let seen = body["seen"]?.stringValue {
+            guard let status = PostStatus(rawValue: seen) else {
+                return Self.error(400, "seen", "not a status")
             }
-            return try moderation.decide(
-                post: id, version: last.version, action: .revert(to: last.from),
-                moderator: moderator, expected: last.to, note: "undone")
+            expected = status
         }
-        guard let outcome else {
+        let outcome = try locked {
+            try Moderation(workspace: workspace).undo(
+                post: id, moderator: moderator, version: version, expected: expected)
+        }
+        switch outcome {
+        case .undone(let entries, let kept):
+            let status = entries.first { $0.postID == id }?.to.rawValue
+            return Self.json(
+                200,
+                JSONObject([
+                    "ok": true, "id": id, "status": status,
+                    "undone": entries.map {
+                        JSONObject(["id": $0.postID, "status": $0.to.rawValue])
+                    },
+                    "kept": kept.count,
+                ]).compactJSONText)
+        case .unknown: return Self.error(404, "post", "no such post")
+        case .nothing: return Self.error(409, "nothing", "no decision of yours on it to undo")
+        case .alreadyUndone(_, let last):
+            // Who and where, so that a page sending its undo again (the first answer lost)
+            // sees that its own undo is the one on record.
+            return Self.json(
+                409,
+                JSONObject([
+                    "error": "undone", "by": last.who, "status": last.to.rawValue,
+                    "message": "already undone by \(last.who): it is \(last.to.rawValue)",
+                ]).compactJSONText)
+        case .overtaken(_, let last):
             return Self.error(
-                409, "not-yours", "someone else decided this post since: nothing undone")
+                409, "not-yours",
+                "\(last.who) \(last.kind == .decision ? "decided" : "changed") this post since: "
+                    + "nothing undone")
+        case .changed(_, let last):
+            return Self.error(
+                409, "changed",
+                "it is no longer as your decision left it (\(last.to.rawValue), version "
+                    + "\(last.version ?? "?")): nothing undone")
         }
-        return Self.answer(outcome)
     }
 
     /// Rejects the pending posts of one user the page listed (id and version each), in
-    /// one transaction; a post changed since is left pending.
+    /// one transaction and as one action (one undo takes it all back); a post changed
+    /// since is left pending, and so is one a colleague holds (counted in `claimed`).
     func rejectUser(_ body: JSONValue, _ moderator: String) throws -> ServerResponse {
         guard let reason = body["reason"]?.stringValue.flatMap(RejectionReason.init(rawValue:)),
             case .array(let items)? = body["posts"]
@@ -162,24 +224,42 @@ extension ReviewServer {
                 version: version)
         }
         let user = body["user"]?.stringValue
-        let outcomes = try locked { () throws -> [DecisionOutcome] in
-            // Only that user's posts, whatever the list says.
+        let (outcomes, claimed) = try locked { () throws -> ([DecisionOutcome], [Claim]) in
+            // Only that user's posts, whatever the list says, and none a colleague holds.
             let store = PostStore(workspace)
             let mine = try requests.filter { try store.isPost($0.id, of: user) }
-            return try Moderation(workspace: workspace).decide(
-                mine, moderator: moderator, force: false)
+            let held = Dictionary(
+                try PostClaims(workspace: workspace).live().filter { $0.moderator != moderator }
+                    .map { ($0.postID, $0) }, uniquingKeysWith: { first, _ in first })
+            let free = mine.filter { held[$0.id] == nil }
+            let outcomes = try Moderation(workspace: workspace).decide(
+                free, moderator: moderator, force: false, oneAction: true)
+            return (outcomes, mine.compactMap { held[$0.id] })
         }
-        var rejected = 0
+        var rejected: [Decision] = []
         var refused: [JSONObject] = []
         for outcome in outcomes {
-            if case .recorded = outcome {
-                rejected += 1
+            if case .recorded(let decision) = outcome {
+                rejected.append(decision)
                 continue
             }
             let answer = Self.answer(outcome)
             refused.append(JSONObject(["message": String(decoding: answer.body, as: UTF8.self)]))
         }
+        // The whole rejection is one action: the page's undo names its first post.
+        let undo = rejected.first.map {
+            JSONObject([
+                "id": $0.postID, "version": $0.version, "status": $0.to.rawValue,
+                "count": rejected.count,
+            ])
+        }
         return Self.json(
-            200, JSONObject(["rejected": rejected, "refused": refused.count]).compactJSONText)
+            200,
+            JSONObject([
+                "rejected": rejected.count, "refused": refused.count,
+                "claimed": claimed.count,
+                "claimedBy": Array(Set(claimed.map(\.moderator))).sorted(),
+                "ids": rejected.map(\.postID), "undo": undo,
+            ]).compactJSONText)
     }
 }

@@ -77,12 +77,19 @@ extension ReviewServer {
         ])
     }
 
-    func postDetails(_ id: String, _ moderator: String) throws -> ServerResponse {
+    /// A post as the card shows it. `earlier` is the version to show it beside, then and
+    /// now, when the post changed since: the version the page saw (`seen`), else the one
+    /// the latest decision on it was made on, until a moderator decides on this one.
+    func postDetails(_ id: String, _ moderator: String, seen: String? = nil) throws
+        -> ServerResponse
+    {
         let found = try locked {
-            () throws -> (Post, [Decision], [MapPoint], [String: Bool], Claim?)? in
+            () throws -> (Post, [Decision], [MapPoint], [String: Bool], Claim?, JSONObject?)? in
             let query = PostQuery(workspace: workspace)
             guard let post = try query.post(id) else { return nil }
             let history = try AuditTrail(workspace: workspace).entries(for: id)
+            let earlier = try Self.earlier(
+                post, history: history, versions: query.versions(id), seen: seen)
             let neighbours = try query.neighbours(of: post)
             // Other posts named by signals (duplicates, look-alikes, neighbours).
             var related: [String: Bool] = [:]
@@ -98,9 +105,9 @@ extension ReviewServer {
                 }
             }
             let claim = try PostClaims(workspace: workspace).live().first { $0.postID == id }
-            return (post, history, neighbours, related, claim)
+            return (post, history, neighbours, related, claim, earlier)
         }
-        guard let (post, history, neighbours, related, claim) = found else {
+        guard let (post, history, neighbours, related, claim, earlier) = found else {
             return Self.error(404, "post", "no such post")
         }
         var object = Self.summaryJSON(post.summary, version: post.version)
@@ -126,16 +133,37 @@ extension ReviewServer {
             "related",
             related.keys.sorted().map { JSONObject(["id": $0, "photo": related[$0] ?? false]) })
         object.add("neighbours", neighbours.map { $0.label })
-        object.add(
-            "history",
-            history.map {
-                JSONObject([
-                    "at": $0.at, "moderator": $0.moderator, "from": $0.from.rawValue,
-                    "to": $0.to.rawValue, "reason": $0.reason, "note": $0.note,
-                ])
-            })
+        object.add("history", history.map(Self.entryJSON))
         object.add("claimedBy", claim?.moderator)
+        object.add("earlier", earlier)
         return Self.json(200, object.compactJSONText)
+    }
+
+    /// The earlier version of `post` to show beside it (see `postDetails`), nil when there
+    /// is none: `why` says which, `seen` or `decided`.
+    static func earlier(
+        _ post: Post, history: [Decision], versions: [PostVersionRecord], seen: String?
+    ) -> JSONObject? {
+        var why = "seen"
+        var wanted = seen.flatMap { $0 == post.version ? nil : $0 }
+        if wanted == nil {
+            // The latest moderator's decision (or undo): made on another version, this
+            // one is still to be decided.
+            let decided = history.last {
+                $0.moderator != nil && [.decision, .undo].contains($0.kind)
+            }
+            guard let version = decided?.version, version != post.version else { return nil }
+            wanted = version
+            why = "decided"
+        }
+        guard let then = versions.first(where: { $0.version == wanted }) else { return nil }
+        return JSONObject([
+            "version": then.version, "why": why, "seenAt": then.seenAt, "user": then.user,
+            "lat": then.latitude, "lon": then.longitude, "date": then.date,
+            "description": then.description,
+            "photoChanged": then.photoReference != post.photoReference
+                || then.photoHash != post.photoHash,
+        ])
     }
 
     func userPanel(_ user: String) throws -> ServerResponse {
@@ -145,12 +173,7 @@ extension ReviewServer {
                 let posts = try store.posts(ofUser: user).map {
                     Self.summaryJSON($0.summary, version: $0.version)
                 }
-                let decisions = try store.decisions(onPostsOf: user).map {
-                    JSONObject([
-                        "id": $0.postID, "at": $0.at, "moderator": $0.moderator,
-                        "to": $0.to.rawValue, "reason": $0.reason, "note": $0.note,
-                    ])
-                }
+                let decisions = try store.decisions(onPostsOf: user).map(Self.entryJSON)
                 return (posts, decisions)
             }
         }
@@ -158,18 +181,18 @@ extension ReviewServer {
             200, JSONObject(["user": user, "posts": posts, "decisions": decisions]).compactJSONText)
     }
 
+    /// What changed since decision `since`: the decisions, the running claims, and
+    /// `imports`, the latest post version recorded (the page reads its queue again when
+    /// it moves: new posts reach open pages).
     func changes(_ since: Int64) throws -> ServerResponse {
-        let (decisions, claims, seq) = try locked {
+        let (decisions, claims, seq, imports) = try locked {
             try workspace.read {
                 let store = PostStore(workspace)
                 let decisions = try store.decisions(after: since).map { change in
                     (
                         change.seq,
-                        JSONObject([
-                            "id": change.decision.postID, "moderator": change.decision.moderator,
-                            "to": change.decision.to.rawValue, "at": change.decision.at,
-                            "status": change.status, "version": change.version,
-                        ])
+                        Self.entryJSON(change.decision).merging(
+                            JSONObject(["status": change.status, "version": change.version]))
                     )
                 }
                 let claims = try PostClaims(workspace: workspace).live().map {
@@ -177,13 +200,14 @@ extension ReviewServer {
                 }
                 let latest = try store.latestDecision()
                 let seq = decisions.last?.0 ?? min(max(since, 0), latest)
-                return (decisions.map { $0.1 }, claims, seq)
+                return (decisions.map { $0.1 }, claims, seq, try store.latestVersion())
             }
         }
         return Self.json(
             200,
             JSONObject([
-                "seq": Int(seq), "decisions": decisions, "claims": claims, "follow": followJSON(),
+                "seq": Int(seq), "decisions": decisions, "claims": claims,
+                "imports": Int(imports), "follow": followJSON(),
             ]).compactJSONText)
     }
 
@@ -196,6 +220,17 @@ extension ReviewServer {
             "lastEvent": status.lastEvent, "lastSync": status.lastSync,
             "message": status.message, "stored": status.stored, "withdrawn": status.withdrawn,
             "refused": status.refused,
+        ])
+    }
+
+    /// An entry of the trail as the page shows it: `moderator` is null for what users
+    /// and imports did, `who` says it in words (`user u1`, `import`), `kind` what it is.
+    static func entryJSON(_ entry: Decision) -> JSONObject {
+        JSONObject([
+            "id": entry.postID, "at": entry.at, "kind": entry.kind.rawValue,
+            "moderator": entry.moderator, "who": entry.who, "from": entry.from.rawValue,
+            "to": entry.to.rawValue, "reason": entry.reason, "note": entry.note,
+            "seq": entry.seq,
         ])
     }
 

@@ -33,8 +33,12 @@ extension ReviewServer {
     }
 
     func me(_ moderator: String, _ session: String) throws -> ServerResponse {
-        let (settings, seq) = try locked {
-            (try workspace.settings(), try PostStore(workspace).latestDecision())
+        let (settings, seq, undoable, imports) = try locked {
+            (
+                try workspace.settings(), try PostStore(workspace).latestDecision(),
+                try Moderation(workspace: workspace).undoable(by: moderator),
+                try PostStore(workspace).latestVersion()
+            )
         }
         let reasons = RejectionReason.allCases.map(\.rawValue)
         return Self.json(
@@ -43,12 +47,24 @@ extension ReviewServer {
                 "moderator": moderator, "csrf": ModeratorAccess.csrfToken(session: session),
                 "reasons": reasons, "claimMinutes": settings.claimMinutes,
                 "area": settings.reviewArea?.text,
-                "tiles": configuration.tiles != nil, "seq": Int(seq),
+                "tiles": configuration.tiles != nil, "seq": Int(seq), "imports": Int(imports),
                 "signals": SignalName.allCases.map(\.rawValue), "follow": followJSON(),
+                // What `u` undoes, oldest first: the page's undo survives a reload.
+                "undoable": undoable.reversed().map(Self.undoableJSON),
             ]).compactJSONText)
     }
 
     func claimMinutes() throws -> Double {
         try workspace.settings().claimMinutes
+    }
+
+    /// An action the page can undo: one of its posts (the undo of one undoes the whole
+    /// action), the version decided on, the status it left, and how many posts it holds.
+    static func undoableJSON(_ action: UndoableAction) -> JSONObject {
+        let first = action.posts.first
+        return JSONObject([
+            "id": first?.id, "version": first?.version, "status": first?.status.rawValue,
+            "count": action.posts.count,
+        ])
     }
 }

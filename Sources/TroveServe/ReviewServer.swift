@@ -149,7 +149,9 @@ public final class ReviewServer: @unchecked Sendable {
             switch request.path {
             case "/api/me": return try me(moderator, sessionID)
             case "/api/queue": return try queue(request, moderator)
-            case "/api/post": return try postDetails(request.query["id"] ?? "", moderator)
+            case "/api/post":
+                return try postDetails(
+                    request.query["id"] ?? "", moderator, seen: request.query["seen"])
             case "/api/user": return try userPanel(request.query["user"] ?? "")
             case "/api/changes": return try changes(Int64(request.query["since"] ?? "") ?? 0)
             case "/api/photo": return try photo(request)

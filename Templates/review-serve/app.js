@@ -6,8 +6,11 @@
 'use strict';
 
 const state = {
-  me: null, posts: [], index: -1, current: null, seq: 0, undo: [],
+  me: null, posts: [], index: -1, current: null, seq: 0, imports: 0, undo: [],
   confirm: false, refused: false, claims: new Map(), next: null, busy: 0, view: 0,
+  // When the moderator last did something here; the post whose claim a lead released;
+  // the post whose claim ended for want of activity.
+  active: Date.now(), released: null, idleFor: null,
   outbox: [], opener: null, panelOpener: null, topic: null, confirmText: '', sending: new Set(),
 };
 
@@ -302,6 +305,37 @@ function renderList() {
   });
 }
 
+// New posts reach the open page: the queue is read again with the same filters; the
+// post on view stays on view (where it was, when it no longer matches), and a page with
+// nothing left opens the first new one. False when it could not be done now (a post is
+// being opened, the server did not answer): the next poll tries again.
+async function refreshQueue() {
+  if (state.busy) return false;
+  const view = state.view;
+  const answer = await api('/api/queue?' + filters().toString());
+  if (answer.status !== 200 || view !== state.view || state.busy) return false;
+  const data = answer.data;
+  const shown = state.current;
+  const current = shown ? state.posts.find((p) => p.id === shown.id) ||
+    { id: shown.id, user: shown.user, description: shown.description, status: shown.status, version: shown.version } : null;
+  const posts = data.posts;
+  if (current && !posts.some((p) => p.id === current.id)) {
+    posts.splice(Math.min(Math.max(state.index, 0), posts.length), 0, current);
+  }
+  for (const post of posts) {
+    const before = state.posts.find((p) => p.id === post.id);
+    if (before && before.decided) post.decided = before.decided;
+    if (post.claimedBy) state.claims.set(post.id, post.claimedBy);
+  }
+  state.posts = posts;
+  state.next = data.next;
+  state.index = current ? posts.indexOf(current) : -1;
+  $('count').textContent = count(data.total, 'post');
+  renderList();
+  if (!state.current) await openNext(-1);
+  return true;
+}
+
 // The next page of the queue after the last post listed; false when there is none.
 async function loadMore() {
   if (!state.next) return false;
@@ -359,6 +393,8 @@ async function open(index, onlyFree, seen) {
       if (onlyFree) { renderList(); return false; }
     } else if (claim.status === 200) {
       state.claims.set(post.id, state.me.moderator);
+      state.released = null;
+      state.idleFor = null;
     }
     const query = '/api/post?id=' + encodeURIComponent(post.id) + (seen ? '&seen=' + encodeURIComponent(seen) : '');
     const answer = await api(query);
@@ -380,7 +416,8 @@ async function open(index, onlyFree, seen) {
     state.refused = false;
     state.current = data;
     clearMessage('post');
-    Object.assign(post, { version: data.version, status: data.status });
+    // The list says what the card says (an edit since the list was read shows in both).
+    Object.assign(post, { version: data.version, status: data.status, description: data.description, user: data.user });
     renderList();
     renderCard(data);
     const item = $('list').children[index];
@@ -392,16 +429,18 @@ async function open(index, onlyFree, seen) {
   }
 }
 
-async function openByID(id) {
+// A post not in the list goes in after the one on view, or in its place (`before`: a post
+// undone, back in the queue, comes before the one it interrupts, which is next after it).
+async function openByID(id, before) {
   let index = state.posts.findIndex((p) => p.id === id);
   if (index < 0) {
     const answer = await api('/api/post?id=' + encodeURIComponent(id));
     if (answer.status !== 200) { say(['no post ', userText(id)], 'error', { topic: 'post' }); return; }
     const data = answer.data;
-    state.posts.splice(state.index + 1, 0, {
+    index = before ? Math.max(state.index, 0) : state.index + 1;
+    state.posts.splice(index, 0, {
       id: data.id, user: data.user, description: data.description, status: data.status, version: data.version,
     });
-    index = state.index + 1;
   }
   await open(index);
 }
@@ -420,6 +459,13 @@ function place(lat, lon, url, extra) {
   return [el('a', { href: url, target: '_blank', rel: 'noopener noreferrer' }, [
     text, el('span', { className: 'sr', text: ' (OpenStreetMap, opens in a new tab)' }),
   ]), extra || null];
+}
+
+// What an entry of the trail was, when it was not a moderator's decision: an undo, or what
+// the post's user or the import did.
+function kindWords(entry) {
+  const words = { undo: 'undo: ', withdrawal: 'withdrawn: ', restoration: 'back: ', reopening: 'reopened after an edit: ' };
+  return words[entry.kind] || '';
 }
 
 function renderCard(post) {
@@ -465,8 +511,8 @@ function renderCard(post) {
   }
   const history = el('ol', { className: 'history' });
   for (const entry of post.history) {
-    history.append(el('li', null, [
-      userText(entry.at), ' ', userText(entry.moderator), ': ', entry.from + ' → ' + entry.to,
+    history.append(el('li', { 'data-kind': entry.kind }, [
+      userText(entry.at), ' ', userText(entry.who), ': ', kindWords(entry) + entry.from + ' → ' + entry.to,
       entry.reason ? [' (', userText(entry.reason), ')'] : null, entry.note ? [' — ', userText(entry.note)] : null,
     ]));
   }
@@ -667,7 +713,7 @@ async function send(entry, again) {
 
 async function applied(entry, status, already) {
   const item = state.posts.find((p) => p.id === entry.id);
-  state.undo.push({ id: entry.id, status, version: entry.body.version });
+  undoable({ id: entry.id, status, version: entry.body.version, count: 1 }, [entry.id]);
   if (item) {
     item.status = status;
     item.decided = hiddenStatus(status);
@@ -780,42 +826,51 @@ async function skip() {
   await openNext(state.index);
 }
 
-// Undoes the moderator's last decision. After an undo that got no answer, the post is
-// read first: one that is no longer where the decision put it was undone already.
+// Undoes the moderator's last decision (a bulk one whole). The workspace keeps what each
+// moderator can undo, so the list outlives a reload (`/api/me` gives it back) and an
+// undo works wherever the decision was made. The undo names the version decided on and
+// the status the decision left: sent again after its answer was lost, it finds its own
+// undo on record and counts as done, and never undoes the undo.
 async function undo() {
   const last = state.undo[state.undo.length - 1];
   if (!last) { say('nothing to undo', 'error'); return; }
-  if (last.unanswered) {
-    const now = await api('/api/post?id=' + encodeURIComponent(last.id));
-    if (now.status === 200 && now.data.status !== last.status) {
-      state.undo.pop();
-      renderActions();
-      await undone(last.id, now.data.status);
-      return;
-    }
-  }
   const answer = await api('/api/undo', { id: last.id, version: last.version, seen: last.status });
   if (answer.status === 0) {
-    last.unanswered = true;
     say(['undo of ', userText(last.id), ' did not reach the server (' + answer.data.message + '): try again'], 'error', { topic: 'link' });
     return;
   }
   state.undo.pop();
   renderActions();
-  if (answer.status !== 200) {
+  const data = answer.data;
+  const again = answer.status === 409 && data.error === 'undone' && data.by === state.me.moderator;
+  if (answer.status !== 200 && !again) {
     say([problem(answer, 'not undone') + ' (', userText(last.id), ')'], 'error', { topic: 'post' });
     return;
   }
-  await undone(last.id, answer.data.status);
+  const posts = data.undone || [{ id: last.id, status: data.status }];
+  if (posts.length === 1 && !data.kept) {
+    await undone(last.id, data.status);
+    return;
+  }
+  say(['undone: ' + count(posts.length, 'post') + ' back to ' + [...new Set(posts.map((p) => p.status))].join(', '),
+    data.kept ? ', ' + data.kept + ' left as ' + (data.kept === 1 ? 'it is' : 'they are') + ' (decided since)' : '']);
+  await loadQueue(state.current ? state.current.id : undefined);
 }
 
 async function undone(id, status) {
   say(['undone: ', userText(id), ' is ' + status + ' again']);
   const index = state.posts.findIndex((p) => p.id === id);
-  if (index < 0) { await openByID(id); return; }
+  if (index < 0) { await openByID(id, true); return; }
   state.posts[index].status = status;
   state.posts[index].decided = false;
   await open(index);
+}
+
+// Something the moderator can undo, newest last; an earlier entry for one of its posts
+// goes, as only the latest decision on a post can be undone.
+function undoable(entry, ids) {
+  state.undo = state.undo.filter((e) => !ids.includes(e.id));
+  state.undo.push(entry);
 }
 
 // MARK: - Dialogs
@@ -930,7 +985,7 @@ async function userPanel(user) {
   decisions.replaceChildren();
   for (const entry of data.decisions) {
     decisions.append(el('li', null, [
-      userText(entry.at), ' ', userText(entry.id), ': ' + entry.to + ' by ', userText(entry.moderator),
+      userText(entry.at), ' ', userText(entry.id), ': ' + kindWords(entry) + entry.to + ' by ', userText(entry.who),
       entry.reason ? [' (', userText(entry.reason), ')'] : null, entry.note ? [' — ', userText(entry.note)] : null,
     ]));
   }
@@ -972,9 +1027,12 @@ function confirmRejectAll(user, pending) {
   const yes = el('button', { type: 'button', className: 'danger', onclick: () => rejectAll(user, reason, pending) },
     ['reject ' + count(pending.length, 'post')]);
   box.replaceChildren();
+  // Posts a colleague has open are left to them (the server checks again).
+  const taken = pending.filter((p) => takenBy(p)).length;
   append(box, [
     el('span', null, ['Reject ' + (pending.length === 1 ? 'the 1 pending post' : 'all ' + pending.length + ' pending posts') +
-      ' of ', userText(user), ' as ' + reason + '?']), yes,
+      ' of ', userText(user), ' as ' + reason + '?',
+      taken ? ' ' + count(taken, 'post') + ' open by a colleague ' + (taken === 1 ? 'is' : 'are') + ' left to them.' : '']), yes,
     el('button', { type: 'button', onclick: () => { box.hidden = true; $('user-reject').focus(); } }, ['cancel']),
   ]);
   box.hidden = false;
@@ -989,8 +1047,16 @@ async function rejectAll(user, reason, pending) {
     say(['not rejected: ', problem(result, 'refused')], 'error', { topic: result.status === 0 ? 'link' : 'post' });
     return;
   }
-  say(['rejected ' + count(result.data.rejected || 0, 'post') + ' of ', userText(user),
-    result.data.refused ? ', ' + result.data.refused + ' refused (changed or decided)' : '']);
+  const data = result.data;
+  // One action: one undo takes all of it back.
+  if (data.undo) undoable(data.undo, data.ids || [data.undo.id]);
+  renderActions();
+  const claimed = data.claimed
+    ? [', ' + data.claimed + ' skipped (claimed by ', (data.claimedBy || []).map((m, i) => [i ? ', ' : '', userText(m)]), ')']
+    : '';
+  say(['rejected ' + count(data.rejected || 0, 'post') + ' of ', userText(user), claimed,
+    data.refused ? ', ' + data.refused + ' refused (changed or decided)' : '',
+    data.rejected ? ' (u undoes it)' : '']);
   closeOverlays();
   await loadQueue();
 }
@@ -1004,21 +1070,48 @@ async function poll() {
   if (status !== 200) return;
   state.seq = data.seq;
   showFollow(data.follow);
+  // An import or a pull brought posts: the list and its count are read again.
+  if (typeof data.imports === 'number' && data.imports !== state.imports && await refreshQueue()) {
+    state.imports = data.imports;
+  }
+  // Whether the post on view was held by this page until now (then the claim is renewed,
+  // else claimed afresh: one that another moderator held, or one left to run out idle).
+  const wasMine = shown && state.claims.get(shown.id) === state.me.moderator;
   const claims = new Map(data.claims.map((c) => [c.id, c.moderator]));
   let changed = false;
   for (const id of new Set([...claims.keys(), ...state.claims.keys()])) {
     if (claims.get(id) !== state.claims.get(id)) changed = true;
   }
   state.claims = claims;
-  // The post on screen stays claimed while it is open: a claim that ran out is renewed
-  // (not while another post is being opened, or a decision is ending this one).
+  // The post on screen stays claimed while it is open and the moderator is there: a
+  // claim that ran out is renewed (not while another post is being opened, or a decision
+  // is ending this one), but not after review.claim-minutes without a key, a tap or the
+  // pointer moving, and not once a lead released it.
   if (state.current && state.current === shown && view === state.view && !state.busy && !claims.has(shown.id) &&
-      !data.decisions.some((d) => d.id === shown.id)) {
-    const again = await api('/api/claim', { id: shown.id });
-    if (again.status === 200) state.claims.set(shown.id, state.me.moderator);
-    else if (again.status === 409) {
-      state.claims.set(shown.id, again.data.by);
-      say([userText(shown.id), ' is taken by ', userText(again.data.by), ' now'], 'error', { topic: 'post' });
+      !data.decisions.some((d) => d.id === shown.id) && state.released !== shown.id) {
+    if (idle()) {
+      if (state.idleFor !== shown.id) {
+        state.idleFor = shown.id;
+        say(['your claim on ', userText(shown.id), ' ended: nothing happened here for ' +
+          count(state.me.claimMinutes, 'minute') + '; the others may open it'], 'error', { topic: 'post' });
+      }
+    } else {
+      const again = await api('/api/claim', wasMine ? { id: shown.id, renew: true } : { id: shown.id });
+      if (again.status === 200) {
+        state.claims.set(shown.id, state.me.moderator);
+        if (state.idleFor === shown.id) { state.idleFor = null; clearMessage('post'); }
+      } else if (again.status === 409 && again.data.error === 'lost') {
+        state.released = shown.id;
+        say(['someone else had ', userText(shown.id), ' open since your claim ended: open it again to claim it'],
+          'error', { topic: 'post' });
+      } else if (again.status === 409 && again.data.error === 'released') {
+        state.released = shown.id;
+        say([userText(again.data.by), ' released your claim on ', userText(shown.id),
+          ': the others may open it'], 'error', { topic: 'post' });
+      } else if (again.status === 409) {
+        state.claims.set(shown.id, again.data.by);
+        say([userText(shown.id), ' is taken by ', userText(again.data.by), ' now'], 'error', { topic: 'post' });
+      }
     }
   }
   for (const decision of data.decisions) {
@@ -1028,13 +1121,35 @@ async function poll() {
     post.version = decision.version;
     post.decided = hiddenStatus(decision.status);
     changed = true;
-    if (state.current && state.current.id === decision.id && decision.moderator !== state.me.moderator) {
-      say([userText(decision.id), ' was just decided by ', userText(decision.moderator), ' (' + decision.to + ')'], 'error',
+    // A change the card already shows (it was made before the post was opened) is no news.
+    const shownAlready = state.current && (state.current.history || []).some((h) => h.seq === decision.seq);
+    if (state.current && state.current.id === decision.id && decision.moderator !== state.me.moderator && !shownAlready) {
+      say([userText(decision.id), ' was just ' + (decision.moderator ? 'decided' : 'changed') + ' by ',
+        userText(decision.who), ' (' + kindWords(decision) + decision.to + ')'], 'error',
         { topic: 'post', action: { label: 'reload (Enter)', run: reloadCurrent } });
       state.refused = true;
     }
   }
   if (changed) renderList();
+  // Decisions move posts in and out of the filtered queue: its count follows.
+  if (data.decisions.length) await refreshCount();
+}
+
+async function refreshCount() {
+  const params = filters();
+  params.set('limit', '1');
+  const answer = await api('/api/queue?' + params.toString());
+  if (answer.status === 200) $('count').textContent = count(answer.data.total, 'post');
+}
+
+// Whether the moderator did nothing in the page for review.claim-minutes.
+function idle() {
+  const minutes = state.me && typeof state.me.claimMinutes === 'number' ? state.me.claimMinutes : 5;
+  return Date.now() - state.active > minutes * 60000;
+}
+
+function active() {
+  state.active = Date.now();
 }
 
 async function pollForever() {
@@ -1100,6 +1215,9 @@ document.addEventListener('keydown', async (event) => {
 // MARK: - Start
 
 async function start() {
+  for (const type of ['keydown', 'pointerdown', 'pointermove', 'wheel', 'touchstart']) {
+    document.addEventListener(type, active, { capture: true, passive: true });
+  }
   const answer = await api('/api/me');
   if (answer.status === 0) {
     say(['cannot start: ', answer.data.message, ' (trying again)'], 'error', { topic: 'link' });
@@ -1115,6 +1233,8 @@ async function start() {
   state.me = data;
   state.seq = data.seq;
   showFollow(data.follow);
+  state.imports = data.imports;
+  state.undo = (data.undoable || []).map((a) => ({ id: a.id, version: a.version, status: a.status, count: a.count }));
   $('who').textContent = shownText(data.moderator);
   const signal = $('f-signal');
   for (const name of data.signals) signal.append(el('option', { value: name, text: name }));

@@ -554,13 +554,24 @@ import Testing
             let entries = try log()
             #expect(entries.count == 3)
             #expect(entries.suffix(2).allSatisfy { $0["to"] as? String == "withdrawn" })
+            // Credited to the user who withdrew each post, not to a moderator.
+            #expect(entries.suffix(2).allSatisfy { $0["moderator"] is NSNull })
+            #expect(
+                entries.suffix(2).map { $0["kind"] as? String } == ["withdrawal", "withdrawal"])
+            #expect(entries.suffix(2).map { $0["by_user"] as? String } == ["uid-p2", "uid-p3"])
         }
+        let text = sandbox.run("review", "log", "p2").stdout
+        #expect(text.contains("p2  (user uid-p2)  withdrawal  approved → withdrawn"), "\(text)")
+        #expect(!text.contains("trove"))
         let listed = sandbox.run("review", "list", "--status", "withdrawn").stdout
         #expect(listed.contains(#/p3 +withdrawn /#), "\(listed)")
         // Back in the export: pending again.
         let back = try importExport(Self.original)
         #expect(back.stderr.contains("withdrawn post p3 is back: pending again"))
         #expect(status("p3") == "pending" && status("p2") == "pending")
+        let restored = try log().last
+        #expect(restored?["kind"] as? String == "restoration")
+        #expect(restored?["by_user"] as? String == "uid-p3" && restored?["moderator"] is NSNull)
         // Another file's import withdraws nothing of this one.
         try sandbox.write("other.json", Self.export([("z1", "other", 41.0)]))
         #expect(sandbox.run("import", "posts", "other.json").status == 0)

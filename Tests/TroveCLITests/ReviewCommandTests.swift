@@ -91,9 +91,12 @@ import Testing
         try #require(log.count == 3)
         #expect(
             Set(log[1].keys) == [
-                "id", "at", "moderator", "from", "to", "reason", "note", "applied_by", "decided_at",
-                "version",
+                "id", "at", "moderator", "from", "to", "reason", "note", "kind", "by_user", "seq",
+                "action", "undoes", "applied_by", "decided_at", "version",
             ])
+        #expect(log.map { $0["kind"] as? String } == ["decision", "decision", "decision"])
+        #expect(log.map { $0["seq"] as? Int } == [1, 2, 3])
+        #expect(log.map { $0["action"] as? Int } == [1, 2, 3])
         #expect(log[1]["reason"] as? String == "spam")
         #expect(log[1]["note"] as? String == "ad")
         #expect(log[2]["from"] as? String == "rejected")
@@ -244,8 +247,176 @@ import Testing
         let log = try AuditTrail(workspace: workspace).entries()
         try #require(log.map(\.to) == [.approved, .rejected, .pending])
         #expect(log[1].reason == "spam")
-        #expect(log[2].note == "undo")
+        // The undo is an entry of its own, naming the decision it undid.
+        #expect(log[2].kind == .undo && log[2].note == nil && log[2].moderator == "kim")
+        #expect(log[2].undoes == log[1].seq)
         #expect(out.text.contains("undid: p2 is pending again"))
         #expect(out.text.contains("skipped p2"))
+    }
+
+    @Test func undoIsADecisionOfItsOwnFromTheCommandLineAndIsNotRepeated() throws {
+        #expect(
+            sandbox.run("review", "reject", "p1", "--reason", "spam", "--as", "ann").status == 0)
+        // Only the moderator who decided undoes it.
+        let other = sandbox.run("review", "undo", "p1", "--as", "bo")
+        #expect(other.status == 1)
+        #expect(other.stderr.contains("p1 was decided by ann at "), "\(other.stderr)")
+        let undone = sandbox.run("review", "undo", "p1", "--as", "ann")
+        #expect(undone.status == 0, "\(undone.stderr)")
+        #expect(undone.stderr.contains("p1: rejected → pending (undone)"))
+        let log = try json(sandbox.run("review", "log", "p1", "--format", "json"))
+        #expect(log.map { $0["kind"] as? String } == ["decision", "undo"])
+        #expect(log.last?["undoes"] as? Int == log.first?["seq"] as? Int)
+        #expect(log.last?["note"] is NSNull && log.last?["moderator"] as? String == "ann")
+        #expect(
+            sandbox.run("review", "show", "p1").stdout.contains("ann  undo  rejected → pending"))
+        #expect(try ids().contains("p1"))
+        // Again: refused, the undo is not undone.
+        let again = sandbox.run("review", "undo", "p1", "--as", "ann")
+        #expect(again.status == 1)
+        #expect(again.stderr.contains("already an undo"), "\(again.stderr)")
+        #expect(try ids().contains("p1"))
+        // A decision a re-import overtook is not undone either.
+        #expect(sandbox.run("review", "approve", "p2", "--as", "ann").status == 0)
+        try sandbox.write(
+            "posts.csv",
+            try String(contentsOfFile: sandbox.path("posts.csv"), encoding: .utf8)
+                .replacingOccurrences(of: "www.spam.example", with: "a bench"))
+        sandbox.run("import", "posts", "posts.csv")
+        let overtaken = sandbox.run("review", "undo", "p2", "--as", "ann")
+        #expect(overtaken.status == 1)
+        #expect(overtaken.stderr.contains("p2 was changed by import at "), "\(overtaken.stderr)")
+        #expect(sandbox.run("review", "undo", "p3", "--as", "ann").status == 1)
+    }
+
+    @Test func theQueuesUndoTakesBackADecisionMadeElsewhere() throws {
+        #expect(sandbox.run("review", "approve", "p2", "--as", "kim").status == 0)
+        let workspace = try Workspace(path: sandbox.workspace)
+        var keys = Array("uq".utf8)
+        let out = CommandOutput(capturingAsTerminal: true)
+        let session = ReviewSession(
+            workspace: workspace, moderator: "kim", output: out,
+            style: .init(colour: true, columns: 40, rows: 10),
+            readKey: { keys.isEmpty ? nil : keys.removeFirst() })
+        #expect(try session.run() == .success)
+        #expect(out.text.contains("undid: p2 is pending again"), "\(out.text)")
+        let log = try AuditTrail(workspace: workspace).entries(for: "p2")
+        #expect(log.map(\.kind) == [.decision, .undo])
+    }
+}
+
+@Suite struct ReviewLeadTests {
+    let sandbox: Sandbox
+    /// The decisions' times: ann approves p1 an hour after the import, two days on bo
+    /// rejects p2, a minute later ann rejects p3, which bo approves a minute after that.
+    let times: [Date]
+
+    init() throws {
+        sandbox = try Sandbox()
+        sandbox.run("init")
+        try sandbox.write(
+            "posts.csv",
+            """
+            id,user,lat,lon,description,date,photo
+            p1,u1,40.7128,-74.0060,cans,2022-01-24,
+            p2,u2,40.7300,-74.0000,see www.spam.example,2022-01-25,
+            p3,u1,51.5000,-0.1200,crisps,2022-01-26,
+
+            """)
+        sandbox.run("import", "posts", "posts.csv")
+        let base = Date()
+        times = [3600, 172_800, 172_860, 172_920].map { base.addingTimeInterval($0) }
+        let moderation = Moderation(workspace: try Workspace(path: sandbox.workspace))
+        let steps: [(String, ReviewAction, String)] = [
+            ("p1", .approve, "ann"), ("p2", .reject(.spam), "bo"), ("p3", .reject(.spam), "ann"),
+            ("p3", .approve, "bo"),
+        ]
+        for (step, time) in zip(steps, times) {
+            let outcome = try moderation.decide(
+                post: step.0, version: nil, action: step.1, moderator: step.2, force: true,
+                now: time)
+            guard case .recorded = outcome else { throw CommandFailure("\(outcome)") }
+        }
+    }
+
+    func stamp(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.string(from: date)
+    }
+    func day(_ date: Date) -> String { String(stamp(date).prefix(10)) }
+
+    func logged(_ arguments: String...) -> [String] {
+        let result = sandbox.run(["review", "log", "--format", "json"] + arguments)
+        let list =
+            (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8))) as? [[String: Any]]
+            ?? []
+        return list.map { "\($0["id"] ?? "") \($0["moderator"] ?? "")" }
+    }
+
+    @Test func theLogFiltersByModeratorAndDate() {
+        #expect(logged() == ["p1 ann", "p2 bo", "p3 ann", "p3 bo"])
+        #expect(logged("--moderator", "ann") == ["p1 ann", "p3 ann"])
+        // Dates are whole days in UTC, both ends included.
+        #expect(logged("--since", day(times[1])) == ["p2 bo", "p3 ann", "p3 bo"])
+        #expect(logged("--until", day(times[0])) == ["p1 ann"])
+        #expect(logged("--since", stamp(times[2]), "--until", stamp(times[2])) == ["p3 ann"])
+        #expect(
+            logged("--moderator", "bo", "--since", day(times[0]), "--until", day(times[1]))
+                == ["p2 bo", "p3 bo"])
+        let text = sandbox.run("review", "log", "--moderator", "bo").stdout
+        #expect(
+            text.split(separator: "\n").count == 2 && text.contains("p2  bo  pending → rejected"))
+        let wrong = sandbox.run("review", "log", "--since", "last tuesday")
+        #expect(wrong.status == 2)
+        #expect(
+            wrong.stderr.contains(
+                "--since: expected a date (2024-05-01) or a time (2024-05-01T12:00:00Z), "
+                    + "got 'last tuesday'"), "\(wrong.stderr)")
+        #expect(sandbox.run("review", "log", "--until", "2024-02-30").status == 2)
+    }
+
+    @Test func statsSumUpPerModeratorDayAndReason() throws {
+        let table = sandbox.run("review", "stats")
+        #expect(table.status == 0, "\(table.stderr)")
+        let rows = table.stdout.split(separator: "\n").map {
+            $0.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+        }
+        #expect(
+            rows == [
+                "moderator decisions approved rejected flagged reopened undos overturned median time",
+                "ann 2 1 1 0 0 0 1 1d 0h",
+                "bo 2 1 1 0 0 0 0 2d 0h",
+                "total 4 2 2 0 0 0 1 2d 0h",
+            ])
+        let json =
+            try JSONSerialization.jsonObject(
+                with: Data(sandbox.run("review", "stats", "--format", "json").stdout.utf8))
+            as? [[String: Any]] ?? []
+        #expect(json.map { $0["moderator"] as? String } == ["ann", "bo", "total"])
+        let seconds = json.first?["median_seconds"] as? Int ?? 0
+        #expect((88_230...88_235).contains(seconds), "\(seconds)")
+        // Per reason: the two spam rejections, one overturned.
+        let reasons =
+            try JSONSerialization.jsonObject(
+                with: Data(
+                    sandbox.run("review", "stats", "--by", "reason", "--format", "json").stdout.utf8
+                ))
+            as? [[String: Any]] ?? []
+        #expect(reasons.first?["reason"] as? String == "spam")
+        #expect(
+            reasons.first?["rejected"] as? Int == 2 && reasons.first?["overturned"] as? Int == 1)
+        // Per day, and within a range and for one moderator.
+        let days = sandbox.run("review", "stats", "--by", "day").stdout
+        #expect(days.contains(day(times[0]) + " ") && days.contains(day(times[1]) + " "))
+        let ranged = sandbox.run(
+            "review", "stats", "--moderator", "ann", "--since", day(times[1]), "--format", "json")
+        let only =
+            try JSONSerialization.jsonObject(with: Data(ranged.stdout.utf8)) as? [[String: Any]]
+        #expect(
+            only?.first?["moderator"] as? String == "ann" && only?.first?["decisions"] as? Int == 1)
+        #expect(only?.first?["overturned"] as? Int == 1)
+        let wrong = sandbox.run("review", "stats", "--by", "week")
+        #expect(wrong.status == 2 && wrong.stderr.contains("use moderator, day or reason"))
     }
 }

@@ -226,9 +226,239 @@ struct ReviewServePageTests {
         #expect(
             log == [
                 ["p0", "approved", nil, nil], ["p1", "rejected", "spam", nil],
-                ["p2", "flagged", nil, "same bag as p0?"], ["p2", "pending", nil, "undone"],
+                ["p2", "flagged", nil, "same bag as p0?"], ["p2", "pending", nil, nil],
             ])
+        // The undo is an entry of its own, not a note.
+        #expect(decisions().map { $0["kind"] } == ["decision", "decision", "decision", "undo"])
         #expect(decisions().allSatisfy { $0["moderator"] == "alice" })
+    }
+
+    // MARK: - Claims
+
+    /// The posts `review claims` lists as held, with their holders.
+    func claims() -> [String] {
+        sandbox.run("review", "claims").stdout.split(separator: "\n").map {
+            $0.split(separator: "\t").prefix(2).joined(separator: " ")
+        }
+    }
+
+    /// Waits (30 s at most) until `review claims` lists `expected`.
+    func expectClaims(
+        _ expected: [String], _ what: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        let deadline = Date().addingTimeInterval(30)
+        var seen = claims()
+        while seen != expected && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.1)
+            seen = claims()
+        }
+        #expect(seen == expected, "\(what)", sourceLocation: sourceLocation)
+    }
+
+    @Test func aClaimEndsOnAnEmptySearchAfterIdleTimeAndWhenTheLeadReleasesIt() throws {
+        let chromium = try #require(Chromium.path)
+        Chromium.oneAtATime.lock()
+        defer { Chromium.oneAtATime.unlock() }
+        // Claims of 3 seconds: an idle page stops renewing after that long.
+        #expect(sandbox.run("config", "set", "review.claim-minutes", "0.05").status == 0)
+        let server = try ServedQueue(sandbox)
+        let browser = try signedIn(server, "alice", Self.wide, chromium: chromium)
+        #expect(claims() == ["p0 alice"])
+        // A search that finds nothing lets go of the post that was on view.
+        try browser.key("/")
+        try browser.type("no such thing")
+        try browser.key("Enter")
+        try expectShown(
+            browser, text("#card") + ".includes('Nothing left to review here.')",
+            "nothing left on an empty search")
+        #expect(claims() == [])
+        try browser.key("/")
+        try browser.evaluate("document.getElementById('f-q').value = ''")
+        try browser.key("Enter")
+        try expectShown(browser, card("p0"), "p0 again")
+        // Left alone, the page stops renewing its claim and says so.
+        try expectShown(
+            browser, message("your claim on p0 ended: nothing happened here"), "the idle end")
+        #expect(claims() == [])
+        // Back at work: held again.
+        try browser.click("#card h2")
+        expectClaims(["p0 alice"], "claimed again after a click")
+        try expectShown(browser, "!" + message("your claim on p0 ended"), "the message goes")
+        // The lead releases it: the page says who, and does not take it back.
+        let released = sandbox.run("review", "claims", "--release", "p0", "--as", "lea")
+        #expect(released.status == 0, "\(released.stderr)")
+        try expectShown(browser, message("lea released your claim on p0"), "the release told")
+        #expect(claims() == [])
+    }
+
+    // MARK: - Live
+
+    @Test func newPostsReachAnOpenPageWithoutAFilterChange() throws {
+        let chromium = try #require(Chromium.path)
+        Chromium.oneAtATime.lock()
+        defer { Chromium.oneAtATime.unlock() }
+        let server = try ServedQueue(sandbox)
+        let browser = try signedIn(server, "alice", Self.wide, chromium: chromium)
+        try expectShown(browser, text("#count") + " === '5 posts'", "five posts")
+        try sandbox.write("posts.csv", Self.posts + "p5,u5,40.76,-74.05,a can,2022-01-06,\n")
+        #expect(sandbox.run("import", "posts", "posts.csv", "--photos", "photos").status == 0)
+        // Listed and counted within the poll; the post on view stays.
+        try expectShown(
+            browser,
+            text("#count") + " === '6 posts' && document.querySelector('#list li[data-id=p5]')",
+            "p5 listed")
+        #expect(
+            try browser.evaluate("document.getElementById('card').dataset.id") as? String == "p0")
+        // A queue with nothing left opens the first new post that matches.
+        try browser.key("/")
+        try browser.type("u6")
+        try browser.key("Enter")
+        try expectShown(
+            browser, text("#card") + ".includes('Nothing left to review here.')", "nothing left")
+        try sandbox.write(
+            "posts.csv",
+            Self.posts + "p5,u5,40.76,-74.05,a can,2022-01-06,\n"
+                + "p6,u6,40.77,-74.06,a u6 bottle,2022-01-07,\n")
+        #expect(sandbox.run("import", "posts", "posts.csv", "--photos", "photos").status == 0)
+        try expectShown(browser, card("p6") + " && " + text("#count") + " === '1 post'", "p6 opens")
+        // Another moderator's decision changes the count too.
+        #expect(sandbox.run("review", "approve", "p6", "--as", "kim").status == 0)
+        try expectShown(
+            browser, text("#count") + " === '0 posts'", "the count after kim's approval")
+    }
+
+    // MARK: - Then and now
+
+    @Test func aPostChangedWhileOnScreenShowsThenAndNowUntilDecided() throws {
+        let chromium = try #require(Chromium.path)
+        Chromium.oneAtATime.lock()
+        defer { Chromium.oneAtATime.unlock() }
+        let server = try ServedQueue(sandbox)
+        let browser = try signedIn(server, "alice", Self.wide, chromium: chromium)
+        // The user edits p0 while it is on screen.
+        try sandbox.write(
+            "posts.csv",
+            Self.posts.replacingOccurrences(of: "p0,u1,40.7101", with: "p0,u1,40.7111")
+                .replacingOccurrences(of: "two cans", with: "two crushed cans"))
+        #expect(sandbox.run("import", "posts", "posts.csv", "--photos", "photos").status == 0)
+        try browser.key("a")
+        try expectShown(browser, message("changed since you saw it"), "the approval refused")
+        try browser.key("Enter")
+        let table = "document.querySelector('#card table.changes')"
+        try expectShown(browser, card("p0") + " && " + table, "then and now on the card")
+        try expectShown(
+            browser, text("#list li[data-id=p0]") + ".includes('two crushed cans')",
+            "the list says what the card says")
+        let rows =
+            try browser.evaluate(
+                """
+                [...document.querySelectorAll('#card table.changes tbody tr')].map((row) =>
+                  [...row.children].map((cell) => cell.textContent).join(' | ')).join('\\n')
+                """) as? String ?? ""
+        #expect(
+            rows == """
+                position | 40.710100, -74.000100 | 40.711100, -74.000100
+                description | two cans | two crushed cans
+                """)
+        #expect(
+            (try browser.evaluate(text("#card table.changes caption")) as? String ?? "")
+                .contains("(the one you saw)"))
+        // Decided on the new version, it is done: the next post has no comparison.
+        try browser.key("a")
+        try expectShown(browser, card("p1") + " && " + message("approved: p0"), "p0 approved")
+        #expect(try browser.evaluate("!" + table) as? Bool == true)
+        #expect(decisions().map { $0["id"] } == ["p0"])
+        let logged = sandbox.run("review", "show", "p0").stdout
+        #expect(logged.contains("two crushed cans"), "\(logged)")
+    }
+
+    // MARK: - Undo
+
+    @Test func anUndoOutlivesAReloadAndASecondTryIsNotAnotherUndo() throws {
+        let chromium = try #require(Chromium.path)
+        Chromium.oneAtATime.lock()
+        defer { Chromium.oneAtATime.unlock() }
+        let server = try ServedQueue(sandbox)
+        let browser = try signedIn(server, "alice", Self.wide, chromium: chromium)
+        try browser.key("a")
+        try expectShown(browser, card("p1") + " && " + message("approved: p0"), "p0 approved")
+        // A reload forgets nothing the workspace keeps: undo is still there, and works.
+        try browser.reload()
+        try expectShown(
+            browser, card("p1") + " && !document.getElementById('undo').disabled",
+            "undo after the reload")
+        try browser.click("#undo")
+        try expectShown(
+            browser, card("p0") + " && " + message("undone: p0 is pending again"), "p0 undone")
+        try expectShown(
+            browser, "document.querySelector('#card .history li[data-kind=undo]')",
+            "the undo in the post's history")
+        #expect(
+            (try browser.evaluate(text("#card .history li[data-kind=undo]")) as? String ?? "")
+                .contains("alice: undo: approved → pending"))
+        // An undo whose answer is lost on the way back: sent again, it finds its own undo
+        // on record, and the post is not decided again.
+        try browser.key("a")
+        try expectShown(browser, card("p1") + " && " + message("approved: p0"), "p0 approved again")
+        try browser.evaluate(
+            """
+            window.realFetch = window.fetch;
+            window.fetch = async (url, options) => {
+              const response = await window.realFetch(url, options);
+              if (String(url).startsWith('/api/undo')) {
+                window.fetch = window.realFetch;
+                throw new TypeError('Failed to fetch');
+              }
+              return response;
+            };
+            """)
+        try browser.key("u")
+        try expectShown(browser, message("did not reach the server"), "the undo's answer lost")
+        try browser.key("u")
+        try expectShown(
+            browser, card("p0") + " && " + message("undone: p0 is pending again"),
+            "the second try counts as done")
+        #expect(
+            decisions().filter { $0["id"] == "p0" }.map { $0["kind"] } == [
+                "decision", "undo", "decision", "undo",
+            ])
+        #expect(sandbox.run("review", "list").stdout.contains("p0"))
+    }
+
+    @Test func aBulkRejectLeavesAColleaguesPostAndOneUndoTakesItBack() throws {
+        let chromium = try #require(Chromium.path)
+        Chromium.oneAtATime.lock()
+        defer { Chromium.oneAtATime.unlock() }
+        try sandbox.write("posts.csv", Self.posts + "p5,u1,40.76,-74.05,a can,2022-01-06,\n")
+        sandbox.run("import", "posts", "posts.csv", "--photos", "photos")
+        let server = try ServedQueue(sandbox)
+        // Bob has u1's p1 open.
+        let bob = try server.signIn(server.addModerator("bob"))
+        #expect(try bob.post("/api/claim", ["id": "p1"]).status == 200)
+        let browser = try signedIn(server, "alice", Self.wide, chromium: chromium)
+        try browser.click("#card .user-link")
+        try expectShown(browser, "!document.getElementById('user-panel').hidden", "u1's panel")
+        try expectShown(
+            browser, "document.querySelectorAll('#user-posts li').length === 3", "u1's posts")
+        try browser.click("#user-reject")
+        try expectShown(
+            browser,
+            "!document.getElementById('user-confirm').hidden && "
+                + "document.getElementById('user-confirm').textContent.includes("
+                + "'1 post open by a colleague is left to them')", "the confirmation")
+        try browser.click("#user-confirm button.danger")
+        try expectShown(
+            browser,
+            message("rejected 2 posts of u1, 1 skipped (claimed by bob)") + " && "
+                + card("p2"), "p0 and p5 rejected, p1 left to bob")
+        #expect(decisions().map { $0["id"] } == ["p0", "p5"])
+        // One undo, by pointer, takes the whole rejection back.
+        try browser.click("#undo")
+        try expectShown(
+            browser, message("undone: 2 posts back to pending"), "the rejection undone")
+        #expect(decisions().map { $0["kind"] } == ["decision", "decision", "undo", "undo"])
+        let pending = sandbox.run("review", "list").stdout
+        #expect(["p0", "p1", "p5"].allSatisfy { pending.contains($0) }, "\(pending)")
     }
 
     // MARK: - Accessibility
@@ -280,22 +510,15 @@ struct ReviewServePageTests {
         try check("user-panel")
         try browser.key("Escape")
         try expectShown(browser, "document.getElementById('user-panel').hidden", "it closes")
-        // A post whose content changed since it was seen: then and now. The server's
-        // `earlier` is played here by the test, in the form the page expects.
-        try browser.evaluate(
-            """
-            window.realFetch = window.fetch;
-            window.fetch = async (url, options) => {
-              const response = await window.realFetch(url, options);
-              if (!String(url).startsWith('/api/post?id=p1')) return response;
-              const post = await response.json();
-              post.earlier = { version: '0123456789ab', why: 'seen', user: post.user,
-                lat: post.lat + 0.001, lon: post.lon, date: post.date,
-                description: 'a bottle', photoChanged: true };
-              return new Response(JSON.stringify(post), { status: response.status,
-                headers: { 'Content-Type': 'application/json' } });
-            };
-            """)
+        // A post whose content changed since the last decision on it (kim's flag): its
+        // user moved it and wrote more; opened, it shows then and now.
+        try sandbox.write(
+            "posts.csv",
+            Self.posts.replacingOccurrences(
+                of: "p1,u1,40.7201,-74.0101,a bottle by the bench",
+                with: "p1,u1,40.7211,-74.0101,a bottle by the old bench"))
+        #expect(sandbox.run("import", "posts", "posts.csv", "--photos", "photos").status == 0)
+        try browser.evaluate("window.realFetch = window.fetch")
         try browser.evaluate("document.querySelector('#list li[data-id=p1] button').click()")
         try expectShown(
             browser, card("p1") + " && document.querySelector('#card .changes')", "then/now")

@@ -179,6 +179,57 @@ import Testing
         #expect(sandbox.run("review", "log").stdout.contains("link farm"))
     }
 
+    @Test func anUndoIsRecordedOnceWhereverItIsAsked() throws {
+        let server = try ServedQueue(sandbox)
+        let alice = try server.signIn(server.addModerator("alice"))
+        let v1 = try version("p1")
+        let approve: [String: Any] = [
+            "id": "p1", "version": v1, "seen": "pending", "action": "approve",
+        ]
+        #expect(try alice.post("/api/decide", approve).status == 200)
+        // What the page can undo comes from the workspace: a reloaded page gets it back.
+        let undoable = try alice.get("/api/me").json["undoable"] as? [[String: Any]]
+        #expect(undoable?.last?["id"] as? String == "p1")
+        #expect(undoable?.last?["version"] as? String == v1)
+        #expect(undoable?.last?["status"] as? String == "approved")
+        #expect(undoable?.last?["count"] as? Int == 1)
+        // Undone from the command line, it is gone from the page's list.
+        let cli = sandbox.run("review", "undo", "p1", "--as", "alice")
+        #expect(cli.status == 0, "\(cli.stderr)")
+        #expect((try alice.get("/api/me").json["undoable"] as? [[String: Any]])?.isEmpty == true)
+        // From the page: the version decided on and the status the decision left.
+        let v2 = try version("p2")
+        #expect(
+            try alice.post(
+                "/api/decide",
+                [
+                    "id": "p2", "version": v2, "seen": "pending", "action": "reject",
+                    "reason": "spam",
+                ]
+            ).status == 200)
+        let undo: [String: Any] = ["id": "p2", "version": v2, "seen": "rejected"]
+        let first = try alice.post("/api/undo", undo)
+        #expect(first.status == 200 && first.json["status"] as? String == "pending")
+        // Sent again (its answer lost): refused, and it says the undo on record is hers.
+        let again = try alice.post("/api/undo", undo)
+        #expect(again.status == 409 && again.json["error"] as? String == "undone")
+        #expect(
+            again.json["by"] as? String == "alice" && again.json["status"] as? String == "pending")
+        let log = sandbox.run("review", "log", "p2", "--format", "json").stdout
+        let entries = try JSONSerialization.jsonObject(with: Data(log.utf8)) as? [[String: Any]]
+        #expect(entries?.map { $0["kind"] as? String } == ["decision", "undo"])
+        // A status the decision did not leave is refused.
+        #expect(
+            try alice.post(
+                "/api/decide",
+                ["id": "p3", "version": try version("p3"), "seen": "pending", "action": "flag"]
+            ).status == 200)
+        let wrong = try alice.post(
+            "/api/undo", ["id": "p3", "version": try version("p3"), "seen": "approved"])
+        #expect(wrong.status == 409 && wrong.json["error"] as? String == "changed")
+        #expect(sandbox.run("review", "list", "--status", "flagged").stdout.contains("p3"))
+    }
+
     @Test func approvingAPostWhosePhotoCouldNotBeReadNeedsAConfirmation() throws {
         try sandbox.write(
             "photos/bad.jpg", Data([0xFF, 0xD8, 0xFF, 0xE0] + Array(repeating: 7, count: 64)))
@@ -219,6 +270,176 @@ import Testing
         #expect(result.status == 200 && result.json["rejected"] as? Int == 2)
         let pending = sandbox.run("review", "list").stdout
         #expect(!pending.contains("p1") && !pending.contains("p2") && pending.contains("p3"))
+    }
+
+    @Test func bulkRejectSkipsAColleaguesClaimAndIsUndoneAsOneAction() throws {
+        try sandbox.write(
+            "posts.csv", Self.posts(text: "a bottle") + "p4,u1,40.71,-74.0,a tyre,2022-01-04,\n")
+        #expect(sandbox.run("import", "posts", "posts.csv").status == 0)
+        let server = try ServedQueue(sandbox)
+        let alice = try server.signIn(server.addModerator("alice"))
+        let bob = try server.signIn(server.addModerator("bob"))
+        #expect(try bob.post("/api/claim", ["id": "p2"]).status == 200)
+        // Alice holds one herself: her own claim does not stop her.
+        #expect(try alice.post("/api/claim", ["id": "p4"]).status == 200)
+        let shown = try ["p1", "p2", "p4"].map { ["id": $0, "version": try version($0)] }
+        let result = try alice.post(
+            "/api/reject-user", ["user": "u1", "reason": "spam", "posts": shown])
+        #expect(result.status == 200)
+        #expect(result.json["rejected"] as? Int == 2 && result.json["claimed"] as? Int == 1)
+        #expect(result.json["claimedBy"] as? [String] == ["bob"])
+        #expect(result.json["ids"] as? [String] == ["p1", "p4"])
+        #expect(sandbox.run("review", "list").stdout.contains("p2"))
+        let undo = try #require(result.json["undo"] as? [String: Any])
+        #expect(undo["count"] as? Int == 2 && undo["status"] as? String == "rejected")
+        // What the page can undo, also after a reload: the whole rejection, once.
+        let undoable = try alice.get("/api/me").json["undoable"] as? [[String: Any]]
+        #expect(undoable?.count == 1 && undoable?.first?["count"] as? Int == 2)
+        // One undo takes all of it back, recorded as undos of the one action.
+        let undone = try alice.post(
+            "/api/undo",
+            ["id": undo["id"] ?? "", "version": undo["version"] ?? "", "seen": "rejected"])
+        #expect(undone.status == 200)
+        #expect((undone.json["undone"] as? [[String: Any]])?.count == 2)
+        let pending = sandbox.run("review", "list").stdout
+        #expect(["p1", "p2", "p4"].allSatisfy { pending.contains($0) })
+        let log = sandbox.run("review", "log", "--format", "json").stdout
+        let entries =
+            try JSONSerialization.jsonObject(with: Data(log.utf8)) as? [[String: Any]] ?? []
+        #expect(entries.map { $0["kind"] as? String } == ["decision", "decision", "undo", "undo"])
+        #expect(entries.map { $0["id"] as? String } == ["p1", "p4", "p1", "p4"])
+        let action = entries.first?["seq"] as? Int
+        #expect(entries[1]["action"] as? Int == action)
+        #expect(entries[2...].allSatisfy { $0["undoes"] as? Int == action })
+    }
+
+    @Test func aChangedPostComesWithTheVersionSeenOrDecidedUntilDecidedAgain() throws {
+        let server = try ServedQueue(sandbox)
+        let alice = try server.signIn(server.addModerator("alice"))
+        let v1 = try version("p1")
+        try sandbox.write("posts.csv", Self.posts(text: "a crushed bottle"))
+        sandbox.run("import", "posts", "posts.csv", "--photos", "photos")
+        let v2 = try version("p1")
+        #expect(v2 != v1)
+        // Seen at v1: then and now.
+        let seen = try alice.get("/api/post?id=p1&seen=\(v1)").json
+        let earlier = try #require(seen["earlier"] as? [String: Any])
+        #expect(earlier["version"] as? String == v1 && earlier["why"] as? String == "seen")
+        #expect(earlier["description"] as? String == "a bottle")
+        #expect(seen["description"] as? String == "a crushed bottle")
+        #expect(earlier["photoChanged"] as? Bool == false)
+        // Never decided, and not seen before: nothing to compare with.
+        #expect(try alice.get("/api/post?id=p1").json["earlier"] is NSNull)
+        // Decided at v2, then edited: the version decided on, to whoever opens it, until
+        // a moderator decides on the new one.
+        let approved = try alice.post(
+            "/api/decide", ["id": "p1", "version": v2, "seen": "pending", "action": "approve"])
+        #expect(approved.status == 200, "\(approved.json)")
+        #expect(try alice.get("/api/post?id=p1").json["earlier"] is NSNull)
+        try sandbox.write("posts.csv", Self.posts(text: "a flattened bottle"))
+        sandbox.run("import", "posts", "posts.csv", "--photos", "photos")
+        let v3 = try version("p1")
+        let bob = try server.signIn(server.addModerator("bob"))
+        let reopened = try bob.get("/api/post?id=p1").json
+        #expect(reopened["status"] as? String == "pending")
+        let decided = try #require(reopened["earlier"] as? [String: Any])
+        #expect(decided["version"] as? String == v2 && decided["why"] as? String == "decided")
+        #expect(decided["description"] as? String == "a crushed bottle")
+        #expect(
+            try bob.post(
+                "/api/decide", ["id": "p1", "version": v3, "seen": "pending", "action": "approve"]
+            ).status == 200)
+        #expect(try bob.get("/api/post?id=p1").json["earlier"] is NSNull)
+        // The version seen as it is now, or one the post never had: nothing either.
+        #expect(try bob.get("/api/post?id=p1&seen=\(v3)").json["earlier"] is NSNull)
+        #expect(try bob.get("/api/post?id=p1&seen=000000000000").json["earlier"] is NSNull)
+    }
+
+    @Test func theLeadListsAndReleasesClaimsAndAReleasedClaimIsNotRenewed() throws {
+        let server = try ServedQueue(sandbox)
+        let alice = try server.signIn(server.addModerator("alice"))
+        let bob = try server.signIn(server.addModerator("bob"))
+        #expect(try bob.post("/api/claim", ["id": "p1"]).status == 200)
+        #expect(try bob.post("/api/claim", ["id": "p2"]).status == 200)
+        #expect(try alice.post("/api/claim", ["id": "p3"]).status == 200)
+        let listed = sandbox.run("review", "claims")
+        #expect(listed.status == 0)
+        let lines = listed.stdout.split(separator: "\n").map { $0.split(separator: "\t") }
+        #expect(
+            lines.map { $0.prefix(2).joined(separator: " ") } == ["p1 bob", "p2 bob", "p3 alice"])
+        #expect(lines.allSatisfy { $0.count == 4 && $0[2].hasPrefix("since 20") })
+        #expect(listed.stderr.contains("3 claims"))
+        let json = sandbox.run("review", "claims", "--format", "json").stdout
+        let entries =
+            try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]] ?? []
+        #expect(entries.map { $0["id"] as? String } == ["p1", "p2", "p3"])
+        #expect(
+            entries.allSatisfy { ($0["since"] as? String ?? "") < ($0["until"] as? String ?? "") })
+        // The lead releases bob's p1: open to the others at once.
+        let released = sandbox.run("review", "claims", "--release", "p1", "--as", "lea")
+        #expect(released.status == 0 && released.stderr.contains("released p1 (held by bob)"))
+        #expect(!sandbox.run("review", "claims").stdout.contains("p1"))
+        // Bob's page renewing it hears who released it, and does not take it back.
+        let renewal = try bob.post("/api/claim", ["id": "p1", "renew": true])
+        #expect(renewal.status == 409 && renewal.json["error"] as? String == "released")
+        #expect(renewal.json["by"] as? String == "lea")
+        #expect(try alice.post("/api/claim", ["id": "p1"]).status == 200)
+        #expect(try alice.post("/api/release", ["id": "p1"]).status == 200)
+        // His other claim renews as before; opened again, p1 is his afresh.
+        #expect(try bob.post("/api/claim", ["id": "p2", "renew": true]).status == 200)
+        #expect(try bob.post("/api/claim", ["id": "p1"]).status == 200)
+        // Every claim of one moderator.
+        let all = sandbox.run("review", "claims", "--moderator", "bob", "--as", "lea")
+        #expect(all.status == 0 && all.stderr.contains("released p2 (held by bob)"))
+        #expect(sandbox.run("review", "claims").stdout.split(separator: "\n").count == 1)
+        // A claim someone else took and ended since is not renewed either.
+        #expect(try alice.post("/api/claim", ["id": "p1"]).status == 200)
+        #expect(try alice.post("/api/release", ["id": "p1"]).status == 200)
+        let lost = try bob.post("/api/claim", ["id": "p1", "renew": true])
+        #expect(lost.status == 409 && lost.json["error"] as? String == "lost")
+        #expect(!sandbox.run("review", "claims").stdout.contains("p1"))
+        let none = sandbox.run("review", "claims", "--release", "p9", "--as", "lea")
+        #expect(none.status == 1 && none.stderr.contains("no running claim on post 'p9'"))
+        #expect(
+            sandbox.run("review", "claims", "--release", "p3", "--moderator", "alice").status == 2)
+    }
+
+    @Test func anIdPrefixFindsItsPostsAndOnlyThem() throws {
+        try sandbox.write(
+            "push.csv",
+            """
+            id,user,lat,lon,description,date,photo
+            -Mq1river,u5,40.71,-74.0,by the river,2022-02-01,
+            -Mq1rock,u5,40.72,-74.0,on a rock,2022-02-02,
+            -Mq2bench,u5,40.73,-74.0,under a bench,2022-02-03,
+            x*y,u6,40.74,-74.0,star,2022-02-04,
+            xay,u6,40.75,-74.0,no star,2022-02-05,
+
+            """)
+        #expect(sandbox.run("import", "posts", "push.csv").status == 0)
+        let server = try ServedQueue(sandbox)
+        let alice = try server.signIn(server.addModerator("alice"))
+        func found(_ text: String) throws -> [String] {
+            let query = text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? text
+            let answer = try alice.get("/api/queue?q=\(query)")
+            #expect(answer.status == 200)
+            #expect(
+                answer.json["total"] as? Int
+                    == (answer.json["posts"] as? [[String: Any]])?.count)
+            return (answer.json["posts"] as? [[String: Any]] ?? []).compactMap {
+                $0["id"] as? String
+            }
+        }
+        #expect(try found("-Mq1") == ["-Mq1river", "-Mq1rock"])
+        #expect(try found("-Mq1r") == ["-Mq1river", "-Mq1rock"])
+        #expect(try found("-Mq2bench") == ["-Mq2bench"])
+        // Ids are case-sensitive, as the database's keys are.
+        #expect(try found("-mq1") == [])
+        // GLOB's wildcards in what is typed are taken as they are.
+        #expect(try found("x*") == ["x*y"])
+        #expect(try found("x?") == [])
+        // Words of the description still find their posts.
+        #expect(try found("rock") == ["-Mq1rock"])
     }
 
     @Test func hostileRequestsGetTheirStatusAndChangeNothing() throws {

@@ -221,7 +221,8 @@ struct FakeInspector: PhotoInspecting {
         #expect(record.status.rawValue == "pending")
         #expect(record.statusNote?.contains("changed after it was approved (description)") == true)
         let trail = try AuditTrail(workspace: workspace).entries(for: "p1")
-        #expect(trail.map(\.moderator) == ["ann", "trove"])
+        #expect(trail.map(\.moderator) == ["ann", nil])
+        #expect(trail.map(\.kind) == [.decision, .reopening])
         #expect(trail.last?.from == .approved)
         #expect(trail.last?.to == .pending)
     }

@@ -72,7 +72,8 @@ import Testing
         #expect(stale == .stale(id: "p1", seen: seen, current: now.version))
         let trail = try store.decisions(for: "p1")
         #expect(trail.map(\.to) == [.approved, .pending])
-        #expect(trail.last?.version == now.version && trail.last?.moderator == "trove")
+        #expect(trail.last?.version == now.version && trail.last?.moderator == nil)
+        #expect(trail.last?.kind == .reopening)
         #expect(try store.versions("p1").map(\.version) == [seen, now.version])
     }
 

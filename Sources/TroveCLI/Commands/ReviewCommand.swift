@@ -18,7 +18,7 @@ enum ReviewCommand {
                  (another key asks again, Esc cancels)
               f  flag, with a note typed after it (Enter flags, Esc cancels)
               s  skip (the end says how many skipped posts are still waiting)
-              u  undo this session's last decision
+              u  undo your last decision (this session's, else your latest anywhere)
               o  open the photo in the system viewer (xdg-open), where there is one
               q  quit
             The preview fits the window; colour unless NO_COLOR or TERM=dumb. The
@@ -31,7 +31,8 @@ enum ReviewCommand {
             """,
         options: [asOption, statusOption],
         subcommands: [
-            list, show, approve, reject, flag, reopen, scan, sheet, apply, log, serve, moderators,
+            list, show, approve, reject, flag, reopen, undo, scan, sheet, apply, log, stats,
+            serve, moderators, claims,
         ],
         run: ReviewInteractive.run)
 

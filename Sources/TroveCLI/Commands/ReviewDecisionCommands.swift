@@ -37,6 +37,40 @@ extension ReviewCommand {
         try decide(invocation, .reopen, note: invocation[noteOption])
     }
 
+    static let undo = Command(
+        "undo", abstract: "Undo your latest decision on a post (a bulk decision whole).",
+        discussion: """
+            Undoes the decision of --as NAME (else $TROVE_MODERATOR, else $USER) on the
+            post, made here, in the queue, a sheet or 'review serve', while it is the latest
+            entry on the post and the post is as it left it: the post goes back to the
+            status it had, and the undo is an entry of the trail of its own ('undo' in
+            'review log'). A decision that was part of a bulk one (a user's pending posts
+            rejected at once in 'review serve') is undone whole, each post nobody decided
+            since. ID@VERSION names the version the decision was made on. An undo is not
+            undone: decide again instead.
+            """,
+        arguments: [postArgument], options: [asOption]
+    ) { invocation in
+        let moderator = try moderator(invocation)
+        let (id, version) = splitVersion(invocation[postArgument])
+        let outcome = try Moderation(workspace: try invocation.openWorkspace()).undo(
+            post: id, moderator: moderator, version: version)
+        guard case .undone(let entries, let kept) = outcome else {
+            invocation.warn("error: " + ReviewFormat.undoRefused(outcome))
+            return .problems
+        }
+        for entry in entries {
+            invocation.note(
+                "\(ReviewFormat.line(entry.postID)): \(entry.from.rawValue) → "
+                    + "\(entry.to.rawValue) (undone)")
+        }
+        for other in kept {
+            invocation.warn(
+                "\(ReviewFormat.line(other)): left as it is (decided or changed since)")
+        }
+        return .success
+    }
+
     static let reasonOption = Option<RejectionReason>(
         "reason", value: "reason", help: "Why (required): spam, not-litter, …"
     ) { text throws(InvalidValue) in

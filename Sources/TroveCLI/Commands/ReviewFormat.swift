@@ -360,8 +360,13 @@ enum ReviewFormat {
 
     /// One line of the audit trail. Every text in it is kept to one line (`line`), so no
     /// name or note an older workspace holds can print a line of its own.
+    ///
+    /// What users and imports did is said in parentheses where a moderator's name goes
+    /// (`(user u1)`, `(import)`), and every entry but a decision says its kind.
     static func logLine(_ entry: Decision) -> String {
-        var text = "\(line(entry.at))  \(line(entry.postID))  \(line(entry.moderator))  "
+        let who = entry.moderator.map(line) ?? "(\(line(entry.who)))"
+        var text = "\(line(entry.at))  \(line(entry.postID))  \(who)  "
+        if entry.kind != .decision { text += entry.kind.rawValue + "  " }
         text += "\(entry.from.rawValue) → \(entry.to.rawValue)"
         if let reason = entry.reason { text += "  (\(line(reason)))" }
         if let note = entry.note { text += "  " + line(note) }
@@ -386,7 +391,62 @@ enum ReviewFormat {
     }
 
     static func alreadyDecided(_ id: String, _ status: PostStatus, _ last: Decision) -> String {
-        "\(line(id)): already \(status.rawValue) by \(line(last.moderator))"
+        "\(line(id)): already \(status.rawValue) by \(line(last.who))"
+    }
+
+    /// `review stats` as a table: a row per group, then the total.
+    static func statsTable(_ stats: ReviewStats, grouping: ReviewStats.Grouping) -> String {
+        let header = [
+            grouping.rawValue, "decisions", "approved", "rejected", "flagged", "reopened",
+            "undos", "overturned", "median time",
+        ]
+        let rows = (stats.rows + [stats.total]).map { row in
+            [
+                line(row.key), "\(row.decisions)", "\(row.approved)", "\(row.rejected)",
+                "\(row.flagged)", "\(row.reopened)", "\(row.undos)", "\(row.overturned)",
+                row.medianSeconds.map(duration) ?? "-",
+            ]
+        }
+        let all = [header] + rows
+        let widths = header.indices.map { column in
+            all.map { $0[column].count }.max() ?? 0
+        }
+        return all.map { cells in
+            cells.enumerated().map { column, cell in
+                let pad = String(repeating: " ", count: widths[column] - cell.count)
+                // Names to the left, numbers to the right.
+                return column == 0 ? cell + pad : pad + cell
+            }.joined(separator: "  ")
+        }.joined(separator: "\n")
+    }
+
+    /// Seconds in words a lead reads at a glance: 45s, 12m, 3h 5m, 2d 4h.
+    static func duration(_ seconds: Double) -> String {
+        let total = Int(seconds.rounded())
+        let (days, hours, minutes) = (total / 86_400, total % 86_400 / 3600, total % 3600 / 60)
+        if days > 0 { return "\(days)d \(hours)h" }
+        if hours > 0 { return "\(hours)h \(minutes)m" }
+        if minutes > 0 { return "\(minutes)m" }
+        return "\(total)s"
+    }
+
+    /// Why an undo did nothing (any outcome but `.undone`).
+    static func undoRefused(_ outcome: UndoOutcome) -> String {
+        switch outcome {
+        case .undone: return "undone"
+        case .unknown(let id): return "no post '\(line(id))'"
+        case .nothing(let id): return "\(line(id)): no decision of yours on it to undo"
+        case .alreadyUndone(let id, let last):
+            return "\(line(id)) is \(last.to.rawValue): its latest entry is already an undo "
+                + "(by \(line(last.who)) at \(last.at)); nothing undone, decide again instead"
+        case .overtaken(let id, let last):
+            let what = last.kind == .decision ? "decided" : "changed"
+            return "\(line(id)) was \(what) by \(line(last.who)) at \(last.at) since "
+                + "(\(last.from.rawValue) → \(last.to.rawValue)): nothing undone"
+        case .changed(let id, let last):
+            return "\(line(id)) is no longer as your decision left it (\(last.to.rawValue), "
+                + "version \(line(last.version ?? "?"))): nothing undone"
+        }
     }
 
     static func stale(_ id: String, seen: String, current: String) -> String {
@@ -397,7 +457,7 @@ enum ReviewFormat {
 
     static func superseded(_ id: String, _ seen: String, _ last: Decision) -> String {
         "\(line(id)) changed since you saw it (version \(line(seen))) and was "
-            + "\(last.to.rawValue) by \(line(last.moderator)) since: nothing to do"
+            + "\(last.to.rawValue) by \(line(last.who)) since: nothing to do"
     }
 
     static func withdrawn(_ id: String, _ note: String?) -> String {
@@ -412,7 +472,7 @@ enum ReviewFormat {
     static func conflict(
         _ id: String, _ expected: PostStatus, _ current: PostStatus, _ last: Decision?
     ) -> String {
-        let who = last.map { " by \(safe($0.moderator)) at \($0.at)" } ?? ""
+        let who = last.map { " by \(safe($0.who)) at \($0.at)" } ?? ""
         if expected != current {
             return "\(safe(id)) is now \(current.rawValue) (you saw it \(expected.rawValue)): "
                 + "decided\(who); use --force to decide anyway"

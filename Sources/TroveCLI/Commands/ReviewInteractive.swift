@@ -351,26 +351,43 @@ final class ReviewSession {
         }
         index += 1
     }
-    /// Reverts this session's last decision by appending the reverse decision.
+    /// Undoes this session's last decision, else this moderator's latest one still
+    /// undoable wherever it was made (the page, a sheet, `review undo`): the same record
+    /// as everywhere, an undo entry of the trail.
     private func undo() throws {
-        guard let last = undoStack.popLast() else {
+        let moderation = Moderation(workspace: workspace)
+        let target: (id: String, version: String?, status: PostStatus, index: Int?)
+        if let last = undoStack.popLast() {
+            target = (
+                last.decision.postID, last.decision.version, last.decision.to, last.index
+            )
+        } else if let action = try moderation.undoable(by: moderator, limit: 1).first,
+            let post = action.posts.first
+        {
+            target = (post.id, post.version, post.status, nil)
+        } else {
             message = "nothing to undo"
             return
         }
-        let from = last.decision.from
-        let to = last.decision.to
-        let outcome = try Moderation(workspace: workspace).decide(
-            [
-                DecisionRequest(
-                    id: last.decision.postID, expected: to, action: .revert(to: from),
-                    note: "undo")
-            ], moderator: moderator, force: false)
-        if case .conflict(let id, let expected, let current, let lastDecision) = outcome.first {
-            refuse("undo: " + ReviewFormat.conflict(id, expected, current, lastDecision))
+        let outcome = try moderation.undo(
+            post: target.id, moderator: moderator, version: target.version,
+            expected: target.status)
+        guard case .undone(let entries, let kept) = outcome,
+            let entry = entries.first(where: { $0.postID == target.id })
+        else {
+            refuse("undo: " + ReviewFormat.undoRefused(outcome))
             return
         }
-        index = last.index
-        message = "undid: \(ReviewFormat.safe(last.decision.postID)) is \(from.rawValue) again"
+        if let position = target.index {
+            index = position
+        } else if entry.to == status {
+            // Decided elsewhere: back in this queue, on screen next.
+            queue.insert(target.id, at: min(index, queue.count))
+        }
+        var text = "undid: \(ReviewFormat.safe(target.id)) is \(entry.to.rawValue) again"
+        if entries.count > 1 { text += " (and \(entries.count - 1) more of the same decision)" }
+        if !kept.isEmpty { text += "; \(kept.count) left as decided since" }
+        message = text
     }
 
     /// A line typed in single-key mode, echoed; nil when cancelled with Esc or at EOF.

@@ -19,7 +19,9 @@ extension ReviewCommand {
             version of the post the page showed (a post changed since is refused and
             stays in the queue). Opening a post claims it for review.claim-minutes
             (default 5): the others' queues skip it until it is decided, skipped or the
-            time is up. Decisions and claims of others show within 2 seconds. Keys as in
+            time is up; an idle page stops renewing it after that long ('trove review
+            claims' lists and releases claims). Decisions and claims of others, and
+            posts an import or a pull brings, show within 2 seconds. Keys as in
             the terminal queue: a approve, r reject then 1-8, f flag, s skip, u undo
             your last decisions (while nobody decided the post since), and n a note for
             the next decision, j/k next/previous, p the user's panel (their posts, the
@@ -130,6 +132,70 @@ extension ReviewCommand {
         invocation.note("removed moderator \(ReviewFormat.line(name))")
         return .success
     }
+
+    static let claims = Command(
+        "claims", abstract: "List the claims on posts open in 'review serve'; release them.",
+        discussion: """
+            Lists the running claims: the post, who holds it, since when and until when
+            (UTC). A claim ends when its holder decides or skips the post, closes the tab,
+            or after review.claim-minutes without activity in the page. --release ID ends
+            the claim on post ID, --moderator NAME every claim NAME holds: the post is open
+            to the others at once, and the holder's page says who released it and does not
+            take it back unless the holder opens the post again. The releaser is --as NAME
+            (else $TROVE_MODERATOR, else $USER). Works while the server runs.
+            """,
+        options: [releaseOption, claimHolderOption, asOption], formats: [.text, .json]
+    ) { invocation in
+        let workspace = try invocation.openWorkspace()
+        let claims = PostClaims(workspace: workspace)
+        let post = invocation[releaseOption]
+        let holder = invocation[claimHolderOption]
+        if post != nil || holder != nil {
+            if post != nil && holder != nil {
+                throw invocation.usageError("--release ID or --moderator NAME, not both")
+            }
+            let lead = try moderator(invocation)
+            let released = try claims.release(post: post, heldBy: holder, as: lead)
+            guard !released.isEmpty else {
+                let what =
+                    post.map { "no running claim on post '\(ReviewFormat.line($0))'" }
+                    ?? "'\(ReviewFormat.line(holder ?? ""))' holds no running claim"
+                throw CommandFailure(what + "; 'trove review claims' lists them")
+            }
+            for claim in released {
+                invocation.note(
+                    "released \(ReviewFormat.line(claim.postID)) "
+                        + "(held by \(ReviewFormat.line(claim.moderator)))")
+            }
+            return .success
+        }
+        let live = try claims.live()
+        func time(_ seconds: Double?) -> String? {
+            seconds.map { timestamp(Date(timeIntervalSince1970: $0.rounded(.down))) }
+        }
+        if invocation.format == .json {
+            invocation.print(
+                live.map {
+                    JSONObject([
+                        "id": $0.postID, "moderator": $0.moderator, "since": time($0.since),
+                        "until": time($0.until),
+                    ])
+                }.jsonText)
+            return .success
+        }
+        for claim in live {
+            invocation.print(
+                "\(ReviewFormat.line(claim.postID))\t\(ReviewFormat.line(claim.moderator))\t"
+                    + "since \(time(claim.since) ?? "?")\tuntil \(time(claim.until) ?? "?")")
+        }
+        invocation.note(live.count == 1 ? "1 claim" : "\(live.count) claims")
+        return .success
+    }
+
+    static let releaseOption = Option<String>(
+        "release", value: "id", help: "End the claim on this post.")
+    static let claimHolderOption = Option<String>(
+        "moderator", value: "name", help: "End every claim this moderator holds.")
 
     /// `HOST:PORT` or `[V6]:PORT` into its parts.
     static func listenAddress(_ text: String) -> (host: String, port: UInt16)? {

@@ -165,16 +165,95 @@ extension ReviewCommand {
 
     static let log = Command(
         "log", abstract: "Show the audit trail, oldest first.",
+        discussion: """
+            Every entry: when, the post, who (a moderator, or in parentheses the user or
+            the import), what kind when it is not a moderator's decision (undo,
+            withdrawal, restoration, reopening), the status before and after, the reason
+            and the note. --moderator NAME keeps one moderator's entries; --since and
+            --until keep a range of dates (2024-05-01, whole days in UTC) or times
+            (2024-05-01T12:00:00Z), both ends included.
+            """,
         arguments: [logPostArgument],
+        options: [trailModeratorOption, sinceOption, untilOption],
         formats: [.text, .json]
     ) { invocation in
-        let entries = try AuditTrail(workspace: invocation.openWorkspace())
-            .entries(for: invocation[logPostArgument])
+        let (since, before) = try range(invocation)
+        let entries = try AuditTrail(workspace: invocation.openWorkspace()).entries(
+            for: invocation[logPostArgument], moderator: invocation[trailModeratorOption],
+            since: since, before: before)
         if invocation.format == .json {
             invocation.print(AuditTrail.json(entries))
         } else {
             for entry in entries { invocation.print(ReviewFormat.logLine(entry)) }
         }
+        return .success
+    }
+
+    static let trailModeratorOption = Option<String>(
+        "moderator", value: "name", help: "Only this moderator's entries.")
+    static let sinceOption = Option<String>(
+        "since", value: "date", help: "From this date or time on (UTC; 2024-05-01).")
+    static let untilOption = Option<String>(
+        "until", value: "date", help: "Up to this date (the whole day) or time.")
+
+    /// --since and --until as the trail's bounds: from (inclusive), before (exclusive).
+    static func range(_ invocation: Invocation) throws -> (String?, String?) {
+        func bound(_ option: Option<String>, _ flag: String, after: Bool) throws -> String? {
+            guard let text = invocation[option] else { return nil }
+            guard let bound = AuditTrail.bound(text, after: after) else {
+                throw invocation.usageError(
+                    "--\(flag): expected a date (2024-05-01) or a time "
+                        + "(2024-05-01T12:00:00Z), got '\(ReviewFormat.line(text))'")
+            }
+            return bound
+        }
+        return (
+            try bound(sinceOption, "since", after: false),
+            try bound(untilOption, "until", after: true)
+        )
+    }
+
+    static let groupingOption = Option<ReviewStats.Grouping>(
+        "by", value: "grouping", help: "A row per moderator (default), day or reason."
+    ) { text throws(InvalidValue) in
+        guard let grouping = ReviewStats.Grouping(rawValue: text) else {
+            throw InvalidValue("unknown grouping '\(text)' (use moderator, day or reason)")
+        }
+        return grouping
+    }
+
+    static let stats = Command(
+        "stats", abstract: "Sum up the audit trail: decisions, undos, overturns, time taken.",
+        discussion: """
+            A row per moderator (--by day: per day in UTC, --by reason: per rejection
+            reason), then the total: the moderators' decisions, how many approved,
+            rejected, flagged and reopened, their undos, how many were overturned (a
+            later decision of another moderator changed the post), and the median time
+            from the arrival of the version decided on to the decision. --moderator,
+            --since and --until as in 'review log'.
+            """,
+        options: [groupingOption, trailModeratorOption, sinceOption, untilOption],
+        formats: [.text, .json]
+    ) { invocation in
+        let (since, before) = try range(invocation)
+        let grouping = invocation[groupingOption] ?? .moderator
+        let stats = try AuditTrail(workspace: invocation.openWorkspace()).stats(
+            by: grouping, moderator: invocation[trailModeratorOption], since: since,
+            before: before)
+        if invocation.format == .json {
+            invocation.print(
+                (stats.rows + [stats.total]).map { row in
+                    JSONObject([
+                        grouping.rawValue: row.key, "decisions": row.decisions,
+                        "approved": row.approved, "rejected": row.rejected,
+                        "flagged": row.flagged, "reopened": row.reopened, "undos": row.undos,
+                        "overturned": row.overturned,
+                        "median_seconds": row.medianSeconds.map { Int($0.rounded()) },
+                    ])
+                }.jsonText)
+            return .success
+        }
+        invocation.print(ReviewFormat.statsTable(stats, grouping: grouping))
         return .success
     }
 

@@ -64,9 +64,6 @@ public struct PostImporter {
     let inspector: any PhotoInspecting
     let now: Date
 
-    /// The moderator name under which the importer records automatic reopenings.
-    public static let systemModerator = "trove"
-
     /// - Parameter photos: the folder photo references are resolved in.
     public init(workspace: Workspace, photos: PhotoResolver, now: Date = Date()) {
         self.init(workspace: workspace, photos: photos, inspector: PhotoInspector(), now: now)
@@ -198,10 +195,11 @@ public struct PostImporter {
                 let note = "back in \(input.source) after it was withdrawn"
                 try store.reopen(input.id, note: note)
                 workspace.markChanged(.post, input.id)
+                // Its user's doing, as the withdrawal was.
                 try store.trail.append(
                     Decision(
-                        postID: input.id, at: at, moderator: Self.systemModerator,
-                        from: .withdrawn, to: .pending, reason: nil, note: note,
+                        postID: input.id, at: at, kind: .restoration, moderator: nil,
+                        byUser: input.user, from: .withdrawn, to: .pending, note: note,
                         version: newVersion))
                 summary.returned.append(input.id)
             }
@@ -231,11 +229,12 @@ public struct PostImporter {
                 "content changed after it was \(previous.status) (\(changed)); "
                 + "re-imported from \(input.source)"
             try store.reopen(input.id, note: note)
+            // The import's doing, not a moderator's.
             try store.trail.append(
                 Decision(
-                    postID: input.id, at: at, moderator: Self.systemModerator,
+                    postID: input.id, at: at, kind: .reopening, moderator: nil,
                     from: PostStatus(rawValue: previous.status) ?? .pending, to: .pending,
-                    reason: nil, note: note, version: newVersion))
+                    note: note, version: newVersion))
             summary.reopened.append(input.id)
         }
     }
@@ -245,7 +244,7 @@ public struct PostImporter {
     ///
     /// - Throws: `SQLiteError`.
     func withdraw(
-        _ gone: [(id: String, status: PostStatus, version: String?)], note: String,
+        _ gone: [PostStore.LivePost], note: String,
         summary: inout PostImportSummary
     ) throws {
         guard !gone.isEmpty else { return }
@@ -253,13 +252,14 @@ public struct PostImporter {
         let withdraw = try store.withdrawer()
         let trail = try PostStore.TrailWriter(store)
         let at = timestamp(now)
-        for (id, status, version) in gone {
+        for (id, user, status, version) in gone {
             try withdraw(id, note, at)
             workspace.markChanged(.post, id)
+            // The user deleted it in the app: theirs, not a moderator's.
             try trail.append(
                 Decision(
-                    postID: id, at: at, moderator: Self.systemModerator, from: status,
-                    to: .withdrawn, reason: nil, note: note, version: version))
+                    postID: id, at: at, kind: .withdrawal, moderator: nil, byUser: user,
+                    from: status, to: .withdrawn, note: note, version: version))
             summary.withdrawn.append((id, status))
         }
     }

@@ -19,7 +19,7 @@ extension PostPull {
         try folder.prepare()
         let origin = location.origin
         let store = PostStore(workspace)
-        var gone: [(id: String, status: PostStatus, version: String?)] = []
+        var gone: [PostStore.LivePost] = []
         var flat: [JSONMember] = []
         for change in changes {
             switch change {

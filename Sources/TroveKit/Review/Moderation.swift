@@ -56,17 +56,22 @@ public struct Moderation {
     ///
     /// - Throws: `WorkspaceError` when the workspace stays locked, or `SQLiteError`.
     ///
-    /// - Parameter appliedBy: who records the decisions when that is not `moderator`
-    ///   (`review apply` of another moderator's sheet).
+    /// - Parameters:
+    ///   - appliedBy: who records the decisions when that is not `moderator`
+    ///     (`review apply` of another moderator's sheet).
+    ///   - oneAction: the decisions recorded make one action (a bulk decision): each
+    ///     entry after the first names the first as its `batch`, and an undo of any of
+    ///     them undoes them all.
     public func decide(
         _ requests: [DecisionRequest], moderator: String, appliedBy: String? = nil,
-        force: Bool, now: Date = Date()
+        force: Bool, oneAction: Bool = false, now: Date = Date()
     ) throws -> [DecisionOutcome] {
         let at = timestamp(now)
         let appliedBy = appliedBy == moderator ? nil : appliedBy
         return try workspace.write {
             let store = try PostStore.DecisionStatements(PostStore(workspace))
             var outcomes: [DecisionOutcome] = []
+            var first: Int64?
             for request in requests {
                 let row = try store.current(request.id)
                 let current = row?.status
@@ -108,7 +113,7 @@ public struct Moderation {
                 if let last, last.to == current, current == target, last.reason == reason {
                     switch request.action {
                     case .approve, .reject, .flag: repeatsRecord = true
-                    case .reopen, .revert: repeatsRecord = false
+                    case .reopen: repeatsRecord = false
                     }
                 }
                 // The same decision again changes nothing, whoever recorded it; only its
@@ -152,9 +157,11 @@ public struct Moderation {
                 let decision = Decision(
                     postID: request.id, at: at, moderator: moderator, from: current,
                     to: target, reason: reason, note: note, appliedBy: appliedBy,
-                    sheet: request.sheet, decidedAt: request.decidedAt, version: version)
-                try store.trail.append(decision)
-                outcomes.append(.recorded(decision))
+                    sheet: request.sheet, decidedAt: request.decidedAt, version: version,
+                    batch: oneAction ? first : nil)
+                let recorded = try store.trail.append(decision)
+                if oneAction, first == nil { first = recorded.seq }
+                outcomes.append(.recorded(recorded))
             }
             return outcomes
         }

@@ -107,8 +107,23 @@ public struct ModeratorAccess {
     }
 }
 
+/// What renewing a claim did.
+public enum ClaimRenewal: Equatable, Sendable {
+    /// The moderator holds the post for another term.
+    case renewed
+    /// Someone else holds it now (nothing claimed).
+    case heldBy(Claim)
+    /// A lead released the moderator's claim (`review claims --release`): not renewed;
+    /// opening the post again claims it afresh.
+    case released(by: String)
+    /// The claim is gone and someone else held the post since (or it was never this
+    /// moderator's): not renewed; opening the post again claims it afresh.
+    case lost
+}
+
 /// Claims on posts: a moderator who opens a post holds it for a few minutes, and the
-/// others' queues skip it. A claim ends on a decision, a skip (release) or its time.
+/// others' queues skip it. A claim ends on a decision, a skip (release), its time, or a
+/// lead's release.
 public struct PostClaims {
     let workspace: Workspace
 
@@ -129,8 +144,44 @@ public struct PostClaims {
         return try workspace.write { () throws -> Claim? in
             let held = try store.claim(on: id, runningAfter: time)
             if let held, held.moderator != moderator { return held }
-            try store.putClaim(id, moderator: moderator, until: time + minutes * 60)
+            try store.putClaim(id, moderator: moderator, now: time, until: time + minutes * 60)
             return nil
+        }
+    }
+
+    /// Renews `moderator`'s claim on `id` as an open page does while the post is on view,
+    /// unless a lead released it for them or someone else holds the post.
+    ///
+    /// - Throws: `WorkspaceError`, `SQLiteError`.
+    public func renew(_ id: String, for moderator: String, minutes: Double, now: Date = Date())
+        throws -> ClaimRenewal
+    {
+        let store = PostStore(workspace)
+        let time = now.timeIntervalSince1970
+        return try workspace.write { () throws -> ClaimRenewal in
+            // Opening the post made the row; it is gone when someone else's claim took
+            // its place and ended.
+            guard let row = try store.claimRow(on: id) else { return .lost }
+            if row.moderator != moderator { return row.until > time ? .heldBy(row) : .lost }
+            if let lead = row.releasedBy { return .released(by: lead) }
+            try store.putClaim(id, moderator: moderator, now: time, until: time + minutes * 60)
+            return .renewed
+        }
+    }
+
+    /// Ends the running claims on post `id` (nil: every post) of `holder` (nil: anyone's)
+    /// for their holders, as `lead`: their pages do not renew them. Returns the claims
+    /// released.
+    ///
+    /// - Throws: `WorkspaceError`, `SQLiteError`.
+    public func release(
+        post id: String?, heldBy holder: String?, as lead: String, now: Date = Date()
+    )
+        throws -> [Claim]
+    {
+        try workspace.write {
+            try PostStore(workspace).releaseClaims(
+                on: id, heldBy: holder, by: lead, at: now.timeIntervalSince1970)
         }
     }
 

@@ -45,8 +45,6 @@ public enum ReviewAction: Equatable, Sendable {
     case reject(RejectionReason)
     case flag
     case reopen
-    /// Back to the state before the moderator's last decision (interactive undo).
-    case revert(to: PostStatus)
 
     /// The state the post ends in.
     public var target: PostStatus {
@@ -55,7 +53,6 @@ public enum ReviewAction: Equatable, Sendable {
         case .reject: return .rejected
         case .flag: return .flagged
         case .reopen: return .pending
-        case .revert(let status): return status
         }
     }
 
@@ -65,7 +62,6 @@ public enum ReviewAction: Equatable, Sendable {
         case .approve, .reject: return [.pending, .flagged]
         case .flag: return [.pending, .flagged]
         case .reopen: return [.approved, .rejected, .flagged]
-        case .revert: return Set(PostStatus.allCases)
         }
     }
 }

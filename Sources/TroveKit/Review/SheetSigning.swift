@@ -39,7 +39,6 @@ public enum SheetSignature {
             case .reject(let why):
                 action = "reject"
                 reason = why.rawValue
-            case .revert(let status): action = "revert-" + status.rawValue
             }
             let fields = [
                 string(decision.id), string(decision.version), string(decision.expected.rawValue),

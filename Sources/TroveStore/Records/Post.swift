@@ -29,14 +29,35 @@ public enum PostVersion {
     static let sql = "substr(content_hash, 1, 12)"
 }
 
+/// What an entry of the audit trail records, and so who made it.
+public enum DecisionKind: String, CaseIterable, Sendable {
+    /// A moderator's decision.
+    case decision
+    /// A moderator undoing their own decision, or a whole bulk decision (`undoes`).
+    case undo
+    /// The post's user withdrew it: it is gone from the export it was imported from.
+    case withdrawal
+    /// The post's user brought it back after a withdrawal.
+    case restoration
+    /// Its content changed after a decision, so the import put it back to pending.
+    case reopening
+
+    /// Whether a moderator made it (and is named in it).
+    public var isModerators: Bool { self == .decision || self == .undo }
+}
+
 /// One entry of the audit trail.
 public struct Decision: Equatable, Sendable {
     /// The post decided.
     public var postID: String
     /// When, ISO 8601 UTC.
     public var at: String
-    /// Who decided (`trove` for automatic reopenings at import).
-    public var moderator: String
+    /// What it records.
+    public var kind: DecisionKind
+    /// Who decided or undid; nil for what users and imports did.
+    public var moderator: String?
+    /// The post's user, for a withdrawal or a restoration (nil when the post has none).
+    public var byUser: String?
     /// The status before.
     public var from: PostStatus
     /// The status after.
@@ -53,14 +74,26 @@ public struct Decision: Equatable, Sendable {
     public var decidedAt: String? = nil
     /// The post's version the decision was made on (nil in older trails).
     public var version: String? = nil
+    /// Its place in the trail, once recorded.
+    public var seq: Int64? = nil
+    /// The first entry of the action it belongs to (a bulk decision, the undo of one),
+    /// when it is not that first entry itself.
+    public var batch: Int64? = nil
+    /// For an undo: the action undone.
+    public var undoes: Int64? = nil
+
     package init(
-        postID: String, at: String, moderator: String, from: PostStatus, to: PostStatus,
-        reason: String? = nil, note: String? = nil, appliedBy: String? = nil, sheet: String? = nil,
-        decidedAt: String? = nil, version: String? = nil
+        postID: String, at: String, kind: DecisionKind = .decision, moderator: String?,
+        byUser: String? = nil, from: PostStatus, to: PostStatus, reason: String? = nil,
+        note: String? = nil, appliedBy: String? = nil, sheet: String? = nil,
+        decidedAt: String? = nil, version: String? = nil, seq: Int64? = nil,
+        batch: Int64? = nil, undoes: Int64? = nil
     ) {
         self.postID = postID
         self.at = at
+        self.kind = kind
         self.moderator = moderator
+        self.byUser = byUser
         self.from = from
         self.to = to
         self.reason = reason
@@ -69,6 +102,23 @@ public struct Decision: Equatable, Sendable {
         self.sheet = sheet
         self.decidedAt = decidedAt
         self.version = version
+        self.seq = seq
+        self.batch = batch
+        self.undoes = undoes
+    }
+
+    /// The action it belongs to: the seq of the action's first entry (its own, for a
+    /// decision on one post); nil before it is recorded.
+    public var action: Int64? { batch ?? seq }
+
+    /// Who made it, in words: the moderator, `user UID` for a user's withdrawal or
+    /// restoration (`its user` when the post has none), `import` for a reopening.
+    public var who: String {
+        if let moderator { return moderator }
+        switch kind {
+        case .withdrawal, .restoration: return byUser.map { "user " + $0 } ?? "its user"
+        case .reopening, .decision, .undo: return "import"
+        }
     }
 }
 

@@ -52,12 +52,15 @@ package enum PostVersionColumn: String, TableColumn {
     case photoReference = "photo_ref"
     case photoHash = "photo_hash"
     case seenAt = "seen_at"
+    case postID = "post_id"
 }
 
 /// `decisions`, with the post's status and version where a query joins them.
 package enum DecisionColumn: String, TableColumn {
     package static let table = "decisions"
     case seq, at, moderator, reason, note, sheet, version, status, secret
+    case kind, batch, undoes
+    case byUser = "by_user"
     case postID = "post_id"
     case fromStatus = "from_status"
     case toStatus = "to_status"
@@ -70,8 +73,9 @@ package enum DecisionColumn: String, TableColumn {
 /// `moderators`, `claims` and the count of a moderator's sessions.
 package enum ModeratorColumn: String, TableColumn {
     package static let table = "moderators"
-    case name, sessions, moderator, until
+    case name, sessions, moderator, until, since, page
     case addedAt = "added_at"
+    case releasedBy = "released_by"
     case postID = "post_id"
 }
 
@@ -132,6 +136,12 @@ package enum PostPullColumn: String, TableColumn {
     case startedAt = "started_at"
     case completedAt = "completed_at"
     case signalsDue = "signals_due"
+}
+
+/// `post_pull_pages`: the pages of a location's last whole read.
+package enum PostPullPageColumn: String, TableColumn {
+    package static let table = "post_pull_pages"
+    case start, hash, digest, passwords, emails, names, clock
 }
 
 /// A row a store could not decode: the workspace holds what this version of trove does not

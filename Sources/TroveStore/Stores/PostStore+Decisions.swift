@@ -6,23 +6,29 @@ extension PostStore {
 
     /// The columns of a decision, in the names `decodeDecision` reads.
     static let decisionColumns = """
-        post_id, at, moderator, from_status, to_status, reason, note, applied_by, sheet,
-        decided_at, version
+        seq, post_id, at, kind, moderator, by_user, from_status, to_status, reason, note,
+        applied_by, sheet, decided_at, version, batch, undoes
         """
+
+    /// `decisionColumns` of the table aliased `d`.
+    static let aliasedDecisionColumns = decisionColumns.split(separator: ",").map {
+        "d." + $0.trimmingCharacters(in: .whitespacesAndNewlines)
+    }.joined(separator: ", ")
 
     /// A row of `decisionColumns` as a decision.
     static func decodeDecision(_ row: Row) throws -> Decision {
-        Decision(
-            postID: try row.text(DecisionColumn.postID) ?? "",
-            at: try row.text(DecisionColumn.at) ?? "",
-            moderator: try row.text(DecisionColumn.moderator) ?? "",
-            from: status(try row.text(DecisionColumn.fromStatus)),
-            to: status(try row.text(DecisionColumn.toStatus)),
-            reason: try row.text(DecisionColumn.reason), note: try row.text(DecisionColumn.note),
-            appliedBy: try row.text(DecisionColumn.appliedBy),
-            sheet: try row.text(DecisionColumn.sheet),
-            decidedAt: try row.text(DecisionColumn.decidedAt),
-            version: try row.text(DecisionColumn.version))
+        typealias Column = DecisionColumn
+        return Decision(
+            postID: try row.required(Column.postID), at: try row.required(Column.at),
+            kind: try row.value(Column.kind, as: DecisionKind.self) ?? .decision,
+            moderator: try row.text(Column.moderator), byUser: try row.text(Column.byUser),
+            from: status(try row.text(Column.fromStatus)),
+            to: status(try row.text(Column.toStatus)),
+            reason: try row.text(Column.reason), note: try row.text(Column.note),
+            appliedBy: try row.text(Column.appliedBy), sheet: try row.text(Column.sheet),
+            decidedAt: try row.text(Column.decidedAt), version: try row.text(Column.version),
+            seq: try row.int64(Column.seq), batch: try row.int64(Column.batch),
+            undoes: try row.int64(Column.undoes))
     }
 
     /// Every decision, oldest first, for one post or all.
@@ -38,14 +44,126 @@ extension PostStore {
         return try database.query(sql + " ORDER BY seq", values, Self.decodeDecision)
     }
 
+    /// Which entries of the trail to read: one post's, one moderator's, from `since`
+    /// (inclusive) and before `before` (exclusive), timestamps as the trail writes them.
+    package struct TrailFilter: Sendable {
+        package var post: String?
+        package var moderator: String?
+        package var since: String?
+        package var before: String?
+
+        package init(
+            post: String? = nil, moderator: String? = nil, since: String? = nil,
+            before: String? = nil
+        ) {
+            self.post = post
+            self.moderator = moderator
+            self.since = since
+            self.before = before
+        }
+    }
+
+    /// The entries `filter` selects, oldest first.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func decisions(matching filter: TrailFilter) throws -> [Decision] {
+        var conditions: [String] = []
+        var values: [SQLiteValue?] = []
+        if let post = filter.post {
+            conditions.append("post_id = ?")
+            values.append(.text(post))
+        }
+        if let moderator = filter.moderator {
+            conditions.append("moderator = ?")
+            values.append(.text(moderator))
+        }
+        if let since = filter.since {
+            conditions.append("at >= ?")
+            values.append(.text(since))
+        }
+        if let before = filter.before {
+            conditions.append("at < ?")
+            values.append(.text(before))
+        }
+        let condition = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        return try database.query(
+            "SELECT \(Self.decisionColumns) FROM decisions\(condition) ORDER BY seq", values,
+            Self.decodeDecision)
+    }
+
+    /// When each version of a post first arrived (`post_versions.seen_at`), by post id and
+    /// version.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func versionArrivals() throws -> [String: [String: String]] {
+        var arrivals: [String: [String: String]] = [:]
+        for (post, version, seen) in try database.query(
+            "SELECT post_id, version, seen_at FROM post_versions", [],
+            { row in
+                (
+                    try row.required(PostVersionColumn.postID),
+                    try row.required(PostVersionColumn.version),
+                    try row.required(PostVersionColumn.seenAt)
+                )
+            })
+        {
+            arrivals[post, default: [:]][version] = seen
+        }
+        return arrivals
+    }
+
+    /// The latest entry of the trail on post `id`.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func latestEntry(on id: String) throws -> Decision? {
+        try database.query(
+            "SELECT \(Self.decisionColumns) FROM decisions WHERE post_id = ? ORDER BY seq DESC LIMIT 1",
+            [.text(id)], Self.decodeDecision
+        ).first
+    }
+
+    /// The entry on post `id` before the one numbered `seq`.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func entry(on id: String, before seq: Int64) throws -> Decision? {
+        try database.query(
+            """
+            SELECT \(Self.decisionColumns) FROM decisions WHERE post_id = ? AND seq < ?
+            ORDER BY seq DESC LIMIT 1
+            """, [.text(id), .integer(seq)], Self.decodeDecision
+        ).first
+    }
+
+    /// The entries of action `action` (its first entry's seq), in the order they were made.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func entries(ofAction action: Int64) throws -> [Decision] {
+        try database.query(
+            "SELECT \(Self.decisionColumns) FROM decisions WHERE seq = ?1 OR batch = ?1 ORDER BY seq",
+            [.integer(action)], Self.decodeDecision)
+    }
+
+    /// `moderator`'s latest decisions (up to `limit`, newest first) that are still the
+    /// latest entry on their post: what they can undo.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func standingDecisions(by moderator: String, limit: Int) throws -> [Decision] {
+        try database.query(
+            """
+            SELECT \(Self.aliasedDecisionColumns) FROM decisions d
+            WHERE d.moderator = ? AND d.kind = 'decision'
+              AND d.seq = (SELECT max(seq) FROM decisions e WHERE e.post_id = d.post_id)
+            ORDER BY d.seq DESC LIMIT ?
+            """, [.text(moderator), .integer(Int64(limit))], Self.decodeDecision)
+    }
+
     /// The latest 200 decisions on `user`'s posts, newest first.
     ///
     /// - Throws: `SQLiteError`.
     package func decisions(onPostsOf user: String) throws -> [Decision] {
         try database.query(
             """
-            SELECT d.post_id, d.at, d.moderator, d.from_status, d.to_status, d.reason, d.note,
-                   d.applied_by, d.sheet, d.decided_at, d.version
+            SELECT \(Self.aliasedDecisionColumns)
             FROM decisions d JOIN posts p ON p.id = d.post_id
             WHERE p.user = ? ORDER BY d.seq DESC LIMIT 200
             """, [.text(user)], Self.decodeDecision)
@@ -66,9 +184,7 @@ extension PostStore {
     package func decisions(after seq: Int64) throws -> [TrailChange] {
         try database.query(
             """
-            SELECT d.seq, d.post_id, d.at, d.moderator, d.from_status, d.to_status, d.reason,
-                   d.note, d.applied_by, d.sheet, d.decided_at, d.version,
-                   p.status AS post_status, substr(p.content_hash, 1, 12) AS post_version
+            SELECT \(Self.aliasedDecisionColumns), p.status AS post_status, substr(p.content_hash, 1, 12) AS post_version
             FROM decisions d LEFT JOIN posts p ON p.id = d.post_id
             WHERE d.seq > ? ORDER BY d.seq LIMIT 1000
             """, [.integer(seq)]
@@ -87,32 +203,51 @@ extension PostStore {
         try database.scalar("SELECT coalesce(max(seq), 0) FROM decisions")?.int64 ?? 0
     }
 
+    /// The number of the latest post version an import recorded (0: none): it moves on
+    /// whenever an import or a pull brings a new post or a changed one.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func latestVersion() throws -> Int64 {
+        try database.scalar("SELECT coalesce(max(seq), 0) FROM post_versions")?.int64 ?? 0
+    }
+
     /// Appends decisions to the trail: the one writer of `decisions`, for moderators'
-    /// decisions and the changes an import makes. Used inside the caller's write
+    /// decisions and undos and the changes an import makes. Used inside the caller's write
     /// transaction; the trail is append-only.
     package struct TrailWriter {
         private let insert: Statement
+        private let database: Database
 
         /// - Throws: `SQLiteError`.
         package init(_ store: PostStore) throws {
+            database = store.database
             insert = try store.database.prepare(
                 """
-                INSERT INTO decisions (post_id, at, moderator, from_status, to_status, reason, note,
-                                       applied_by, sheet, decided_at, version)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO decisions (post_id, at, kind, moderator, by_user, from_status,
+                                       to_status, reason, note, applied_by, sheet, decided_at,
+                                       version, batch, undoes)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
         }
 
+        /// Appends `decision` and returns it as recorded, with its `seq`.
+        ///
         /// - Throws: `SQLiteError`.
-        package func append(_ decision: Decision) throws {
+        @discardableResult
+        package func append(_ decision: Decision) throws -> Decision {
             try insert.run([
-                .text(decision.postID), .text(decision.at), .text(decision.moderator),
+                .text(decision.postID), .text(decision.at), .text(decision.kind.rawValue),
+                decision.moderator.map { .text($0) }, decision.byUser.map { .text($0) },
                 .text(decision.from.rawValue), .text(decision.to.rawValue),
                 decision.reason.map { .text($0) },
                 decision.note.map { .text($0) }, decision.appliedBy.map { .text($0) },
                 decision.sheet.map { .text($0) }, decision.decidedAt.map { .text($0) },
-                decision.version.map { .text($0) },
+                decision.version.map { .text($0) }, decision.batch.map { .integer($0) },
+                decision.undoes.map { .integer($0) },
             ])
+            var recorded = decision
+            recorded.seq = database.lastInsertRowID
+            return recorded
         }
     }
 

@@ -165,25 +165,27 @@ extension PostStore {
         }
     }
 
-    /// The posts last imported from `origin` and not withdrawn, by id, with their status
-    /// and version.
+    /// The posts last imported from `origin` and not withdrawn, by id, with their user,
+    /// status and version.
     ///
     /// - Throws: `SQLiteError`.
-    package func posts(from origin: String) throws -> [(
-        id: String, status: PostStatus, version: String?
-    )] {
+    package func posts(from origin: String) throws -> [LivePost] {
         try database.query(
             """
-            SELECT id, status, \(Self.version) FROM posts
+            SELECT id, user, status, \(Self.version) FROM posts
             WHERE origin = ? AND status <> 'withdrawn' ORDER BY id
-            """, [.text(origin)]
-        ) { row in
-            (
-                try row.text(PostColumn.id) ?? "",
-                PostStatus(rawValue: try row.text(PostColumn.status) ?? "") ?? .pending,
-                try row.text(PostColumn.version)
-            )
-        }
+            """, [.text(origin)], Self.livePost)
+    }
+
+    /// A post as an import or a pull compares it with its source: id, user, status, version.
+    package typealias LivePost = (id: String, user: String?, status: PostStatus, version: String?)
+
+    static func livePost(_ row: Row) throws -> LivePost {
+        (
+            try row.required(PostColumn.id), try row.text(PostColumn.user),
+            try row.value(PostColumn.status, as: PostStatus.self) ?? .pending,
+            try row.text(PostColumn.version)
+        )
     }
 
     /// A statement that withdraws posts: `withdraw(id, note, at)`.

@@ -93,11 +93,15 @@ extension PostStore {
 
     // MARK: - Claims
 
+    private static let claimColumns = "post_id, moderator, until, since, page, released_by"
+
     private static func decodeClaim(_ row: Row) throws -> Claim {
         Claim(
-            postID: try row.text(ModeratorColumn.postID) ?? "",
-            moderator: try row.text(ModeratorColumn.moderator) ?? "",
-            until: try row.double(ModeratorColumn.until) ?? 0)
+            postID: try row.required(ModeratorColumn.postID),
+            moderator: try row.required(ModeratorColumn.moderator),
+            until: try row.double(ModeratorColumn.until) ?? 0,
+            since: try row.double(ModeratorColumn.since), page: try row.text(ModeratorColumn.page),
+            releasedBy: try row.text(ModeratorColumn.releasedBy))
     }
 
     /// The claim on post `id` running after `time` (Unix seconds), if any.
@@ -105,21 +109,36 @@ extension PostStore {
     /// - Throws: `SQLiteError`.
     package func claim(on id: String, runningAfter time: Double) throws -> Claim? {
         try database.query(
-            "SELECT post_id, moderator, until FROM post_claims WHERE post_id = ? AND until > ?",
+            "SELECT \(Self.claimColumns) FROM post_claims WHERE post_id = ? AND until > ?",
             [.text(id), .real(time)], Self.decodeClaim
         ).first
     }
 
-    /// Claims post `id` for `moderator` until `until` (Unix seconds), over any claim.
+    /// The row of post `id`'s claim, running or not (a released or ended one stays until
+    /// the post is claimed again).
     ///
     /// - Throws: `SQLiteError`.
-    package func putClaim(_ id: String, moderator: String, until: Double) throws {
+    package func claimRow(on id: String) throws -> Claim? {
+        try database.query(
+            "SELECT \(Self.claimColumns) FROM post_claims WHERE post_id = ?", [.text(id)],
+            Self.decodeClaim
+        ).first
+    }
+
+    /// Claims post `id` for `moderator` from `now` until `until` (Unix seconds), over any
+    /// claim; a claim the same moderator still holds keeps its start.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func putClaim(_ id: String, moderator: String, now: Double, until: Double) throws {
         try database.execute(
             """
-            INSERT INTO post_claims (post_id, moderator, until) VALUES (?, ?, ?)
-            ON CONFLICT (post_id) DO UPDATE SET moderator = excluded.moderator,
-                                                until = excluded.until
-            """, [.text(id), .text(moderator), .real(until)])
+            INSERT INTO post_claims (post_id, moderator, until, since) VALUES (?1, ?2, ?3, ?4)
+            ON CONFLICT (post_id) DO UPDATE SET
+                since = CASE WHEN post_claims.moderator = excluded.moderator
+                              AND post_claims.until > ?4 AND post_claims.since IS NOT NULL
+                             THEN post_claims.since ELSE excluded.since END,
+                moderator = excluded.moderator, until = excluded.until, released_by = NULL
+            """, [.text(id), .text(moderator), .real(until), .real(now)])
     }
 
     /// Ends `moderator`'s claim on post `id`.
@@ -131,12 +150,38 @@ extension PostStore {
             [.text(id), .text(moderator)])
     }
 
+    /// Ends the running claims on post `id` (nil: any post) held by `holder` (nil: anyone),
+    /// for their holders, marked as released by `releaser`; returns them.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func releaseClaims(
+        on id: String?, heldBy holder: String?, by releaser: String, at time: Double
+    ) throws -> [Claim] {
+        var sql = "WHERE until > ?"
+        var values: [SQLiteValue] = [.real(time)]
+        if let id {
+            sql += " AND post_id = ?"
+            values.append(.text(id))
+        }
+        if let holder {
+            sql += " AND moderator = ?"
+            values.append(.text(holder))
+        }
+        let released = try database.query(
+            "SELECT \(Self.claimColumns) FROM post_claims \(sql) ORDER BY post_id", values,
+            Self.decodeClaim)
+        try database.execute(
+            "UPDATE post_claims SET until = ?, released_by = ? \(sql)",
+            [.real(time), .text(releaser)] + values)
+        return released
+    }
+
     /// Every claim running after `time` (Unix seconds), by post.
     ///
     /// - Throws: `SQLiteError`.
     package func claims(runningAfter time: Double) throws -> [Claim] {
         try database.query(
-            "SELECT post_id, moderator, until FROM post_claims WHERE until > ? ORDER BY post_id",
+            "SELECT \(Self.claimColumns) FROM post_claims WHERE until > ? ORDER BY post_id",
             [.real(time)], Self.decodeClaim)
     }
 }

@@ -173,22 +173,14 @@ extension PostStore {
     /// read, by id, with their status and version.
     ///
     /// - Throws: `SQLiteError`.
-    package func unseenPosts(pull: Int64, origin: String) throws -> [(
-        id: String, status: PostStatus, version: String?
-    )] {
+    package func unseenPosts(pull: Int64, origin: String) throws -> [LivePost] {
         try database.query(
             """
-            SELECT id, status, \(Self.version) FROM posts
+            SELECT id, user, status, \(Self.version) FROM posts
             WHERE origin = ?2 AND status <> 'withdrawn'
               AND NOT EXISTS (SELECT 1 FROM post_pull_seen s WHERE s.pull = ?1 AND s.id = posts.id)
             ORDER BY id
-            """, [.integer(pull), .text(origin)]
-        ) { row in
-            (
-                row.text("id") ?? "", Self.status(row.text("status")),
-                row.text("version")
-            )
-        }
+            """, [.integer(pull), .text(origin)], Self.livePost)
     }
 
     /// Ends a run that read the whole location: forgets what it read and records when.
@@ -223,12 +215,14 @@ extension PostStore {
             WHERE pull = ?
             """, [.integer(pull)],
             { row in
-                PulledPage(
-                    start: row.text("start") ?? "", hash: row.text("hash") ?? "",
-                    digest: row.text("digest") ?? "",
-                    passwords: Int(row.int64("passwords") ?? 0),
-                    emails: Int(row.int64("emails") ?? 0), names: Int(row.int64("names") ?? 0),
-                    clock: row.int64("clock") ?? 0)
+                typealias Column = PostPullPageColumn
+                return PulledPage(
+                    start: try row.required(Column.start), hash: try row.required(Column.hash),
+                    digest: try row.required(Column.digest),
+                    passwords: Int(try row.int64(Column.passwords) ?? 0),
+                    emails: Int(try row.int64(Column.emails) ?? 0),
+                    names: Int(try row.int64(Column.names) ?? 0),
+                    clock: try row.int64(Column.clock) ?? 0)
             })
         {
             pages[page.start] = page
@@ -314,32 +308,23 @@ extension PostStore {
     /// removed.
     ///
     /// - Throws: `SQLiteError`.
-    package func posts(from origin: String, user: String) throws -> [(
-        id: String, status: PostStatus, version: String?
-    )] {
+    package func posts(from origin: String, user: String) throws -> [LivePost] {
         try database.query(
             """
-            SELECT id, status, \(Self.version) FROM posts
+            SELECT id, user, status, \(Self.version) FROM posts
             WHERE origin = ? AND user IS ? AND status <> 'withdrawn' ORDER BY id
-            """, [.text(origin), .text(user)]
-        ) { row in
-            (row.text("id") ?? "", Self.status(row.text("status")), row.text("version"))
-        }
+            """, [.text(origin), .text(user)], Self.livePost)
     }
 
     /// Post `id` as last stored from `origin` and not withdrawn: its status and version.
     ///
     /// - Throws: `SQLiteError`.
-    package func post(_ id: String, from origin: String) throws -> (
-        id: String, status: PostStatus, version: String?
-    )? {
+    package func post(_ id: String, from origin: String) throws -> LivePost? {
         try database.prepare(
             """
-            SELECT id, status, \(Self.version) FROM posts
+            SELECT id, user, status, \(Self.version) FROM posts
             WHERE id = ? AND origin = ? AND status <> 'withdrawn'
             """
-        ).first([.text(id), .text(origin)]) { row in
-            (row.text("id") ?? "", Self.status(row.text("status")), row.text("version"))
-        }
+        ).first([.text(id), .text(origin)], Self.livePost)
     }
 }

@@ -203,6 +203,19 @@ package struct PostStore {
             .replacingOccurrences(of: "_", with: "\\_")
     }
 
+    /// `text` matched literally by GLOB: its wildcards `*`, `?` and `[` each in a bracket
+    /// expression of their own.
+    static func globEscaped(_ text: String) -> String {
+        var result = ""
+        for character in text {
+            switch character {
+            case "*", "?", "[": result += "[\(character)]"
+            default: result.append(character)
+            }
+        }
+        return result
+    }
+
     /// The listing query, bound, with its columns: one indexed query in review order
     /// (date, then id) that reads only the review queue's covering index.
     ///
@@ -261,7 +274,7 @@ package struct PostStore {
         package var user: String?
         package var signal: SignalName?
         package var area: GeoBounds?
-        /// An id, or words of the description.
+        /// An id, the start of one, or words of the description.
         package var text: String?
 
         /// The WHERE clause (empty, or starting with a space) and its values.
@@ -284,8 +297,13 @@ package struct PostStore {
                 ]
             }
             if let text {
-                conditions.append("(id = ? OR description LIKE ? ESCAPE '\\')")
-                values += [.text(text), .text("%" + PostStore.likeEscaped(text) + "%")]
+                // An id, the start of one (GLOB is case-sensitive as ids are, so it can
+                // read the id index), or words of the description.
+                conditions.append("(id = ? OR id GLOB ? OR description LIKE ? ESCAPE '\\')")
+                values += [
+                    .text(text), .text(PostStore.globEscaped(text) + "*"),
+                    .text("%" + PostStore.likeEscaped(text) + "%"),
+                ]
             }
             let filter =
                 conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
