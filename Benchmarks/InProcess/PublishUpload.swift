@@ -13,7 +13,12 @@ func benchmarkStorageUpload(folder: String, bucket: String, prefix: String) thro
             name: "\(prefix)/\(name)", file: "\(folder)/\(name)", contentType: "image/png",
             cacheControl: "public, max-age=31536000", token: UUID().uuidString.lowercased())
     }
-    let transport = try Transports.storage(environment: ProcessInfo.processInfo.environment)
+    let environment = ProcessInfo.processInfo.environment
+    let transport = try Transports.storage(
+        CloudEnvironment(
+            credentialsDisabled: environment["CLOUDSDK_AUTH_DISABLE_CREDENTIALS"] == "True",
+            storageEndpoint: environment["CLOUDSDK_API_ENDPOINT_OVERRIDES_STORAGE"],
+            processEnvironment: environment))
     var sent = 0
     let seconds = try elapsedSeconds {
         try transport.upload(objects, bucket: bucket) { _ in sent += 1 }

@@ -11,11 +11,12 @@ public struct TemplateLibrary: Sendable {
     /// Every template by name (`treasures.csv`, `layouts/flatirongo.json`).
     private let files: [String: Data]
 
-    /// The built-in templates, overridden by `$TROVE_TEMPLATES` when it is set.
+    /// The built-in templates, overridden by the files of `overrideFolder` (as
+    /// `$TROVE_TEMPLATES` names it) when it is given.
     ///
-    /// - Throws: `InputError` when `$TROVE_TEMPLATES` is not a readable folder.
-    public init(environment: [String: String]) throws {
-        guard let override = environment["TROVE_TEMPLATES"], !override.isEmpty else {
+    /// - Throws: `InputError` when `overrideFolder` is not a readable folder.
+    public init(overrideFolder: String?) throws {
+        guard let override = overrideFolder, !override.isEmpty else {
             try self.init(overrides: nil)
             return
         }

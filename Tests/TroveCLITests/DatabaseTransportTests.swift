@@ -3,6 +3,8 @@ import Testing
 import TroveHTTP
 import TroveKit
 
+@testable import TroveCLI
+
 /// The Realtime Database transports: REST against the local stand-in, firebase-tools
 /// through a recording script in its place.
 @Suite(
@@ -42,7 +44,7 @@ struct DatabaseTransportTests {
 
     @Test func theStandInsEnvironmentChoosesRESTWithoutCredentials() throws {
         let database = try DatabaseStandIn(seed: seed)
-        let transport = try Transports.database(environment: database.environment)
+        let transport = try Transports.database(CloudEnvironment(reading: database.environment))
         #expect(transport is DatabaseRESTTransport)
         try transport.update(update, databaseURL: database.url)
         #expect(try database.treeText() == applied)
@@ -94,7 +96,8 @@ struct DatabaseTransportTests {
         let gcloud = try sandbox.write(
             "gcloud", "#!/bin/sh\necho \"$@\" >> '\(calls)'\necho ya29.test\n")
         chmod(gcloud, 0o755)
-        let transport = try Transports.database(environment: ["GCLOUD": gcloud, "FIREBASE": ""])
+        let transport = try Transports.database(
+            CloudEnvironment(reading: ["GCLOUD": gcloud, "FIREBASE": ""]))
         #expect(transport is DatabaseRESTTransport)
         try transport.update(update, databaseURL: database.url)
         try transport.update(Array(#"{"config/v":2}"#.utf8), databaseURL: database.url)
@@ -114,10 +117,13 @@ struct DatabaseTransportTests {
             "CLOUDSDK_API_ENDPOINT_OVERRIDES_STORAGE": database.url,
         ]
         var deleted: [String] = []
-        try Transports.storage(environment: environment).delete(["a.png"], bucket: "b") {
+        try Transports.storage(CloudEnvironment(reading: environment)).delete(
+            ["a.png"], bucket: "b"
+        ) {
             deleted.append($0)
         }
-        try Transports.database(environment: environment).update(update, databaseURL: database.url)
+        try Transports.database(CloudEnvironment(reading: environment)).update(
+            update, databaseURL: database.url)
         #expect(deleted == ["a.png"])
         #expect(try String(contentsOfFile: calls, encoding: .utf8) == "auth print-access-token\n")
         let requests = try database.log()
@@ -196,7 +202,7 @@ struct DatabaseTransportTests {
     ) throws {
         let command = try firebase()
         chmod(command, 0o755)
-        let transport = try Transports.database(environment: ["FIREBASE": command])
+        let transport = try Transports.database(CloudEnvironment(reading: ["FIREBASE": command]))
         #expect(transport is FirebaseCLITransport)
         try transport.update(update, databaseURL: url)
         let arguments = try recorded("arguments").split(separator: "\n").map(String.init)
@@ -214,7 +220,8 @@ struct DatabaseTransportTests {
     @Test func aFailedFirebaseRunIsTriedAgain() throws {
         let command = try firebase(failures: 1)
         chmod(command, 0o755)
-        let transport = FirebaseCLITransport(command: command, environment: [:], retryDelay: 0.01)
+        let transport = FirebaseCLITransport(
+            command: command, cloud: CloudEnvironment(), retryDelay: 0.01)
         try transport.update(update, databaseURL: "https://demo-default-rtdb.firebaseio.com")
         #expect(try recorded("runs") == "2\n")
     }
@@ -223,7 +230,8 @@ struct DatabaseTransportTests {
         let command = try firebase(
             failures: 5, message: "Error: Failed to authenticate, have you run firebase login?")
         chmod(command, 0o755)
-        let transport = FirebaseCLITransport(command: command, environment: [:], retryDelay: 0.01)
+        let transport = FirebaseCLITransport(
+            command: command, cloud: CloudEnvironment(), retryDelay: 0.01)
         #expect {
             try transport.update(update, databaseURL: "https://demo-default-rtdb.firebaseio.com")
         } throws: { error in
@@ -238,7 +246,8 @@ struct DatabaseTransportTests {
 
     @Test func aFirebaseThatIsNotInstalledIsNamed() {
         #expect {
-            _ = try Transports.database(environment: ["FIREBASE": "/nonexistent/firebase"])
+            _ = try Transports.database(
+                CloudEnvironment(reading: ["FIREBASE": "/nonexistent/firebase"]))
         } throws: { error in
             "\(error)"
                 == "FIREBASE names /nonexistent/firebase, which is not installed (install "

@@ -61,7 +61,7 @@ import Testing
                 throw Killed()
             }
         }
-        let library = try TemplateLibrary(environment: [:])
+        let library = try TemplateLibrary(overrideFolder: nil)
         let layout = try Layout(
             name: "flatirongo", json: #require(library.layout(named: "flatirongo")))
         #expect(throws: Killed.self) {
@@ -292,7 +292,7 @@ import Testing
                 throw Killed()
             }
         }
-        let library = try TemplateLibrary(environment: [:])
+        let library = try TemplateLibrary(overrideFolder: nil)
         let layout = try Layout(
             name: "flatirongo", json: #require(library.layout(named: "flatirongo")))
         #expect(throws: Killed.self) {

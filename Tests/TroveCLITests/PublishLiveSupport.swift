@@ -164,7 +164,7 @@ final class LivePublish {
     /// The bucket's objects and their tokens, through trove's Storage transport.
     func listing(_ bucket: String) throws -> [String: String] {
         var objects: [String: String] = [:]
-        let transport = try Transports.storage(environment: emulator.environment)
+        let transport = try Transports.storage(CloudEnvironment(reading: emulator.environment))
         for prefix in ["treasures/", "posts/", ""] where objects.isEmpty || !prefix.isEmpty {
             try transport.list(prefix: prefix, bucket: bucket) { page in
                 for object in page { objects[object.name] = object.tokens ?? "" }

@@ -4,6 +4,7 @@ import TroveBase
 import TroveHTTP
 import TroveImaging
 
+@testable import TroveCLI
 @_spi(Testing) @testable import TroveKit
 @_spi(Testing) @testable import TroveStore
 
@@ -106,7 +107,7 @@ struct PublishRefreshKillTests {
                 #expect(result.status == 0, "\(arguments): \(result.stderr)")
             }
             // Drift: two objects deleted, a value edited, a path deleted, a node seeded.
-            let storage = try Transports.storage(environment: emulator.environment)
+            let storage = try Transports.storage(CloudEnvironment(reading: emulator.environment))
             let names = try listing().keys.filter {
                 $0.hasPrefix("treasures/lx-003/") || $0.hasPrefix("treasures/lx-017/")
             }

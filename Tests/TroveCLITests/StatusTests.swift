@@ -39,7 +39,7 @@ import Testing
     @Test func theNextExportAfterAnUpToDateWorkspaceRunsAsPrinted() throws {
         let decided = sandbox.run("review", "reject", "p2", "--as", "ann", "--reason", "spam")
         #expect(decided.status == 0, "\(decided.stderr)")
-        let layout = try #require(TemplateLibrary(environment: [:]).layout(named: "flatirongo"))
+        let layout = try #require(TemplateLibrary(overrideFolder: nil).layout(named: "flatirongo"))
         try sandbox.write("my layouts/flat.json", layout)
         let first = sandbox.run(
             "export", "--layout", "my layouts/flat.json", "--out", "my out.json")

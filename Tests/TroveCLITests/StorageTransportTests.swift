@@ -3,6 +3,8 @@ import Testing
 import TroveHTTP
 import TroveKit
 
+@testable import TroveCLI
+
 /// The Storage JSON API transport against fake-gcs-server, checked through the real
 /// gcloud: what each object holds after uploads, token changes and deletes.
 @Suite(.serialized, .enabled(if: StorageEmulator.isAvailable, StorageEmulator.skipReason))
@@ -14,7 +16,7 @@ struct StorageTransportTests {
     init() throws {
         sandbox = try Sandbox()
         emulator = try StorageEmulator(buckets: ["bucket"])
-        transport = try Transports.storage(environment: emulator.environment)
+        transport = try Transports.storage(CloudEnvironment(reading: emulator.environment))
     }
 
     /// Files of varied sizes, one of several megabytes so its body is streamed in many
@@ -148,7 +150,7 @@ struct StorageTransportTests {
         var environment = emulator.environment
         environment["CLOUDSDK_AUTH_DISABLE_CREDENTIALS"] = nil
         environment["GCLOUD"] = gcloud
-        let transport = try Transports.storage(environment: environment)
+        let transport = try Transports.storage(CloudEnvironment(reading: environment))
         let uploads = try renditions()
         try transport.upload(uploads, bucket: "bucket") { _ in }
         try transport.delete([uploads[0].name], bucket: "bucket") { _ in }
@@ -176,7 +178,7 @@ struct StorageTransportErrorTests {
             "#!/bin/sh\necho 'ERROR: (gcloud.auth.print-access-token) You do not currently "
                 + "have an active account selected.' >&2\nexit 1\n")
         chmod(gcloud, 0o755)
-        let transport = try Transports.storage(environment: ["GCLOUD": gcloud])
+        let transport = try Transports.storage(CloudEnvironment(reading: ["GCLOUD": gcloud]))
         var done: [String] = []
         #expect {
             try transport.upload(try upload(), bucket: "bucket") { done.append($0) }
@@ -190,7 +192,8 @@ struct StorageTransportErrorTests {
     }
 
     @Test func aMissingGcloudSaysHowToNameIt() throws {
-        let transport = try Transports.storage(environment: ["GCLOUD": sandbox.path("no-gcloud")])
+        let transport = try Transports.storage(
+            CloudEnvironment(reading: ["GCLOUD": sandbox.path("no-gcloud")]))
         #expect {
             try transport.delete(["a"], bucket: "bucket") { _ in }
         } throws: { error in
@@ -200,9 +203,10 @@ struct StorageTransportErrorTests {
 
     @Test func anEndpointOverrideThatIsNoURLIsRefused() {
         #expect {
-            _ = try Transports.storage(environment: [
-                "CLOUDSDK_API_ENDPOINT_OVERRIDES_STORAGE": "localhost:4443"
-            ])
+            _ = try Transports.storage(
+                CloudEnvironment(reading: [
+                    "CLOUDSDK_API_ENDPOINT_OVERRIDES_STORAGE": "localhost:4443"
+                ]))
         } throws: { error in
             "\(error)".contains("check CLOUDSDK_API_ENDPOINT_OVERRIDES_STORAGE")
         }

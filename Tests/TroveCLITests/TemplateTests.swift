@@ -67,7 +67,7 @@ import Testing
                 atPath: folder.appendingPathComponent($0).path, isDirectory: &isDirectory)
             return !isDirectory.boolValue && !($0 as NSString).lastPathComponent.hasPrefix(".")
         }
-        let library = try TemplateLibrary(environment: [:])
+        let library = try TemplateLibrary(overrideFolder: nil)
         #expect(library.names() == onDisk.sorted())
         for name in onDisk {
             let bytes = try Data(contentsOf: folder.appendingPathComponent(name))

@@ -111,7 +111,7 @@ import Testing
     }
 
     @Test func builtInLayoutsLoadAndNameTheirGeoFireNodes() throws {
-        let library = try TemplateLibrary(environment: [:])
+        let library = try TemplateLibrary(overrideFolder: nil)
         let flatirongo = try Layout(
             name: "flatirongo", json: #require(library.layout(named: "flatirongo")))
         let trashmapper = try Layout(

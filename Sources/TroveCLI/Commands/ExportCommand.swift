@@ -296,7 +296,7 @@ enum ExportCommand {
                 }
                 return try Layout(contentsOf: URL(fileURLWithPath: path), name: path)
             }
-            let library = try TemplateLibrary(environment: invocation.context.environment)
+            let library = try TemplateLibrary(overrideFolder: invocation.context.templatesFolder)
             guard let json = library.layout(named: name) else {
                 let known = library.layoutNames()
                 throw invocation.usageError(

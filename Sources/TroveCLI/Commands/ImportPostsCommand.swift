@@ -103,8 +103,7 @@ enum ImportPostsCommand {
         let pull: PostPull
         do {
             pull = try PostPull(
-                workspace: workspace, location: location,
-                environment: invocation.context.environment)
+                workspace: workspace, location: location, cloud: invocation.context.cloud)
         } catch {
             throw CommandFailure("\(error)", status: .usage)
         }

@@ -73,8 +73,7 @@ enum PublishCommand {
             try mapped { try LiveTree(contentsOf: invocation.resolve(path)) }
         }
         options.refresh = invocation[Self.refresh]
-        options.scratchFolder =
-            invocation.context.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        options.scratchFolder = invocation.context.cloud.temporaryFolder
         do {
             options.renditions = try Renditions.configuredOptions(workspace, outputFolder: images)
         } catch let error as Renditions.SettingError {
@@ -156,20 +155,19 @@ enum PublishCommand {
     /// The transports a publish sends through: the context's when it has them (tests),
     /// else the network ones.
     static func transports(_ invocation: Invocation) throws -> PublishTransports {
-        let environment = invocation.context.environment
+        let cloud = invocation.context.cloud
         do {
-            if let make = invocation.context.publishTransports { return try make(environment) }
-            return try networkTransports(environment: environment)
+            if let make = invocation.context.publishTransports { return try make(cloud) }
+            return try networkTransports(cloud)
         } catch let error as TransportError {
             throw CommandFailure("cannot publish: \(error.description)", status: .usage)
         }
     }
 
     /// The Storage and database clients of this build, configured from the environment.
-    static func networkTransports(environment: [String: String]) throws -> PublishTransports {
+    static func networkTransports(_ cloud: CloudEnvironment) throws -> PublishTransports {
         PublishTransports(
-            storage: try Transports.storage(environment: environment),
-            database: try Transports.database(environment: environment))
+            storage: try Transports.storage(cloud), database: try Transports.database(cloud))
     }
 
     // MARK: - Output

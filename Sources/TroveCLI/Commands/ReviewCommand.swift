@@ -60,10 +60,7 @@ enum ReviewCommand {
 
     /// `--as`, else `$TROVE_MODERATOR`, else `$USER`.
     static func moderator(_ invocation: Invocation) throws(UsageError) -> String {
-        let environment = invocation.context.environment
-        let candidates = [
-            invocation[asOption], environment["TROVE_MODERATOR"], environment["USER"],
-        ]
+        let candidates = [invocation[asOption]] + invocation.context.moderatorNames
         for case let name? in candidates {
             let trimmed = name.trimmingCharacters(in: .whitespaces)
             if trimmed.isEmpty { continue }

@@ -220,7 +220,7 @@ extension ReviewCommand {
                 throw invocation.usageError("--tiles: \(error)")
             }
         }
-        let library = try TemplateLibrary(environment: invocation.context.environment)
+        let library = try TemplateLibrary(overrideFolder: invocation.context.templatesFolder)
         func template(_ name: String) throws -> String {
             guard let data = library.contents(of: "review-serve/" + name),
                 let text = String(data: data, encoding: .utf8)
@@ -246,7 +246,7 @@ extension ReviewCommand {
             let quiet = invocation.isQuiet
             let found = PostFollower(
                 workspacePath: workspace.path, busyTimeout: try invocation.busyTimeout(),
-                location: location, environment: invocation.context.environment
+                location: location, cloud: invocation.context.cloud
             ) { line in
                 guard !quiet else { return }
                 errors.write(TerminalText.safe(line) + "\n")

@@ -41,7 +41,7 @@ extension ReviewCommand {
             try invocation[forOption].map { try checkedModerator($0, invocation) }
             ?? ReviewCommand.moderator(invocation)
         let workspace = try invocation.openWorkspace()
-        let library = try TemplateLibrary(environment: invocation.context.environment)
+        let library = try TemplateLibrary(overrideFolder: invocation.context.templatesFolder)
         guard let data = library.contents(of: "review-sheet.html"),
             let template = String(data: data, encoding: .utf8)
         else {
@@ -106,10 +106,9 @@ extension ReviewCommand {
             throw InputError(file, "cannot read the file")
         }
         let sheet = try SheetDecisions.parse(data, name: file)
-        let named = [
-            invocation[asOption], invocation.context.environment["TROVE_MODERATOR"],
-            invocation.context.environment["USER"],
-        ].contains { !($0 ?? "").trimmingCharacters(in: .whitespaces).isEmpty }
+        let named = ([invocation[asOption]] + invocation.context.moderatorNames).contains {
+            !($0 ?? "").trimmingCharacters(in: .whitespaces).isEmpty
+        }
         let applier = named ? try moderator(invocation) : nil
         let workspace = try invocation.openWorkspace()
         let outcomes: [DecisionOutcome]

@@ -59,7 +59,7 @@ enum TemplateCommand {
     static let force = Flag("force", help: "Overwrite an existing file.")
 
     static func library(_ invocation: Invocation) throws -> TemplateLibrary {
-        try TemplateLibrary(environment: invocation.context.environment)
+        try TemplateLibrary(overrideFolder: invocation.context.templatesFolder)
     }
 
     private static func find(_ invocation: Invocation) throws -> (name: String, data: Data) {

@@ -10,7 +10,7 @@ enum UtilityCommands {
         usesWorkspace: false, isHidden: true
     ) { invocation in
         let layouts =
-            (try? TemplateLibrary(environment: invocation.context.environment))?
+            (try? TemplateLibrary(overrideFolder: invocation.context.templatesFolder))?
             .layoutNames() ?? []
         let shell = invocation[Self.shell]
         let script: String

@@ -57,13 +57,13 @@ public struct PublishTransports: Sendable {
 
 /// Where the transports `trove publish` sends through come from.
 enum PublishTransportsKey: ContextKey {
-    typealias Value = @Sendable ([String: String]) throws -> PublishTransports
+    typealias Value = @Sendable (CloudEnvironment) throws -> PublishTransports
 }
 
 extension Context {
     /// Makes the transports `trove publish` sends through, from the environment; nil for
     /// the network ones (`PublishCommand.networkTransports`). Tests put recording ones here.
-    public var publishTransports: (@Sendable ([String: String]) throws -> PublishTransports)? {
+    public var publishTransports: (@Sendable (CloudEnvironment) throws -> PublishTransports)? {
         get { self[PublishTransportsKey.self] }
         set { self[PublishTransportsKey.self] = newValue }
     }

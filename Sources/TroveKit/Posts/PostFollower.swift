@@ -59,7 +59,7 @@ public final class PostFollower: @unchecked Sendable {
     public let location: LiveLocation
     private let workspacePath: String
     private let busyTimeout: Int32
-    private let environment: [String: String]
+    private let cloud: CloudEnvironment
     private let log: @Sendable (String) -> Void
     /// Seconds without a byte (Firebase sends a keep-alive every 30) before a stream is
     /// taken for dead.
@@ -78,16 +78,16 @@ public final class PostFollower: @unchecked Sendable {
     private var running = 0
 
     /// A follow of `location` into the workspace at `workspacePath`, with the
-    /// credentials and endpoints of `environment`; `log` takes one line at a time, from
+    /// credentials and endpoints of `cloud`; `log` takes one line at a time, from
     /// the follow's threads.
     public init(
         workspacePath: String, busyTimeout: Int32, location: LiveLocation,
-        environment: [String: String], log: @escaping @Sendable (String) -> Void
+        cloud: CloudEnvironment, log: @escaping @Sendable (String) -> Void
     ) {
         self.workspacePath = workspacePath
         self.busyTimeout = busyTimeout
         self.location = location
-        self.environment = environment
+        self.cloud = cloud
         self.log = log
         current = Status(url: location.origin)
     }
@@ -168,7 +168,7 @@ public final class PostFollower: @unchecked Sendable {
     }
 
     private func streamLoop() {
-        let token = AccessToken.gcloud(environment: environment)
+        let token = AccessToken.gcloud(cloud)
         let home = location.restURL()
         var url = home
         var refusals = 0
@@ -350,7 +350,7 @@ public final class PostFollower: @unchecked Sendable {
         let pull: PostPull
         do {
             let workspace = try Workspace(path: workspacePath, busyTimeout: busyTimeout)
-            pull = try PostPull(workspace: workspace, location: location, environment: environment)
+            pull = try PostPull(workspace: workspace, location: location, cloud: cloud)
         } catch {
             let message = "cannot follow \(location.origin): \(error)"
             update {

@@ -52,21 +52,20 @@ public final class PostPull {
     var readStored = 0
 
     /// A pull of `location` into `workspace`, with the credentials and endpoints of
-    /// `environment` (`GCLOUD`, `CLOUDSDK_API_ENDPOINT_OVERRIDES_STORAGE`,
-    /// `CLOUDSDK_AUTH_DISABLE_CREDENTIALS`).
+    /// `cloud`, as a publish has them.
     ///
     /// - Throws: `PullError` when the Storage endpoint is not a URL.
     public init(
-        workspace: Workspace, location: LiveLocation, environment: [String: String],
+        workspace: Workspace, location: LiveLocation, cloud: CloudEnvironment,
         now: @escaping () -> Date = Date.init
     ) throws(PullError) {
         self.workspace = workspace
         self.location = location
-        let token = AccessToken.gcloud(environment: environment)
+        let token = AccessToken.gcloud(cloud)
         reader = LiveReader(location: location, accessToken: token)
         folder = PhotoFolder(workspacePath: workspace.path)
         do {
-            photos = try StoragePhotoFetcher(environment: environment, folder: folder)
+            photos = try StoragePhotoFetcher(cloud: cloud, folder: folder)
         } catch {
             throw PullError("\(error)")
         }

@@ -85,12 +85,12 @@ final class StoragePhotoFetcher {
     static let maxPhotoBytes = 256 << 20
 
     /// - Throws: `TransportError` when the endpoint is not an http(s) URL.
-    init(environment: [String: String], folder: PhotoFolder) throws {
-        let override = environment["CLOUDSDK_API_ENDPOINT_OVERRIDES_STORAGE"] ?? ""
+    init(cloud: CloudEnvironment, folder: PhotoFolder) throws {
+        let override = cloud.storageEndpoint ?? ""
         // The publish transport's rules for the endpoint, and its token.
         let transport = try StorageJSONTransport(
             endpoint: override.isEmpty ? StorageJSONTransport.defaultEndpoint : override,
-            accessToken: .gcloud(environment: environment))
+            accessToken: .gcloud(cloud))
         endpoint = transport.endpoint
         accessToken = transport.accessToken
         self.folder = folder

@@ -29,13 +29,12 @@ public final class AccessToken: @unchecked Sendable {
     ///
     /// One token serves the whole process: the Storage and the database transports of a
     /// publish share it, so gcloud runs once (per command and gcloud settings).
-    public static func gcloud(environment: [String: String]) -> AccessToken {
-        if isTrue(environment["CLOUDSDK_AUTH_DISABLE_CREDENTIALS"]) { return .none }
-        let command = environment["GCLOUD"].flatMap { $0.isEmpty ? nil : $0 } ?? "gcloud"
-        let settings = environment.filter { $0.key.hasPrefix("CLOUDSDK_") }.sorted {
-            $0.key < $1.key
-        }
-        let key = ([command] + settings.map { "\($0.key)=\($0.value)" }).joined(separator: "\n")
+    public static func gcloud(_ cloud: CloudEnvironment) -> AccessToken {
+        if cloud.credentialsDisabled { return .none }
+        let command = cloud.gcloud
+        let environment = cloud.processEnvironment
+        let key = ([command] + cloud.gcloudSettings.map { "\($0.0)=\($0.1)" }).joined(
+            separator: "\n")
         shared.lock.lock()
         defer { shared.lock.unlock() }
         if let token = shared.tokens[key] { return token }

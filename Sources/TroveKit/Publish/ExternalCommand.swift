@@ -79,7 +79,7 @@ func printable(_ text: String) -> String {
 }
 
 /// Whether an environment variable holds one of gcloud's words for true.
-func isTrue(_ value: String?) -> Bool {
+package func isTrue(_ value: String?) -> Bool {
     guard let value else { return false }
     return ["true", "1", "yes", "on"].contains(value.lowercased())
 }

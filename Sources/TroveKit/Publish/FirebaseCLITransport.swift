@@ -12,15 +12,17 @@ import TroveBase
 public struct FirebaseCLITransport: DatabaseTransport {
     /// The command, as `FIREBASE` names it.
     public let command: String
-    let environment: [String: String]
+    let cloud: CloudEnvironment
     /// Seconds before the first retry; doubled for the next.
     let retryDelay: Double
 
-    public init(command: String, environment: [String: String], retryDelay: Double = 1) {
+    public init(command: String, cloud: CloudEnvironment, retryDelay: Double = 1) {
         self.command = command
-        self.environment = environment
+        self.cloud = cloud
         self.retryDelay = retryDelay
     }
+
+    private var environment: [String: String] { cloud.processEnvironment }
 
     public func update(_ body: [UInt8], databaseURL: String) throws {
         let database = try DatabaseURL(databaseURL)
@@ -118,7 +120,7 @@ public struct FirebaseCLITransport: DatabaseTransport {
 
     /// A new file only this user can read, holding `bytes`; its path.
     private func temporaryFile(holding bytes: [UInt8]) throws(TransportError) -> String {
-        let folder = environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        let folder = cloud.temporaryFolder
         var template = Array("\(folder)/trove-update-XXXXXX.json".utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer {
             mkstemps($0.baseAddress!, 5)

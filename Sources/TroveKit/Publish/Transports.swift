@@ -9,11 +9,11 @@ public enum Transports {
     /// time a request needs it; with none when `CLOUDSDK_AUTH_DISABLE_CREDENTIALS` is true.
     ///
     /// - Throws: `TransportError` when the endpoint override is not an http(s) URL.
-    public static func storage(environment: [String: String]) throws -> any StorageTransport {
-        let override = environment["CLOUDSDK_API_ENDPOINT_OVERRIDES_STORAGE"] ?? ""
+    public static func storage(_ cloud: CloudEnvironment) throws -> any StorageTransport {
+        let override = cloud.storageEndpoint ?? ""
         return try StorageJSONTransport(
             endpoint: override.isEmpty ? StorageJSONTransport.defaultEndpoint : override,
-            accessToken: .gcloud(environment: environment))
+            accessToken: .gcloud(cloud))
     }
 
     /// firebase-tools when `FIREBASE` names a command, or when it is unset and `firebase`
@@ -21,21 +21,22 @@ public enum Transports {
     /// token from gcloud, as for `storage`.
     ///
     /// - Throws: `TransportError` when `FIREBASE` names a command that is not installed.
-    public static func database(environment: [String: String]) throws -> any DatabaseTransport {
-        if let firebase = environment["FIREBASE"] {
+    public static func database(_ cloud: CloudEnvironment) throws -> any DatabaseTransport {
+        let environment = cloud.processEnvironment
+        if let firebase = cloud.firebase {
             guard !firebase.isEmpty else {
-                return DatabaseRESTTransport(accessToken: .gcloud(environment: environment))
+                return DatabaseRESTTransport(accessToken: .gcloud(cloud))
             }
             guard ExternalCommand(firebase, environment: environment) != nil else {
                 throw TransportError(
                     "FIREBASE names \(printable(firebase)), which is not installed (install "
                         + "firebase-tools, or unset FIREBASE to use the REST API)")
             }
-            return FirebaseCLITransport(command: firebase, environment: environment)
+            return FirebaseCLITransport(command: firebase, cloud: cloud)
         }
         if ExternalCommand("firebase", environment: environment) != nil {
-            return FirebaseCLITransport(command: "firebase", environment: environment)
+            return FirebaseCLITransport(command: "firebase", cloud: cloud)
         }
-        return DatabaseRESTTransport(accessToken: .gcloud(environment: environment))
+        return DatabaseRESTTransport(accessToken: .gcloud(cloud))
     }
 }
