@@ -1,6 +1,8 @@
 import Foundation
 import TroveBase
 import TroveCommandLine
+import TroveKit
+import TroveStore
 
 extension Invocation {
     /// Refuses a command line whose outputs would replace the workspace, an input, each
