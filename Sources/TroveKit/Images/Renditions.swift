@@ -45,6 +45,9 @@ public enum Renditions {
         /// Renditions made smaller than asked, their sources being smaller (a source is
         /// never enlarged), in job order.
         public var smallerThanAsked: [Smaller] = []
+        /// Whether the run was asked to stop before every image was done: what it made is
+        /// recorded, and the next run makes the rest.
+        public var interrupted = false
     }
 
     /// A rendition smaller than its spec asked, and why: its source is.
@@ -80,44 +83,71 @@ public enum Renditions {
         try plan(workspace, options: options).count
     }
 
-    /// Renders what is missing or stale and records it, all recording in one transaction.
+    /// Renders what is missing or stale and records it in batches (`batchSize` images or
+    /// a second's work, whichever comes first), each batch in one transaction: a run that
+    /// is killed keeps what its finished batches made, and the next run makes only the
+    /// rest.
     ///
+    /// - Parameter isCancelled: asked before each image; once it returns true, the images
+    ///   under way are finished and recorded and the run ends with `interrupted` set,
+    ///   leaving the clean-up of the output folder to the next run.
     /// - Parameter progress: called after each image with the number done so far.
     /// - Throws: `SQLiteError`, `WorkspaceError`.
     public static func run(
-        _ workspace: Workspace, options: Options,
+        _ workspace: Workspace, options: Options, batchSize: Int = 500,
+        isCancelled: @escaping @Sendable () -> Bool = { false },
         progress: @escaping @Sendable (Int) -> Void = { _ in }
     ) throws -> Summary {
         let jobs = try plan(workspace, options: options)
         let existing = try recorded(workspace)
-        let outcomes = perform(jobs, threads: options.jobs, progress: progress) { job in
-            process(job, options: options, existing: existing)
-        }
         var summary = Summary(images: jobs.count)
-        var made: [Rendition] = []
-        for outcome in outcomes {
-            made += outcome.made
-            summary.unchanged += outcome.unchanged
-            if let failure = outcome.failure { summary.failures.append(failure) }
-            summary.smallerThanAsked += outcome.smaller
+        var failures: [(index: Int, failure: RenditionFailure)] = []
+        var smaller: [(index: Int, smaller: [Smaller])] = []
+        let done = try parallelBatches(
+            count: jobs.count, threads: options.jobs, batchSize: batchSize, interval: 1,
+            isCancelled: isCancelled, progress: progress
+        ) { index in
+            process(jobs[index], options: options, existing: existing)
+        } deliver: { batch in
+            var made: [Rendition] = []
+            var batchFailures: [RenditionFailure] = []
+            for (index, outcome) in batch {
+                made += outcome.made
+                summary.unchanged += outcome.unchanged
+                if let failure = outcome.failure {
+                    batchFailures.append(failure)
+                    failures.append((index, failure))
+                }
+                if !outcome.smaller.isEmpty { smaller.append((index, outcome.smaller)) }
+            }
+            summary.made += made.count
+            let replaced = try record(
+                made, quality: options.remembersQuality ? options.quality : nil, in: workspace)
+            try recordFailures(batchFailures, of: batch.map { jobs[$0.index] }, in: workspace)
+            // Old outputs go only once the workspace no longer points at them.
+            removeOutputs(replaced, from: options.outputFolder)
         }
-        summary.made = made.count
-        var replaced = try record(
-            made, quality: options.remembersQuality ? options.quality : nil, in: workspace)
-        try recordFailures(summary.failures, of: jobs, in: workspace)
-        if options.includePosts { replaced += try withdrawUnpublished(workspace) }
+        summary.failures = failures.sorted { $0.index < $1.index }.map(\.failure)
+        summary.smallerThanAsked = smaller.sorted { $0.index < $1.index }.flatMap(\.smaller)
+        summary.interrupted = done < jobs.count
+        if !summary.interrupted && options.includePosts {
+            removeOutputs(try withdrawUnpublished(workspace), from: options.outputFolder)
+        }
         // What is still without renditions, for status to count from.
         _ = try workspace.write { try StaleRecords.images.record(in: workspace) }
-        // Old outputs go only once the workspace no longer points at them.
-        for path in replaced {
-            try? FileManager.default.removeItem(
-                atPath: (options.outputFolder as NSString).appendingPathComponent(path))
-        }
+        guard !summary.interrupted else { return summary }
         var kinds: [RenditionOwner] = []
         if options.includeTreasures { kinds.append(.treasure) }
         if options.includePosts { kinds.append(.post) }
         summary.removed = try removeOrphans(of: kinds, in: workspace, folder: options.outputFolder)
         return summary
+    }
+
+    private static func removeOutputs(_ paths: [String], from folder: String) {
+        for path in paths {
+            try? FileManager.default.removeItem(
+                atPath: (folder as NSString).appendingPathComponent(path))
+        }
     }
 
     /// Removes the renditions in `folder` that no rendition row points at any more: those
@@ -295,14 +325,6 @@ public enum Renditions {
                     ? "\(error)" : "cannot write the rendition: \(error)")
         }
         return outcome
-    }
-
-    /// Runs `body` for every job on `threads` worker threads; results keep job order.
-    static func perform(
-        _ jobs: [Job], threads: Int, progress: @escaping @Sendable (Int) -> Void,
-        _ body: @escaping @Sendable (Job) -> Outcome
-    ) -> [Outcome] {
-        parallelMap(count: jobs.count, threads: threads, progress: progress) { body(jobs[$0]) }
     }
 
     /// Keys become folder names: anything that could climb out of the folder is
