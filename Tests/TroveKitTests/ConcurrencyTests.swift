@@ -45,6 +45,17 @@ import Testing
         }
     }
 
+    @Test func aSharedCacheForgetsTheOldestBeyondItsCapacity() {
+        let cache = SharedCache<String, Int>(capacity: 10)
+        cache.store(1, for: "a", cost: 4)
+        cache.store(2, for: "b", cost: 4)
+        cache.store(3, for: "c", cost: 4)
+        #expect(cache["a"] == nil)
+        #expect(cache["b"] == 2 && cache["c"] == 3)
+        cache.store(4, for: "huge", cost: 11)
+        #expect(cache["huge"] == nil && cache["c"] == 3)
+    }
+
     @Test func aClosedChannelHandsOutWhatItHoldsThenEnds() throws {
         let channel = BoundedChannel<Int>(capacity: 4)
         let producer = Worker {

@@ -48,6 +48,9 @@ public enum Renditions {
         /// Whether the run was asked to stop before every image was done: what it made is
         /// recorded, and the next run makes the rest.
         public var interrupted = false
+        /// Sources decoded: one a distinct content (of those with renditions to make),
+        /// however many records share it.
+        public var decoded = 0
     }
 
     /// A rendition smaller than its spec asked, and why: its source is.
@@ -74,6 +77,8 @@ public enum Renditions {
         var smaller: [Smaller] = []
         var unchanged = 0
         var failure: RenditionFailure?
+        /// Whether the source was decoded for this job (not found made by another).
+        var decoded = false
     }
 
     /// The number of source images a run with `options` would look at.
@@ -100,6 +105,7 @@ public enum Renditions {
     ) throws -> Summary {
         let jobs = try plan(workspace, options: options)
         let existing = try recorded(workspace)
+        let cache = RunCache()
         var summary = Summary(images: jobs.count)
         var failures: [(index: Int, failure: RenditionFailure)] = []
         var smaller: [(index: Int, smaller: [Smaller])] = []
@@ -107,13 +113,14 @@ public enum Renditions {
             count: jobs.count, threads: options.jobs, batchSize: batchSize, interval: 1,
             isCancelled: isCancelled, progress: progress
         ) { index in
-            process(jobs[index], options: options, existing: existing)
+            process(jobs[index], options: options, existing: existing, cache: cache)
         } deliver: { batch in
             var made: [Rendition] = []
             var batchFailures: [RenditionFailure] = []
             for (index, outcome) in batch {
                 made += outcome.made
                 summary.unchanged += outcome.unchanged
+                summary.decoded += outcome.decoded ? 1 : 0
                 if let failure = outcome.failure {
                     batchFailures.append(failure)
                     failures.append((index, failure))
@@ -246,22 +253,65 @@ public enum Renditions {
 
     // MARK: - Working
 
-    /// Reads, hashes and renders one source image.
-    static func process(_ job: Job, options: Options, existing: [String: Rendition]) -> Outcome {
+    /// What a run has learnt of its sources, shared by its workers, so that a source named
+    /// by many records is read once and decoded once: 50,000 treasures over 5 artworks make
+    /// 5 decodes, and each treasure gets its own files from the shared bytes.
+    final class RunCache: Sendable {
+        /// A source file's content hash, or why it cannot be read, by path; valid while the
+        /// file keeps its `FileStamp`.
+        struct Source: Sendable {
+            var stamp: FileStamp
+            var hash: Result<String, ImageFile.Failure>
+        }
+
+        let sources = SharedCache<String, Source>(capacity: 200_000)
+        /// Renditions by source content and settings, or the decoder's refusal by source
+        /// content: at most 256 MB of encoded images.
+        let rendered = SharedCache<String, Result<RenderedImage, ImageCodecError>>(
+            capacity: 256 << 20)
+
+        static func key(_ sourceHash: String, _ settings: String) -> String {
+            sourceHash + "\u{0}" + settings
+        }
+    }
+
+    /// Why a source could not be read, as the run reports it.
+    private static func readFailure(_ job: Job, _ error: ImageFile.Failure) -> RenditionFailure {
+        RenditionFailure(
+            kind: job.kind, key: job.key, source: job.source,
+            reason: error.kind == .missing
+                ? "no such file" + PathSuggestion.caseOnly(for: job.source)
+                : [.notAnImage, .empty].contains(error.kind)
+                    ? "\(error)" : "cannot read the file: \(error)")
+    }
+
+    /// Hashes one source image (read once a run per file) and makes its stale renditions
+    /// (decoded once a run per content), each written under the job's own key.
+    static func process(
+        _ job: Job, options: Options, existing: [String: Rendition], cache: RunCache = RunCache()
+    ) -> Outcome {
         var outcome = Outcome()
-        let bytes: [UInt8]
-        do {
-            bytes = try ImageFile.read(job.source, maxPixels: options.maxPixels)
-        } catch {
-            outcome.failure = RenditionFailure(
-                kind: job.kind, key: job.key, source: job.source,
-                reason: error.kind == .missing
-                    ? "no such file" + PathSuggestion.caseOnly(for: job.source)
-                    : [.notAnImage, .empty].contains(error.kind)
-                        ? "\(error)" : "cannot read the file: \(error)")
+        var bytes: [UInt8]?
+        let stamp = FileStamp(path: job.source)
+        func read() -> Result<String, ImageFile.Failure> {
+            let result = Result { () throws(ImageFile.Failure) in
+                try ImageFile.read(job.source, maxPixels: options.maxPixels)
+            }
+            bytes = try? result.get()
+            let hash = result.map { ContentHash.hex($0) }
+            if let stamp {
+                cache.sources.store(RunCache.Source(stamp: stamp, hash: hash), for: job.source)
+            }
+            return hash
+        }
+        let known = cache.sources[job.source].flatMap { $0.stamp == stamp ? $0.hash : nil }
+        var sourceHash: String
+        switch known ?? read() {
+        case .success(let hash): sourceHash = hash
+        case .failure(let error):
+            outcome.failure = readFailure(job, error)
             return outcome
         }
-        let sourceHash = ContentHash.hex(bytes)
         var stale: [RenditionSpec] = []
         for spec in job.specs {
             if let old = existing[identity(job.kind, job.key, spec.name)], old.source == job.source,
@@ -277,14 +327,52 @@ public enum Renditions {
         }
         if stale.isEmpty { return outcome }
         do {
-            // One decode, at the scale the largest rendition needs, serves them all.
-            let images = try Thumbnailer.render(
-                source: bytes,
-                renditions: stale.map {
-                    RenditionRequest(
-                        width: $0.width, height: $0.height, mode: ResizeMode($0.mode))
-                }, quality: options.quality, maxPixels: options.maxPixels)
+            var images: [RenderedImage?] = stale.map { spec in
+                try? cache.rendered[
+                    RunCache.key(sourceHash, settings(spec, quality: options.quality))]?.get()
+            }
+            if let refusal = cache.rendered[RunCache.key(sourceHash, "")],
+                case .failure(let error) = refusal
+            {
+                throw error
+            }
+            let missing = stale.indices.filter { images[$0] == nil }
+            if !missing.isEmpty {
+                if bytes == nil {
+                    // Known by its hash, no longer held decoded: read it again, as it is now.
+                    switch read() {
+                    case .success(let hash): sourceHash = hash
+                    case .failure(let error):
+                        outcome.failure = readFailure(job, error)
+                        return outcome
+                    }
+                }
+                // One decode, at the scale the largest rendition needs, serves them all.
+                let made: [RenderedImage]
+                outcome.decoded = true
+                do {
+                    made = try Thumbnailer.render(
+                        source: bytes ?? [],
+                        renditions: missing.map {
+                            RenditionRequest(
+                                width: stale[$0].width, height: stale[$0].height,
+                                mode: ResizeMode(stale[$0].mode))
+                        }, quality: options.quality, maxPixels: options.maxPixels)
+                } catch {
+                    cache.rendered.store(.failure(error), for: RunCache.key(sourceHash, ""))
+                    throw error
+                }
+                for (index, image) in zip(missing, made) {
+                    images[index] = image
+                    cache.rendered.store(
+                        .success(image),
+                        for: RunCache.key(
+                            sourceHash, settings(stale[index], quality: options.quality)),
+                        cost: image.bytes.count)
+                }
+            }
             for (spec, image) in zip(stale, images) {
+                guard let image else { continue }
                 let hash = ContentHash.hex(image.bytes)
                 let path =
                     "\(job.kind.folder)/\(safePathComponent(job.key))/"
