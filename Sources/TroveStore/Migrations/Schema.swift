@@ -25,6 +25,7 @@ package enum Schema {
         .init("021-published-counts", sql: publishedCounts),
         .init("022-posts-exif-gps-problem", sql: postsEXIFGPSProblem),
         .init("023-sources-relative-to-the-workspace", apply: relativeSources),
+        .init("024-treasures-by-source", sql: treasuresBySource),
     ])
 
     /// A random version-4 UUID from SQLite's generator (seeded by the OS), for download

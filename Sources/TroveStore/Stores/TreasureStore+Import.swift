@@ -206,6 +206,20 @@ extension TreasureStore {
 
     // MARK: - Counting
 
+    /// Whether there are no treasures, from the first row alone.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func isEmpty() throws -> Bool {
+        try database.scalar("SELECT 1 FROM treasures LIMIT 1") == nil
+    }
+
+    /// How many treasures there are, as the status counters keep it (no scan).
+    ///
+    /// - Throws: `SQLiteError`.
+    package func counted() throws -> Int {
+        try StatusCounters.read(in: database).treasures
+    }
+
     /// How many treasures there are, by a scan of the table.
     ///
     /// - Throws: `SQLiteError`.
