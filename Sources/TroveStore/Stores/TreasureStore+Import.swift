@@ -186,10 +186,13 @@ extension TreasureStore {
     ///
     /// - Throws: `SQLiteError`, or what `body` throws.
     package func forEachNewlyKeyed(_ body: (Treasure, _ source: Int64?) throws -> Void) throws {
+        // CROSS JOIN keeps the few new keys the outer loop: without statistics the planner
+        // would scan every treasure and look each up among them.
         let statement = try database.prepare(
             """
             SELECT t.key, t.source, t.lat, t.lon, t.image, t.source_line
-            FROM temp.import_new_keys AS n JOIN treasures AS t ON t.key = n.key ORDER BY t.key
+            FROM temp.import_new_keys AS n CROSS JOIN treasures AS t ON t.key = n.key
+            ORDER BY n.key
             """)
         while let row = try statement.next() {
             let treasure = Treasure(
