@@ -97,9 +97,13 @@ if has growth; then
       "$(spread "${ours[@]}")" "$(spread "${peer[@]}")"
     now=$(median "${ours[@]}")
     if [ -n "$previous" ]; then
-      # 1.3x per doubling: 1.3^log2(size ratio).
+      # The cost of a post may grow 1.3x per doubling (1.3^log2 of the size ratio): the
+      # ratio is of the time per post.
       target=$(printf '%.2f' "$(echo "e(l(1.3) * l($size / $previous_size) / l(2))" | bc -l)")
-      report_ratio "posts growth $previous_size -> $size" "$now" "$previous" "$target"
+      printf '%-44s ratio %.2fx in all\n' "posts growth $previous_size -> $size" \
+        "$(echo "$now / $previous" | bc -l)"
+      report_ratio "time per post, $previous_size -> $size" \
+        "$(echo "$now / $size" | bc -l)" "$(echo "$previous / $previous_size" | bc -l)" "$target"
     fi
     previous=$now; previous_size=$size
   done
