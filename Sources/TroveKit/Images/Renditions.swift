@@ -265,10 +265,15 @@ public enum Renditions {
         }
 
         let sources = SharedCache<String, Source>(capacity: 200_000)
+        /// A rendition made, with the content hash of its bytes.
+        struct Made: Sendable {
+            var image: RenderedImage
+            var hash: String
+        }
+
         /// Renditions by source content and settings, or the decoder's refusal by source
         /// content: at most 256 MB of encoded images.
-        let rendered = SharedCache<String, Result<RenderedImage, ImageCodecError>>(
-            capacity: 256 << 20)
+        let rendered = SharedCache<String, Result<Made, ImageCodecError>>(capacity: 256 << 20)
 
         static func key(_ sourceHash: String, _ settings: String) -> String {
             sourceHash + "\u{0}" + settings
@@ -327,7 +332,7 @@ public enum Renditions {
         }
         if stale.isEmpty { return outcome }
         do {
-            var images: [RenderedImage?] = stale.map { spec in
+            var images: [RunCache.Made?] = stale.map { spec in
                 try? cache.rendered[
                     RunCache.key(sourceHash, settings(spec, quality: options.quality))]?.get()
             }
@@ -363,17 +368,19 @@ public enum Renditions {
                     throw error
                 }
                 for (index, image) in zip(missing, made) {
-                    images[index] = image
+                    // Hashed once, however many records share it.
+                    let made = RunCache.Made(image: image, hash: ContentHash.hex(image.bytes))
+                    images[index] = made
                     cache.rendered.store(
-                        .success(image),
+                        .success(made),
                         for: RunCache.key(
                             sourceHash, settings(stale[index], quality: options.quality)),
                         cost: image.bytes.count)
                 }
             }
-            for (spec, image) in zip(stale, images) {
-                guard let image else { continue }
-                let hash = ContentHash.hex(image.bytes)
+            for (spec, made) in zip(stale, images) {
+                guard let made else { continue }
+                let (image, hash) = (made.image, made.hash)
                 let path =
                     "\(job.kind.folder)/\(safePathComponent(job.key))/"
                     + "\(spec.name)-\(hash.prefix(8)).\(image.format.fileExtension)"
