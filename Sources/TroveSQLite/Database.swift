@@ -161,6 +161,15 @@ public final class Database {
     /// True while a transaction is open.
     public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
+    /// Pages this connection has had to read because its cache did not hold them: on a
+    /// fresh connection, how much of the file a piece of work touched.
+    public var pagesRead: Int {
+        var current: Int32 = 0
+        var highest: Int32 = 0
+        sqlite3_db_status(handle, SQLITE_DBSTATUS_CACHE_MISS, &current, &highest, 0)
+        return Int(current)
+    }
+
     // MARK: - Reading
 
     /// Runs `body` with SQLite reading the file through a memory map of up to `bytes`,

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TroveImaging
+import TroveKit
 
 @testable import TroveCLI
 @_spi(Testing) @testable import TroveStore
@@ -84,6 +85,43 @@ import TroveImaging
             #expect(header.format == (row.hasPrefix("a") ? .png : .jpeg))
             if row.hasPrefix("a") { #expect(header.hasAlpha) }
         }
+    }
+
+    /// 60 treasures over 3 artworks: each artwork is decoded once, and every treasure gets
+    /// its own files, with the bytes of the others that share its artwork.
+    @Test func sharedArtworkIsDecodedOnceAndEveryTreasureGetsItsOwnFiles() throws {
+        let art = [
+            try PNG.encode(Self.photo(width: 300, height: 200, channels: 4)),
+            try JPEG.encode(Self.photo(width: 400, height: 300), quality: 90),
+            try JPEG.encode(Self.photo(width: 320, height: 320), quality: 80),
+        ]
+        for (index, bytes) in art.enumerated() {
+            try sandbox.write("art/\(index).\(index == 0 ? "png" : "jpg")", Data(bytes))
+        }
+        // The third artwork by two names: a copy has the same content.
+        try sandbox.write("art/copy.jpg", Data(art[2]))
+        let names = ["art/0.png", "art/1.jpg", "art/2.jpg", "art/copy.jpg"]
+        try importTreasures((0..<60).map { ("t\($0)", names[$0 % 4]) })
+        let workspace = try Workspace(path: sandbox.workspace)
+        var options = Renditions.Options(outputFolder: sandbox.path("build/images"))
+        options.jobs = 1
+        let summary = try Renditions.run(workspace, options: options)
+        #expect(summary.made == 180)
+        #expect(summary.decoded == 3)
+        let rows = try renditions()
+        #expect(Set(rows.map { $0.split(separator: " ")[3] }).count == 180)
+        func bytes(_ key: String, _ name: String) throws -> Data {
+            let row = try #require(rows.first { $0.hasPrefix("\(key) \(name) ") })
+            return try Data(
+                contentsOf: URL(
+                    fileURLWithPath: sandbox.path(
+                        "build/images/" + String(row.split(separator: " ")[3]))))
+        }
+        #expect(try bytes("t2", "thumb") == bytes("t3", "thumb"))
+        #expect(try bytes("t1", "full") == bytes("t5", "full"))
+        #expect(try bytes("t1", "full") != bytes("t2", "full"))
+        let again = sandbox.run("images", "--format", "json")
+        #expect(again.stdout.contains("\"made\": 0, \"unchanged\": 180"), "\(again.stdout)")
     }
 
     @Test func aSecondRunProcessesAndRewritesNothing() throws {

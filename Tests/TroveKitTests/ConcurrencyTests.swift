@@ -6,6 +6,56 @@ import Testing
 @Suite struct ConcurrencyTests {
     private struct Failure: Error, Equatable {}
 
+    @Test func batchesDeliverEveryResultOnceInIndexOrder() throws {
+        var seen: [Int] = []
+        let done = try parallelBatches(
+            count: 1_000, threads: 3, batchSize: 64, interval: 60, { $0 * 2 }
+        ) { batch in
+            #expect(batch.map(\.index) == batch.map(\.index).sorted())
+            #expect(batch.allSatisfy { $0.result == $0.index * 2 })
+            seen += batch.map(\.index)
+        }
+        #expect(done == 1_000)
+        #expect(seen.sorted() == Array(0..<1_000))
+    }
+
+    @Test func cancelledBatchesDeliverWhatWasStartedAndStop() throws {
+        let stop = Cancelled()
+        var seen: [Int] = []
+        let done = try parallelBatches(
+            count: 10_000, threads: 2, batchSize: 10, interval: 60,
+            isCancelled: { stop.value },
+            { index in
+                if index == 100 { stop.set() }
+                return index
+            }
+        ) { batch in
+            seen += batch.map(\.index)
+        }
+        // Item 100 asks to stop; the other thread may have taken a few more by then.
+        #expect(done > 100 && done < 10_000)
+        #expect(seen.sorted() == Array(0..<done))
+    }
+
+    @Test func aFailedDeliveryStopsTheThreadsAndIsThrown() {
+        #expect(throws: Failure.self) {
+            _ = try parallelBatches(count: 10_000, threads: 2, batchSize: 5, interval: 60, { $0 }) {
+                _ in throw Failure()
+            }
+        }
+    }
+
+    @Test func aSharedCacheForgetsTheOldestBeyondItsCapacity() {
+        let cache = SharedCache<String, Int>(capacity: 10)
+        cache.store(1, for: "a", cost: 4)
+        cache.store(2, for: "b", cost: 4)
+        cache.store(3, for: "c", cost: 4)
+        #expect(cache["a"] == nil)
+        #expect(cache["b"] == 2 && cache["c"] == 3)
+        cache.store(4, for: "huge", cost: 11)
+        #expect(cache["huge"] == nil && cache["c"] == 3)
+    }
+
     @Test func aClosedChannelHandsOutWhatItHoldsThenEnds() throws {
         let channel = BoundedChannel<Int>(capacity: 4)
         let producer = Worker {
@@ -58,4 +108,12 @@ import Testing
         #expect(one == [5])
         #expect(!spill.hasUnread)
     }
+}
+
+/// A flag set on one thread and read on others.
+private final class Cancelled: @unchecked Sendable {
+    private let lock = NSLock()
+    private var flag = false
+    var value: Bool { lock.withLock { flag } }
+    func set() { lock.withLock { flag = true } }
 }

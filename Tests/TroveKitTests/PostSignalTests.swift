@@ -22,6 +22,22 @@ struct FakeInspector: PhotoInspecting {
     }
 }
 
+/// Counts the photos it is given.
+final class CountingInspector: PhotoInspecting, @unchecked Sendable {
+    private let lock = NSLock()
+    private var inspected = 0
+    let inner: any PhotoInspecting
+
+    init(_ inner: any PhotoInspecting) { self.inner = inner }
+
+    var count: Int { lock.withLock { inspected } }
+
+    func inspect(_ bytes: [UInt8]) -> PhotoFacts {
+        lock.withLock { inspected += 1 }
+        return inner.inspect(bytes)
+    }
+}
+
 @Suite struct PostSignalTests {
     let folder: URL
     let workspace: Workspace
@@ -128,6 +144,40 @@ struct FakeInspector: PhotoInspecting {
         #expect(try signals("a")["similar-photo"] == "looks like c (3 bits)")
         #expect(try signals("c")["duplicate-photo"] == nil)
         #expect(try signals("d")["similar-photo"] == nil)
+    }
+
+    /// A photo posted many times names the first five others and counts the rest.
+    @Test func aPhotoPostedManyTimesNamesFiveAndCountsTheRest() throws {
+        let posts = (0..<300).map { post(String(format: "p%03d", $0), lat: 1, photo: "same") }
+        try importPosts(posts, photos: ["same": Self.good])
+        #expect(
+            try signals("p000")["duplicate-photo"]
+                == "same photo as p001, p002, p003, p004, p005 and 294 more")
+        #expect(
+            try signals("p002")["duplicate-photo"]
+                == "same photo as p000, p001, p003, p004, p005 and 294 more")
+    }
+
+    /// Posts that share a photo file, by one reference, by two that lead to it or by a
+    /// hard link, have it read and inspected once in an import.
+    @Test func eachPhotoFileIsReadOncePerImport() throws {
+        let inspector = CountingInspector(FakeInspector(facts: ["a": Self.good, "b": Self.good]))
+        for name in ["a", "b"] {
+            try Data(FakeInspector.signature + Array(name.utf8)).write(
+                to: folder.appendingPathComponent(name))
+        }
+        try FileManager.default.linkItem(
+            at: folder.appendingPathComponent("a"), to: folder.appendingPathComponent("a-link"))
+        let references = ["a", "./a", "a-link", "b"]
+        let posts = (0..<400).map { post("p\($0)", photo: references[$0 % references.count]) }
+        let resolver = try #require(PhotoResolver(folder: folder.path))
+        let summary = try PostImporter(
+            workspace: workspace, photos: resolver, inspector: inspector, now: now
+        ).run(PostFile(posts: posts))
+        #expect(summary.new == 400)
+        #expect(inspector.count == 2)
+        #expect(try signals("p3")["duplicate-photo"]?.hasSuffix("and 94 more") == true)
+        #expect(try signals("p0")["duplicate-photo"]?.hasSuffix("and 294 more") == true)
     }
 
     @Test func nearbyPostsWithinTwentyFiveMetresAndSevenDays() throws {
@@ -242,9 +292,9 @@ struct FakeInspector: PhotoInspecting {
     }
 
     @Test func similarIndexFindsEveryPairWithinSixBits() {
-        var index = SimilarPhotoIndex()
         var generator = SystemRandomNumberGenerator()
         let base = UInt64.random(in: .min ... .max, using: &generator)
+        var entries: [(id: String, hash: UInt64, photoHash: String?)] = []
         var expected: Set<String> = []
         for number in 0..<200 {
             var hash = base
@@ -252,11 +302,92 @@ struct FakeInspector: PhotoInspecting {
             var positions = Set<Int>()
             while positions.count < flips { positions.insert(Int.random(in: 0..<64)) }
             for bit in positions { hash ^= 1 << UInt64(bit) }
-            index.insert("h\(number)", hash, nil)
+            entries.append(("h\(number)", hash, nil))
             if (hash ^ base).nonzeroBitCount <= 6 { expected.insert("h\(number)") }
         }
-        let found = Set(index.matches(of: base, excluding: "", hash: nil).map(\.id))
-        #expect(found == expected)
+        let index = SimilarPhotoIndex(entries)
+        let matches = index.matches(of: base, excluding: "", hash: nil)
+        #expect(matches.count == expected.count)
+        let closest = entries.filter { expected.contains($0.id) }
+            .map { (id: $0.id, distance: ($0.hash ^ base).nonzeroBitCount) }
+            .sorted { ($0.distance, $0.id) < ($1.distance, $1.id) }.prefix(5)
+        #expect(matches.closest.map(\.id) == closest.map(\.id))
+        #expect(matches.closest.map(\.distance) == closest.map(\.distance))
+    }
+
+    /// 10,000 random hashes and a planted pair at every distance from 0 to 64: the index
+    /// finds exactly the pairs a comparison of every pair finds, at the signal's threshold
+    /// and at one that needs probing within a band.
+    @Test func hammingIndexFindsWhatComparingEveryPairFinds() {
+        var generator = SystemRandomNumberGenerator()
+        var values = (0..<10_000).map { _ in UInt64.random(in: .min ... .max, using: &generator) }
+        for distance in 0...64 {
+            let first = UInt64.random(in: .min ... .max, using: &generator)
+            var positions = Array(0..<64)
+            positions.shuffle(using: &generator)
+            var second = first
+            for bit in positions.prefix(distance) { second ^= 1 << UInt64(bit) }
+            values += [first, second]
+        }
+        let widest = 10
+        var close: [[(number: Int, distance: Int)]] = Array(repeating: [], count: values.count)
+        values.withUnsafeBufferPointer { values in
+            for first in values.indices {
+                for second in values.indices {
+                    let distance = (values[first] ^ values[second]).nonzeroBitCount
+                    if distance <= widest { close[first].append((second, distance)) }
+                }
+            }
+        }
+        for threshold in [SignalRules.similarDistance, widest] {
+            let index = HammingIndex(values, within: threshold)
+            var differing = 0
+            for (number, value) in values.enumerated() {
+                var found: [(number: Int, distance: Int)] = []
+                index.forEachMatch(of: value) { found.append(($0, $1)) }
+                let sortedFound = found.sorted { $0.number < $1.number }
+                let expected = close[number].filter { $0.distance <= threshold }
+                if sortedFound.map(\.number) != expected.map(\.number)
+                    || sortedFound.map(\.distance) != expected.map(\.distance)
+                {
+                    differing += 1
+                }
+            }
+            #expect(differing == 0, "threshold \(threshold)")
+            // Every planted pair within the threshold is found, none beyond it.
+            for distance in 0...64 {
+                let first = 10_000 + 2 * distance
+                var found = false
+                index.forEachMatch(of: values[first]) { number, _ in
+                    if number == first + 1 { found = true }
+                }
+                #expect(found == (distance <= threshold), "planted pair at \(distance) bits")
+            }
+        }
+    }
+
+    /// A photo posted many times is one entry of the similar-photo index: each post names
+    /// the first five look-alikes from other files and counts the rest.
+    @Test func similarIndexCountsLookAlikesSharedByManyPosts() {
+        var entries: [(id: String, hash: UInt64, photoHash: String?)] = []
+        let hashes: [UInt64] = [0xF0F0, 0xF0F1, 0xF0F3, 0xFFFF_0000_0000]
+        for number in 0..<2_000 {
+            let file = number % 7
+            entries.append(
+                (String(format: "p%05d", number), hashes[file % hashes.count], "file\(file)"))
+        }
+        entries.append(("unknown", 0xF0F0, nil))
+        let index = SimilarPhotoIndex(entries)
+        for entry in entries where entry.id.hasSuffix("0") || entry.photoHash == nil {
+            let expected = entries.filter {
+                $0.id != entry.id && (entry.photoHash == nil || $0.photoHash != entry.photoHash)
+                    && ($0.hash ^ entry.hash).nonzeroBitCount <= SignalRules.similarDistance
+            }.map { (id: $0.id, distance: ($0.hash ^ entry.hash).nonzeroBitCount) }
+                .sorted { ($0.distance, $0.id) < ($1.distance, $1.id) }
+            let found = index.matches(of: entry.hash, excluding: entry.id, hash: entry.photoHash)
+            #expect(found.count == expected.count, "\(entry.id)")
+            #expect(found.closest.map(\.id) == expected.prefix(5).map(\.id), "\(entry.id)")
+        }
     }
 }
 

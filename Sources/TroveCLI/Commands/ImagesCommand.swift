@@ -56,8 +56,12 @@ enum ImagesCommand {
 
         let bar = invocation.progress(
             "rendering", total: try Renditions.count(workspace, options: options))
-        let summary = try Renditions.run(workspace, options: options) { done in
-            bar.set(done)
+        let summary = try Interruption.watching {
+            try Renditions.run(
+                workspace, options: options, isCancelled: { Interruption.received != nil }
+            ) { done in
+                bar.set(done)
+            }
         }
         bar.finish()
 
@@ -72,12 +76,14 @@ enum ImagesCommand {
                     "reason": $0.reason,
                 ])
             }
-            invocation.print(
-                JSONObject([
-                    "images": summary.images, "made": summary.made,
-                    "unchanged": summary.unchanged, "removed": summary.removed,
-                    "failed": failures,
-                ]).jsonText)
+            var object = JSONObject([
+                "images": summary.images, "made": summary.made,
+                "unchanged": summary.unchanged, "removed": summary.removed,
+                "failed": failures,
+            ])
+            // Only when it was: a whole run's object is as it always was.
+            if summary.interrupted { object.add("interrupted", true) }
+            invocation.print(object.jsonText)
         }
         var line =
             "made \(summary.made) renditions of \(summary.images - summary.failures.count) images "
@@ -99,6 +105,12 @@ enum ImagesCommand {
                 "; \(summary.failures.count) image\(summary.failures.count == 1 ? "" : "s") failed"
         }
         invocation.note(line)
+        if summary.interrupted {
+            invocation.warn(
+                "interrupted: the \(summary.made) renditions made are recorded; run the same "
+                    + "command again to make the rest")
+            return .problems
+        }
         if !flags.isEmpty {
             invocation.note(
                 "note: the --rendition flags were for this run only; a run without them makes "

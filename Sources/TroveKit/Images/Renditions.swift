@@ -82,6 +82,12 @@ public enum Renditions {
         /// Renditions made smaller than asked, their sources being smaller (a source is
         /// never enlarged), in job order.
         public var smallerThanAsked: [Smaller] = []
+        /// Whether the run was asked to stop before every image was done: what it made is
+        /// recorded, and the next run makes the rest.
+        public var interrupted = false
+        /// Sources decoded: one a distinct content (of those with renditions to make),
+        /// however many records share it.
+        public var decoded = 0
     }
 
     /// A rendition smaller than its spec asked, and why: its source is.
@@ -108,6 +114,8 @@ public enum Renditions {
         var smaller: [Smaller] = []
         var unchanged = 0
         var failure: RenditionFailure?
+        /// Whether the source was decoded for this job (not found made by another).
+        var decoded = false
     }
 
     /// The number of source images a run with `options` would look at.
@@ -117,39 +125,61 @@ public enum Renditions {
         try plan(workspace, options: options).count
     }
 
-    /// Renders what is missing or stale and records it, all recording in one transaction.
+    /// Renders what is missing or stale and records it in batches (`batchSize` images or
+    /// a second's work, whichever comes first), each batch in one transaction: a run that
+    /// is killed keeps what its finished batches made, and the next run makes only the
+    /// rest.
     ///
+    /// - Parameter isCancelled: asked before each image; once it returns true, the images
+    ///   under way are finished and recorded and the run ends with `interrupted` set,
+    ///   leaving the clean-up of the output folder to the next run.
     /// - Parameter progress: called after each image with the number done so far.
     /// - Throws: `SQLiteError`, `WorkspaceError`.
     public static func run(
-        _ workspace: Workspace, options: Options,
+        _ workspace: Workspace, options: Options, batchSize: Int = 500,
+        isCancelled: @escaping @Sendable () -> Bool = { false },
         progress: @escaping @Sendable (Int) -> Void = { _ in }
     ) throws -> Summary {
         let jobs = try plan(workspace, options: options)
         let existing = try recorded(workspace)
-        let outcomes = perform(jobs, threads: options.jobs, progress: progress) { job in
-            process(job, options: options, existing: existing)
-        }
+        let cache = RunCache()
         var summary = Summary(images: jobs.count)
-        var made: [Rendition] = []
-        for outcome in outcomes {
-            made += outcome.made
-            summary.unchanged += outcome.unchanged
-            if let failure = outcome.failure { summary.failures.append(failure) }
-            summary.smallerThanAsked += outcome.smaller
+        var failures: [(index: Int, failure: RenditionFailure)] = []
+        var smaller: [(index: Int, smaller: [Smaller])] = []
+        let done = try parallelBatches(
+            count: jobs.count, threads: options.jobs, batchSize: batchSize, interval: 1,
+            isCancelled: isCancelled, progress: progress
+        ) { index in
+            process(jobs[index], options: options, existing: existing, cache: cache)
+        } deliver: { batch in
+            var made: [Rendition] = []
+            var batchFailures: [RenditionFailure] = []
+            for (index, outcome) in batch {
+                made += outcome.made
+                summary.unchanged += outcome.unchanged
+                summary.decoded += outcome.decoded ? 1 : 0
+                if let failure = outcome.failure {
+                    batchFailures.append(failure)
+                    failures.append((index, failure))
+                }
+                if !outcome.smaller.isEmpty { smaller.append((index, outcome.smaller)) }
+            }
+            summary.made += made.count
+            let replaced = try record(
+                made, quality: options.remembersQuality ? options.quality : nil, in: workspace)
+            try recordFailures(batchFailures, of: batch.map { jobs[$0.index] }, in: workspace)
+            // Old outputs go only once the workspace no longer points at them.
+            removeOutputs(replaced, from: options.outputFolder)
         }
-        summary.made = made.count
-        var replaced = try record(
-            made, quality: options.remembersQuality ? options.quality : nil, in: workspace)
-        try recordFailures(summary.failures, of: jobs, in: workspace)
-        if options.includePosts { replaced += try withdrawUnpublished(workspace) }
+        summary.failures = failures.sorted { $0.index < $1.index }.map(\.failure)
+        summary.smallerThanAsked = smaller.sorted { $0.index < $1.index }.flatMap(\.smaller)
+        summary.interrupted = done < jobs.count
+        if !summary.interrupted && options.includePosts {
+            removeOutputs(try withdrawUnpublished(workspace), from: options.outputFolder)
+        }
         // What is still without renditions, for status to count from.
         _ = try workspace.write { try StaleRecords.images.record(in: workspace) }
-        // Old outputs go only once the workspace no longer points at them.
-        for path in replaced {
-            try? FileManager.default.removeItem(
-                atPath: (options.outputFolder as NSString).appendingPathComponent(path))
-        }
+        guard !summary.interrupted else { return summary }
         var kinds: [RenditionOwner] = []
         if options.includeTreasures { kinds.append(.treasure) }
         if options.includePosts { kinds.append(.post) }
@@ -186,26 +216,37 @@ public enum Renditions {
             }
         }
         let existing = recorded
-        let outcomes = perform(jobs, threads: options.jobs, progress: { _ in }) { job in
-            process(job, options: options, existing: existing)
-        }
+        let cache = RunCache()
+        let queued = jobs
         var summary = Summary(images: jobs.count)
         var made: [Rendition] = []
-        for outcome in outcomes {
-            made += outcome.made
-            summary.unchanged += outcome.unchanged
-            if let failure = outcome.failure { summary.failures.append(failure) }
-            summary.smallerThanAsked += outcome.smaller
+        // One batch: a publish records what it rendered with the rest of its work.
+        _ = try parallelBatches(
+            count: jobs.count, threads: options.jobs, batchSize: jobs.count, interval: 3600
+        ) { index in
+            process(queued[index], options: options, existing: existing, cache: cache)
+        } deliver: { batch in
+            for (_, outcome) in batch {
+                made += outcome.made
+                summary.unchanged += outcome.unchanged
+                summary.decoded += outcome.decoded ? 1 : 0
+                if let failure = outcome.failure { summary.failures.append(failure) }
+                summary.smallerThanAsked += outcome.smaller
+            }
         }
         summary.made = made.count
         let replaced = try record(made, quality: nil, in: workspace)
         try recordFailures(summary.failures, of: jobs, in: workspace)
         _ = try workspace.write { try StaleRecords.images.record(in: workspace) }
-        for path in replaced {
-            try? FileManager.default.removeItem(
-                atPath: (options.outputFolder as NSString).appendingPathComponent(path))
-        }
+        removeOutputs(replaced, from: options.outputFolder)
         return summary
+    }
+
+    private static func removeOutputs(_ paths: [String], from folder: String) {
+        for path in paths {
+            try? FileManager.default.removeItem(
+                atPath: (folder as NSString).appendingPathComponent(path))
+        }
     }
 
     /// Removes the renditions in `folder` that no rendition row points at any more: those
@@ -304,22 +345,70 @@ public enum Renditions {
 
     // MARK: - Working
 
-    /// Reads, hashes and renders one source image.
-    static func process(_ job: Job, options: Options, existing: [String: Rendition]) -> Outcome {
+    /// What a run has learnt of its sources, shared by its workers, so that a source named
+    /// by many records is read once and decoded once: 50,000 treasures over 5 artworks make
+    /// 5 decodes, and each treasure gets its own files from the shared bytes.
+    final class RunCache: Sendable {
+        /// A source file's content hash, or why it cannot be read, by path; valid while the
+        /// file keeps its `FileStamp`.
+        struct Source: Sendable {
+            var stamp: FileStamp
+            var hash: Result<String, ImageFile.Failure>
+        }
+
+        let sources = SharedCache<String, Source>(capacity: 200_000)
+        /// A rendition made, with the content hash of its bytes.
+        struct Made: Sendable {
+            var image: RenderedImage
+            var hash: String
+        }
+
+        /// Renditions by source content and settings, or the decoder's refusal by source
+        /// content: at most 256 MB of encoded images.
+        let rendered = SharedCache<String, Result<Made, ImageCodecError>>(capacity: 256 << 20)
+
+        static func key(_ sourceHash: String, _ settings: String) -> String {
+            sourceHash + "\u{0}" + settings
+        }
+    }
+
+    /// Why a source could not be read, as the run reports it.
+    private static func readFailure(_ job: Job, _ error: ImageFile.Failure) -> RenditionFailure {
+        RenditionFailure(
+            kind: job.kind, key: job.key, source: job.source,
+            reason: error.kind == .missing
+                ? "no such file" + PathSuggestion.caseOnly(for: job.source)
+                : [.notAnImage, .empty].contains(error.kind)
+                    ? "\(error)" : "cannot read the file: \(error)")
+    }
+
+    /// Hashes one source image (read once a run per file) and makes its stale renditions
+    /// (decoded once a run per content), each written under the job's own key.
+    static func process(
+        _ job: Job, options: Options, existing: [String: Rendition], cache: RunCache = RunCache()
+    ) -> Outcome {
         var outcome = Outcome()
-        let bytes: [UInt8]
-        do {
-            bytes = try ImageFile.read(job.source, maxPixels: options.maxPixels)
-        } catch {
-            outcome.failure = RenditionFailure(
-                kind: job.kind, key: job.key, source: job.source,
-                reason: error.kind == .missing
-                    ? "no such file" + PathSuggestion.caseOnly(for: job.source)
-                    : [.notAnImage, .empty].contains(error.kind)
-                        ? "\(error)" : "cannot read the file: \(error)")
+        var bytes: [UInt8]?
+        let stamp = FileStamp(path: job.source)
+        func read() -> Result<String, ImageFile.Failure> {
+            let result = Result { () throws(ImageFile.Failure) in
+                try ImageFile.read(job.source, maxPixels: options.maxPixels)
+            }
+            bytes = try? result.get()
+            let hash = result.map { ContentHash.hex($0) }
+            if let stamp {
+                cache.sources.store(RunCache.Source(stamp: stamp, hash: hash), for: job.source)
+            }
+            return hash
+        }
+        let known = cache.sources[job.source].flatMap { $0.stamp == stamp ? $0.hash : nil }
+        var sourceHash: String
+        switch known ?? read() {
+        case .success(let hash): sourceHash = hash
+        case .failure(let error):
+            outcome.failure = readFailure(job, error)
             return outcome
         }
-        let sourceHash = ContentHash.hex(bytes)
         var stale: [RenditionSpec] = []
         for spec in job.specs {
             if let old = existing[identity(job.kind, job.key, spec.name)], old.source == job.source,
@@ -335,15 +424,55 @@ public enum Renditions {
         }
         if stale.isEmpty { return outcome }
         do {
-            // One decode, at the scale the largest rendition needs, serves them all.
-            let images = try Thumbnailer.render(
-                source: bytes,
-                renditions: stale.map {
-                    RenditionRequest(
-                        width: $0.width, height: $0.height, mode: ResizeMode($0.mode))
-                }, quality: options.quality, maxPixels: options.maxPixels)
-            for (spec, image) in zip(stale, images) {
-                let hash = ContentHash.hex(image.bytes)
+            var images: [RunCache.Made?] = stale.map { spec in
+                try? cache.rendered[
+                    RunCache.key(sourceHash, settings(spec, quality: options.quality))]?.get()
+            }
+            if let refusal = cache.rendered[RunCache.key(sourceHash, "")],
+                case .failure(let error) = refusal
+            {
+                throw error
+            }
+            let missing = stale.indices.filter { images[$0] == nil }
+            if !missing.isEmpty {
+                if bytes == nil {
+                    // Known by its hash, no longer held decoded: read it again, as it is now.
+                    switch read() {
+                    case .success(let hash): sourceHash = hash
+                    case .failure(let error):
+                        outcome.failure = readFailure(job, error)
+                        return outcome
+                    }
+                }
+                // One decode, at the scale the largest rendition needs, serves them all.
+                let made: [RenderedImage]
+                outcome.decoded = true
+                do {
+                    made = try Thumbnailer.render(
+                        source: bytes ?? [],
+                        renditions: missing.map {
+                            RenditionRequest(
+                                width: stale[$0].width, height: stale[$0].height,
+                                mode: ResizeMode(stale[$0].mode))
+                        }, quality: options.quality, maxPixels: options.maxPixels)
+                } catch {
+                    cache.rendered.store(.failure(error), for: RunCache.key(sourceHash, ""))
+                    throw error
+                }
+                for (index, image) in zip(missing, made) {
+                    // Hashed once, however many records share it.
+                    let made = RunCache.Made(image: image, hash: ContentHash.hex(image.bytes))
+                    images[index] = made
+                    cache.rendered.store(
+                        .success(made),
+                        for: RunCache.key(
+                            sourceHash, settings(stale[index], quality: options.quality)),
+                        cost: image.bytes.count)
+                }
+            }
+            for (spec, made) in zip(stale, images) {
+                guard let made else { continue }
+                let (image, hash) = (made.image, made.hash)
                 let path =
                     "\(job.kind.folder)/\(safePathComponent(job.key))/"
                     + "\(spec.name)-\(hash.prefix(8)).\(image.format.fileExtension)"
@@ -383,14 +512,6 @@ public enum Renditions {
                     ? "\(error)" : "cannot write the rendition: \(error)")
         }
         return outcome
-    }
-
-    /// Runs `body` for every job on `threads` worker threads; results keep job order.
-    static func perform(
-        _ jobs: [Job], threads: Int, progress: @escaping @Sendable (Int) -> Void,
-        _ body: @escaping @Sendable (Job) -> Outcome
-    ) -> [Outcome] {
-        parallelMap(count: jobs.count, threads: threads, progress: progress) { body(jobs[$0]) }
     }
 
     /// Keys become folder names: anything that could climb out of the folder is

@@ -148,3 +148,14 @@ public struct PhotoResolver: Sendable {
         return String(cString: resolved)
     }
 }
+
+/// One photo file within a run: by its `FileStamp`, or by its path when it has none.
+struct PhotoFile: Hashable {
+    private let stamp: FileStamp?
+    private let path: String?
+
+    init(_ path: String) {
+        stamp = FileStamp(path: path)
+        self.path = stamp == nil ? path : nil
+    }
+}

@@ -1,46 +1,185 @@
 import Foundation
 import TroveStore
 
-/// Finds perceptual hashes within `SignalRules.similarDistance` bits without comparing
-/// every pair: two hashes that differ in at most 6 bits agree exactly on at least one of
-/// 7 chunks (pigeonhole), so only hashes sharing a chunk are compared.
+/// Finds the posts whose perceptual hash lies within `SignalRules.similarDistance` bits of
+/// a photo's, closest first.
+///
+/// Posts are grouped by hash value first, so a thousand posts of one bin photographed
+/// again and again cost one entry of the `HammingIndex`, not a thousand compared with
+/// each other: a query's cost follows the distinct hashes near it, and what it returns is
+/// the first few posts and how many there are.
 struct SimilarPhotoIndex {
-    private static let chunks: [(shift: UInt64, width: UInt64)] = [
-        (0, 10), (10, 9), (19, 9), (28, 9), (37, 9), (46, 9), (55, 9),
-    ]
-    private var buckets: [UInt64: [Int]] = [:]
-    private var entries: [(id: String, hash: UInt64, photoHash: String?)] = []
+    /// How many matches a query names; the rest are counted.
+    static let listed = 5
 
-    package mutating func insert(_ id: String, _ hash: UInt64, _ photoHash: String?) {
-        let index = entries.count
-        entries.append((id, hash, photoHash))
-        for (number, chunk) in Self.chunks.enumerated() {
-            buckets[Self.key(number, chunk, hash), default: []].append(index)
-        }
+    /// The posts of one hash value.
+    private struct Group {
+        var count = 0
+        /// Posts by photo file (`photoHash`); "" for posts whose file is not known.
+        var byFile: [String: Int] = [:]
+        /// The first `listed + 1` posts of each file, by id: enough to name `listed` posts
+        /// once one file's posts and the asking post are left out.
+        var firstOfEachFile: [(id: String, file: String)] = []
+        /// The posts whose file is not known, which only their own id leaves out.
+        var unknownFile: Set<String> = []
     }
 
-    /// Posts whose photo looks like this one but is not the same file, closest first.
+    private let values: [UInt64]
+    private let groups: [Group]
+    private let index: HammingIndex
+
+    /// Indexes `entries`: a post's id, the perceptual hash of its photo and the content
+    /// hash of the photo's file (posts of one file are duplicates, not look-alikes).
+    init(
+        _ entries: [(id: String, hash: UInt64, photoHash: String?)],
+        within distance: Int = SignalRules.similarDistance
+    ) {
+        var numbers: [UInt64: Int] = [:]
+        var values: [UInt64] = []
+        var byValue: [[(id: String, file: String)]] = []
+        for entry in entries {
+            let number: Int
+            if let known = numbers[entry.hash] {
+                number = known
+            } else {
+                number = values.count
+                numbers[entry.hash] = number
+                values.append(entry.hash)
+                byValue.append([])
+            }
+            byValue[number].append((entry.id, entry.photoHash ?? ""))
+        }
+        groups = byValue.map { posts in
+            var group = Group()
+            group.count = posts.count
+            var firstByFile: [String: [String]] = [:]
+            for post in posts {
+                group.byFile[post.file, default: 0] += 1
+                if post.file.isEmpty { group.unknownFile.insert(post.id) }
+                firstByFile[post.file, default: []].append(post.id)
+            }
+            for (file, ids) in firstByFile {
+                for id in ids.sorted().prefix(Self.listed + 1) {
+                    group.firstOfEachFile.append((id, file))
+                }
+            }
+            group.firstOfEachFile.sort { $0.id < $1.id }
+            return group
+        }
+        self.values = values
+        index = HammingIndex(values, within: distance)
+    }
+
+    /// Posts whose photo looks like this one but is not the same file: the closest
+    /// `listed` (by distance, then id) and how many in all.
     func matches(of hash: UInt64, excluding id: String, hash photoHash: String?)
-        -> [(id: String, distance: Int)]
+        -> (closest: [(id: String, distance: Int)], count: Int)
     {
-        var seen: Set<Int> = []
-        var found: [(id: String, distance: Int)] = []
-        for (number, chunk) in Self.chunks.enumerated() {
-            for index in buckets[Self.key(number, chunk, hash)] ?? []
-            where seen.insert(index).inserted {
-                let entry = entries[index]
-                if entry.id == id || (photoHash != nil && entry.photoHash == photoHash) { continue }
-                let distance = (entry.hash ^ hash).nonzeroBitCount
-                if distance <= SignalRules.similarDistance { found.append((entry.id, distance)) }
+        let file = photoHash ?? ""
+        var count = 0
+        var closest: [(id: String, distance: Int)] = []
+        index.forEachMatch(of: hash) { number, distance in
+            let group = groups[number]
+            var others = group.count
+            if !file.isEmpty { others -= group.byFile[file] ?? 0 }
+            let selfIncluded = file.isEmpty && group.unknownFile.contains(id)
+            if selfIncluded { others -= 1 }
+            count += others
+            var named = 0
+            for post in group.firstOfEachFile where named < Self.listed {
+                if post.id == id || (!file.isEmpty && post.file == file) { continue }
+                closest.append((post.id, distance))
+                named += 1
             }
         }
-        return found.sorted { ($0.distance, $0.id) < ($1.distance, $1.id) }
+        closest.sort { ($0.distance, $0.id) < ($1.distance, $1.id) }
+        return (Array(closest.prefix(Self.listed)), count)
+    }
+}
+
+/// 64-bit values within a Hamming distance of a query, found by multi-index hashing.
+///
+/// The bits are split into `m` bands. Two values at most `distance` bits apart differ in
+/// at most `distance / m` bits of some band (pigeonhole: were every band `distance / m + 1`
+/// bits apart, the whole would be `m × (distance / m + 1) > distance` apart), so a query
+/// looks up, in each band, its own band value and those within that radius, and checks the
+/// full distance of what it finds there. Up to 6 bits that is 7 exact lookups; beyond, 8
+/// bands of 8 bits each probed within `distance / 8` bits.
+package struct HammingIndex: Sendable {
+    /// The largest distance a match may have.
+    package let distance: Int
+    private let values: [UInt64]
+    private let bands: [(shift: UInt64, width: UInt64)]
+    private let radius: Int
+    /// Value numbers by band value, one table per band.
+    private let tables: [[UInt64: [Int32]]]
+
+    /// Indexes `values` (numbered by their places) for queries within `distance` bits.
+    package init(_ values: [UInt64], within distance: Int) {
+        precondition(values.count <= Int(Int32.max), "too many values for an index")
+        self.distance = max(distance, 0)
+        self.values = values
+        let count = min(self.distance + 1, 8)
+        var bands: [(shift: UInt64, width: UInt64)] = []
+        var shift: UInt64 = 0
+        for band in 0..<count {
+            // Spread 64 bits as evenly as they go: the first bands take the remainder.
+            let width = UInt64(64 / count + (band < 64 % count ? 1 : 0))
+            bands.append((shift, width))
+            shift += width
+        }
+        self.bands = bands
+        radius = self.distance / count
+        var tables = [[UInt64: [Int32]]](repeating: [:], count: count)
+        for (number, value) in values.enumerated() {
+            for band in bands.indices {
+                tables[band][Self.part(value, bands[band]), default: []].append(Int32(number))
+            }
+        }
+        self.tables = tables
     }
 
-    private static func key(_ number: Int, _ chunk: (shift: UInt64, width: UInt64), _ hash: UInt64)
-        -> UInt64
-    {
-        UInt64(number) << 32 | (hash >> chunk.shift) & ((1 << chunk.width) - 1)
+    /// Calls `body` once with the number and the distance of each value within `distance`
+    /// bits of `query`, in no particular order.
+    package func forEachMatch(of query: UInt64, _ body: (_ number: Int, _ distance: Int) -> Void) {
+        for band in bands.indices {
+            let own = Self.part(query, bands[band])
+            Self.forEachWithin(radius, of: own, width: bands[band].width) { probe in
+                for number in tables[band][probe] ?? [] {
+                    let value = values[Int(number)]
+                    let distance = (value ^ query).nonzeroBitCount
+                    guard distance <= self.distance else { continue }
+                    // Reported from the first band it is within the radius in, only.
+                    var earlier = false
+                    for before in 0..<band
+                    where (Self.part(value ^ query, bands[before])).nonzeroBitCount <= radius {
+                        earlier = true
+                        break
+                    }
+                    if !earlier { body(Int(number), distance) }
+                }
+            }
+        }
+    }
+
+    private static func part(_ value: UInt64, _ band: (shift: UInt64, width: UInt64)) -> UInt64 {
+        band.width >= 64 ? value : (value >> band.shift) & ((1 << band.width) - 1)
+    }
+
+    /// Calls `body` with every value of `width` bits at most `radius` bits from `value`.
+    private static func forEachWithin(
+        _ radius: Int, of value: UInt64, width: UInt64, _ body: (UInt64) -> Void
+    ) {
+        func flip(_ value: UInt64, from bit: UInt64, left: Int) {
+            body(value)
+            guard left > 0 else { return }
+            var next = bit
+            while next < width {
+                flip(value ^ (1 << next), from: next + 1, left: left - 1)
+                next += 1
+            }
+        }
+        flip(value, from: 0, left: radius)
     }
 }
 

@@ -63,13 +63,13 @@ public struct SignalScanner {
             }
             area = settings.reviewArea
             var byPhotoHash: [String: [String]] = [:]
-            var similar = SimilarPhotoIndex()
+            var hashed: [(id: String, hash: UInt64, photoHash: String?)] = []
             for post in posts {
                 if let hash = post.photoHash { byPhotoHash[hash, default: []].append(post.id) }
-                if let phash = post.phash { similar.insert(post.id, phash, post.photoHash) }
+                if let phash = post.phash { hashed.append((post.id, phash, post.photoHash)) }
             }
             self.byPhotoHash = byPhotoHash
-            self.similar = similar
+            similar = SimilarPhotoIndex(hashed)
             self.now = now
             grid = NeighbourIndex(
                 radius: SignalRules.nearbyMeters, latitudes: posts.map(\.latitude),
@@ -101,25 +101,27 @@ public struct SignalScanner {
                 }
             }
             if let hash = post.photoHash, let same = byPhotoHash[hash], same.count > 1 {
-                let others = same.filter { $0 != post.id }
-                signals.append(Signal(.duplicatePhoto, "same photo as " + list(others)))
+                // The first few others and a count: a photo posted 20,000 times is not a
+                // list of 20,000 per post.
+                let others = same.lazy.filter { $0 != post.id }.prefix(5)
+                signals.append(
+                    Signal(.duplicatePhoto, "same photo as " + list(others, of: same.count - 1)))
             }
             if let phash = post.phash {
                 let matches = similar.matches(of: phash, excluding: post.id, hash: post.photoHash)
-                if !matches.isEmpty {
-                    let text = matches.prefix(5).map { "\($0.id) (\($0.distance) bits)" }
+                if matches.count > 0 {
+                    let text = matches.closest.map { "\($0.id) (\($0.distance) bits)" }
                     signals.append(
-                        Signal(
-                            .similarPhoto,
-                            "looks like " + text.joined(separator: ", ")
-                                + (matches.count > 5 ? " and \(matches.count - 5) more" : "")))
+                        Signal(.similarPhoto, "looks like " + list(text, of: matches.count)))
                 }
             }
             let nearbyPosts = nearby(post)
             if !nearbyPosts.isEmpty {
                 let text = nearbyPosts.map { "\($0.id) (\(PostDistance.text($0.distance)))" }
                 signals.append(
-                    Signal(.nearbyPost, "within 25 m in the 7 days before: " + list(text)))
+                    Signal(
+                        .nearbyPost,
+                        "within 25 m in the 7 days before: " + list(text, of: text.count)))
             }
             if let problem = post.photoProblem {
                 signals.append(Signal(.photoUnreadable, problem))
@@ -157,9 +159,9 @@ public struct SignalScanner {
             return signals
         }
 
-        private func list(_ items: [String]) -> String {
-            items.prefix(5).joined(separator: ", ")
-                + (items.count > 5 ? " and \(items.count - 5) more" : "")
+        /// The first five of `count` items, then how many more.
+        private func list(_ items: some Sequence<String>, of count: Int) -> String {
+            items.prefix(5).joined(separator: ", ") + (count > 5 ? " and \(count - 5) more" : "")
         }
 
         private func isInFuture(_ date: String, _ moment: Date) -> Bool {

@@ -20,12 +20,29 @@ extension TreasureValidator {
         let batch = pending
         pending = []
         pendingImages = 0
+        // Each distinct file is inspected once a run: 100,000 records over 5 images decode 5.
+        var distinct: [(image: String, location: Diagnostic.Location)] = []
+        var firstOfImage: [String: Int] = [:]
+        for record in batch {
+            guard let image = record.image, imageFindings[image] == nil,
+                firstOfImage[image] == nil
+            else { continue }
+            firstOfImage[image] = distinct.count
+            distinct.append((image, record.location))
+        }
         let inspect = inspectImage
+        let toInspect = distinct
         let results = parallelMap(
-            count: batch.count, threads: ProcessInfo.processInfo.activeProcessorCount
-        ) { index in batch[index].image.map { inspect($0, batch[index].location) } ?? [] }
-        for (record, imageFindings) in zip(batch, results) {
-            for finding in record.found + imageFindings { findings.add(finding) }
+            count: toInspect.count, threads: ProcessInfo.processInfo.activeProcessorCount
+        ) { index in inspect(toInspect[index].image, toInspect[index].location) }
+        for (item, found) in zip(distinct, results) { imageFindings[item.image] = found }
+        for record in batch {
+            var found = record.found
+            for var finding in record.image.flatMap({ imageFindings[$0] }) ?? [] {
+                finding.location = record.location
+                found.append(finding)
+            }
+            for finding in found { findings.add(finding) }
         }
     }
 

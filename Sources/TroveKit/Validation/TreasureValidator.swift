@@ -48,6 +48,9 @@ public struct TreasureValidator {
     var pending: [(found: [Diagnostic], image: String?, location: Diagnostic.Location)] =
         []
     var pendingImages = 0
+    /// The findings of each image file checked so far, by path (at the location of the
+    /// first record that named it), so a file many records share is checked once.
+    var imageFindings: [String: [Diagnostic]] = [:]
     /// Images checked at once: enough to keep every core busy, few enough to hold.
     static let imageBatch = 512
     var entries: [Entry] = []

@@ -186,10 +186,13 @@ extension TreasureStore {
     ///
     /// - Throws: `SQLiteError`, or what `body` throws.
     package func forEachNewlyKeyed(_ body: (Treasure, _ source: Int64?) throws -> Void) throws {
+        // CROSS JOIN keeps the few new keys the outer loop: without statistics the planner
+        // would scan every treasure and look each up among them.
         let statement = try database.prepare(
             """
             SELECT t.key, t.source, t.lat, t.lon, t.image, t.source_line
-            FROM temp.import_new_keys AS n JOIN treasures AS t ON t.key = n.key ORDER BY t.key
+            FROM temp.import_new_keys AS n CROSS JOIN treasures AS t ON t.key = n.key
+            ORDER BY n.key
             """)
         while let row = try statement.next() {
             let treasure = Treasure(
@@ -205,6 +208,20 @@ extension TreasureStore {
     }
 
     // MARK: - Counting
+
+    /// Whether there are no treasures, from the first row alone.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func isEmpty() throws -> Bool {
+        try database.scalar("SELECT 1 FROM treasures LIMIT 1") == nil
+    }
+
+    /// How many treasures there are, as the status counters keep it (no scan).
+    ///
+    /// - Throws: `SQLiteError`.
+    package func counted() throws -> Int {
+        try StatusCounters.read(in: database).treasures
+    }
 
     /// How many treasures there are, by a scan of the table.
     ///

@@ -1,0 +1,50 @@
+import Foundation
+import Testing
+
+@testable import TroveBase
+@testable import TroveKit
+@testable import TroveStore
+
+/// Counts the images it is asked about.
+private final class InspectionCount: @unchecked Sendable {
+    private let lock = NSLock()
+    private var paths: [String] = []
+    var seen: [String] { lock.withLock { paths } }
+    func note(_ path: String) { lock.withLock { paths.append(path) } }
+}
+
+@Suite struct SharedImageTests {
+    /// 1,200 records over 3 image files, across several batches of image checks: each file
+    /// is inspected once, and every record still gets its image's findings at its own place.
+    @Test func validateInspectsEachDistinctImageOnce() throws {
+        let count = InspectionCount()
+        var validator = TreasureValidator(inspectImage: { path, location in
+            count.note(path)
+            return [
+                Diagnostic(
+                    .warning, DiagnosticCode.imageTooSmall, "image \(path) is small",
+                    at: location)
+            ]
+        })
+        let images = ["/art/chest.png", "/art/coin.png", "/art/key.png"]
+        for index in 0..<1_200 {
+            var location = Diagnostic.Location()
+            location.file = "t.csv"
+            location.line = index + 2
+            validator.add(
+                Treasure(
+                    key: "t\(index)", name: "Treasure \(index)", latitude: Double(index % 80),
+                    longitude: Double(index / 80), image: images[index % 3], source: location))
+        }
+        validator.finish()
+        var found: [Diagnostic] = []
+        try validator.findings.drain {
+            if $0.code == DiagnosticCode.imageTooSmall { found.append($0) }
+        }
+        #expect(count.seen.sorted() == images)
+        #expect(found.count == 1_200)
+        #expect(found.map(\.location.line) == (0..<1_200).map { $0 + 2 })
+        #expect(found[4].message == "image /art/coin.png is small")
+        #expect(found[4].location.key == "t4")
+    }
+}
