@@ -1,9 +1,12 @@
 import Foundation
 import Testing
+import TroveBase
 import TroveImaging
+import TroveKit
 import TroveSQLite
 
 @testable import TroveCLI
+@testable import TroveServe
 @testable import TroveStore
 
 /// `review approve --redact`: the published renditions hide the boxes beyond recovery,
@@ -180,6 +183,59 @@ import TroveSQLite
         // Undo brings the boxes back with their version.
         #expect(sandbox.run("review", "undo", "p1", "--as", "ann").status == 0)
         #expect(try store.post("p1")?.version == twice.version)
+    }
+
+    @Test func renditionsFollowTheBoxesTheyWereMadeWith() throws {
+        let workspace = try Workspace(path: sandbox.workspace)
+        let lacking = {
+            try RenditionStore(workspace).lackingRenditions(
+                of: .post, names: ["full", "thumb"], keys: nil
+            ).map(\.key)
+        }
+        #expect(sandbox.run("review", "approve", "p1", "--as", "ann").status == 0)
+        #expect(sandbox.run("images", "--posts", "--out", "out").status == 0)
+        let whole = renditions()
+        #expect(try lacking().isEmpty)
+        // Boxes added after the photo was published: what a publish renders first.
+        let redacted = sandbox.run("review", "approve", "p1", "--redact", Self.box, "--as", "ann")
+        #expect(redacted.status == 0, "\(redacted.stderr)")
+        #expect(try lacking() == ["p1"])
+        #expect(sandbox.run("images", "--posts", "--out", "out").status == 0)
+        #expect(try lacking().isEmpty)
+        let hidden = renditions()
+        #expect(hidden.keys.sorted() == ["full", "thumb"])
+        #expect(hidden["full"] != whole["full"] && hidden["thumb"] != whole["thumb"])
+        // Approved whole again: the whole photo is published again.
+        #expect(sandbox.run("review", "approve", "p1", "--as", "ann").status == 0)
+        #expect(try lacking() == ["p1"])
+        #expect(sandbox.run("images", "--posts", "--out", "out").status == 0)
+        #expect(renditions()["full"] == whole["full"])
+    }
+
+    @Test func theServerTakesBoxesOnlyWithAnApproval() throws {
+        let boxes = JSONValue.object([
+            JSONMember(name: "redact", value: .array([.string(Self.box)]))
+        ])
+        #expect(try ReviewServer.redaction(boxes, .approve).get().map(\.text) == [Self.box])
+        let refused: [(JSONValue, ReviewAction, String)] = [
+            (boxes, .flag, "only an approval"),
+            (
+                .object([JSONMember(name: "redact", value: .array([.string("1,2,3")]))]),
+                .approve, "x,y,w,h"
+            ),
+            (.object([JSONMember(name: "redact", value: .string(Self.box))]), .approve, "a list"),
+            (
+                .object([JSONMember(name: "redact", value: .array([.number("1")]))]),
+                .approve, "not a number"
+            ),
+        ]
+        for (body, action, words) in refused {
+            guard case .failure(let error) = ReviewServer.redaction(body, action) else {
+                Issue.record("\(body.jsonText) was taken")
+                continue
+            }
+            #expect(error.description.contains(words), "\(error)")
+        }
     }
 
     @Test func aBadBoxIsAUsageErrorThatSaysWhatToWrite() {
