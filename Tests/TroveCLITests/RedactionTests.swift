@@ -163,6 +163,8 @@ import TroveSQLite
             [.text(redacted.version)]
         ) { $0.text(0) }
         #expect(recorded == ["0.25,0.25,0.25,0.25"])
+        let log = sandbox.run("review", "log", "p1", "--format", "json").stdout
+        #expect(log.contains("\"redaction\": \"0.25,0.25,0.25,0.25\""), "\(log)")
 
         // The same boxes again change nothing; other boxes are another version.
         let again = sandbox.run("review", "approve", "p1", "--redact", Self.box, "--as", "ann")
