@@ -66,11 +66,13 @@ public enum Thumbnailer {
     ///
     /// JPEGs are decoded once at the smallest DCT scale that covers the largest rendition;
     /// the rows of that decode feed every rendition's resampler as they come, so no
-    /// full-size bitmap is held. Results come in request order.
+    /// full-size bitmap is held. Results come in request order. The `redaction` boxes
+    /// (fractions of the upright image) are pixelated in every rendition before it is
+    /// encoded (`Bitmap.redacting`); the source is only read.
     /// - Throws: `ImageCodecError` as for `render(source:box:mode:quality:maxPixels:)`.
     public static func render(
         source: [UInt8], renditions: [RenditionRequest], quality: Int = 80,
-        maxPixels: Int = defaultMaxPixels
+        maxPixels: Int = defaultMaxPixels, redaction: [RedactionBox] = []
     ) throws(ImageCodecError) -> [RenderedImage] {
         guard !renditions.isEmpty else { return [] }
         for request in renditions where request.width <= 0 || request.height <= 0 {
@@ -87,7 +89,21 @@ public enum Thumbnailer {
             return (plans, scale)
         }
         var results: [RenderedImage] = []
-        for bitmap in decoded.bitmaps {
+        let swaps = decoded.metadata.orientation.swapsDimensions
+        let upright = (
+            width: swaps ? decoded.header.height : decoded.header.width,
+            height: swaps ? decoded.header.width : decoded.header.height
+        )
+        for (request, output) in zip(renditions, decoded.bitmaps) {
+            // The boxes in what the rendition shows: a cover rendition is a crop.
+            let region = ResizePlan(
+                sourceWidth: upright.width, sourceHeight: upright.height,
+                boxWidth: request.width, boxHeight: request.height, mode: request.mode
+            ).region
+            let bitmap = output.redacting(
+                redaction.compactMap {
+                    $0.within(region, width: upright.width, height: upright.height)
+                })
             let profile = decoded.metadata.iccProfile.flatMap {
                 profileFits($0, channels: bitmap.channels)
             }

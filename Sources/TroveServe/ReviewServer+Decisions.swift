@@ -1,5 +1,6 @@
 import TroveBase
 import TroveHTTP
+import TroveImaging
 import TroveKit
 import TroveStore
 
@@ -85,6 +86,31 @@ extension ReviewServer {
         return String(text.prefix(1000))
     }
 
+    /// The boxes of an approval "with redaction": `redact`, a list of at most 20
+    /// `x,y,w,h` fractions of the upright photo (none when absent).
+    static func redaction(_ body: JSONValue, _ action: ReviewAction)
+        -> Result<[RedactionBox], RedactionBox.BoxError>
+    {
+        guard let value = body["redact"], value != .null else { return .success([]) }
+        guard case .array(let items) = value, items.count <= 20 else {
+            return .failure(.init("redact is a list of at most 20 boxes, each \"x,y,w,h\""))
+        }
+        guard case .approve = action else {
+            return .failure(.init("only an approval takes boxes to redact"))
+        }
+        var boxes: [RedactionBox] = []
+        for item in items {
+            guard let text = item.stringValue else {
+                return .failure(.init("a box is a string \"x,y,w,h\", not \(item.kind)"))
+            }
+            switch RedactionBox.parse(text) {
+            case .success(let box): boxes.append(box)
+            case .failure(let error): return .failure(error)
+            }
+        }
+        return .success(boxes)
+    }
+
     func decide(_ id: String, _ body: JSONValue, _ moderator: String) throws
         -> ServerResponse
     {
@@ -94,6 +120,11 @@ extension ReviewServer {
         guard let version = body["version"]?.stringValue, PostVersion.isVersion(version[...]),
             let seen = body["seen"]?.stringValue.flatMap(PostStatus.init(rawValue:))
         else { return Self.error(400, "version", "a decision names the version and status seen") }
+        let redaction: [RedactionBox]
+        switch Self.redaction(body, action) {
+        case .success(let boxes): redaction = boxes
+        case .failure(let error): return Self.error(400, "redact", error.description)
+        }
         let outcome = try locked { () throws -> DecisionOutcome? in
             if let held = try PostClaims(workspace: workspace).live().first(where: {
                 $0.postID == id
@@ -103,7 +134,7 @@ extension ReviewServer {
             let outcome = try Moderation(workspace: workspace).decide(
                 post: id, version: version, action: action, moderator: moderator,
                 expected: seen, note: Self.note(body),
-                confirmed: body["confirmed"]?.boolValue ?? false)
+                confirmed: body["confirmed"]?.boolValue ?? false, redaction: redaction)
             if case .recorded = outcome {
                 try PostClaims(workspace: workspace).release(id, by: moderator)
             }

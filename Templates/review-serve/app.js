@@ -468,8 +468,150 @@ function kindWords(entry) {
   return words[entry.kind] || '';
 }
 
+// MARK: - Redaction
+
+// Boxes to hide in what is published, as fractions of the upright photo: drawn on the photo
+// by pointer or touch, or added by numbers (percent) from the keyboard.
+function fraction(value) {
+  return Math.round(Math.min(1, Math.max(0, value)) * 10000) / 10000;
+}
+
+function boxText(box) {
+  return [box.x, box.y, box.w, box.h].map(fraction).join(',');
+}
+
+// Places a box's element (through the CSSOM: the page's policy allows no style attribute).
+function placeBox(node, box) {
+  node.style.left = box.x * 100 + '%';
+  node.style.top = box.y * 100 + '%';
+  node.style.width = box.w * 100 + '%';
+  node.style.height = box.h * 100 + '%';
+  return node;
+}
+
+function boxes(number) {
+  return number + (number === 1 ? ' box' : ' boxes');
+}
+
+function renderBoxes() {
+  const layer = document.querySelector('#card .redaction-layer');
+  const list = $('redaction-list');
+  if (!layer || !list) return;
+  layer.replaceChildren();
+  list.replaceChildren();
+  state.boxes.forEach((box, index) => {
+    layer.append(placeBox(el('div', { className: 'redaction-box' }), box));
+    const percent = (value) => Math.round(value * 1000) / 10 + '%';
+    list.append(el('li', null, [
+      'box ' + (index + 1) + ': ' + percent(box.x) + ' from the left, ' + percent(box.y) + ' from the top, '
+        + percent(box.w) + ' wide, ' + percent(box.h) + ' high ',
+      el('button', {
+        type: 'button', className: 'remove-box', 'aria-label': 'remove box ' + (index + 1),
+        onclick: () => { state.boxes.splice(index, 1); renderBoxes(); $('redaction-draw').focus(); },
+      }, ['remove']),
+    ]));
+  });
+  const send = $('approve-redacted');
+  send.disabled = state.boxes.length === 0 || !state.current || state.sending.has(state.current.id);
+  $('redaction-count').textContent = state.boxes.length
+    ? boxes(state.boxes.length) + ' to blur' : 'no box yet';
+}
+
+function addBox(box) {
+  const x = fraction(box.x);
+  const y = fraction(box.y);
+  const w = fraction(Math.min(box.w, 1 - x));
+  const h = fraction(Math.min(box.h, 1 - y));
+  if (w <= 0 || h <= 0 || state.boxes.length >= 20) return false;
+  state.boxes.push({ x, y, w, h });
+  renderBoxes();
+  return true;
+}
+
+function toggleDrawing(on) {
+  const photo = document.querySelector('#card .photo');
+  const button = $('redaction-draw');
+  if (!photo || !button) return;
+  state.drawing = on === undefined ? !state.drawing : on;
+  photo.classList.toggle('drawing', state.drawing);
+  button.setAttribute('aria-pressed', String(state.drawing));
+}
+
+// Pointer events serve mouse, pen and touch alike; while drawing, the photo takes the
+// touch (no scrolling) so a finger draws the box.
+function wireDrawing(frame) {
+  let start = null;
+  let ghost = null;
+  const at = (event) => {
+    const rect = frame.getBoundingClientRect();
+    return { x: fraction((event.clientX - rect.left) / rect.width), y: fraction((event.clientY - rect.top) / rect.height) };
+  };
+  const area = (a, b) => ({ x: Math.min(a.x, b.x), y: Math.min(a.y, b.y), w: Math.abs(a.x - b.x), h: Math.abs(a.y - b.y) });
+  frame.addEventListener('pointerdown', (event) => {
+    if (!state.drawing) return;
+    event.preventDefault();
+    frame.setPointerCapture(event.pointerId);
+    start = at(event);
+    ghost = el('div', { className: 'redaction-box drawing-box' });
+    frame.querySelector('.redaction-layer').append(ghost);
+  });
+  frame.addEventListener('pointermove', (event) => {
+    if (!start || !ghost) return;
+    const box = area(start, at(event));
+    placeBox(ghost, box);
+  });
+  const end = (event) => {
+    if (!start) return;
+    const box = area(start, at(event));
+    start = null;
+    if (ghost) ghost.remove();
+    ghost = null;
+    if (box.w >= 0.01 && box.h >= 0.01) addBox(box);
+  };
+  frame.addEventListener('pointerup', end);
+  frame.addEventListener('pointercancel', () => { start = null; if (ghost) ghost.remove(); ghost = null; });
+}
+
+function addBoxByNumbers(event) {
+  event.preventDefault();
+  const value = (id) => Number($(id).value) / 100;
+  const box = { x: value('box-x'), y: value('box-y'), w: value('box-w'), h: value('box-h') };
+  const error = $('box-error');
+  const ok = [box.x, box.y, box.w, box.h].every((v) => Number.isFinite(v) && v >= 0 && v <= 1)
+    && box.w > 0 && box.h > 0 && addBox(box);
+  error.hidden = ok;
+  if (ok) for (const id of ['box-x', 'box-y', 'box-w', 'box-h']) $(id).value = '';
+}
+
+function redactionControls(post) {
+  if (!post.photo || post.status === 'withdrawn') return null;
+  const number = (id, label) => el('label', { for: id }, [label + ' ', el('input', {
+    id, type: 'number', min: '0', max: '100', step: '0.1', inputmode: 'decimal', required: 'required',
+  })]);
+  const form = el('form', { id: 'box-form', className: 'box-form', 'aria-describedby': 'box-error' }, [
+    number('box-x', 'left %'), number('box-y', 'top %'), number('box-w', 'width %'), number('box-h', 'height %'),
+    el('button', { type: 'submit', id: 'box-add' }, ['add box']),
+  ]);
+  form.addEventListener('submit', addBoxByNumbers);
+  return el('section', { className: 'redaction', 'aria-labelledby': 'redaction-title' }, [
+    el('h3', { id: 'redaction-title', text: 'redaction' }),
+    el('p', { className: 'hint', text: 'Blur faces or number plates in what is published: draw boxes on the photo, or give them in percent of the photo.' }),
+    el('p', { className: 'buttons' }, [
+      el('button', { type: 'button', id: 'redaction-draw', 'aria-pressed': 'false', onclick: () => toggleDrawing() }, ['draw boxes on the photo']),
+      ' ',
+      el('button', { type: 'button', id: 'approve-redacted', disabled: 'disabled', onclick: () => decide('approve', null, { redact: state.boxes.map(boxText) }) }, ['approve with redaction']),
+    ]),
+    el('p', { id: 'redaction-count', className: 'count', role: 'status' }),
+    el('ul', { id: 'redaction-list', className: 'redaction-list' }),
+    form,
+    el('p', { id: 'box-error', className: 'field-error', hidden: 'hidden', text: 'A box is four numbers from 0 to 100, its width and height above 0.' }),
+  ]);
+}
+
 function renderCard(post) {
   const card = $('card');
+  state.boxes = [];
+  state.drawing = false;
   const photo = post.photo
     ? el('img', {
       src: '/api/photo?id=' + encodeURIComponent(post.id) + '&size=' + photoSize(),
@@ -523,7 +665,9 @@ function renderCard(post) {
   card.replaceChildren(
     // What the card must say at once (a decision not sent) comes first, above the photo.
     el('div', { id: 'notice', className: 'notice', role: 'alert' }),
-    el('div', { className: 'photo' }, [photo]),
+    el('div', { className: 'photo' }, [
+      post.photo ? el('div', { className: 'photo-frame' }, [photo, el('div', { className: 'redaction-layer', 'aria-hidden': 'true' })]) : photo,
+    ]),
     el('div', { className: 'info' }, [
       el('h2', null, [userText(post.id, { className: 'id' }), ' ', el('span', { className: 'status', text: post.status })]),
       changes(post),
@@ -532,11 +676,14 @@ function renderCard(post) {
       signals, related,
       el('label', { for: 'note', className: 'note-label' }, ['note for the decision ', el('kbd', { 'aria-hidden': 'true', text: 'n' })]),
       note,
+      redactionControls(post),
       post.history.length ? el('h3', { text: 'history' }) : null, post.history.length ? history : null,
     ]),
     map(post),
   );
   card.dataset.id = post.id;
+  const frame = card.querySelector('.photo-frame');
+  if (frame) { wireDrawing(frame); renderBoxes(); }
   renderNotice();
   renderActions();
   renderOutbox();
@@ -663,6 +810,7 @@ async function decide(action, reason, options) {
   const body = { id: post.id, version: post.version, seen: post.status, action, note: note || undefined };
   if (reason) body.reason = reason;
   if (options.confirmed) body.confirmed = true;
+  if (options.redact && options.redact.length) body.redact = options.redact;
   state.confirm = false;
   await send({ id: post.id, body, what: describe(body) });
 }
@@ -719,7 +867,8 @@ async function applied(entry, status, already) {
     item.decided = hiddenStatus(status);
   }
   state.claims.delete(entry.id);
-  const what = entry.body.action === 'reject' ? 'rejected (' + entry.body.reason + ')' : status;
+  const what = entry.body.action === 'reject' ? 'rejected (' + entry.body.reason + ')'
+    : entry.body.redact ? status + ' with redaction (' + boxes(entry.body.redact.length) + ')' : status;
   say([what + ': ', userText(entry.id), already ? ' (the earlier try had reached the server)' : '']);
   if (state.current && state.current.id === entry.id) {
     state.current = null;

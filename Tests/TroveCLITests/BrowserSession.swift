@@ -342,6 +342,60 @@ final class BrowserSession {
         try send("Input.dispatchTouchEvent", ["type": "touchEnd", "touchPoints": []])
     }
 
+    /// A drag from one point of the viewport to another, in steps: with the mouse's left
+    /// button held, or with one finger (after `setViewport(mobile: true)`).
+    func drag(from start: (x: Double, y: Double), to end: (x: Double, y: Double), touch: Bool)
+        throws
+    {
+        let steps = 5
+        let points = (0...steps).map { step -> (Double, Double) in
+            let t = Double(step) / Double(steps)
+            return (start.x + (end.x - start.x) * t, start.y + (end.y - start.y) * t)
+        }
+        if touch {
+            // The finger rests at the end before it lifts: a lift while moving is a fling,
+            // and Chromium spends the next tap on stopping it.
+            // Stamped as a finger would move (a frame a step) and rest (a tenth of a second).
+            let base = Date().timeIntervalSince1970
+            let rest = Array(repeating: points[steps], count: 3)
+            for (index, point) in (points + rest).enumerated() {
+                try send(
+                    "Input.dispatchTouchEvent",
+                    [
+                        "type": index == 0 ? "touchStart" : "touchMove",
+                        "touchPoints": [["x": point.0, "y": point.1, "id": 1]],
+                        "timestamp": base + 0.016 * Double(min(index, steps))
+                            + 0.1 * Double(max(0, index - steps)),
+                    ])
+            }
+            try send(
+                "Input.dispatchTouchEvent",
+                [
+                    "type": "touchEnd", "touchPoints": [],
+                    "timestamp": base + 0.016 * Double(steps) + 0.4,
+                ])
+            return
+        }
+        try send("Input.dispatchMouseEvent", ["type": "mouseMoved", "x": start.x, "y": start.y])
+        try send(
+            "Input.dispatchMouseEvent",
+            [
+                "type": "mousePressed", "x": start.x, "y": start.y, "button": "left",
+                "clickCount": 1, "buttons": 1,
+            ])
+        for point in points.dropFirst() {
+            try send(
+                "Input.dispatchMouseEvent",
+                ["type": "mouseMoved", "x": point.0, "y": point.1, "button": "left", "buttons": 1])
+        }
+        try send(
+            "Input.dispatchMouseEvent",
+            [
+                "type": "mouseReleased", "x": end.x, "y": end.y, "button": "left",
+                "clickCount": 1, "buttons": 0,
+            ])
+    }
+
     /// A PNG of what the viewport shows, written to `path`.
     func screenshot(to path: String) throws {
         let shot = try send("Page.captureScreenshot", ["format": "png"])

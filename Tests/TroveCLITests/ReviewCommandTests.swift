@@ -92,7 +92,7 @@ import Testing
         #expect(
             Set(log[1].keys) == [
                 "id", "at", "moderator", "from", "to", "reason", "note", "kind", "by_user", "seq",
-                "action", "undoes", "applied_by", "decided_at", "version",
+                "action", "undoes", "applied_by", "decided_at", "version", "redaction",
             ])
         #expect(log.map { $0["kind"] as? String } == ["decision", "decision", "decision"])
         #expect(log.map { $0["seq"] as? Int } == [1, 2, 3])

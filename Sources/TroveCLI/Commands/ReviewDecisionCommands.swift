@@ -1,15 +1,17 @@
 import Foundation
 import TroveCommandLine
+import TroveImaging
 import TroveKit
 import TroveStore
 
 /// `trove review approve|reject|flag|reopen`: one decision on each post named.
 extension ReviewCommand {
     static let approve = Command(
-        "approve", abstract: "Approve posts.", discussion: versionDiscussion,
-        arguments: [idsArgument], options: [asOption, versionOption, forceOption]
+        "approve", abstract: "Approve posts.",
+        discussion: versionDiscussion + "\n\n" + redactDiscussion,
+        arguments: [idsArgument], options: [asOption, versionOption, redactOption, forceOption]
     ) { invocation in
-        try decide(invocation, .approve, note: nil)
+        try decide(invocation, .approve, note: nil, redaction: invocation[redactOption])
     }
 
     static let reject = Command(
@@ -96,6 +98,28 @@ extension ReviewCommand {
         "version", value: "version",
         help: "The version 'review show' printed (one id): refused if the post changed since.")
 
+    static let redactOption = Option<RedactionBox>(
+        "redact", value: "x,y,w,h",
+        help: "Approve with this box pixelated in what is published (fractions 0-1; repeatable)."
+    ) { text throws(InvalidValue) in
+        switch RedactionBox.parse(text) {
+        case .success(let box): return box
+        case .failure(let error):
+            throw InvalidValue(
+                "--redact \(error.description); e.g. --redact 0.25,0.1,0.2,0.15 for a box a "
+                    + "fifth of the photo wide, a quarter from its left and a tenth from its top")
+        }
+    }.repeated
+
+    static let redactDiscussion = """
+        --redact x,y,w,h approves "with redaction": the box, given as fractions of the photo
+        as it stands upright (left, top, width, height, each 0 to 1), is pixelated beyond
+        recovery in every rendition 'trove images' and 'trove publish' make of it; the
+        photo in the workspace stays as it is. Repeat it for several boxes. The decision
+        records the boxes and they make a new version of the post (other boxes, another
+        version); approving again without --redact publishes the whole photo.
+        """
+
     static let versionDiscussion = """
         A decision is made on a version of the post: the one 'trove review show' printed,
         given as ID@VERSION or --version VERSION, else the one current when the command
@@ -106,9 +130,10 @@ extension ReviewCommand {
     /// Records one action on every id. The state and version each post is in when the
     /// command starts is what the moderator saw, unless `ID@VERSION` or `--version` names
     /// the version they looked at; both are checked again inside the write transaction.
-    static func decide(_ invocation: Invocation, _ action: ReviewAction, note: String?)
-        throws -> ExitStatus
-    {
+    static func decide(
+        _ invocation: Invocation, _ action: ReviewAction, note: String?,
+        redaction: [RedactionBox] = []
+    ) throws -> ExitStatus {
         let moderator = try moderator(invocation)
         var ids: [String] = []
         var versions: [String: String] = [:]
@@ -132,9 +157,11 @@ extension ReviewCommand {
         let moderation = Moderation(workspace: try invocation.openWorkspace())
         let seen = try moderation.current(ids)
         let requests = ids.map {
-            DecisionRequest(
+            var request = DecisionRequest(
                 id: $0, expected: seen[$0]?.status, action: action, note: note,
                 version: versions[$0] ?? seen[$0]?.version)
+            request.redaction = redaction
+            return request
         }
         var outcomes = try moderation.decide(
             requests, moderator: moderator, force: invocation[forceOption])

@@ -106,6 +106,8 @@ public enum Renditions {
         var key: String
         var source: String
         var specs: [RenditionSpec]
+        /// The boxes to hide (canonical), for a post approved with redaction.
+        var redaction: String? = nil
     }
 
     /// What a worker found for one job.
@@ -205,7 +207,8 @@ public enum Renditions {
                 jobs.append(
                     Job(
                         kind: kind, key: source.key, source: source.source,
-                        specs: kind == .treasure ? options.treasureSpecs : options.postSpecs))
+                        specs: kind == .treasure ? options.treasureSpecs : options.postSpecs,
+                        redaction: source.redaction))
             }
         }
         guard !jobs.isEmpty else { return Summary() }
@@ -320,7 +323,9 @@ public enum Renditions {
         if options.includePosts {
             try store.forEachApprovedPostPhoto {
                 jobs.append(
-                    Job(kind: .post, key: $0.key, source: $0.source, specs: options.postSpecs))
+                    Job(
+                        kind: .post, key: $0.key, source: $0.source, specs: options.postSpecs,
+                        redaction: $0.redaction))
             }
         }
         return jobs
@@ -338,9 +343,11 @@ public enum Renditions {
         "\(kind.rawValue)\u{0}\(key)\u{0}\(name)"
     }
 
-    /// What a rendition was made with; a change means it must be made again.
-    static func settings(_ spec: RenditionSpec, quality: Int) -> String {
+    /// What a rendition was made with, the boxes it hides included; a change means it
+    /// must be made again.
+    static func settings(_ spec: RenditionSpec, quality: Int, redaction: String? = nil) -> String {
         "\(spec.width)x\(spec.height):\(spec.mode.rawValue):q\(quality):v1"
+            + (redaction.map { ":redact=\($0)" } ?? "")
     }
 
     // MARK: - Working
@@ -413,7 +420,7 @@ public enum Renditions {
         for spec in job.specs {
             if let old = existing[identity(job.kind, job.key, spec.name)], old.source == job.source,
                 old.sourceHash == sourceHash,
-                old.settings == settings(spec, quality: options.quality),
+                old.settings == settings(spec, quality: options.quality, redaction: job.redaction),
                 FileManager.default.fileExists(
                     atPath: (options.outputFolder as NSString).appendingPathComponent(old.path))
             {
@@ -426,7 +433,9 @@ public enum Renditions {
         do {
             var images: [RunCache.Made?] = stale.map { spec in
                 try? cache.rendered[
-                    RunCache.key(sourceHash, settings(spec, quality: options.quality))]?.get()
+                    RunCache.key(
+                        sourceHash,
+                        settings(spec, quality: options.quality, redaction: job.redaction))]?.get()
             }
             if let refusal = cache.rendered[RunCache.key(sourceHash, "")],
                 case .failure(let error) = refusal
@@ -454,7 +463,8 @@ public enum Renditions {
                             RenditionRequest(
                                 width: stale[$0].width, height: stale[$0].height,
                                 mode: ResizeMode(stale[$0].mode))
-                        }, quality: options.quality, maxPixels: options.maxPixels)
+                        }, quality: options.quality, maxPixels: options.maxPixels,
+                        redaction: RedactionBox.boxes(job.redaction))
                 } catch {
                     cache.rendered.store(.failure(error), for: RunCache.key(sourceHash, ""))
                     throw error
@@ -466,7 +476,10 @@ public enum Renditions {
                     cache.rendered.store(
                         .success(made),
                         for: RunCache.key(
-                            sourceHash, settings(stale[index], quality: options.quality)),
+                            sourceHash,
+                            settings(
+                                stale[index], quality: options.quality,
+                                redaction: job.redaction)),
                         cost: image.bytes.count)
                 }
             }
@@ -482,7 +495,9 @@ public enum Renditions {
                 outcome.made.append(
                     Rendition(
                         kind: job.kind, key: job.key, name: spec.name, source: job.source,
-                        sourceHash: sourceHash, settings: settings(spec, quality: options.quality),
+                        sourceHash: sourceHash,
+                        settings: settings(
+                            spec, quality: options.quality, redaction: job.redaction),
                         path: path, width: image.width, height: image.height,
                         bytes: image.bytes.count, hash: hash))
                 // Fit reaches the box on one side at least, cover on both, unless the

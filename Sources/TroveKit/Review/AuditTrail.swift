@@ -52,7 +52,7 @@ public struct AuditTrail {
     }
 
     /// The trail as JSON: `[{"id","at","moderator","from","to","reason","note","kind",
-    /// "by_user","seq","action","undoes","applied_by","decided_at","version"}]`.
+    /// "by_user","seq","action","undoes","applied_by","decided_at","version","redaction"}]`.
     /// `moderator` is null for what users and imports did: `kind` says what each entry
     /// is (`decision`, `undo`, `withdrawal`, `restoration`, `reopening`), and `by_user`
     /// names the user who withdrew or restored a post. `action` is the `seq` of the first
@@ -60,6 +60,9 @@ public struct AuditTrail {
     /// an undo's `undoes` the action it undid. `applied_by` and `decided_at` are null
     /// outside sheet decisions applied by someone else (`applied_by`) or made in a sheet
     /// (`decided_at`), `version` (the post's version decided on) in older entries.
+    /// `redaction` is the boxes an approval with redaction (or an undo bringing them back)
+    /// left the post published with (`x,y,w,h;…`), its `version` the one they make; null
+    /// otherwise.
     public static func json(_ entries: [Decision]) -> String {
         let items = entries.map { entry in
             JSONObject([
@@ -68,7 +71,7 @@ public struct AuditTrail {
                 "note": entry.note, "kind": entry.kind.rawValue, "by_user": entry.byUser,
                 "seq": entry.seq, "action": entry.action, "undoes": entry.undoes,
                 "applied_by": entry.appliedBy, "decided_at": entry.decidedAt,
-                "version": entry.version,
+                "version": entry.version, "redaction": entry.redaction,
             ]).jsonText
         }
         return "[" + items.joined(separator: ",\n ") + "]"

@@ -1,5 +1,6 @@
 import Foundation
 import TroveBase
+import TroveImaging
 import TroveStore
 
 /// Records moderators' decisions with the conflict rule of SPEC §6.3 and §6.4.
@@ -37,11 +38,12 @@ public struct Moderation {
     public func decide(
         post id: String, version: String?, action: ReviewAction, moderator: String,
         expected: PostStatus? = nil, note: String? = nil, confirmed: Bool = false,
-        force: Bool = false, now: Date = Date()
+        force: Bool = false, redaction: [RedactionBox] = [], now: Date = Date()
     ) throws -> DecisionOutcome {
-        let request = DecisionRequest(
+        var request = DecisionRequest(
             id: id, expected: expected, action: action, note: note, confirmed: confirmed,
             version: version)
+        request.redaction = redaction
         return try decide([request], moderator: moderator, force: force, now: now)[0]
     }
 
@@ -77,6 +79,9 @@ public struct Moderation {
                 let current = row?.status
                 let signalNames = row?.signalNames ?? ""
                 let version = row?.version ?? ""
+                let redaction =
+                    request.action.target == .approved
+                    ? RedactionBox.canonical(request.redaction) : nil
                 let statusNote = row?.statusNote
                 guard let current else {
                     outcomes.append(.unknown(id: request.id))
@@ -118,6 +123,9 @@ public struct Moderation {
                 }
                 // The same decision again changes nothing, whoever recorded it; only its
                 // own author may restate it with another note.
+                if repeatsRecord, let last, last.redaction != redaction {
+                    repeatsRecord = false
+                }
                 if repeatsRecord, let last, !own || note == nil || note == last.note {
                     outcomes.append(.alreadyDecided(id: request.id, status: current, last: last))
                     continue
@@ -144,8 +152,9 @@ public struct Moderation {
                     continue
                 }
                 let moved = try store.move(
-                    request.id, from: current, to: target, note: note, at: at, version: version)
-                guard moved else {
+                    request.id, from: current, to: target, note: note, at: at, version: version,
+                    redaction: redaction, contentHash: row?.contentHash ?? "")
+                guard let moved else {
                     // Cannot happen inside the write lock, but never record a lost race.
                     outcomes.append(
                         .conflict(
@@ -157,8 +166,8 @@ public struct Moderation {
                 let decision = Decision(
                     postID: request.id, at: at, moderator: moderator, from: current,
                     to: target, reason: reason, note: note, appliedBy: appliedBy,
-                    sheet: request.sheet, decidedAt: request.decidedAt, version: version,
-                    batch: oneAction ? first : nil)
+                    sheet: request.sheet, decidedAt: request.decidedAt, version: moved,
+                    batch: oneAction ? first : nil, redaction: redaction)
                 let recorded = try store.trail.append(decision)
                 if oneAction, first == nil { first = recorded.seq }
                 outcomes.append(.recorded(recorded))

@@ -1,4 +1,5 @@
 import Foundation
+import TroveImaging
 import TroveStore
 
 /// Moderator names: one line of printable text, so no name can forge a line of
@@ -115,6 +116,8 @@ public struct DecisionRequest: Equatable, Sendable {
     public var decidedAt: String?
     /// The version the moderator saw; nil means "whatever it is now".
     public var version: String?
+    /// For an approval: the boxes to hide in what is published (none: the whole photo).
+    public var redaction: [RedactionBox] = []
 
     /// Creates the value from its parts.
     public init(

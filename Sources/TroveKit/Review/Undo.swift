@@ -91,10 +91,12 @@ extension Moderation {
                 // Back to the status and note the post had before the decision.
                 let before = try store.entry(on: entry.postID, before: seq)
                 let note = before?.to == entry.from ? before?.note : nil
+                // And to the boxes it was published with then.
+                let redaction = before?.to == entry.from ? before?.redaction : nil
                 guard
-                    try statements.move(
+                    let version = try statements.move(
                         entry.postID, from: entry.to, to: entry.from, note: note, at: at,
-                        version: now.version)
+                        version: now.version, redaction: redaction, contentHash: now.contentHash)
                 else {
                     kept.append(entry.postID)
                     continue
@@ -103,8 +105,8 @@ extension Moderation {
                 let recorded = try statements.trail.append(
                     Decision(
                         postID: entry.postID, at: at, kind: .undo, moderator: moderator,
-                        from: entry.to, to: entry.from, version: now.version, batch: first,
-                        undoes: action))
+                        from: entry.to, to: entry.from, version: version, batch: first,
+                        undoes: action, redaction: redaction))
                 if first == nil { first = recorded.seq }
                 undone.append(recorded)
             }

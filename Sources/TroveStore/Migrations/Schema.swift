@@ -29,6 +29,7 @@ package enum Schema {
         .init("025-live-posts", sql: livePosts),
         .init("026-trail-kinds-actions-and-claim-pages", sql: moderationRecords),
         .init("027-treasures-by-source", sql: treasuresBySource),
+        .init("028-redaction-boxes", sql: redaction),
     ])
 
     /// A random version-4 UUID from SQLite's generator (seeded by the OS), for download

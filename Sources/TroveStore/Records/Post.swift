@@ -1,3 +1,5 @@
+import TroveBase
+
 /// The states a post moves through.
 public enum PostStatus: String, CaseIterable, Sendable {
     case pending, approved, rejected, flagged
@@ -25,8 +27,17 @@ public enum PostVersion {
             && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
     }
 
-    /// The SQL expression of a post's version.
-    static let sql = "substr(content_hash, 1, 12)"
+    /// The version of content `contentHash` published with `redaction` (canonical boxes,
+    /// `RedactionBox.canonical`): other boxes are another version. Nil without boxes: the
+    /// content's own version stands.
+    public static func redacted(contentHash: String, redaction: String?) -> String? {
+        guard let redaction else { return nil }
+        return String(
+            SHA256.hex(Array((contentHash + "\nredaction " + redaction).utf8)).prefix(length))
+    }
+
+    /// The SQL expression of a post's version: with the boxes it is published with.
+    static let sql = "coalesce(redacted_version, substr(content_hash, 1, 12))"
 }
 
 /// What an entry of the audit trail records, and so who made it.
@@ -81,13 +92,16 @@ public struct Decision: Equatable, Sendable {
     public var batch: Int64? = nil
     /// For an undo: the action undone.
     public var undoes: Int64? = nil
+    /// The boxes the post is published with after it (canonical `x,y,w,h;…` fractions),
+    /// for an approval with redaction and an undo restoring one.
+    public var redaction: String? = nil
 
     package init(
         postID: String, at: String, kind: DecisionKind = .decision, moderator: String?,
         byUser: String? = nil, from: PostStatus, to: PostStatus, reason: String? = nil,
         note: String? = nil, appliedBy: String? = nil, sheet: String? = nil,
         decidedAt: String? = nil, version: String? = nil, seq: Int64? = nil,
-        batch: Int64? = nil, undoes: Int64? = nil
+        batch: Int64? = nil, undoes: Int64? = nil, redaction: String? = nil
     ) {
         self.postID = postID
         self.at = at
@@ -105,6 +119,7 @@ public struct Decision: Equatable, Sendable {
         self.seq = seq
         self.batch = batch
         self.undoes = undoes
+        self.redaction = redaction
     }
 
     /// The action it belongs to: the seq of the action's first entry (its own, for a

@@ -39,6 +39,8 @@ package enum PostColumn: String, TableColumn {
     case importedAt = "imported_at"
     case updatedAt = "updated_at"
     case contentHash = "content_hash"
+    /// The boxes hidden in its published photo (canonical `RedactionBox` text).
+    case redaction
     /// The post's version (`PostVersion.sql`).
     case version
     /// Whether it has a photo.
@@ -53,13 +55,14 @@ package enum PostVersionColumn: String, TableColumn {
     case photoHash = "photo_hash"
     case seenAt = "seen_at"
     case postID = "post_id"
+    case redaction
 }
 
 /// `decisions`, with the post's status and version where a query joins them.
 package enum DecisionColumn: String, TableColumn {
     package static let table = "decisions"
     case seq, at, moderator, reason, note, sheet, version, status, secret
-    case kind, batch, undoes
+    case kind, batch, undoes, redaction
     case byUser = "by_user"
     case postID = "post_id"
     case fromStatus = "from_status"

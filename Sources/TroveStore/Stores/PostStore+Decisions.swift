@@ -7,7 +7,7 @@ extension PostStore {
     /// The columns of a decision, in the names `decodeDecision` reads.
     static let decisionColumns = """
         seq, post_id, at, kind, moderator, by_user, from_status, to_status, reason, note,
-        applied_by, sheet, decided_at, version, batch, undoes
+        applied_by, sheet, decided_at, version, batch, undoes, redaction
         """
 
     /// `decisionColumns` of the table aliased `d`.
@@ -28,7 +28,7 @@ extension PostStore {
             appliedBy: try row.text(Column.appliedBy), sheet: try row.text(Column.sheet),
             decidedAt: try row.text(Column.decidedAt), version: try row.text(Column.version),
             seq: try row.int64(Column.seq), batch: try row.int64(Column.batch),
-            undoes: try row.int64(Column.undoes))
+            undoes: try row.int64(Column.undoes), redaction: try row.text(Column.redaction))
     }
 
     /// Every decision, oldest first, for one post or all.
@@ -184,7 +184,7 @@ extension PostStore {
     package func decisions(after seq: Int64) throws -> [TrailChange] {
         try database.query(
             """
-            SELECT \(Self.aliasedDecisionColumns), p.status AS post_status, substr(p.content_hash, 1, 12) AS post_version
+            SELECT \(Self.aliasedDecisionColumns), p.status AS post_status, coalesce(p.redacted_version, substr(p.content_hash, 1, 12)) AS post_version
             FROM decisions d LEFT JOIN posts p ON p.id = d.post_id
             WHERE d.seq > ? ORDER BY d.seq LIMIT 1000
             """, [.integer(seq)]
@@ -225,8 +225,8 @@ extension PostStore {
                 """
                 INSERT INTO decisions (post_id, at, kind, moderator, by_user, from_status,
                                        to_status, reason, note, applied_by, sheet, decided_at,
-                                       version, batch, undoes)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                       version, batch, undoes, redaction)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
         }
 
@@ -243,7 +243,7 @@ extension PostStore {
                 decision.note.map { .text($0) }, decision.appliedBy.map { .text($0) },
                 decision.sheet.map { .text($0) }, decision.decidedAt.map { .text($0) },
                 decision.version.map { .text($0) }, decision.batch.map { .integer($0) },
-                decision.undoes.map { .integer($0) },
+                decision.undoes.map { .integer($0) }, decision.redaction.map { .text($0) },
             ])
             var recorded = decision
             recorded.seq = database.lastInsertRowID
@@ -262,10 +262,18 @@ extension PostStore {
             package var signalNames: String
             package var version: String
             package var statusNote: String?
+            /// The boxes it is published with now, canonical.
+            package var redaction: String?
+            /// The hash of its content, which versions are made of.
+            package var contentHash: String
         }
 
         private let read: Statement
-        private let readColumns: (status: Int, signals: Int, version: Int, note: Int)
+        private let readColumns:
+            (
+                status: Int, signals: Int, version: Int, note: Int, redaction: Int, hash: Int
+            )
+        private let redactedVersion: Statement
         private let applied: Statement
         private let update: Statement
         private let database: Database
@@ -277,18 +285,30 @@ extension PostStore {
             database = store.database
             read = try database.prepare(
                 """
-                SELECT status, signal_names, \(PostStore.version), status_note FROM posts
+                SELECT status, signal_names, \(PostStore.version), status_note, redaction,
+                       content_hash
+                FROM posts
                 WHERE id = ?
                 """)
             readColumns = (
                 try read.index(of: PostColumn.status), try read.index(of: PostColumn.signalNames),
-                try read.index(of: PostColumn.version), try read.index(of: PostColumn.statusNote)
+                try read.index(of: PostColumn.version), try read.index(of: PostColumn.statusNote),
+                try read.index(of: PostColumn.redaction), try read.index(of: PostColumn.contentHash)
             )
+            redactedVersion = try database.prepare(
+                """
+                INSERT INTO post_versions (post_id, version, user, lat, lon, description, date,
+                                           photo_ref, photo_hash, seen_at, redaction)
+                SELECT id, ?2, user, lat, lon, description, date, photo_ref, photo_hash, ?3, ?4
+                FROM posts WHERE id = ?1
+                ON CONFLICT (post_id, version) DO NOTHING
+                """)
             applied = try database.prepare(
                 "SELECT 1 FROM decisions WHERE sheet = ? AND post_id = ? AND decided_at = ?")
             update = try database.prepare(
                 """
-                UPDATE posts SET status = ?3, status_note = ?4, updated_at = ?5
+                UPDATE posts SET status = ?3, status_note = ?4, updated_at = ?5,
+                    redaction = ?7, redacted_version = ?8
                 WHERE id = ?1 AND status = ?2 AND \(PostVersion.sql) = ?6
                 """)
             trail = try TrailWriter(store)
@@ -305,7 +325,9 @@ extension PostStore {
                 status: row.text(readColumns.status).flatMap(PostStatus.init),
                 signalNames: row.text(readColumns.signals) ?? "",
                 version: row.text(readColumns.version) ?? "",
-                statusNote: row.text(readColumns.note))
+                statusNote: row.text(readColumns.note),
+                redaction: row.text(readColumns.redaction),
+                contentHash: row.text(readColumns.hash) ?? "")
         }
 
         /// Whether this sheet's decision on the post, made at `decidedAt`, was recorded.
@@ -317,18 +339,28 @@ extension PostStore {
             return try applied.next() != nil
         }
 
-        /// Moves the post from `current` to `target` when it is still there on `version`;
-        /// false when it is not (nothing changed).
+        /// Moves the post from `current` to `target` when it is still there on `version`,
+        /// published with the boxes of `redaction` (canonical; nil: none) and so on the
+        /// version they make with its content; the version it is on then, or nil when it
+        /// was not there (nothing changed). A version made by boxes is recorded in
+        /// `post_versions` with them.
         ///
         /// - Throws: `SQLiteError`.
         package func move(
             _ id: String, from current: PostStatus, to target: PostStatus, note: String?,
-            at: String, version: String
-        ) throws -> Bool {
-            try update.run([
+            at: String, version: String, redaction: String? = nil, contentHash: String
+        ) throws -> String? {
+            let redacted = PostVersion.redacted(contentHash: contentHash, redaction: redaction)
+            let moved = try update.run([
                 .text(id), .text(current.rawValue), .text(target.rawValue), note.map { .text($0) },
-                .text(at), .text(version),
-            ]) == 1
+                .text(at), .text(version), redaction.map { .text($0) }, redacted.map { .text($0) },
+            ])
+            guard moved == 1 else { return nil }
+            guard let redacted, let redaction else {
+                return PostVersion.of(contentHash: contentHash)
+            }
+            try redactedVersion.run([.text(id), .text(redacted), .text(at), .text(redaction)])
+            return redacted
         }
     }
 

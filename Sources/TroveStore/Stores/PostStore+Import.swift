@@ -61,6 +61,9 @@ extension PostStore {
                     photo_phash = excluded.photo_phash, photo_width = excluded.photo_width,
                     photo_height = excluded.photo_height, exif_lat = excluded.exif_lat,
                     exif_lon = excluded.exif_lon, exif_time = excluded.exif_time,
+                    redaction = CASE WHEN content_hash = excluded.content_hash THEN redaction END,
+                    redacted_version = CASE WHEN content_hash = excluded.content_hash
+                        THEN redacted_version END,
                     content_hash = excluded.content_hash, geohash = excluded.geohash,
                     updated_at = excluded.updated_at, photo_ref = excluded.photo_ref,
                     photo_problem = excluded.photo_problem, source = excluded.source,

@@ -24,6 +24,8 @@ package final class RenditionStore {
         package var key: String
         /// The image's path.
         package var source: String
+        /// The boxes hidden in its renditions (canonical `x,y,w,h;…`), for a post.
+        package var redaction: String? = nil
     }
 
     // MARK: - Source images
@@ -49,7 +51,7 @@ package final class RenditionStore {
     package func forEachApprovedPostPhoto(_ body: (SourceImage) throws -> Void) throws {
         try forEachSource(
             of: .post,
-            "SELECT id AS key, photo AS source FROM posts "
+            "SELECT id AS key, photo AS source, redaction FROM posts "
                 + "WHERE photo IS NOT NULL AND status = 'approved' ORDER BY id", body)
     }
 
@@ -59,9 +61,13 @@ package final class RenditionStore {
         let statement = try database.prepare(sql)
         let key = try statement.index(of: RenditionColumn.key)
         let source = try statement.index(of: RenditionColumn.source)
+        let redaction = statement.columnIndex("redaction")
         // Both are NOT NULL: the key is the primary key, the source is selected non-null.
         try statement.forEach { row in
-            try body(SourceImage(kind: kind, key: row.text(key)!, source: row.text(source)!))
+            try body(
+                SourceImage(
+                    kind: kind, key: row.text(key)!, source: row.text(source)!,
+                    redaction: redaction.flatMap { row.text($0) }))
         }
     }
 
@@ -94,7 +100,8 @@ package final class RenditionStore {
                   AND EXISTS (SELECT 1 FROM json_each(?1) AS n WHERE NOT EXISTS (
                       SELECT 1 FROM renditions AS r WHERE r.owner_kind = '\(kind.rawValue)'
                         AND r.owner_key = \(keyColumn) AND r.name = n.value
-                        AND r.source = o.\(kind == .treasure ? "image" : "photo")))
+                        AND r.source = o.\(kind == .treasure ? "image" : "photo")\(
+                    kind == .treasure ? "" : Self.sameRedaction)))
                 ORDER BY \(keyColumn)
                 """)
         var values: [SQLiteValue?] = [.text(names.jsonText)]
@@ -108,6 +115,13 @@ package final class RenditionStore {
         }
         return found
     }
+
+    /// SQL: rendition `r` was made with the boxes post `o` is published with now (its
+    /// settings end with them, `Renditions.settings`).
+    static let sameRedaction = """
+         AND substr(r.settings, instr(r.settings, ':v1') + 3)
+             = coalesce(':redact=' || o.redaction, '')
+        """
 
     /// The images of the treasures (local images only) or approved posts (with a photo)
     /// named by `keys`, in key order: the sources a publish renders.
@@ -124,7 +138,7 @@ package final class RenditionStore {
             ORDER BY key
             """
             : """
-            SELECT id AS key, photo AS source FROM posts
+            SELECT id AS key, photo AS source, redaction FROM posts
             WHERE id IN (SELECT value FROM json_each(?)) AND photo IS NOT NULL
               AND photo <> '' AND status = 'approved'
             ORDER BY id
@@ -133,9 +147,13 @@ package final class RenditionStore {
         try statement.bind([.text(keys.jsonText)])
         let key = statement.column("key")
         let source = statement.column("source")
+        let redaction = statement.columnIndex("redaction")
         var found: [SourceImage] = []
         try statement.forEach { row in
-            found.append(SourceImage(kind: kind, key: row.text(key)!, source: row.text(source)!))
+            found.append(
+                SourceImage(
+                    kind: kind, key: row.text(key)!, source: row.text(source)!,
+                    redaction: redaction.flatMap { row.text($0) }))
         }
         return found
     }
