@@ -30,6 +30,8 @@ public final class ReviewServer: @unchecked Sendable {
         public var tiles: TileSource?
         /// The page, its script and style.
         public var page = "", script = "", style = ""
+        /// Minutes a session lasts without a request.
+        public var sessionIdleMinutes = ModeratorAccess.defaultSessionIdleMinutes
         /// How `--follow` is going, for the page; nil when the server follows nothing.
         public var follow: (@Sendable () -> PostFollower.Status)?
 
@@ -166,7 +168,8 @@ public final class ReviewServer: @unchecked Sendable {
     static let signedOutPage = """
         <!doctype html><html lang="en"><head><meta charset="utf-8"><title>trove review</title>
         <meta name="viewport" content="width=device-width, initial-scale=1">
-        </head><body><h1>Not signed in</h1><p>Open the sign-in link that
-        <code>trove review moderators add NAME</code> printed for you.</p></body></html>
+        </head><body><h1>Not signed in</h1><p>Sign in with a link from your lead:
+        <code>trove review moderators link NAME</code> prints a new one. A link signs in
+        once and expires; a session ends after a while without use.</p></body></html>
         """
 }

@@ -82,6 +82,46 @@ import Testing
         #expect(!sandbox.run("review", "moderators", "list").stdout.contains("bob"))
     }
 
+    @Test func aLinkSignsInOnceUntilItExpiresAndAnIdleSessionIsSignedOut() throws {
+        let server = try ServedQueue(sandbox, arguments: ["--session-idle-minutes", "30"])
+        let link = server.addModerator("alice")
+        let alice = try server.signIn(link)
+        // Used again, from anywhere: refused, saying what to do; the first browser works.
+        let again = try server.request("GET", String(link.dropFirst(server.base.count)))
+        #expect(again.status == 403 && again.header("set-cookie") == nil)
+        #expect(again.body.contains("used already"))
+        #expect(again.body.contains("'trove review moderators link alice'"))
+        #expect(try alice.get("/api/me").status == 200)
+        // A new link keeps her browser signed in; an expired one is refused.
+        let short = sandbox.run(
+            "review", "moderators", "link", "alice", "--link-minutes", "1", "--url", server.base)
+        #expect(short.status == 0 && short.stderr.contains("signs in once within 1 minute"))
+        #expect(try alice.get("/api/me").status == 200)
+        let database = try Workspace.testDatabase(at: sandbox.workspace)
+        try database.execute("UPDATE moderators SET link_until = link_until - 61")
+        let expired = try server.request(
+            "GET",
+            String(
+                short.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+                    .dropFirst(server.base.count)))
+        #expect(expired.status == 403 && expired.body.contains("expired"))
+        // Bad values are usage errors; an unknown moderator is named.
+        for value in ["0", "-5", "soon", "10081"] {
+            let bad = sandbox.run("review", "moderators", "add", "bob", "--link-minutes", value)
+            #expect(bad.status == 2 && bad.stderr.contains("--link-minutes"), "\(value)")
+        }
+        let nobody = sandbox.run("review", "moderators", "link", "nobody")
+        #expect(nobody.status == 1 && nobody.stderr.contains("no moderator 'nobody'"))
+        // Idle for longer than --session-idle-minutes: signed out, on the page and the API.
+        try database.execute("UPDATE moderator_sessions SET seen_at = seen_at - 31 * 60")
+        let page = try server.request("GET", "/", headers: ["Cookie": alice.cookie])
+        #expect(page.status == 401 && page.body.contains("Not signed in"))
+        #expect(try alice.get("/api/me").status == 401)
+        #expect(try snapshot().hasSuffix(" 0 0"))
+        let badIdle = sandbox.run("review", "serve", "--session-idle-minutes", "0")
+        #expect(badIdle.status == 2 && badIdle.stderr.contains("--session-idle-minutes"))
+    }
+
     @Test func decisionsAreCreditedVersionCheckedAndClaimsHoldPosts() throws {
         let server = try ServedQueue(sandbox)
         let alice = try server.signIn(server.addModerator("alice"))

@@ -34,6 +34,12 @@ extension ReviewCommand {
             map tiles with --tiles. Ctrl-C stops it; accepted decisions are in the
             workspace.
 
+            A sign-in link signs in once and expires ('review moderators add NAME
+            --link-minutes N'); a used or expired link answers 403 and says to ask for a
+            new one ('review moderators link NAME'). A browser signed in stays signed in
+            until it makes no request for --session-idle-minutes (default 720, 12 hours);
+            then it gets the signed-out page and needs a new link.
+
             --follow URL keeps the queue in step with the live database location the app
             writes (as 'import posts --from URL' reads it) while moderators work: it reads
             the whole location, then follows its REST stream, storing new and changed
@@ -43,8 +49,14 @@ extension ReviewCommand {
             (cancel, 401, 403) it stops following and says why. The page shows whether it
             is following and since when.
             """,
-        options: [listenOption, hostNameOption, tilesOption, followOption],
+        options: [listenOption, hostNameOption, tilesOption, followOption, sessionIdleOption],
         run: runServe)
+
+    static let sessionIdleOption = Option<Int>(
+        "session-idle-minutes", value: "n",
+        help: "Sign a browser out after this many minutes without a request (default 720).",
+        expected: "a whole number of minutes from 1 to 525600 (a year)"
+    ) { Int($0).flatMap { (1...525_600).contains($0) ? $0 : nil } }
 
     static let listenOption = Option<String>(
         "listen", value: "address:port",
@@ -61,35 +73,84 @@ extension ReviewCommand {
 
     static let moderators = Command(
         "moderators", abstract: "Manage who may sign in to 'review serve'.",
-        subcommands: [moderatorsAdd, moderatorsList, moderatorsRemove])
+        subcommands: [moderatorsAdd, moderatorsLink, moderatorsList, moderatorsRemove])
 
     static let moderatorsAdd = Command(
         "add", abstract: "Add a moderator and print their secret sign-in link.",
         discussion: """
             The link signs in to 'trove review serve' on its default address (--url names
-            another, e.g. http://review.example:8421). Only the token's SHA-256 is kept:
-            the link is printed once. Adding a moderator again prints a new link; the old
-            one stops working and their browsers are signed out. Works while the server
-            runs.
+            another, e.g. http://review.example:8421). It signs in once, within
+            --link-minutes (default 60); the browser it signed in stays signed in until
+            the session is idle for longer than 'review serve --session-idle-minutes'.
+            Only the token's SHA-256 is kept: the link is printed once. Adding a moderator
+            again prints a new link; the old one stops working and their browsers are
+            signed out ('review moderators link NAME' gives a new link and keeps them
+            signed in). Works while the server runs.
             """,
         arguments: [moderatorArgument],
-        options: [urlOption]
+        options: [urlOption, linkMinutesOption]
     ) { invocation in
         let name = try checkedModerator(invocation[moderatorArgument], invocation)
+        let base = try serverBase(invocation)
+        let workspace = try invocation.openWorkspace()
+        let minutes = invocation[linkMinutesOption] ?? ModeratorAccess.defaultLinkMinutes
+        let (token, renewed) = try ModeratorAccess(workspace: workspace).add(
+            name, linkMinutes: minutes)
+        invocation.print("\(base)/signin?token=\(token)")
+        invocation.note(
+            (renewed
+                ? "new sign-in link for \(ReviewFormat.line(name)); the old one no longer works and their browsers are signed out"
+                : "added moderator \(ReviewFormat.line(name)); give them this link, it is not shown again")
+                + "; it signs in once within \(describeMinutes(minutes))")
+        return .success
+    }
+
+    static let moderatorsLink = Command(
+        "link",
+        abstract: "Print a new sign-in link for a moderator; their browsers stay signed in.",
+        discussion: """
+            For a moderator whose link was used, has expired or was lost. The old link
+            stops working; the new one signs in once within --link-minutes (default 60).
+            """,
+        arguments: [removedModeratorArgument],
+        options: [urlOption, linkMinutesOption]
+    ) { invocation in
+        let name = invocation[removedModeratorArgument]
+        let base = try serverBase(invocation)
+        let workspace = try invocation.openWorkspace()
+        let minutes = invocation[linkMinutesOption] ?? ModeratorAccess.defaultLinkMinutes
+        guard
+            let token = try ModeratorAccess(workspace: workspace).link(name, linkMinutes: minutes)
+        else {
+            throw CommandFailure(
+                "no moderator '\(ReviewFormat.line(name))' ('trove review moderators add NAME' "
+                    + "adds one)")
+        }
+        invocation.print("\(base)/signin?token=\(token)")
+        invocation.note(
+            "new sign-in link for \(ReviewFormat.line(name)); it signs in once within "
+                + describeMinutes(minutes))
+        return .success
+    }
+
+    static let linkMinutesOption = Option<Int>(
+        "link-minutes", value: "n",
+        help: "How long the link may sign in, in minutes (default 60).",
+        expected: "a whole number of minutes from 1 to 10080 (a week)"
+    ) { Int($0).flatMap { (1...10080).contains($0) ? $0 : nil } }
+
+    static func describeMinutes(_ minutes: Int) -> String {
+        minutes == 1 ? "1 minute" : "\(minutes) minutes"
+    }
+
+    /// The server's address for a link: --url or the default, with no trailing slash.
+    static func serverBase(_ invocation: Invocation) throws -> String {
         var base = invocation[urlOption] ?? "http://\(defaultListen)"
         guard let url = URLComponents(string: base), url.scheme == "http" || url.scheme == "https",
             url.host?.isEmpty == false, url.query == nil
         else { throw invocation.usageError("--url: expected http://HOST[:PORT]") }
         while base.hasSuffix("/") { base.removeLast() }
-        let workspace = try invocation.openWorkspace()
-        let (token, renewed) = try ModeratorAccess(workspace: workspace).add(name)
-        invocation.print("\(base)/signin?token=\(token)")
-        invocation.note(
-            renewed
-                ? "new sign-in link for \(ReviewFormat.line(name)); the old one no longer works"
-                : "added moderator \(ReviewFormat.line(name)); give them this link, it is not shown again"
-        )
-        return .success
+        return base
     }
 
     static let moderatorArgument = Argument<String>(
@@ -213,6 +274,9 @@ extension ReviewCommand {
             throw invocation.usageError("--listen: expected ADDRESS:PORT, e.g. \(defaultListen)")
         }
         var configuration = ReviewServer.Configuration()
+        if let minutes = invocation[sessionIdleOption] {
+            configuration.sessionIdleMinutes = minutes
+        }
         if let template = invocation[tilesOption] {
             do {
                 configuration.tiles = try TileSource(template: template)

@@ -28,6 +28,7 @@ package enum Schema {
         .init("024-bucket-download-tokens", apply: bucketTokens),
         .init("025-live-posts", sql: livePosts),
         .init("026-trail-kinds-actions-and-claim-pages", sql: moderationRecords),
+        .init("028-single-use-sign-in-links-and-idle-sessions", sql: signInLinksAndIdleSessions),
     ])
 
     /// A random version-4 UUID from SQLite's generator (seeded by the OS), for download

@@ -7,3 +7,13 @@ public struct Moderator: Equatable, Sendable {
     /// Browsers signed in.
     public var sessions: Int
 }
+
+/// A moderator's sign-in link as the workspace keeps it.
+public struct SignInLink: Equatable, Sendable {
+    /// Whose link it is.
+    public var moderator: String
+    /// Unix seconds until which it may sign in.
+    public var until: Double
+    /// When it signed in (it signs in once), or nil.
+    public var usedAt: String?
+}
