@@ -62,7 +62,11 @@ public final class ReviewServer: @unchecked Sendable {
 
     /// Answers one request.
     public func respond(_ request: ServerRequest) -> ServerResponse {
-        var response = route(request)
+        var client: String?
+        var response = route(request, signedIn: &client)
+        // A signed-in browser's connections count as its session's, not among the
+        // unknown ones a flood of idle connections fills.
+        response.client = client
         response.headers += [
             ("Content-Security-Policy", contentSecurityPolicy),
             ("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "no-referrer"),
@@ -89,17 +93,19 @@ public final class ReviewServer: @unchecked Sendable {
         return try body()
     }
 
-    func route(_ request: ServerRequest) -> ServerResponse {
+    func route(_ request: ServerRequest, signedIn client: inout String?) -> ServerResponse {
         guard let host = request.headers["host"]?.lowercased(),
             configuration.allowedHosts.contains(host)
         else {
             return .text(421, "wrong Host: this server answers only to its own address\n")
         }
         do {
+            if request.method == "GET" && request.path == "/signin" { return try signIn(request) }
+            let signedIn = try session(request)
+            client = signedIn.map { "session " + $0.1 }
             switch (request.method, request.path) {
-            case ("GET", "/signin"): return try signIn(request)
             case ("GET", "/"), ("GET", "/app.js"), ("GET", "/app.css"):
-                guard try session(request) != nil else {
+                guard signedIn != nil else {
                     return ServerResponse(
                         status: 401, type: "text/html; charset=utf-8",
                         body: Array(Self.signedOutPage.utf8))
@@ -123,7 +129,7 @@ public final class ReviewServer: @unchecked Sendable {
             guard request.path.hasPrefix("/api/") else {
                 return .text(404, "not found\n")
             }
-            guard let (moderator, sessionID) = try session(request) else {
+            guard let (moderator, sessionID) = signedIn else {
                 return Self.error(401, "signed-out", "sign in with your link first")
             }
             if request.method == "POST" {

@@ -695,16 +695,50 @@ import Testing
         #expect(stopped.status == 0)
     }
 
+    @Test func idleConnectionsFromOneAddressOrOneSessionDoNotLockOutAnotherModerator() throws {
+        let server = try ServedQueue(sandbox)
+        let alice = try server.signIn(server.addModerator("alice"))
+        let bob = try server.signIn(server.addModerator("bob"))
+        var open: [Int32] = []
+        defer { for socket in open { close(socket) } }
+        // 320 idle connections from loopback, as many as one address can make, with no
+        // session: Bob, from the same address, is still answered.
+        for _ in 0..<320 { open.append(try server.connect()) }
+        #expect(try bob.get("/api/me").status == 200)
+        // 40 kept-alive connections of Alice's session, then idle: she crowds only
+        // herself, and Bob is answered.
+        let request = Array(
+            "GET /api/me HTTP/1.1\r\nHost: \(server.host)\r\nCookie: \(alice.cookie)\r\n\r\n".utf8)
+        var answered = 0
+        for _ in 0..<40 {
+            let socket = try server.connect()
+            open.append(socket)
+            if ServedQueue.Response(ServedQueue.exchange(socket, request))?.status == 200 {
+                answered += 1
+            }
+        }
+        #expect(answered == 40)
+        #expect(try bob.get("/api/me").status == 200)
+        #expect(try alice.get("/api/me").status == 200)
+        // The unknown connections beyond their share were closed to make room.
+        var closed = 0
+        for socket in open.prefix(320) {
+            var byte: UInt8 = 0
+            if recv(socket, &byte, 1, Int32(MSG_DONTWAIT)) == 0 { closed += 1 }
+        }
+        #expect(closed >= 320 - 256, "\(closed) closed")
+    }
+
     @Test func slowAndIdleConnectionsAreClosedWithinTheTimeout() throws {
         let server = try ServedQueue(sandbox)
         let before = try snapshot()
-        // One byte a second of a request that would be valid, and beside it hundreds of
-        // idle connections: beyond the cap they are closed at once, the rest within the
-        // timeout.
-        let slow = try server.connect()
-        defer { close(slow) }
+        // Hundreds of idle connections, then one byte a second of a request that would be
+        // valid: the oldest idle ones beyond the cap are closed at once, the rest and the
+        // slow one within the timeout.
         var idle: [Int32] = []
         for _ in 0..<300 { idle.append(try server.connect()) }
+        let slow = try server.connect()
+        defer { close(slow) }
         let request = Array(
             "GET /api/me HTTP/1.1\r\nHost: \(server.host)\r\nX-Pad: \(String(repeating: "a", count: 40))\r\n\r\n"
                 .utf8)

@@ -29,8 +29,10 @@ extension ReviewCommand {
             by id or text, ? help. The server listens on loopback unless --listen names
             another address (anyone holding a sign-in link can then moderate); it answers
             only requests whose Host is its address or a --name. A request must arrive
-            whole within 10 seconds; bodies are limited to 64 KiB; at most 256
-            connections (64 per address). The page loads nothing from the network except
+            whole within 10 seconds; bodies are limited to 64 KiB; at most 512
+            connections: 16 for each signed-in session, 256 for all the others together
+            (the oldest idle one is closed to make room), so idle connections never
+            keep a signed-in moderator out. The page loads nothing from the network except
             map tiles with --tiles. Ctrl-C stops it; accepted decisions are in the
             workspace.
 
