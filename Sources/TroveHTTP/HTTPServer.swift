@@ -19,12 +19,17 @@ public struct ServerRequest: Sendable {
     public var cookies: [String: String]
     /// The body (at most the server's body limit).
     public var body: [UInt8]
+    /// The address of the peer the request came over (IPv4 or IPv6 text; a proxy's,
+    /// when there is one in front).
+    public var peer: String
 
     /// Creates the value from its parts.
     public init(
         method: String, path: String, query: [String: String] = [:],
-        headers: [String: String] = [:], cookies: [String: String] = [:], body: [UInt8] = []
+        headers: [String: String] = [:], cookies: [String: String] = [:], body: [UInt8] = [],
+        peer: String = ""
     ) {
+        self.peer = peer
         self.method = method
         self.path = path
         self.query = query
@@ -390,6 +395,17 @@ public final class HTTPServer: @unchecked Sendable {
         return box.count
     }
 
+    static func peer(_ connection: OpaquePointer) -> String {
+        var text = [CChar](repeating: 0, count: 64)
+        trove_mhd_connection_peer(connection, &text, text.count)
+        return String(cString: text)
+    }
+
+    /// Whether `address` (IPv4 or IPv6 text) is a loopback address.
+    public static func isLoopback(_ address: String) -> Bool {
+        address.hasPrefix("127.") || address == "::1" || address.hasPrefix("::ffff:127.")
+    }
+
     static func send(_ response: ServerResponse, on connection: OpaquePointer) -> MHD_Result {
         let made = response.body.withUnsafeBytes { bytes in
             MHD_create_response_from_buffer(
@@ -455,7 +471,8 @@ public final class HTTPServer: @unchecked Sendable {
             headers: Dictionary(
                 Self.values(connection, .HEADER_KIND).map { ($0.key.lowercased(), $0.value) },
                 uniquingKeysWith: { _, last in last }),
-            cookies: Self.values(connection, .COOKIE_KIND), body: pending.body)
+            cookies: Self.values(connection, .COOKIE_KIND), body: pending.body,
+            peer: Self.peer(connection))
         let response = handler(request)
         if let client = response.client { served(connection, client: client) }
         return Self.send(response, on: connection)

@@ -33,6 +33,7 @@ extension ReviewServer {
                     (
                         "Set-Cookie",
                         "trove_session=\(session); Path=/; HttpOnly; SameSite=Strict"
+                            + (isSecure(request) ? "; Secure" : "")
                     ),
                 ])
         case .used(let name):

@@ -30,6 +30,11 @@ public final class ReviewServer: @unchecked Sendable {
         public var tiles: TileSource?
         /// The page, its script and style.
         public var page = "", script = "", style = ""
+        /// Whether a proxy on this machine is in front: its `X-Forwarded-Proto` is trusted
+        /// from loopback peers only.
+        public var behindProxy = false
+        /// Whether the server itself speaks TLS.
+        public var tls = false
         /// Minutes a session lasts without a request.
         public var sessionIdleMinutes = ModeratorAccess.defaultSessionIdleMinutes
         /// How `--follow` is going, for the page; nil when the server follows nothing.
@@ -137,10 +142,7 @@ public final class ReviewServer: @unchecked Sendable {
                 else {
                     return Self.error(403, "csrf", "this request lacks the page's CSRF token")
                 }
-                if let origin = request.headers["origin"],
-                    !configuration.allowedHosts.contains(
-                        origin.lowercased().replacingOccurrences(of: "http://", with: ""))
-                {
+                if let origin = request.headers["origin"], !sameOrigin(origin, request) {
                     return Self.error(403, "origin", "a request from another site")
                 }
                 guard request.headers["content-type"]?.hasPrefix("application/json") == true
@@ -169,6 +171,27 @@ public final class ReviewServer: @unchecked Sendable {
         } catch {
             return Self.error(500, "internal", "\(error)")
         }
+    }
+
+    /// Whether the browser reached the server over HTTPS: the server's own TLS, or a
+    /// proxy on this machine (a loopback peer, with `--behind-proxy`) that says so in
+    /// `X-Forwarded-Proto` (the last value, the one the nearest proxy added). The header
+    /// from any other peer is ignored.
+    func isSecure(_ request: ServerRequest) -> Bool {
+        if configuration.tls { return true }
+        guard configuration.behindProxy, HTTPServer.isLoopback(request.peer),
+            let proto = request.headers["x-forwarded-proto"]
+        else { return false }
+        let last = proto.split(separator: ",").last.map(String.init) ?? ""
+        return last.trimmingCharacters(in: .whitespaces).lowercased() == "https"
+    }
+
+    /// Whether `origin` is this server as the browser reached it (its scheme too).
+    func sameOrigin(_ origin: String, _ request: ServerRequest) -> Bool {
+        let scheme = isSecure(request) ? "https://" : "http://"
+        let lowered = origin.lowercased()
+        guard lowered.hasPrefix(scheme) else { return false }
+        return configuration.allowedHosts.contains(String(lowered.dropFirst(scheme.count)))
     }
 
     static let signedOutPage = """

@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+import TroveHTTP
+import TroveServe
 
 @_spi(Testing) @testable import TroveStore
 
@@ -727,6 +729,60 @@ import Testing
             if recv(socket, &byte, 1, Int32(MSG_DONTWAIT)) == 0 { closed += 1 }
         }
         #expect(closed >= 320 - 256, "\(closed) closed")
+    }
+
+    @Test func behindAProxyOnlyALoopbackPeerSaysTheBrowserUsedHTTPS() throws {
+        func token(_ name: String) -> String {
+            let link = sandbox.run("review", "moderators", "add", name).stdout
+            return String(
+                link.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "=").last
+                    ?? "")
+        }
+        let proxied = try ServedQueue(sandbox, arguments: ["--behind-proxy"])
+        let https = ["X-Forwarded-Proto": "https"]
+        let secure = try proxied.request(
+            "GET", "/signin?token=" + token("alice"), headers: https)
+        #expect(secure.status == 303)
+        #expect(secure.header("set-cookie")?.hasSuffix("; Secure") == true)
+        let plain = try proxied.request("GET", "/signin?token=" + token("bob"))
+        #expect(plain.status == 303 && plain.header("set-cookie")?.contains("Secure") == false)
+        // Its writes come from the https origin the browser saw.
+        let bob = try proxied.signIn(proxied.addModerator("bob"))
+        let claim = Array(#"{"id":"p1"}"#.utf8)
+        func post(origin: String, headers extra: [String: String]) throws -> Int {
+            try proxied.request(
+                "POST", "/api/claim",
+                headers: [
+                    "Cookie": bob.cookie, "X-CSRF-Token": bob.csrf, "Origin": origin,
+                    "Content-Type": "application/json",
+                ].merging(extra) { $1 }, body: String(decoding: claim, as: UTF8.self)
+            ).status
+        }
+        #expect(try post(origin: "https://\(proxied.host)", headers: https) == 200)
+        #expect(try post(origin: "http://\(proxied.host)", headers: https) == 403)
+        #expect(try post(origin: "https://\(proxied.host)", headers: [:]) == 403)
+        _ = proxied.stop()
+        // Without --behind-proxy the header is ignored.
+        let direct = try ServedQueue(sandbox)
+        let ignored = try direct.request(
+            "GET", "/signin?token=" + token("carol"), headers: https)
+        #expect(ignored.status == 303 && ignored.header("set-cookie")?.contains("Secure") == false)
+        _ = direct.stop()
+        // From a peer that is not loopback, it is ignored too.
+        var configuration = ReviewServer.Configuration()
+        configuration.behindProxy = true
+        configuration.allowedHosts = ["review.example"]
+        let server = ReviewServer(
+            workspace: try Workspace(path: sandbox.workspace), configuration: configuration)
+        for (peer, expected) in [("192.0.2.7", false), ("127.0.0.1", true), ("::1", true)] {
+            let answer = server.respond(
+                ServerRequest(
+                    method: "GET", path: "/signin", query: ["token": token("dan")],
+                    headers: ["host": "review.example", "x-forwarded-proto": "https"],
+                    peer: peer))
+            let cookie = answer.headers.first { $0.0 == "Set-Cookie" }?.1 ?? ""
+            #expect(answer.status == 303 && cookie.hasSuffix("; Secure") == expected, "\(peer)")
+        }
     }
 
     @Test func slowAndIdleConnectionsAreClosedWithinTheTimeout() throws {

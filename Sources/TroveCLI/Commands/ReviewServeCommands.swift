@@ -42,6 +42,13 @@ extension ReviewCommand {
             until it makes no request for --session-idle-minutes (default 720, 12 hours);
             then it gets the signed-out page and needs a new link.
 
+            --behind-proxy is for a proxy on this machine that terminates HTTPS (nginx,
+            Caddy) and passes requests to the server over loopback: a request from a
+            loopback peer whose X-Forwarded-Proto is https gets its session cookie marked
+            Secure, and its Origin must be https. X-Forwarded-Proto from any other peer
+            is ignored. The proxy must pass the Host the browser sent, and that host
+            must be given with --name.
+
             --follow URL keeps the queue in step with the live database location the app
             writes (as 'import posts --from URL' reads it) while moderators work: it reads
             the whole location, then follows its REST stream, storing new and changed
@@ -51,9 +58,15 @@ extension ReviewCommand {
             (cancel, 401, 403) it stops following and says why. The page shows whether it
             is following and since when.
             """,
-        options: [listenOption, hostNameOption, tilesOption, followOption, sessionIdleOption],
+        options: [
+            listenOption, hostNameOption, tilesOption, followOption, sessionIdleOption,
+            behindProxyFlag,
+        ],
         run: runServe)
 
+    static let behindProxyFlag = Flag(
+        "behind-proxy",
+        help: "A proxy on this machine is in front: trust its X-Forwarded-Proto (loopback only).")
     static let sessionIdleOption = Option<Int>(
         "session-idle-minutes", value: "n",
         help: "Sign a browser out after this many minutes without a request (default 720).",
@@ -276,6 +289,7 @@ extension ReviewCommand {
             throw invocation.usageError("--listen: expected ADDRESS:PORT, e.g. \(defaultListen)")
         }
         var configuration = ReviewServer.Configuration()
+        configuration.behindProxy = invocation[behindProxyFlag]
         if let minutes = invocation[sessionIdleOption] {
             configuration.sessionIdleMinutes = minutes
         }
