@@ -26,15 +26,32 @@ static void trove_mhd_log_line(void *cls, const char *format, va_list arguments)
 
 /* Starts a daemon on `address` with a thread for each connection (so that a slow request,
    a photo being rendered, holds up no other), the limits given and the callbacks of
-   trove's server; its error log goes to `log`, which must outlive the daemon. */
+   trove's server; its error log goes to `log`, which must outlive the daemon. With
+   `certificate` and `key` (PEM text, NULL for none) it speaks HTTPS through GnuTLS. */
 static inline struct MHD_Daemon *trove_mhd_start(
     const struct sockaddr *address, unsigned int connection_limit,
     unsigned int per_ip_limit, unsigned int idle_timeout_seconds, size_t memory_limit,
     MHD_AccessHandlerCallback handler, void *handler_context,
     MHD_RequestCompletedCallback completed, MHD_NotifyConnectionCallback notify,
-    void *notify_context, struct trove_mhd_log *log) {
+    void *notify_context, struct trove_mhd_log *log, const char *certificate,
+    const char *key) {
     unsigned int flags =
         MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_THREAD_PER_CONNECTION | MHD_USE_ERROR_LOG;
+    if (certificate != NULL && key != NULL) {
+        return MHD_start_daemon(
+            flags | MHD_USE_TLS, 0, NULL, NULL, handler, handler_context,
+            MHD_OPTION_SOCK_ADDR, address,
+            MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+            MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip_limit,
+            MHD_OPTION_CONNECTION_TIMEOUT, idle_timeout_seconds,
+            MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
+            MHD_OPTION_NOTIFY_COMPLETED, completed, handler_context,
+            MHD_OPTION_NOTIFY_CONNECTION, notify, notify_context,
+            MHD_OPTION_EXTERNAL_LOGGER, trove_mhd_log_line, log,
+            MHD_OPTION_HTTPS_MEM_CERT, certificate,
+            MHD_OPTION_HTTPS_MEM_KEY, key,
+            MHD_OPTION_END);
+    }
     return MHD_start_daemon(
         flags, 0, NULL, NULL, handler, handler_context,
         MHD_OPTION_SOCK_ADDR, address,
@@ -46,6 +63,11 @@ static inline struct MHD_Daemon *trove_mhd_start(
         MHD_OPTION_NOTIFY_CONNECTION, notify, notify_context,
         MHD_OPTION_EXTERNAL_LOGGER, trove_mhd_log_line, log,
         MHD_OPTION_END);
+}
+
+/* Whether this libmicrohttpd was built with TLS (GnuTLS). */
+static inline int trove_mhd_has_tls(void) {
+    return MHD_is_feature_supported(MHD_FEATURE_TLS) == MHD_YES;
 }
 
 /* The port the daemon listens on (the one the system chose for port 0). */

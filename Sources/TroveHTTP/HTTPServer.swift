@@ -152,11 +152,31 @@ public final class HTTPServer: @unchecked Sendable {
     private var watchdog: Thread?
     private var stopping = false
 
-    /// Starts listening on `host` (an IPv4 or IPv6 address) and `port` (0: any free one).
+    /// A certificate chain and its private key, PEM text, to speak HTTPS with.
+    public struct TLS: Sendable {
+        /// The certificate (then any intermediates), PEM.
+        public var certificate: String
+        /// The private key, PEM, unencrypted.
+        public var key: String
+
+        /// The value from its parts.
+        public init(certificate: String, key: String) {
+            self.certificate = certificate
+            self.key = key
+        }
+    }
+
+    /// Whether this libmicrohttpd can speak HTTPS (it was built with GnuTLS).
+    public static var supportsTLS: Bool { trove_mhd_has_tls() != 0 }
+
+    /// Starts listening on `host` (an IPv4 or IPv6 address) and `port` (0: any free one),
+    /// over HTTPS with `tls`.
     ///
-    /// - Throws: `HTTPServerError` when the address is not one or cannot be listened on.
+    /// - Throws: `HTTPServerError` when the address is not one or cannot be listened on,
+    ///   or when `tls` is given and this libmicrohttpd lacks TLS or refuses the
+    ///   certificate or key.
     public init(
-        host: String, port: UInt16, limits: Limits = Limits(),
+        host: String, port: UInt16, limits: Limits = Limits(), tls: TLS? = nil,
         report: @escaping Reporter = { _ in }, handler: @escaping Handler
     ) throws(HTTPServerError) {
         self.handler = handler
@@ -184,6 +204,11 @@ public final class HTTPServer: @unchecked Sendable {
         guard parsed else {
             throw HTTPServerError(description: "'\(host)' is not an IP address")
         }
+        if tls != nil && !Self.supportsTLS {
+            throw HTTPServerError(
+                description: "this libmicrohttpd was built without TLS: serve plain HTTP "
+                    + "behind a proxy that speaks HTTPS (--behind-proxy)")
+        }
         let context = Unmanaged.passUnretained(self).toOpaque()
         log.initialize(to: trove_mhd_log(line: logLine, context: context))
         complaints.reported = Self.now()
@@ -192,13 +217,21 @@ public final class HTTPServer: @unchecked Sendable {
                 trove_mhd_start(
                     address, limits.connections, 0,
                     limits.idleTimeout, limits.connectionMemory, accessHandler, context,
-                    requestCompleted, connectionNotice, context, log)
+                    requestCompleted, connectionNotice, context, log, tls?.certificate,
+                    tls?.key)
             }
         }
         guard let started else {
             let reason = String(cString: strerror(errno))
             stopping = true
+            // With TLS, what libmicrohttpd logged says what it thought of the key pair.
+            let logged = complaints.last.trimmingCharacters(in: .whitespacesAndNewlines)
             complaints.count = 0
+            if tls != nil, !logged.isEmpty {
+                throw HTTPServerError(
+                    description: "cannot serve HTTPS with this certificate and key: " + logged
+                        + " (is the key the certificate's, and unencrypted?)")
+            }
             throw HTTPServerError(description: "cannot listen on \(host):\(port): " + reason)
         }
         daemon = started

@@ -785,6 +785,79 @@ import TroveServe
         }
     }
 
+    /// Runs `tool` in the sandbox's folder: its exit status and standard output.
+    func tool(_ path: String, _ arguments: [String]) throws -> (status: Int32, stdout: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        process.currentDirectoryURL = sandbox.folder
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    @Test func tlsServesHTTPSWithASecureCookieAndBadFilesAreNamed() throws {
+        let made = try tool(
+            "/usr/bin/openssl",
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                "-nodes", "-keyout", "key.pem", "-out", "cert.pem", "-days", "2", "-subj",
+                "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+            ])
+        try #require(made.status == 0)
+        let server = try ServedQueue(
+            sandbox, arguments: ["--tls-cert", "cert.pem", "--tls-key", "key.pem"])
+        #expect(server.startup.contains("serving the review queue on https://127.0.0.1:"))
+        let base = "https://127.0.0.1:\(server.port)"
+        let link = sandbox.run("review", "moderators", "add", "alice", "--url", base).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        // A client that trusts the certificate signs in; the cookie is Secure.
+        let signIn = try tool("/usr/bin/curl", ["-s", "-i", "--cacert", "cert.pem", link])
+        #expect(signIn.stdout.hasPrefix("HTTP/1.1 303"), "\(signIn.stdout)")
+        let cookieLine = signIn.stdout.components(separatedBy: "\r\n").first {
+            $0.lowercased().hasPrefix("set-cookie: trove_session=")
+        }
+        #expect(cookieLine?.hasSuffix("; Secure") == true)
+        let cookie = String(cookieLine?.dropFirst("set-cookie: ".count).prefix { $0 != ";" } ?? "")
+        let me = try tool(
+            "/usr/bin/curl",
+            ["-s", "--cacert", "cert.pem", "-H", "Cookie: " + cookie, base + "/api/me"])
+        #expect(me.stdout.contains(#""moderator":"alice""#), "\(me.stdout)")
+        // One that does not trust it gets nothing, nor does plain HTTP.
+        #expect(try tool("/usr/bin/curl", ["-s", base + "/api/me"]).status != 0)
+        let socket = try server.connect()
+        defer { close(socket) }
+        let plain = ServedQueue.exchange(
+            socket, Array("GET / HTTP/1.1\r\nHost: \(server.host)\r\n\r\n".utf8), timeout: 5)
+        #expect(!plain.hasPrefix("HTTP/1.1 "))
+        _ = server.stop()
+        // Missing or wrong files, and half a pair, are usage errors naming them.
+        _ = try sandbox.write("empty.pem", Data())
+        for (arguments, message) in [
+            (
+                ["--tls-cert", "cert.pem", "--tls-key", "gone.pem"],
+                "--tls-key: cannot read 'gone.pem'"
+            ),
+            (
+                ["--tls-cert", "key.pem", "--tls-key", "key.pem"],
+                "'key.pem' is not a PEM certificate"
+            ),
+            (
+                ["--tls-cert", "cert.pem", "--tls-key", "empty.pem"],
+                "'empty.pem' is not a PEM private key"
+            ),
+            (["--tls-cert", "cert.pem"], "--tls-cert needs --tls-key"),
+            (["--tls-cert", "cert.pem", "--tls-key", "key.pem", "--behind-proxy"], "not both"),
+        ] {
+            let refused = sandbox.run(["review", "serve", "--listen", "127.0.0.1:0"] + arguments)
+            #expect(refused.status == 2 && refused.stderr.contains(message), "\(refused.stderr)")
+        }
+    }
+
     @Test func slowAndIdleConnectionsAreClosedWithinTheTimeout() throws {
         let server = try ServedQueue(sandbox)
         let before = try snapshot()

@@ -49,6 +49,10 @@ extension ReviewCommand {
             is ignored. The proxy must pass the Host the browser sent, and that host
             must be given with --name.
 
+            --tls-cert FILE --tls-key FILE serve HTTPS itself (libmicrohttpd with GnuTLS):
+            the session cookie is marked Secure and links printed with --url https://...
+            sign in. The key must be unencrypted PEM; both files are read at start.
+
             --follow URL keeps the queue in step with the live database location the app
             writes (as 'import posts --from URL' reads it) while moderators work: it reads
             the whole location, then follows its REST stream, storing new and changed
@@ -60,13 +64,18 @@ extension ReviewCommand {
             """,
         options: [
             listenOption, hostNameOption, tilesOption, followOption, sessionIdleOption,
-            behindProxyFlag,
+            behindProxyFlag, tlsCertOption, tlsKeyOption,
         ],
         run: runServe)
 
     static let behindProxyFlag = Flag(
         "behind-proxy",
         help: "A proxy on this machine is in front: trust its X-Forwarded-Proto (loopback only).")
+    static let tlsCertOption = Option<String>(
+        "tls-cert", value: "file",
+        help: "Serve HTTPS with this certificate (PEM, then any intermediates).")
+    static let tlsKeyOption = Option<String>(
+        "tls-key", value: "file", help: "The certificate's private key (PEM, unencrypted).")
     static let sessionIdleOption = Option<Int>(
         "session-idle-minutes", value: "n",
         help: "Sign a browser out after this many minutes without a request (default 720).",
@@ -283,6 +292,43 @@ extension ReviewCommand {
         return host.isEmpty ? nil : (host, port)
     }
 
+    /// The key pair of --tls-cert and --tls-key, read; nil without them.
+    static func tlsFiles(_ invocation: Invocation) throws -> HTTPServer.TLS? {
+        let certificate = invocation[tlsCertOption]
+        let key = invocation[tlsKeyOption]
+        guard certificate != nil || key != nil else { return nil }
+        guard let certificate, let key else {
+            throw invocation.usageError(
+                certificate == nil
+                    ? "--tls-key needs --tls-cert FILE, the certificate it belongs to"
+                    : "--tls-cert needs --tls-key FILE, the certificate's private key")
+        }
+        if invocation[behindProxyFlag] {
+            throw invocation.usageError(
+                "--tls-cert or --behind-proxy: the server speaks HTTPS itself, or a proxy "
+                    + "does, not both")
+        }
+        func read(_ flag: String, _ path: String, _ what: String) throws -> String {
+            let resolved = invocation.resolve(path)
+            guard let data = FileManager.default.contents(atPath: resolved) else {
+                throw invocation.usageError(
+                    "--\(flag): cannot read '\(path)' (\(FileManager.default.fileExists(atPath: resolved) ? "not readable" : "no such file"))"
+                )
+            }
+            guard let text = String(data: data, encoding: .utf8),
+                text.contains("-----BEGIN ") && text.contains(what)
+            else {
+                throw invocation.usageError(
+                    "--\(flag): '\(path)' is not a PEM \(what == "CERTIFICATE" ? "certificate" : "private key")"
+                )
+            }
+            return text
+        }
+        return HTTPServer.TLS(
+            certificate: try read("tls-cert", certificate, "CERTIFICATE"),
+            key: try read("tls-key", key, "PRIVATE KEY"))
+    }
+
     static func runServe(_ invocation: Invocation) throws -> ExitStatus {
         let listen = invocation[listenOption] ?? defaultListen
         guard let (host, port) = listenAddress(listen) else {
@@ -290,6 +336,8 @@ extension ReviewCommand {
         }
         var configuration = ReviewServer.Configuration()
         configuration.behindProxy = invocation[behindProxyFlag]
+        let tls = try tlsFiles(invocation)
+        configuration.tls = tls != nil
         if let minutes = invocation[sessionIdleOption] {
             configuration.sessionIdleMinutes = minutes
         }
@@ -349,7 +397,7 @@ extension ReviewCommand {
             // libmicrohttpd's complaints come as a count, a line a minute at most.
             let errors = invocation.context.standardError
             http = try HTTPServer(
-                host: host, port: port,
+                host: host, port: port, tls: tls,
                 report: { line in
                     errors.write(TerminalText.safe(line) + "\n")
                     errors.flush()
@@ -384,7 +432,9 @@ extension ReviewCommand {
                     + "reach this address can moderate; it answers to Host "
                     + hosts.sorted().joined(separator: ", ") + " (add names with --name)")
         }
-        invocation.note("serving the review queue on http://\(shown):\(bound)/ (Ctrl-C stops)")
+        let scheme = tls == nil ? "http" : "https"
+        invocation.note(
+            "serving the review queue on \(scheme)://\(shown):\(bound)/ (Ctrl-C stops)")
         invocation.context.standardError.flush()
         // Threads started from here on inherit the blocked signals.
         follower?.start()
