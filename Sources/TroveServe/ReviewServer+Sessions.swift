@@ -9,8 +9,11 @@ extension ReviewServer {
     func session(_ request: ServerRequest) throws -> (String, String)? {
         guard let id = request.cookies["trove_session"] else { return nil }
         let moderator = try locked {
+            // The page asks for changes every second or two whether anyone is there or
+            // not: that alone does not keep a session.
             try ModeratorAccess(workspace: workspace).moderator(
-                session: id, idleMinutes: configuration.sessionIdleMinutes)
+                session: id, idleMinutes: configuration.sessionIdleMinutes,
+                touch: request.path != "/api/changes")
         }
         return moderator.map { ($0, id) }
     }

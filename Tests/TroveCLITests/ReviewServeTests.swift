@@ -114,6 +114,17 @@ import TroveServe
         }
         let nobody = sandbox.run("review", "moderators", "link", "nobody")
         #expect(nobody.status == 1 && nobody.stderr.contains("no moderator 'nobody'"))
+        // The page's background poll for changes does not keep the session; a request of
+        // the moderator's does.
+        func seen() throws -> Double {
+            try database.scalar("SELECT seen_at FROM moderator_sessions")?.double ?? 0
+        }
+        try database.execute("UPDATE moderator_sessions SET seen_at = seen_at - 20 * 60")
+        let before = try seen()
+        #expect(try alice.get("/api/changes?since=0").status == 200)
+        #expect(try seen() == before)
+        #expect(try alice.get("/api/queue").status == 200)
+        #expect(try seen() > before + 19 * 60)
         // Idle for longer than --session-idle-minutes: signed out, on the page and the API.
         try database.execute("UPDATE moderator_sessions SET seen_at = seen_at - 31 * 60")
         let page = try server.request("GET", "/", headers: ["Cookie": alice.cookie])

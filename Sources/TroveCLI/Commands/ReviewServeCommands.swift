@@ -39,8 +39,9 @@ extension ReviewCommand {
             A sign-in link signs in once and expires ('review moderators add NAME
             --link-minutes N'); a used or expired link answers 403 and says to ask for a
             new one ('review moderators link NAME'). A browser signed in stays signed in
-            until it makes no request for --session-idle-minutes (default 720, 12 hours);
-            then it gets the signed-out page and needs a new link.
+            until it makes no request for --session-idle-minutes (default 720, 12 hours;
+            an open page's background poll does not count); then it gets the signed-out
+            page and needs a new link.
 
             --behind-proxy is for a proxy on this machine that terminates HTTPS (nginx,
             Caddy) and passes requests to the server over loopback: a request from a

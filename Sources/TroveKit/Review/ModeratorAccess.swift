@@ -123,11 +123,13 @@ public struct ModeratorAccess {
 
     /// The moderator a session cookie belongs to, or nil (unknown, signed out, or idle
     /// for more than `idleMinutes`: then the session ends). A session in use is marked
-    /// seen, at most once a minute.
+    /// seen, at most once a minute, unless `touch` is false (a page's background poll,
+    /// which must not keep an abandoned tab signed in).
     ///
     /// - Throws: `WorkspaceError`, `SQLiteError`.
     public func moderator(
-        session: String, idleMinutes: Int = defaultSessionIdleMinutes, now: Date = Date()
+        session: String, idleMinutes: Int = defaultSessionIdleMinutes, touch: Bool = true,
+        now: Date = Date()
     ) throws -> String? {
         guard session.utf8.count == 64 else { return nil }
         let store = PostStore(workspace)
@@ -138,7 +140,7 @@ public struct ModeratorAccess {
             try workspace.write { try store.endSession(idHash: hash) }
             return nil
         }
-        if time - seen >= min(60, Double(idleMinutes) * 15) {
+        if touch && time - seen >= min(60, Double(idleMinutes) * 15) {
             try workspace.write { try store.touchSession(idHash: hash, seen: time) }
         }
         return moderator
