@@ -94,6 +94,8 @@ import TroveServe
         #expect(again.body.contains("used already"))
         #expect(again.body.contains("'trove review moderators link alice'"))
         #expect(try alice.get("/api/me").status == 200)
+        let listed = sandbox.run("review", "moderators", "list")
+        #expect(listed.stdout.contains("\t1 signed in\tlink used 20"), "\(listed.stdout)")
         // A new link keeps her browser signed in; an expired one is refused.
         let short = sandbox.run(
             "review", "moderators", "link", "alice", "--link-minutes", "1", "--url", server.base)
@@ -107,6 +109,7 @@ import TroveServe
                 short.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
                     .dropFirst(server.base.count)))
         #expect(expired.status == 403 && expired.body.contains("expired"))
+        #expect(sandbox.run("review", "moderators", "list").stdout.contains("\tlink expired"))
         // Bad values are usage errors; an unknown moderator is named.
         for value in ["0", "-5", "soon", "10081"] {
             let bad = sandbox.run("review", "moderators", "add", "bob", "--link-minutes", value)

@@ -188,16 +188,34 @@ extension ReviewCommand {
         "list", abstract: "List the moderators.", formats: [.text, .json]
     ) { invocation in
         let entries = try ModeratorAccess(workspace: try invocation.openWorkspace()).list()
+        let now = Date().timeIntervalSince1970
+        // Whether the link may still sign in: used, expired or open until when.
+        func link(_ entry: Moderator) -> (state: String, until: String) {
+            let until = timestamp(Date(timeIntervalSince1970: entry.linkUntil.rounded(.down)))
+            if entry.linkUsedAt != nil { return ("used", until) }
+            return entry.linkUntil > now ? ("open", until) : ("expired", until)
+        }
         if invocation.format == .json {
             invocation.print(
                 entries.map {
-                    JSONObject(["name": $0.name, "added_at": $0.addedAt, "sessions": $0.sessions])
+                    JSONObject([
+                        "name": $0.name, "added_at": $0.addedAt, "sessions": $0.sessions,
+                        "link": link($0).state, "link_until": link($0).until,
+                        "link_used_at": $0.linkUsedAt,
+                    ])
                 }.jsonText)
         } else {
             for entry in entries {
+                let (state, until) = link(entry)
+                let described =
+                    switch state {
+                    case "used": "link used \(entry.linkUsedAt ?? "")"
+                    case "open": "link open until \(until)"
+                    default: "link expired"
+                    }
                 invocation.print(
                     "\(ReviewFormat.line(entry.name))\tadded \(entry.addedAt)\t"
-                        + "\(entry.sessions) signed in")
+                        + "\(entry.sessions) signed in\t\(described)")
             }
             invocation.note("\(entries.count) moderators")
         }

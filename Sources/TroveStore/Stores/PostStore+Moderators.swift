@@ -47,7 +47,7 @@ extension PostStore {
     package func moderators() throws -> [Moderator] {
         try database.query(
             """
-            SELECT name, added_at,
+            SELECT name, added_at, link_until, link_used_at,
                    (SELECT count(*) FROM moderator_sessions s WHERE s.moderator = m.name)
                        AS sessions
             FROM moderators m ORDER BY name
@@ -56,7 +56,9 @@ extension PostStore {
             Moderator(
                 name: try row.text(ModeratorColumn.name) ?? "",
                 addedAt: try row.text(ModeratorColumn.addedAt) ?? "",
-                sessions: Int(try row.int64(ModeratorColumn.sessions) ?? 0))
+                sessions: Int(try row.int64(ModeratorColumn.sessions) ?? 0),
+                linkUntil: try row.double(ModeratorColumn.linkUntil) ?? 0,
+                linkUsedAt: try row.text(ModeratorColumn.linkUsedAt))
         }
     }
 
