@@ -841,6 +841,23 @@ import TroveServe
             "/usr/bin/curl",
             ["-s", "--cacert", "cert.pem", "-H", "Cookie: " + cookie, base + "/api/me"])
         #expect(me.stdout.contains(#""moderator":"alice""#), "\(me.stdout)")
+        // A write from the page's https origin is accepted; from http it is not.
+        let csrf =
+            (try? JSONSerialization.jsonObject(with: Data(me.stdout.utf8)) as? [String: Any])?[
+                "csrf"] as? String ?? ""
+        func claim(origin: String) throws -> String {
+            try tool(
+                "/usr/bin/curl",
+                [
+                    "-s", "-o", "/dev/null", "-w", "%{http_code}", "--cacert", "cert.pem",
+                    "-H", "Cookie: " + cookie, "-H", "X-CSRF-Token: " + csrf, "-H",
+                    "Content-Type: application/json", "-H", "Origin: " + origin, "--data",
+                    #"{"id":"p1"}"#, base + "/api/claim",
+                ]
+            ).stdout
+        }
+        #expect(try claim(origin: base) == "200")
+        #expect(try claim(origin: "http://127.0.0.1:\(server.port)") == "403")
         // One that does not trust it gets nothing, nor does plain HTTP.
         #expect(try tool("/usr/bin/curl", ["-s", base + "/api/me"]).status != 0)
         let socket = try server.connect()
