@@ -19,12 +19,17 @@ public struct ServerRequest: Sendable {
     public var cookies: [String: String]
     /// The body (at most the server's body limit).
     public var body: [UInt8]
+    /// The address of the peer the request came over (IPv4 or IPv6 text; a proxy's,
+    /// when there is one in front).
+    public var peer: String
 
     /// Creates the value from its parts.
     public init(
         method: String, path: String, query: [String: String] = [:],
-        headers: [String: String] = [:], cookies: [String: String] = [:], body: [UInt8] = []
+        headers: [String: String] = [:], cookies: [String: String] = [:], body: [UInt8] = [],
+        peer: String = ""
     ) {
+        self.peer = peer
         self.method = method
         self.path = path
         self.query = query
@@ -42,6 +47,9 @@ public struct ServerResponse: Sendable {
     public var headers: [(String, String)]
     /// The body.
     public var body: [UInt8]
+    /// Whom the request came from, when the handler knows them (a signed-in session): not
+    /// sent. The connection then counts as theirs, not among the unknown ones.
+    public var client: String?
 
     /// Creates the value from its parts.
     public init(status: Int, headers: [(String, String)] = [], body: [UInt8] = []) {
@@ -75,7 +83,13 @@ public struct HTTPServerError: Error, CustomStringConvertible, Sendable {
 /// its Content-Length says so), a connection idle for `idleTimeout` is closed, and a
 /// request that has not arrived whole within `requestTimeout` of its connection opening
 /// (or of the previous response on it) is cut off, however slowly its bytes trickle in.
-/// libmicrohttpd caps connections in all and from one address. A request without exactly
+/// libmicrohttpd caps connections in all. Connections are counted by whom they serve:
+/// one whose requests the handler knows (`ServerResponse.client`) counts as that client's,
+/// and each client may hold `Limits.connectionsPerClient`; the others, unknown, may hold
+/// `Limits.unknownConnections` together, fewer than all, so that the rest stay for
+/// known clients. Beyond either cap the oldest idle connection of the kind is closed, so
+/// a flood of idle connections, from one address or many, ends only its own oldest and
+/// never keeps a known client out. A request without exactly
 /// one `Host` header is answered 400 before the handler sees it. What libmicrohttpd would
 /// log (a line for every malformed request) is counted instead, and `report` is told the
 /// count at most once every `Limits.reportInterval` and when the server stops.
@@ -83,9 +97,11 @@ public final class HTTPServer: @unchecked Sendable {
     /// The bounds of what the server accepts.
     public struct Limits: Sendable {
         /// Open connections at once.
-        public var connections: UInt32 = 256
-        /// Open connections from one address.
-        public var connectionsPerAddress: UInt32 = 64
+        public var connections: UInt32 = 512
+        /// Open connections not (yet) known to be a client's, together.
+        public var unknownConnections = 256
+        /// Open connections of one known client.
+        public var connectionsPerClient = 16
         /// Seconds a connection may sit idle.
         public var idleTimeout: UInt32 = 10
         /// Seconds a request has to arrive whole (headers and body).
@@ -118,18 +134,49 @@ public final class HTTPServer: @unchecked Sendable {
     /// The port listened on.
     public private(set) var port: UInt16 = 0
 
-    /// Open connections: their socket, and since when they wait for a request to arrive
-    /// (nil while a request is being answered).
-    private var connections: [OpaquePointer: (socket: Int32, waitingSince: Double?)] = [:]
+    /// An open connection.
+    struct Connection {
+        var socket: Int32
+        /// Since when it waits for a request to arrive (nil while one is being answered).
+        var waitingSince: Double?
+        /// When it opened, and whose it is (nil: unknown).
+        var opened: Double
+        var client: String?
+        /// Closed by the server to make room: no longer counted.
+        var closing = false
+    }
+
+    /// Open connections.
+    private var connections: [OpaquePointer: Connection] = [:]
     private let lock = NSLock()
     private var watchdog: Thread?
     private var stopping = false
 
-    /// Starts listening on `host` (an IPv4 or IPv6 address) and `port` (0: any free one).
+    /// A certificate chain and its private key, PEM text, to speak HTTPS with.
+    public struct TLS: Sendable {
+        /// The certificate (then any intermediates), PEM.
+        public var certificate: String
+        /// The private key, PEM, unencrypted.
+        public var key: String
+
+        /// The value from its parts.
+        public init(certificate: String, key: String) {
+            self.certificate = certificate
+            self.key = key
+        }
+    }
+
+    /// Whether this libmicrohttpd can speak HTTPS (it was built with GnuTLS).
+    public static var supportsTLS: Bool { trove_mhd_has_tls() != 0 }
+
+    /// Starts listening on `host` (an IPv4 or IPv6 address) and `port` (0: any free one),
+    /// over HTTPS with `tls`.
     ///
-    /// - Throws: `HTTPServerError` when the address is not one or cannot be listened on.
+    /// - Throws: `HTTPServerError` when the address is not one or cannot be listened on,
+    ///   or when `tls` is given and this libmicrohttpd lacks TLS or refuses the
+    ///   certificate or key.
     public init(
-        host: String, port: UInt16, limits: Limits = Limits(),
+        host: String, port: UInt16, limits: Limits = Limits(), tls: TLS? = nil,
         report: @escaping Reporter = { _ in }, handler: @escaping Handler
     ) throws(HTTPServerError) {
         self.handler = handler
@@ -157,21 +204,34 @@ public final class HTTPServer: @unchecked Sendable {
         guard parsed else {
             throw HTTPServerError(description: "'\(host)' is not an IP address")
         }
+        if tls != nil && !Self.supportsTLS {
+            throw HTTPServerError(
+                description: "this libmicrohttpd was built without TLS: serve plain HTTP "
+                    + "behind a proxy that speaks HTTPS (--behind-proxy)")
+        }
         let context = Unmanaged.passUnretained(self).toOpaque()
         log.initialize(to: trove_mhd_log(line: logLine, context: context))
         complaints.reported = Self.now()
         let started = withUnsafePointer(to: &storage) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
                 trove_mhd_start(
-                    address, limits.connections, limits.connectionsPerAddress,
+                    address, limits.connections, 0,
                     limits.idleTimeout, limits.connectionMemory, accessHandler, context,
-                    requestCompleted, connectionNotice, context, log)
+                    requestCompleted, connectionNotice, context, log, tls?.certificate,
+                    tls?.key)
             }
         }
         guard let started else {
             let reason = String(cString: strerror(errno))
             stopping = true
+            // With TLS, what libmicrohttpd logged says what it thought of the key pair.
+            let logged = complaints.last.trimmingCharacters(in: .whitespacesAndNewlines)
             complaints.count = 0
+            if tls != nil, !logged.isEmpty {
+                throw HTTPServerError(
+                    description: "cannot serve HTTPS with this certificate and key: " + logged
+                        + " (is the key the certificate's, and unencrypted?)")
+            }
             throw HTTPServerError(description: "cannot listen on \(host):\(port): " + reason)
         }
         daemon = started
@@ -267,9 +327,41 @@ public final class HTTPServer: @unchecked Sendable {
 
     fileprivate func opened(_ connection: OpaquePointer) {
         let socket = trove_mhd_connection_socket(connection)
+        let now = Self.now()
         lock.lock()
-        connections[connection] = (socket, Self.now())
+        connections[connection] = Connection(socket: socket, waitingSince: now, opened: now)
+        makeRoom(for: nil, keeping: connection)
         lock.unlock()
+    }
+
+    /// The connection's request came from `client`: it counts as theirs from now on.
+    fileprivate func served(_ connection: OpaquePointer, client: String) {
+        lock.lock()
+        if connections[connection] != nil, connections[connection]?.client != client {
+            connections[connection]?.client = client
+            makeRoom(for: client, keeping: connection)
+        }
+        lock.unlock()
+    }
+
+    /// Closes the oldest idle connections of `client` (nil: the unknown ones) beyond
+    /// their cap, never `kept`. Called with the lock held.
+    private func makeRoom(for client: String?, keeping kept: OpaquePointer) {
+        let cap = client == nil ? limits.unknownConnections : limits.connectionsPerClient
+        let theirs = connections.filter { $0.value.client == client && !$0.value.closing }
+        guard theirs.count > cap else { return }
+        let idle = theirs.filter { $0.key != kept && $0.value.waitingSince != nil }
+            .sorted {
+                ($0.value.waitingSince ?? 0, $0.value.opened) < (
+                    $1.value.waitingSince ?? 0, $1.value.opened
+                )
+            }
+        for (key, entry) in idle.prefix(theirs.count - cap) {
+            // The polling thread sees the socket end and closes the connection itself.
+            shutdown(entry.socket, Int32(SHUT_RDWR))
+            connections[key]?.closing = true
+            connections[key]?.waitingSince = nil
+        }
     }
 
     fileprivate func closed(_ connection: OpaquePointer) {
@@ -334,6 +426,17 @@ public final class HTTPServer: @unchecked Sendable {
                 return .YES
             }, pointer)
         return box.count
+    }
+
+    static func peer(_ connection: OpaquePointer) -> String {
+        var text = [CChar](repeating: 0, count: 64)
+        trove_mhd_connection_peer(connection, &text, text.count)
+        return String(cString: text)
+    }
+
+    /// Whether `address` (IPv4 or IPv6 text) is a loopback address.
+    public static func isLoopback(_ address: String) -> Bool {
+        address.hasPrefix("127.") || address == "::1" || address.hasPrefix("::ffff:127.")
     }
 
     static func send(_ response: ServerResponse, on connection: OpaquePointer) -> MHD_Result {
@@ -401,8 +504,11 @@ public final class HTTPServer: @unchecked Sendable {
             headers: Dictionary(
                 Self.values(connection, .HEADER_KIND).map { ($0.key.lowercased(), $0.value) },
                 uniquingKeysWith: { _, last in last }),
-            cookies: Self.values(connection, .COOKIE_KIND), body: pending.body)
-        return Self.send(handler(request), on: connection)
+            cookies: Self.values(connection, .COOKIE_KIND), body: pending.body,
+            peer: Self.peer(connection))
+        let response = handler(request)
+        if let client = response.client { served(connection, client: client) }
+        return Self.send(response, on: connection)
     }
 
     var tooLarge: ServerResponse {

@@ -9,27 +9,48 @@ extension ReviewServer {
     func session(_ request: ServerRequest) throws -> (String, String)? {
         guard let id = request.cookies["trove_session"] else { return nil }
         let moderator = try locked {
-            try ModeratorAccess(workspace: workspace).moderator(session: id)
+            // The page asks for changes every second or two whether anyone is there or
+            // not: that alone does not keep a session.
+            try ModeratorAccess(workspace: workspace).moderator(
+                session: id, idleMinutes: configuration.sessionIdleMinutes,
+                touch: request.path != "/api/changes")
         }
         return moderator.map { ($0, id) }
     }
 
     func signIn(_ request: ServerRequest) throws -> ServerResponse {
         let token = request.query["token"] ?? ""
-        guard
-            let (_, session) = try locked({
-                try ModeratorAccess(workspace: workspace).signIn(token: token)
-            })
-        else {
-            return .text(
-                403, "this sign-in link is not valid for this workspace (ask for a new one)\n")
+        let result = try locked { try ModeratorAccess(workspace: workspace).signIn(token: token) }
+        func refused(_ why: String, _ name: String) -> ServerResponse {
+            .text(
+                403,
+                why + " Ask your lead for a new link: 'trove review moderators link "
+                    + TerminalText.safe(name) + "' prints one.\n")
         }
-        return ServerResponse(
-            status: 303,
-            headers: [
-                ("Location", "/"),
-                ("Set-Cookie", "trove_session=\(session); Path=/; HttpOnly; SameSite=Strict"),
-            ])
+        switch result {
+        case .signedIn(_, let session):
+            return ServerResponse(
+                status: 303,
+                headers: [
+                    ("Location", "/"),
+                    (
+                        "Set-Cookie",
+                        "trove_session=\(session); Path=/; HttpOnly; SameSite=Strict"
+                            + (isSecure(request) ? "; Secure" : "")
+                    ),
+                ])
+        case .used(let name):
+            return refused(
+                "This sign-in link was used already: a link signs in once (the browser it "
+                    + "signed in stays signed in).", name)
+        case .expired(let name):
+            return refused("This sign-in link has expired.", name)
+        case .unknown:
+            return .text(
+                403,
+                "This sign-in link is not valid for this workspace (it was replaced, or the "
+                    + "moderator removed). Ask your lead for a new link.\n")
+        }
     }
 
     func me(_ moderator: String, _ session: String) throws -> ServerResponse {

@@ -30,6 +30,13 @@ public final class ReviewServer: @unchecked Sendable {
         public var tiles: TileSource?
         /// The page, its script and style.
         public var page = "", script = "", style = ""
+        /// Whether a proxy on this machine is in front: its `X-Forwarded-Proto` is trusted
+        /// from loopback peers only.
+        public var behindProxy = false
+        /// Whether the server itself speaks TLS.
+        public var tls = false
+        /// Minutes a session lasts without a request.
+        public var sessionIdleMinutes = ModeratorAccess.defaultSessionIdleMinutes
         /// How `--follow` is going, for the page; nil when the server follows nothing.
         public var follow: (@Sendable () -> PostFollower.Status)?
 
@@ -60,7 +67,11 @@ public final class ReviewServer: @unchecked Sendable {
 
     /// Answers one request.
     public func respond(_ request: ServerRequest) -> ServerResponse {
-        var response = route(request)
+        var client: String?
+        var response = route(request, signedIn: &client)
+        // A signed-in browser's connections count as its session's, not among the
+        // unknown ones a flood of idle connections fills.
+        response.client = client
         response.headers += [
             ("Content-Security-Policy", contentSecurityPolicy),
             ("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "no-referrer"),
@@ -87,17 +98,19 @@ public final class ReviewServer: @unchecked Sendable {
         return try body()
     }
 
-    func route(_ request: ServerRequest) -> ServerResponse {
+    func route(_ request: ServerRequest, signedIn client: inout String?) -> ServerResponse {
         guard let host = request.headers["host"]?.lowercased(),
             configuration.allowedHosts.contains(host)
         else {
             return .text(421, "wrong Host: this server answers only to its own address\n")
         }
         do {
+            if request.method == "GET" && request.path == "/signin" { return try signIn(request) }
+            let signedIn = try session(request)
+            client = signedIn.map { "session " + $0.1 }
             switch (request.method, request.path) {
-            case ("GET", "/signin"): return try signIn(request)
             case ("GET", "/"), ("GET", "/app.js"), ("GET", "/app.css"):
-                guard try session(request) != nil else {
+                guard signedIn != nil else {
                     return ServerResponse(
                         status: 401, type: "text/html; charset=utf-8",
                         body: Array(Self.signedOutPage.utf8))
@@ -121,7 +134,7 @@ public final class ReviewServer: @unchecked Sendable {
             guard request.path.hasPrefix("/api/") else {
                 return .text(404, "not found\n")
             }
-            guard let (moderator, sessionID) = try session(request) else {
+            guard let (moderator, sessionID) = signedIn else {
                 return Self.error(401, "signed-out", "sign in with your link first")
             }
             if request.method == "POST" {
@@ -129,10 +142,7 @@ public final class ReviewServer: @unchecked Sendable {
                 else {
                     return Self.error(403, "csrf", "this request lacks the page's CSRF token")
                 }
-                if let origin = request.headers["origin"],
-                    !configuration.allowedHosts.contains(
-                        origin.lowercased().replacingOccurrences(of: "http://", with: ""))
-                {
+                if let origin = request.headers["origin"], !sameOrigin(origin, request) {
                     return Self.error(403, "origin", "a request from another site")
                 }
                 guard request.headers["content-type"]?.hasPrefix("application/json") == true
@@ -163,10 +173,32 @@ public final class ReviewServer: @unchecked Sendable {
         }
     }
 
+    /// Whether the browser reached the server over HTTPS: the server's own TLS, or a
+    /// proxy on this machine (a loopback peer, with `--behind-proxy`) that says so in
+    /// `X-Forwarded-Proto` (the last value, the one the nearest proxy added). The header
+    /// from any other peer is ignored.
+    func isSecure(_ request: ServerRequest) -> Bool {
+        if configuration.tls { return true }
+        guard configuration.behindProxy, HTTPServer.isLoopback(request.peer),
+            let proto = request.headers["x-forwarded-proto"]
+        else { return false }
+        let last = proto.split(separator: ",").last.map(String.init) ?? ""
+        return last.trimmingCharacters(in: .whitespaces).lowercased() == "https"
+    }
+
+    /// Whether `origin` is this server as the browser reached it (its scheme too).
+    func sameOrigin(_ origin: String, _ request: ServerRequest) -> Bool {
+        let scheme = isSecure(request) ? "https://" : "http://"
+        let lowered = origin.lowercased()
+        guard lowered.hasPrefix(scheme) else { return false }
+        return configuration.allowedHosts.contains(String(lowered.dropFirst(scheme.count)))
+    }
+
     static let signedOutPage = """
         <!doctype html><html lang="en"><head><meta charset="utf-8"><title>trove review</title>
         <meta name="viewport" content="width=device-width, initial-scale=1">
-        </head><body><h1>Not signed in</h1><p>Open the sign-in link that
-        <code>trove review moderators add NAME</code> printed for you.</p></body></html>
+        </head><body><h1>Not signed in</h1><p>Sign in with a link from your lead:
+        <code>trove review moderators link NAME</code> prints a new one. A link signs in
+        once and expires; a session ends after a while without use.</p></body></html>
         """
 }

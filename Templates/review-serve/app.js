@@ -161,7 +161,7 @@ async function api(path, body) {
 // What went wrong, in words, from an answer that was not 200.
 function problem(answer, fallback) {
   if (answer.status === 0) return answer.data.message;
-  if (answer.status === 401) return 'you are signed out: open your sign-in link again';
+  if (answer.status === 401) return 'you are signed out: ask your lead for a new sign-in link';
   return answer.data.message || fallback + ' (' + answer.status + ')';
 }
 
@@ -194,7 +194,7 @@ const link = { down: null, signedOut: false };
 
 function connection(reached, signedOut) {
   if (signedOut && !link.signedOut) {
-    say('you are signed out: open your sign-in link again', 'error', { topic: 'signed-out' });
+    say('you are signed out: ask your lead for a new sign-in link', 'error', { topic: 'signed-out' });
   }
   link.signedOut = !!signedOut;
   if (reached) {

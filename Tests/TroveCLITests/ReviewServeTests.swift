@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+import TroveHTTP
+import TroveServe
 
 @_spi(Testing) @testable import TroveStore
 
@@ -80,6 +82,60 @@ import Testing
         let gone = sandbox.run("review", "moderators", "rm", "bob")
         #expect(gone.status == 1 && gone.stderr.contains("no moderator 'bob'"))
         #expect(!sandbox.run("review", "moderators", "list").stdout.contains("bob"))
+    }
+
+    @Test func aLinkSignsInOnceUntilItExpiresAndAnIdleSessionIsSignedOut() throws {
+        let server = try ServedQueue(sandbox, arguments: ["--session-idle-minutes", "30"])
+        let link = server.addModerator("alice")
+        let alice = try server.signIn(link)
+        // Used again, from anywhere: refused, saying what to do; the first browser works.
+        let again = try server.request("GET", String(link.dropFirst(server.base.count)))
+        #expect(again.status == 403 && again.header("set-cookie") == nil)
+        #expect(again.body.contains("used already"))
+        #expect(again.body.contains("'trove review moderators link alice'"))
+        #expect(try alice.get("/api/me").status == 200)
+        let listed = sandbox.run("review", "moderators", "list")
+        #expect(listed.stdout.contains("\t1 signed in\tlink used 20"), "\(listed.stdout)")
+        // A new link keeps her browser signed in; an expired one is refused.
+        let short = sandbox.run(
+            "review", "moderators", "link", "alice", "--link-minutes", "1", "--url", server.base)
+        #expect(short.status == 0 && short.stderr.contains("signs in once within 1 minute"))
+        #expect(try alice.get("/api/me").status == 200)
+        let database = try Workspace.testDatabase(at: sandbox.workspace)
+        try database.execute("UPDATE moderators SET link_until = link_until - 61")
+        let expired = try server.request(
+            "GET",
+            String(
+                short.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+                    .dropFirst(server.base.count)))
+        #expect(expired.status == 403 && expired.body.contains("expired"))
+        #expect(sandbox.run("review", "moderators", "list").stdout.contains("\tlink expired"))
+        // Bad values are usage errors; an unknown moderator is named.
+        for value in ["0", "-5", "soon", "10081"] {
+            let bad = sandbox.run("review", "moderators", "add", "bob", "--link-minutes", value)
+            #expect(bad.status == 2 && bad.stderr.contains("--link-minutes"), "\(value)")
+        }
+        let nobody = sandbox.run("review", "moderators", "link", "nobody")
+        #expect(nobody.status == 1 && nobody.stderr.contains("no moderator 'nobody'"))
+        // The page's background poll for changes does not keep the session; a request of
+        // the moderator's does.
+        func seen() throws -> Double {
+            try database.scalar("SELECT seen_at FROM moderator_sessions")?.double ?? 0
+        }
+        try database.execute("UPDATE moderator_sessions SET seen_at = seen_at - 20 * 60")
+        let before = try seen()
+        #expect(try alice.get("/api/changes?since=0").status == 200)
+        #expect(try seen() == before)
+        #expect(try alice.get("/api/queue").status == 200)
+        #expect(try seen() > before + 19 * 60)
+        // Idle for longer than --session-idle-minutes: signed out, on the page and the API.
+        try database.execute("UPDATE moderator_sessions SET seen_at = seen_at - 31 * 60")
+        let page = try server.request("GET", "/", headers: ["Cookie": alice.cookie])
+        #expect(page.status == 401 && page.body.contains("Not signed in"))
+        #expect(try alice.get("/api/me").status == 401)
+        #expect(try snapshot().hasSuffix(" 0 0"))
+        let badIdle = sandbox.run("review", "serve", "--session-idle-minutes", "0")
+        #expect(badIdle.status == 2 && badIdle.stderr.contains("--session-idle-minutes"))
     }
 
     @Test func decisionsAreCreditedVersionCheckedAndClaimsHoldPosts() throws {
@@ -655,16 +711,194 @@ import Testing
         #expect(stopped.status == 0)
     }
 
+    @Test func idleConnectionsFromOneAddressOrOneSessionDoNotLockOutAnotherModerator() throws {
+        let server = try ServedQueue(sandbox)
+        let alice = try server.signIn(server.addModerator("alice"))
+        let bob = try server.signIn(server.addModerator("bob"))
+        var open: [Int32] = []
+        defer { for socket in open { close(socket) } }
+        // 320 idle connections from loopback, as many as one address can make, with no
+        // session: Bob, from the same address, is still answered.
+        for _ in 0..<320 { open.append(try server.connect()) }
+        #expect(try bob.get("/api/me").status == 200)
+        // 40 kept-alive connections of Alice's session, then idle: she crowds only
+        // herself, and Bob is answered.
+        let request = Array(
+            "GET /api/me HTTP/1.1\r\nHost: \(server.host)\r\nCookie: \(alice.cookie)\r\n\r\n".utf8)
+        var answered = 0
+        for _ in 0..<40 {
+            let socket = try server.connect()
+            open.append(socket)
+            if ServedQueue.Response(ServedQueue.exchange(socket, request))?.status == 200 {
+                answered += 1
+            }
+        }
+        #expect(answered == 40)
+        #expect(try bob.get("/api/me").status == 200)
+        #expect(try alice.get("/api/me").status == 200)
+        // The unknown connections beyond their share were closed to make room.
+        var closed = 0
+        for socket in open.prefix(320) {
+            var byte: UInt8 = 0
+            if recv(socket, &byte, 1, Int32(MSG_DONTWAIT)) == 0 { closed += 1 }
+        }
+        #expect(closed >= 320 - 256, "\(closed) closed")
+    }
+
+    @Test func behindAProxyOnlyALoopbackPeerSaysTheBrowserUsedHTTPS() throws {
+        func token(_ name: String) -> String {
+            let link = sandbox.run("review", "moderators", "add", name).stdout
+            return String(
+                link.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "=").last
+                    ?? "")
+        }
+        let proxied = try ServedQueue(sandbox, arguments: ["--behind-proxy"])
+        let https = ["X-Forwarded-Proto": "https"]
+        let secure = try proxied.request(
+            "GET", "/signin?token=" + token("alice"), headers: https)
+        #expect(secure.status == 303)
+        #expect(secure.header("set-cookie")?.hasSuffix("; Secure") == true)
+        let plain = try proxied.request("GET", "/signin?token=" + token("bob"))
+        #expect(plain.status == 303 && plain.header("set-cookie")?.contains("Secure") == false)
+        // Its writes come from the https origin the browser saw.
+        let bob = try proxied.signIn(proxied.addModerator("bob"))
+        let claim = Array(#"{"id":"p1"}"#.utf8)
+        func post(origin: String, headers extra: [String: String]) throws -> Int {
+            try proxied.request(
+                "POST", "/api/claim",
+                headers: [
+                    "Cookie": bob.cookie, "X-CSRF-Token": bob.csrf, "Origin": origin,
+                    "Content-Type": "application/json",
+                ].merging(extra) { $1 }, body: String(decoding: claim, as: UTF8.self)
+            ).status
+        }
+        #expect(try post(origin: "https://\(proxied.host)", headers: https) == 200)
+        #expect(try post(origin: "http://\(proxied.host)", headers: https) == 403)
+        #expect(try post(origin: "https://\(proxied.host)", headers: [:]) == 403)
+        _ = proxied.stop()
+        // Without --behind-proxy the header is ignored.
+        let direct = try ServedQueue(sandbox)
+        let ignored = try direct.request(
+            "GET", "/signin?token=" + token("carol"), headers: https)
+        #expect(ignored.status == 303 && ignored.header("set-cookie")?.contains("Secure") == false)
+        _ = direct.stop()
+        // From a peer that is not loopback, it is ignored too.
+        var configuration = ReviewServer.Configuration()
+        configuration.behindProxy = true
+        configuration.allowedHosts = ["review.example"]
+        let server = ReviewServer(
+            workspace: try Workspace(path: sandbox.workspace), configuration: configuration)
+        for (peer, expected) in [("192.0.2.7", false), ("127.0.0.1", true), ("::1", true)] {
+            let answer = server.respond(
+                ServerRequest(
+                    method: "GET", path: "/signin", query: ["token": token("dan")],
+                    headers: ["host": "review.example", "x-forwarded-proto": "https"],
+                    peer: peer))
+            let cookie = answer.headers.first { $0.0 == "Set-Cookie" }?.1 ?? ""
+            #expect(answer.status == 303 && cookie.hasSuffix("; Secure") == expected, "\(peer)")
+        }
+    }
+
+    /// Runs `tool` in the sandbox's folder: its exit status and standard output.
+    func tool(_ path: String, _ arguments: [String]) throws -> (status: Int32, stdout: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        process.currentDirectoryURL = sandbox.folder
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    @Test func tlsServesHTTPSWithASecureCookieAndBadFilesAreNamed() throws {
+        let made = try tool(
+            "/usr/bin/openssl",
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                "-nodes", "-keyout", "key.pem", "-out", "cert.pem", "-days", "2", "-subj",
+                "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+            ])
+        try #require(made.status == 0)
+        let server = try ServedQueue(
+            sandbox, arguments: ["--tls-cert", "cert.pem", "--tls-key", "key.pem"])
+        #expect(server.startup.contains("serving the review queue on https://127.0.0.1:"))
+        let base = "https://127.0.0.1:\(server.port)"
+        let link = sandbox.run("review", "moderators", "add", "alice", "--url", base).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        // A client that trusts the certificate signs in; the cookie is Secure.
+        let signIn = try tool("/usr/bin/curl", ["-s", "-i", "--cacert", "cert.pem", link])
+        #expect(signIn.stdout.hasPrefix("HTTP/1.1 303"), "\(signIn.stdout)")
+        let cookieLine = signIn.stdout.components(separatedBy: "\r\n").first {
+            $0.lowercased().hasPrefix("set-cookie: trove_session=")
+        }
+        #expect(cookieLine?.hasSuffix("; Secure") == true)
+        let cookie = String(cookieLine?.dropFirst("set-cookie: ".count).prefix { $0 != ";" } ?? "")
+        let me = try tool(
+            "/usr/bin/curl",
+            ["-s", "--cacert", "cert.pem", "-H", "Cookie: " + cookie, base + "/api/me"])
+        #expect(me.stdout.contains(#""moderator":"alice""#), "\(me.stdout)")
+        // A write from the page's https origin is accepted; from http it is not.
+        let csrf =
+            (try? JSONSerialization.jsonObject(with: Data(me.stdout.utf8)) as? [String: Any])?[
+                "csrf"] as? String ?? ""
+        func claim(origin: String) throws -> String {
+            try tool(
+                "/usr/bin/curl",
+                [
+                    "-s", "-o", "/dev/null", "-w", "%{http_code}", "--cacert", "cert.pem",
+                    "-H", "Cookie: " + cookie, "-H", "X-CSRF-Token: " + csrf, "-H",
+                    "Content-Type: application/json", "-H", "Origin: " + origin, "--data",
+                    #"{"id":"p1"}"#, base + "/api/claim",
+                ]
+            ).stdout
+        }
+        #expect(try claim(origin: base) == "200")
+        #expect(try claim(origin: "http://127.0.0.1:\(server.port)") == "403")
+        // One that does not trust it gets nothing, nor does plain HTTP.
+        #expect(try tool("/usr/bin/curl", ["-s", base + "/api/me"]).status != 0)
+        let socket = try server.connect()
+        defer { close(socket) }
+        let plain = ServedQueue.exchange(
+            socket, Array("GET / HTTP/1.1\r\nHost: \(server.host)\r\n\r\n".utf8), timeout: 5)
+        #expect(!plain.hasPrefix("HTTP/1.1 "))
+        _ = server.stop()
+        // Missing or wrong files, and half a pair, are usage errors naming them.
+        _ = try sandbox.write("empty.pem", Data())
+        for (arguments, message) in [
+            (
+                ["--tls-cert", "cert.pem", "--tls-key", "gone.pem"],
+                "--tls-key: cannot read 'gone.pem'"
+            ),
+            (
+                ["--tls-cert", "key.pem", "--tls-key", "key.pem"],
+                "'key.pem' is not a PEM certificate"
+            ),
+            (
+                ["--tls-cert", "cert.pem", "--tls-key", "empty.pem"],
+                "'empty.pem' is not a PEM private key"
+            ),
+            (["--tls-cert", "cert.pem"], "--tls-cert needs --tls-key"),
+            (["--tls-cert", "cert.pem", "--tls-key", "key.pem", "--behind-proxy"], "not both"),
+        ] {
+            let refused = sandbox.run(["review", "serve", "--listen", "127.0.0.1:0"] + arguments)
+            #expect(refused.status == 2 && refused.stderr.contains(message), "\(refused.stderr)")
+        }
+    }
+
     @Test func slowAndIdleConnectionsAreClosedWithinTheTimeout() throws {
         let server = try ServedQueue(sandbox)
         let before = try snapshot()
-        // One byte a second of a request that would be valid, and beside it hundreds of
-        // idle connections: beyond the cap they are closed at once, the rest within the
-        // timeout.
-        let slow = try server.connect()
-        defer { close(slow) }
+        // Hundreds of idle connections, then one byte a second of a request that would be
+        // valid: the oldest idle ones beyond the cap are closed at once, the rest and the
+        // slow one within the timeout.
         var idle: [Int32] = []
         for _ in 0..<300 { idle.append(try server.connect()) }
+        let slow = try server.connect()
+        defer { close(slow) }
         let request = Array(
             "GET /api/me HTTP/1.1\r\nHost: \(server.host)\r\nX-Pad: \(String(repeating: "a", count: 40))\r\n\r\n"
                 .utf8)

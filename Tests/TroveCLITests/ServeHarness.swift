@@ -45,7 +45,7 @@ final class ServedQueue {
             if chunk.isEmpty { break }
             text += String(decoding: chunk, as: UTF8.self)
         }
-        guard let range = text.range(of: "on http://"),
+        guard let range = text.range(of: "on http://") ?? text.range(of: "on https://"),
             let colon = text[range.upperBound...].firstIndex(of: ":"),
             let port = Int(text[text.index(after: colon)...].prefix { $0.isNumber })
         else { throw BrowserSession.Failure(description: "the server did not start: \(text)") }

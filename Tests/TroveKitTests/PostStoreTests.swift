@@ -116,9 +116,13 @@ import Testing
         let access = ModeratorAccess(workspace: workspace)
         let (token, renewed) = try access.add("ana", now: now)
         #expect(!renewed)
-        let (moderator, session) = try #require(try access.signIn(token: token, now: now))
+        guard case .signedIn(let moderator, let session) = try access.signIn(token: token, now: now)
+        else {
+            Issue.record("the link did not sign in")
+            return
+        }
         #expect(moderator == "ana")
-        #expect(try access.moderator(session: session) == "ana")
+        #expect(try access.moderator(session: session, now: now) == "ana")
         #expect(try access.list().map(\.sessions) == [1])
         let claims = PostClaims(workspace: workspace)
         #expect(try claims.claim("p1", for: "ana", minutes: 5, now: now) == nil)
@@ -127,7 +131,37 @@ import Testing
         #expect(try claims.live(now: now).map(\.postID) == ["p1"])
         #expect(try access.remove("ana"))
         #expect(try claims.live(now: now).isEmpty)
-        #expect(try access.moderator(session: session) == nil)
+        #expect(try access.moderator(session: session, now: now) == nil)
         #expect(try !access.remove("ana"))
+    }
+
+    @Test func aLinkSignsInOnceWithinItsTimeAndAnIdleSessionEnds() throws {
+        let access = ModeratorAccess(workspace: workspace)
+        let (token, _) = try access.add("ana", linkMinutes: 10, now: now)
+        let late = now.addingTimeInterval(10 * 60 + 1)
+        #expect(try access.signIn(token: token, now: late) == .expired(moderator: "ana"))
+        guard case .signedIn(_, let session) = try access.signIn(token: token, now: now) else {
+            Issue.record("the link did not sign in")
+            return
+        }
+        #expect(try access.signIn(token: token, now: now) == .used(moderator: "ana"))
+        #expect(try access.signIn(token: String(repeating: "a", count: 64)) == .unknown)
+        // A new link keeps the browser signed in; the spent one stays spent.
+        let fresh = try #require(try access.link("ana", linkMinutes: 5, now: now))
+        #expect(try access.signIn(token: token, now: now) == .unknown)
+        #expect(try access.link("nobody") == nil)
+        // Each request within the idle time keeps the session; a longer gap ends it.
+        var time = now
+        for _ in 0..<5 {
+            time = time.addingTimeInterval(50 * 60)
+            #expect(try access.moderator(session: session, idleMinutes: 60, now: time) == "ana")
+        }
+        time = time.addingTimeInterval(61 * 60)
+        #expect(try access.moderator(session: session, idleMinutes: 60, now: time) == nil)
+        #expect(try access.moderator(session: session, idleMinutes: 60, now: now) == nil)
+        guard case .signedIn = try access.signIn(token: fresh, now: now) else {
+            Issue.record("the new link did not sign in")
+            return
+        }
     }
 }

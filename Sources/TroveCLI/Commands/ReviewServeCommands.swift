@@ -29,10 +29,30 @@ extension ReviewCommand {
             by id or text, ? help. The server listens on loopback unless --listen names
             another address (anyone holding a sign-in link can then moderate); it answers
             only requests whose Host is its address or a --name. A request must arrive
-            whole within 10 seconds; bodies are limited to 64 KiB; at most 256
-            connections (64 per address). The page loads nothing from the network except
+            whole within 10 seconds; bodies are limited to 64 KiB; at most 512
+            connections: 16 for each signed-in session, 256 for all the others together
+            (the oldest idle one is closed to make room), so idle connections never
+            keep a signed-in moderator out. The page loads nothing from the network except
             map tiles with --tiles. Ctrl-C stops it; accepted decisions are in the
             workspace.
+
+            A sign-in link signs in once and expires ('review moderators add NAME
+            --link-minutes N'); a used or expired link answers 403 and says to ask for a
+            new one ('review moderators link NAME'). A browser signed in stays signed in
+            until it makes no request for --session-idle-minutes (default 720, 12 hours;
+            an open page's background poll does not count); then it gets the signed-out
+            page and needs a new link.
+
+            --behind-proxy is for a proxy on this machine that terminates HTTPS (nginx,
+            Caddy) and passes requests to the server over loopback: a request from a
+            loopback peer whose X-Forwarded-Proto is https gets its session cookie marked
+            Secure, and its Origin must be https. X-Forwarded-Proto from any other peer
+            is ignored. The proxy must pass the Host the browser sent, and that host
+            must be given with --name.
+
+            --tls-cert FILE --tls-key FILE serve HTTPS itself (libmicrohttpd with GnuTLS):
+            the session cookie is marked Secure and links printed with --url https://...
+            sign in. The key must be unencrypted PEM; both files are read at start.
 
             --follow URL keeps the queue in step with the live database location the app
             writes (as 'import posts --from URL' reads it) while moderators work: it reads
@@ -43,8 +63,25 @@ extension ReviewCommand {
             (cancel, 401, 403) it stops following and says why. The page shows whether it
             is following and since when.
             """,
-        options: [listenOption, hostNameOption, tilesOption, followOption],
+        options: [
+            listenOption, hostNameOption, tilesOption, followOption, sessionIdleOption,
+            behindProxyFlag, tlsCertOption, tlsKeyOption,
+        ],
         run: runServe)
+
+    static let behindProxyFlag = Flag(
+        "behind-proxy",
+        help: "A proxy on this machine is in front: trust its X-Forwarded-Proto (loopback only).")
+    static let tlsCertOption = Option<String>(
+        "tls-cert", value: "file",
+        help: "Serve HTTPS with this certificate (PEM, then any intermediates).")
+    static let tlsKeyOption = Option<String>(
+        "tls-key", value: "file", help: "The certificate's private key (PEM, unencrypted).")
+    static let sessionIdleOption = Option<Int>(
+        "session-idle-minutes", value: "n",
+        help: "Sign a browser out after this many minutes without a request (default 720).",
+        expected: "a whole number of minutes from 1 to 525600 (a year)"
+    ) { Int($0).flatMap { (1...525_600).contains($0) ? $0 : nil } }
 
     static let listenOption = Option<String>(
         "listen", value: "address:port",
@@ -61,35 +98,84 @@ extension ReviewCommand {
 
     static let moderators = Command(
         "moderators", abstract: "Manage who may sign in to 'review serve'.",
-        subcommands: [moderatorsAdd, moderatorsList, moderatorsRemove])
+        subcommands: [moderatorsAdd, moderatorsLink, moderatorsList, moderatorsRemove])
 
     static let moderatorsAdd = Command(
         "add", abstract: "Add a moderator and print their secret sign-in link.",
         discussion: """
             The link signs in to 'trove review serve' on its default address (--url names
-            another, e.g. http://review.example:8421). Only the token's SHA-256 is kept:
-            the link is printed once. Adding a moderator again prints a new link; the old
-            one stops working and their browsers are signed out. Works while the server
-            runs.
+            another, e.g. http://review.example:8421). It signs in once, within
+            --link-minutes (default 60); the browser it signed in stays signed in until
+            the session is idle for longer than 'review serve --session-idle-minutes'.
+            Only the token's SHA-256 is kept: the link is printed once. Adding a moderator
+            again prints a new link; the old one stops working and their browsers are
+            signed out ('review moderators link NAME' gives a new link and keeps them
+            signed in). Works while the server runs.
             """,
         arguments: [moderatorArgument],
-        options: [urlOption]
+        options: [urlOption, linkMinutesOption]
     ) { invocation in
         let name = try checkedModerator(invocation[moderatorArgument], invocation)
+        let base = try serverBase(invocation)
+        let workspace = try invocation.openWorkspace()
+        let minutes = invocation[linkMinutesOption] ?? ModeratorAccess.defaultLinkMinutes
+        let (token, renewed) = try ModeratorAccess(workspace: workspace).add(
+            name, linkMinutes: minutes)
+        invocation.print("\(base)/signin?token=\(token)")
+        invocation.note(
+            (renewed
+                ? "new sign-in link for \(ReviewFormat.line(name)); the old one no longer works and their browsers are signed out"
+                : "added moderator \(ReviewFormat.line(name)); give them this link, it is not shown again")
+                + "; it signs in once within \(describeMinutes(minutes))")
+        return .success
+    }
+
+    static let moderatorsLink = Command(
+        "link",
+        abstract: "Print a new sign-in link for a moderator; their browsers stay signed in.",
+        discussion: """
+            For a moderator whose link was used, has expired or was lost. The old link
+            stops working; the new one signs in once within --link-minutes (default 60).
+            """,
+        arguments: [removedModeratorArgument],
+        options: [urlOption, linkMinutesOption]
+    ) { invocation in
+        let name = invocation[removedModeratorArgument]
+        let base = try serverBase(invocation)
+        let workspace = try invocation.openWorkspace()
+        let minutes = invocation[linkMinutesOption] ?? ModeratorAccess.defaultLinkMinutes
+        guard
+            let token = try ModeratorAccess(workspace: workspace).link(name, linkMinutes: minutes)
+        else {
+            throw CommandFailure(
+                "no moderator '\(ReviewFormat.line(name))' ('trove review moderators add NAME' "
+                    + "adds one)")
+        }
+        invocation.print("\(base)/signin?token=\(token)")
+        invocation.note(
+            "new sign-in link for \(ReviewFormat.line(name)); it signs in once within "
+                + describeMinutes(minutes))
+        return .success
+    }
+
+    static let linkMinutesOption = Option<Int>(
+        "link-minutes", value: "n",
+        help: "How long the link may sign in, in minutes (default 60).",
+        expected: "a whole number of minutes from 1 to 10080 (a week)"
+    ) { Int($0).flatMap { (1...10080).contains($0) ? $0 : nil } }
+
+    static func describeMinutes(_ minutes: Int) -> String {
+        minutes == 1 ? "1 minute" : "\(minutes) minutes"
+    }
+
+    /// The server's address for a link: --url or the default, with no trailing slash.
+    static func serverBase(_ invocation: Invocation) throws -> String {
         var base = invocation[urlOption] ?? "http://\(defaultListen)"
         guard let url = URLComponents(string: base), url.scheme == "http" || url.scheme == "https",
             url.host?.isEmpty == false, url.query == nil
         else { throw invocation.usageError("--url: expected http://HOST[:PORT]") }
         while base.hasSuffix("/") { base.removeLast() }
-        let workspace = try invocation.openWorkspace()
-        let (token, renewed) = try ModeratorAccess(workspace: workspace).add(name)
-        invocation.print("\(base)/signin?token=\(token)")
-        invocation.note(
-            renewed
-                ? "new sign-in link for \(ReviewFormat.line(name)); the old one no longer works"
-                : "added moderator \(ReviewFormat.line(name)); give them this link, it is not shown again"
-        )
-        return .success
+        return base
     }
 
     static let moderatorArgument = Argument<String>(
@@ -102,16 +188,34 @@ extension ReviewCommand {
         "list", abstract: "List the moderators.", formats: [.text, .json]
     ) { invocation in
         let entries = try ModeratorAccess(workspace: try invocation.openWorkspace()).list()
+        let now = Date().timeIntervalSince1970
+        // Whether the link may still sign in: used, expired or open until when.
+        func link(_ entry: Moderator) -> (state: String, until: String) {
+            let until = timestamp(Date(timeIntervalSince1970: entry.linkUntil.rounded(.down)))
+            if entry.linkUsedAt != nil { return ("used", until) }
+            return entry.linkUntil > now ? ("open", until) : ("expired", until)
+        }
         if invocation.format == .json {
             invocation.print(
                 entries.map {
-                    JSONObject(["name": $0.name, "added_at": $0.addedAt, "sessions": $0.sessions])
+                    JSONObject([
+                        "name": $0.name, "added_at": $0.addedAt, "sessions": $0.sessions,
+                        "link": link($0).state, "link_until": link($0).until,
+                        "link_used_at": $0.linkUsedAt,
+                    ])
                 }.jsonText)
         } else {
             for entry in entries {
+                let (state, until) = link(entry)
+                let described =
+                    switch state {
+                    case "used": "link used \(entry.linkUsedAt ?? "")"
+                    case "open": "link open until \(until)"
+                    default: "link expired"
+                    }
                 invocation.print(
                     "\(ReviewFormat.line(entry.name))\tadded \(entry.addedAt)\t"
-                        + "\(entry.sessions) signed in")
+                        + "\(entry.sessions) signed in\t\(described)")
             }
             invocation.note("\(entries.count) moderators")
         }
@@ -207,12 +311,55 @@ extension ReviewCommand {
         return host.isEmpty ? nil : (host, port)
     }
 
+    /// The key pair of --tls-cert and --tls-key, read; nil without them.
+    static func tlsFiles(_ invocation: Invocation) throws -> HTTPServer.TLS? {
+        let certificate = invocation[tlsCertOption]
+        let key = invocation[tlsKeyOption]
+        guard certificate != nil || key != nil else { return nil }
+        guard let certificate, let key else {
+            throw invocation.usageError(
+                certificate == nil
+                    ? "--tls-key needs --tls-cert FILE, the certificate it belongs to"
+                    : "--tls-cert needs --tls-key FILE, the certificate's private key")
+        }
+        if invocation[behindProxyFlag] {
+            throw invocation.usageError(
+                "--tls-cert or --behind-proxy: the server speaks HTTPS itself, or a proxy "
+                    + "does, not both")
+        }
+        func read(_ flag: String, _ path: String, _ what: String) throws -> String {
+            let resolved = invocation.resolve(path)
+            guard let data = FileManager.default.contents(atPath: resolved) else {
+                throw invocation.usageError(
+                    "--\(flag): cannot read '\(path)' (\(FileManager.default.fileExists(atPath: resolved) ? "not readable" : "no such file"))"
+                )
+            }
+            guard let text = String(data: data, encoding: .utf8),
+                text.contains("-----BEGIN ") && text.contains(what)
+            else {
+                throw invocation.usageError(
+                    "--\(flag): '\(path)' is not a PEM \(what == "CERTIFICATE" ? "certificate" : "private key")"
+                )
+            }
+            return text
+        }
+        return HTTPServer.TLS(
+            certificate: try read("tls-cert", certificate, "CERTIFICATE"),
+            key: try read("tls-key", key, "PRIVATE KEY"))
+    }
+
     static func runServe(_ invocation: Invocation) throws -> ExitStatus {
         let listen = invocation[listenOption] ?? defaultListen
         guard let (host, port) = listenAddress(listen) else {
             throw invocation.usageError("--listen: expected ADDRESS:PORT, e.g. \(defaultListen)")
         }
         var configuration = ReviewServer.Configuration()
+        configuration.behindProxy = invocation[behindProxyFlag]
+        let tls = try tlsFiles(invocation)
+        configuration.tls = tls != nil
+        if let minutes = invocation[sessionIdleOption] {
+            configuration.sessionIdleMinutes = minutes
+        }
         if let template = invocation[tilesOption] {
             do {
                 configuration.tiles = try TileSource(template: template)
@@ -269,7 +416,7 @@ extension ReviewCommand {
             // libmicrohttpd's complaints come as a count, a line a minute at most.
             let errors = invocation.context.standardError
             http = try HTTPServer(
-                host: host, port: port,
+                host: host, port: port, tls: tls,
                 report: { line in
                     errors.write(TerminalText.safe(line) + "\n")
                     errors.flush()
@@ -304,7 +451,9 @@ extension ReviewCommand {
                     + "reach this address can moderate; it answers to Host "
                     + hosts.sorted().joined(separator: ", ") + " (add names with --name)")
         }
-        invocation.note("serving the review queue on http://\(shown):\(bound)/ (Ctrl-C stops)")
+        let scheme = tls == nil ? "http" : "https"
+        invocation.note(
+            "serving the review queue on \(scheme)://\(shown):\(bound)/ (Ctrl-C stops)")
         invocation.context.standardError.flush()
         // Threads started from here on inherit the blocked signals.
         follower?.start()

@@ -28,20 +28,44 @@ public struct ModeratorAccess {
         SHA256.hex(Array(secret.utf8))
     }
 
+    /// How long a sign-in link works unless told: an hour.
+    public static let defaultLinkMinutes = 60
+
     /// Adds `name` (or renews their link: the old one stops working and their browsers
-    /// are signed out) and returns the new sign-in token.
+    /// are signed out) and returns the new sign-in token, which signs in once within
+    /// `linkMinutes`.
     ///
     /// - Returns: the token, and whether the moderator was already there.
     /// - Throws: `WorkspaceError`, `SQLiteError`.
-    public func add(_ name: String, now: Date = Date()) throws -> (token: String, renewed: Bool) {
+    public func add(
+        _ name: String, linkMinutes: Int = defaultLinkMinutes, now: Date = Date()
+    ) throws -> (token: String, renewed: Bool) {
         let token = Self.secret()
         let store = PostStore(workspace)
+        let until = now.timeIntervalSince1970 + Double(linkMinutes) * 60
         let renewed = try workspace.write { () throws -> Bool in
             let existed = try store.isModerator(name)
-            try store.putModerator(name, tokenHash: Self.hash(token), at: timestamp(now))
+            try store.putModerator(
+                name, tokenHash: Self.hash(token), at: timestamp(now), linkUntil: until)
             return existed
         }
         return (token, renewed)
+    }
+
+    /// A new sign-in link for moderator `name`, working once within `linkMinutes`; the
+    /// old link stops working and their browsers stay signed in. Nil when there is no
+    /// such moderator.
+    ///
+    /// - Throws: `WorkspaceError`, `SQLiteError`.
+    public func link(_ name: String, linkMinutes: Int = defaultLinkMinutes, now: Date = Date())
+        throws -> String?
+    {
+        let token = Self.secret()
+        let until = now.timeIntervalSince1970 + Double(linkMinutes) * 60
+        let renewed = try workspace.write {
+            try PostStore(workspace).renewLink(name, tokenHash: Self.hash(token), linkUntil: until)
+        }
+        return renewed ? token : nil
     }
 
     /// Every moderator, by name.
@@ -58,29 +82,68 @@ public struct ModeratorAccess {
         try workspace.write { try PostStore(workspace).removeModerator(name) }
     }
 
-    /// Signs in with a link's token: a new session for its moderator, or nil when no
-    /// moderator of this workspace holds the token.
+    /// What signing in with a link did.
+    public enum SignIn: Equatable, Sendable {
+        /// A new session for the link's moderator.
+        case signedIn(moderator: String, session: String)
+        /// The link signed in before: a link works once.
+        case used(moderator: String)
+        /// The link's time is up.
+        case expired(moderator: String)
+        /// No moderator of this workspace holds the token (or it was replaced).
+        case unknown
+    }
+
+    /// Signs in with a link's token: a new session for its moderator, once, while the
+    /// link's time runs.
     ///
     /// - Throws: `WorkspaceError`, `SQLiteError`.
-    public func signIn(token: String, now: Date = Date()) throws -> (
-        moderator: String, session: String
-    )? {
-        guard token.utf8.count == 64 else { return nil }
+    public func signIn(token: String, now: Date = Date()) throws -> SignIn {
+        guard token.utf8.count == 64 else { return .unknown }
         let store = PostStore(workspace)
         let session = Self.secret()
-        return try workspace.write { () throws -> (moderator: String, session: String)? in
-            guard let name = try store.moderator(tokenHash: Self.hash(token)) else { return nil }
-            try store.addSession(idHash: Self.hash(session), moderator: name, at: timestamp(now))
-            return (name, session)
+        return try workspace.write { () throws -> SignIn in
+            guard let link = try store.moderator(tokenHash: Self.hash(token)) else {
+                return .unknown
+            }
+            if link.usedAt != nil { return .used(moderator: link.moderator) }
+            guard link.until > now.timeIntervalSince1970 else {
+                return .expired(moderator: link.moderator)
+            }
+            try store.spendLink(of: link.moderator, at: timestamp(now))
+            try store.addSession(
+                idHash: Self.hash(session), moderator: link.moderator, at: timestamp(now),
+                seen: now.timeIntervalSince1970)
+            return .signedIn(moderator: link.moderator, session: session)
         }
     }
 
-    /// The moderator a session cookie belongs to, or nil (unknown, or signed out).
+    /// How long a session lasts without a request unless told: 12 hours.
+    public static let defaultSessionIdleMinutes = 720
+
+    /// The moderator a session cookie belongs to, or nil (unknown, signed out, or idle
+    /// for more than `idleMinutes`: then the session ends). A session in use is marked
+    /// seen, at most once a minute, unless `touch` is false (a page's background poll,
+    /// which must not keep an abandoned tab signed in).
     ///
-    /// - Throws: `SQLiteError`.
-    public func moderator(session: String) throws -> String? {
+    /// - Throws: `WorkspaceError`, `SQLiteError`.
+    public func moderator(
+        session: String, idleMinutes: Int = defaultSessionIdleMinutes, touch: Bool = true,
+        now: Date = Date()
+    ) throws -> String? {
         guard session.utf8.count == 64 else { return nil }
-        return try PostStore(workspace).moderator(sessionHash: Self.hash(session))
+        let store = PostStore(workspace)
+        let hash = Self.hash(session)
+        guard let (moderator, seen) = try store.moderator(sessionHash: hash) else { return nil }
+        let time = now.timeIntervalSince1970
+        if time - seen > Double(idleMinutes) * 60 {
+            try workspace.write { try store.endSession(idHash: hash) }
+            return nil
+        }
+        if touch && time - seen >= min(60, Double(idleMinutes) * 15) {
+            try workspace.write { try store.touchSession(idHash: hash, seen: time) }
+        }
+        return moderator
     }
 
     /// Ends a session.

@@ -80,6 +80,9 @@ package enum ModeratorColumn: String, TableColumn {
     case addedAt = "added_at"
     case releasedBy = "released_by"
     case postID = "post_id"
+    case linkUntil = "link_until"
+    case linkUsedAt = "link_used_at"
+    case seenAt = "seen_at"
 }
 
 /// `publish_targets`, `publish_steps`, `publish_log` and the plan's counts.

@@ -15,14 +15,30 @@ extension PostStore {
     /// one; their sessions end.
     ///
     /// - Throws: `SQLiteError`.
-    package func putModerator(_ name: String, tokenHash: String, at: String) throws {
+    package func putModerator(_ name: String, tokenHash: String, at: String, linkUntil: Double)
+        throws
+    {
         try database.execute("DELETE FROM moderator_sessions WHERE moderator = ?", [.text(name)])
         try database.execute(
             """
-            INSERT INTO moderators (name, token_hash, added_at) VALUES (?, ?, ?)
+            INSERT INTO moderators (name, token_hash, added_at, link_until) VALUES (?, ?, ?, ?)
             ON CONFLICT (name) DO UPDATE SET token_hash = excluded.token_hash,
-                                             added_at = excluded.added_at
-            """, [.text(name), .text(tokenHash), .text(at)])
+                                             added_at = excluded.added_at,
+                                             link_until = excluded.link_until,
+                                             link_used_at = NULL
+            """, [.text(name), .text(tokenHash), .text(at), .real(linkUntil)])
+    }
+
+    /// Gives moderator `name` a new sign-in link until `linkUntil` (Unix seconds); their
+    /// sessions go on. False when there is no such moderator.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func renewLink(_ name: String, tokenHash: String, linkUntil: Double) throws -> Bool {
+        try database.execute(
+            """
+            UPDATE moderators SET token_hash = ?, link_until = ?, link_used_at = NULL
+            WHERE name = ?
+            """, [.text(tokenHash), .real(linkUntil), .text(name)]) > 0
     }
 
     /// Every moderator, by name, with the number of browsers signed in.
@@ -31,7 +47,7 @@ extension PostStore {
     package func moderators() throws -> [Moderator] {
         try database.query(
             """
-            SELECT name, added_at,
+            SELECT name, added_at, link_until, link_used_at,
                    (SELECT count(*) FROM moderator_sessions s WHERE s.moderator = m.name)
                        AS sessions
             FROM moderators m ORDER BY name
@@ -40,7 +56,9 @@ extension PostStore {
             Moderator(
                 name: try row.text(ModeratorColumn.name) ?? "",
                 addedAt: try row.text(ModeratorColumn.addedAt) ?? "",
-                sessions: Int(try row.int64(ModeratorColumn.sessions) ?? 0))
+                sessions: Int(try row.int64(ModeratorColumn.sessions) ?? 0),
+                linkUntil: try row.double(ModeratorColumn.linkUntil) ?? 0,
+                linkUsedAt: try row.text(ModeratorColumn.linkUsedAt))
         }
     }
 
@@ -57,9 +75,24 @@ extension PostStore {
     /// The moderator whose sign-in token has this hash.
     ///
     /// - Throws: `SQLiteError`.
-    package func moderator(tokenHash: String) throws -> String? {
-        try database.scalar("SELECT name FROM moderators WHERE token_hash = ?", [.text(tokenHash)])?
-            .string
+    package func moderator(tokenHash: String) throws -> SignInLink? {
+        try database.query(
+            "SELECT name, link_until, link_used_at FROM moderators WHERE token_hash = ?",
+            [.text(tokenHash)]
+        ) { row in
+            SignInLink(
+                moderator: try row.text(ModeratorColumn.name) ?? "",
+                until: try row.double(ModeratorColumn.linkUntil) ?? 0,
+                usedAt: try row.text(ModeratorColumn.linkUsedAt))
+        }.first
+    }
+
+    /// Marks the link of `moderator` used at `at`: it signs in no more.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func spendLink(of moderator: String, at: String) throws {
+        try database.execute(
+            "UPDATE moderators SET link_used_at = ? WHERE name = ?", [.text(at), .text(moderator)])
     }
 
     // MARK: - Sessions
@@ -67,21 +100,40 @@ extension PostStore {
     /// Starts a session for `moderator`, kept as the hash of its id.
     ///
     /// - Throws: `SQLiteError`.
-    package func addSession(idHash: String, moderator: String, at: String) throws {
+    package func addSession(idHash: String, moderator: String, at: String, seen: Double) throws {
         try database.execute(
-            "INSERT INTO moderator_sessions (id_hash, moderator, created_at) VALUES (?, ?, ?)",
-            [.text(idHash), .text(moderator), .text(at)])
+            """
+            INSERT INTO moderator_sessions (id_hash, moderator, created_at, seen_at)
+            VALUES (?, ?, ?, ?)
+            """, [.text(idHash), .text(moderator), .text(at), .real(seen)])
     }
 
-    /// The moderator of the session whose id has this hash, while they are a moderator.
+    /// The moderator of the session whose id has this hash, while they are a moderator,
+    /// and when the session was last seen (Unix seconds).
     ///
     /// - Throws: `SQLiteError`.
-    package func moderator(sessionHash: String) throws -> String? {
-        try database.scalar(
+    package func moderator(sessionHash: String) throws -> (moderator: String, seen: Double)? {
+        try database.query(
             """
-            SELECT s.moderator FROM moderator_sessions s JOIN moderators m ON m.name = s.moderator
+            SELECT s.moderator, s.seen_at FROM moderator_sessions s
+            JOIN moderators m ON m.name = s.moderator
             WHERE s.id_hash = ?
-            """, [.text(sessionHash)])?.string
+            """, [.text(sessionHash)]
+        ) { row in
+            (
+                try row.text(ModeratorColumn.moderator) ?? "",
+                try row.double(ModeratorColumn.seenAt) ?? 0
+            )
+        }.first
+    }
+
+    /// Records that the session whose id has this hash was used at `seen` (Unix seconds).
+    ///
+    /// - Throws: `SQLiteError`.
+    package func touchSession(idHash: String, seen: Double) throws {
+        try database.execute(
+            "UPDATE moderator_sessions SET seen_at = ? WHERE id_hash = ?",
+            [.real(seen), .text(idHash)])
     }
 
     /// Ends the session whose id has this hash.
