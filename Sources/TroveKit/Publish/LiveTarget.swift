@@ -103,7 +103,9 @@ struct LiveDatabaseReader {
     let databaseURL: String
     /// Children asked for in the next page; adapted so a page holds a few megabytes.
     var pageSize = 1000
-    static let pageBytes = 1...8 * 1024 * 1024
+    /// What a page is sized to hold, from the bytes per child of the page before; nil
+    /// keeps `pageSize` as it is.
+    var pageBytes: Int? = 2 * 1024 * 1024
     static let pageSizes = 10...50_000
 
     /// Hands `page` every path at one of `shapes` (segments, nil for any key) with its
@@ -153,10 +155,11 @@ struct LiveDatabaseReader {
             if received >= answer.asked,
                 let last = children.lazy.map(\.name).max(by: DatabaseKeyOrder.precedes)
             {
-                if answer.bytes > Self.pageBytes.upperBound {
-                    pageSize = max(pageSize / 2, Self.pageSizes.lowerBound)
-                } else if answer.bytes < Self.pageBytes.lowerBound {
-                    pageSize = min(pageSize * 2, Self.pageSizes.upperBound)
+                if let pageBytes {
+                    // As many children as fill a page at this page's bytes per child.
+                    let wanted = pageBytes / max(answer.bytes / max(received, 1), 1)
+                    pageSize = min(
+                        max(wanted, Self.pageSizes.lowerBound), Self.pageSizes.upperBound)
                 }
                 next = fetch(path, startAt: last, limit: pageSize)
             }
