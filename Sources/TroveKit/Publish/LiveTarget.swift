@@ -268,7 +268,7 @@ enum CanonicalValue {
     private static func append(_ value: JSONValue, to bytes: inout [UInt8]) -> Bool {
         switch value {
         case .null: return false
-        case .bool(let flag): bytes += flag ? Array("true".utf8) : Array("false".utf8)
+        case .bool(let flag): bytes.append(contentsOf: flag ? "true".utf8 : "false".utf8)
         case .number(let text):
             guard let number = Double(text) else { return false }
             JSONText.appendNumber(number, to: &bytes)
@@ -286,20 +286,30 @@ enum CanonicalValue {
     }
 
     private static func appendObject(_ members: [JSONMember], to bytes: inout [UInt8]) -> Bool {
-        // The last of a repeated name counts, as the database's parser takes it.
-        var byName: [String: JSONValue] = [:]
-        for member in members { byName[member.name] = member.value }
-        let names = byName.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        // Members in strictly ascending name order (as the database answers, and as trove
+        // renders) are taken as they are; others are ordered, the last of a repeated name
+        // counting, as the database's parser takes it.
+        var ordered = members
+        if !zip(members, members.dropFirst()).allSatisfy({
+            $0.name.utf8.lexicographicallyPrecedes($1.name.utf8)
+        }) {
+            var byName: [String: JSONValue] = [:]
+            for member in members { byName[member.name] = member.value }
+            ordered = byName.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map {
+                JSONMember(name: $0, value: byName[$0]!)
+            }
+        }
         let start = bytes.count
         bytes.append(UInt8(ascii: "{"))
         var written = 0
         var onlyPriority = true
-        for name in names {
+        for member in ordered {
+            let name = member.name
             let mark = bytes.count
             if written > 0 { bytes.append(UInt8(ascii: ",")) }
             JSONText.appendString(name, to: &bytes)
             bytes.append(UInt8(ascii: ":"))
-            if append(byName[name]!, to: &bytes) {
+            if append(member.value, to: &bytes) {
                 written += 1
                 if name != ".priority" { onlyPriority = false }
             } else {
