@@ -105,7 +105,7 @@ struct LiveDatabaseReader {
     var pageSize = 1000
     /// What a page is sized to hold, from the bytes per child of the page before; nil
     /// keeps `pageSize` as it is.
-    var pageBytes: Int? = 2 * 1024 * 1024
+    var pageBytes: Int? = 1024 * 1024
     static let pageSizes = 10...50_000
 
     /// Hands `page` every path at one of `shapes` (segments, nil for any key) with its
