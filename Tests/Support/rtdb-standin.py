@@ -498,18 +498,23 @@ class Database:
         # the database answers a page of a large location from its index, not by sorting
         # it again for every page.
         self.version = 0
-        self.ordered_by_key = None
+        # Per location queried by key, its children ordered by key, as the database keeps
+        # them indexed: {id(node): (node, orders, keys)}, of the tree at ordered_version.
+        self.ordered_by_key = {}
+        self.ordered_version = 0
         self.save()
 
     def ordering(self, node):
         """NODE's children ordered by key: their orders and their keys."""
-        cached = self.ordered_by_key
-        if cached is None or cached[0] != self.version or cached[1] is not node:
+        if self.ordered_version != self.version:
+            self.ordered_by_key.clear()
+            self.ordered_version = self.version
+        cached = self.ordered_by_key.get(id(node))
+        if cached is None or cached[0] is not node:
             pairs = sorted((key_order(key), key) for key, _ in children(node))
-            cached = (self.version, node, [order for order, _ in pairs],
-                      [key for _, key in pairs])
-            self.ordered_by_key = cached
-        return cached[2], cached[3]
+            cached = (node, [order for order, _ in pairs], [key for _, key in pairs])
+            self.ordered_by_key[id(node)] = cached
+        return cached[1], cached[2]
 
     def save(self):
         """Writes the tree to the state file, whole or not at all (written aside, then

@@ -29,6 +29,7 @@ import TroveHTTP
         var reader = LiveDatabaseReader(
             transport: DatabaseRESTTransport(accessToken: .none), databaseURL: database.url)
         reader.pageSize = 2
+        reader.pageBytes = nil
         for _ in 0..<2 {
             var read: [String] = []
             try reader.read(

@@ -103,7 +103,9 @@ struct LiveDatabaseReader {
     let databaseURL: String
     /// Children asked for in the next page; adapted so a page holds a few megabytes.
     var pageSize = 1000
-    static let pageBytes = 1...8 * 1024 * 1024
+    /// What a page is sized to hold, from the bytes per child of the page before; nil
+    /// keeps `pageSize` as it is.
+    var pageBytes: Int? = 1024 * 1024
     static let pageSizes = 10...50_000
 
     /// Hands `page` every path at one of `shapes` (segments, nil for any key) with its
@@ -153,10 +155,11 @@ struct LiveDatabaseReader {
             if received >= answer.asked,
                 let last = children.lazy.map(\.name).max(by: DatabaseKeyOrder.precedes)
             {
-                if answer.bytes > Self.pageBytes.upperBound {
-                    pageSize = max(pageSize / 2, Self.pageSizes.lowerBound)
-                } else if answer.bytes < Self.pageBytes.lowerBound {
-                    pageSize = min(pageSize * 2, Self.pageSizes.upperBound)
+                if let pageBytes {
+                    // As many children as fill a page at this page's bytes per child.
+                    let wanted = pageBytes / max(answer.bytes / max(received, 1), 1)
+                    pageSize = min(
+                        max(wanted, Self.pageSizes.lowerBound), Self.pageSizes.upperBound)
                 }
                 next = fetch(path, startAt: last, limit: pageSize)
             }
@@ -265,7 +268,7 @@ enum CanonicalValue {
     private static func append(_ value: JSONValue, to bytes: inout [UInt8]) -> Bool {
         switch value {
         case .null: return false
-        case .bool(let flag): bytes += flag ? Array("true".utf8) : Array("false".utf8)
+        case .bool(let flag): bytes.append(contentsOf: flag ? "true".utf8 : "false".utf8)
         case .number(let text):
             guard let number = Double(text) else { return false }
             JSONText.appendNumber(number, to: &bytes)
@@ -283,20 +286,30 @@ enum CanonicalValue {
     }
 
     private static func appendObject(_ members: [JSONMember], to bytes: inout [UInt8]) -> Bool {
-        // The last of a repeated name counts, as the database's parser takes it.
-        var byName: [String: JSONValue] = [:]
-        for member in members { byName[member.name] = member.value }
-        let names = byName.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        // Members in strictly ascending name order (as the database answers, and as trove
+        // renders) are taken as they are; others are ordered, the last of a repeated name
+        // counting, as the database's parser takes it.
+        var ordered = members
+        if !zip(members, members.dropFirst()).allSatisfy({
+            $0.name.utf8.lexicographicallyPrecedes($1.name.utf8)
+        }) {
+            var byName: [String: JSONValue] = [:]
+            for member in members { byName[member.name] = member.value }
+            ordered = byName.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map {
+                JSONMember(name: $0, value: byName[$0]!)
+            }
+        }
         let start = bytes.count
         bytes.append(UInt8(ascii: "{"))
         var written = 0
         var onlyPriority = true
-        for name in names {
+        for member in ordered {
+            let name = member.name
             let mark = bytes.count
             if written > 0 { bytes.append(UInt8(ascii: ",")) }
             JSONText.appendString(name, to: &bytes)
             bytes.append(UInt8(ascii: ":"))
-            if append(byName[name]!, to: &bytes) {
+            if append(member.value, to: &bytes) {
                 written += 1
                 if name != ".priority" { onlyPriority = false }
             } else {
