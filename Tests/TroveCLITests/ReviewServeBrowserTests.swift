@@ -111,9 +111,7 @@ import TroveBase
         let browser = try BrowserSession(chromium: chromium)
         let alice = try browser.openIsolated(aliceLink)
         #expect(try wait(browser, card("p0"), "alice opens p0"))
-        #expect(
-            try browser.evaluate("document.getElementById('who').textContent") as? String == "alice"
-        )
+        #expect(try wait(browser, "document.getElementById('who').textContent === 'alice'"))
         let bob = try browser.openIsolated(bobLink)
         // Alice has p0 open: Bob's queue skips it and shows it taken.
         #expect(try wait(browser, card("p1"), "bob skips alice's claim"))
@@ -184,8 +182,7 @@ import TroveBase
         #expect(try wait(browser, "document.querySelectorAll('#list li').length === 2"))
         // Bob moved on to p3 and holds it: Alice gets p4.
         #expect(try wait(browser, card("p4")))
-        #expect(
-            try browser.evaluate("\(listItem("p3")).classList.contains('taken')") as? Bool == true)
+        #expect(try wait(browser, "\(listItem("p3")).classList.contains('taken')"))
         try browser.evaluate("document.getElementById('f-q').value = ''")
         try browser.press("/")
         try press(browser, "Enter")
