@@ -777,6 +777,12 @@ function renderNotice() {
     notice.className = 'notice info';
     parts.push(el('p', null, ['taken by ', userText(holder), ': they have it open']));
   }
+  // Drawn again only when what it says changed: a redraw between a press and its release
+  // would swallow the moderator's click on Retry or Drop.
+  const said = JSON.stringify([post.id, entry ? [entry.what, entry.problem, !!entry.sending] : null,
+    state.confirm ? state.confirmText : null, holder]);
+  if (notice.dataset.said === said) return;
+  notice.dataset.said = said;
   notice.replaceChildren();
   append(notice, parts);
   if (parts.length) notice.scrollIntoView({ block: 'nearest' });
