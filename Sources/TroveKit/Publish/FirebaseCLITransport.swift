@@ -38,36 +38,21 @@ public struct FirebaseCLITransport: DatabaseTransport {
             "database:update", "/", file, "--project", database.project, "--instance",
             database.instance, "--force", "--non-interactive",
         ]
-        var attempts = 0
-        while true {
-            attempts += 1
-            let output: ExternalCommand.Output
-            do {
-                output = try firebase.run(arguments)
-            } catch {
-                throw TransportError(
-                    "cannot update the database: cannot run \(firebase.executable): \(error)")
-            }
-            if output.status == 0 { return }
-            let said = output.errorText.isEmpty ? "" : ": \(output.errorText)"
-            let loginProblem = ["login", "authenticat", "permission", "credential"].contains {
-                said.lowercased().contains($0)
-            }
-            if attempts < 3, !loginProblem {
-                usleep(UInt32(retryDelay * Double(1 << (attempts - 1)) * 1e6))
-                continue
-            }
-            var message =
-                "cannot update the database \(database.root): '\(command) database:update' "
-                + "exited with status \(output.status)\(said)"
-            if attempts > 1 { message += " (after \(attempts) attempts)" }
-            message +=
-                loginProblem
-                ? "; log in with 'firebase login' as an account that may write to project "
-                    + database.project
-                : "; publish again later to carry on"
-            throw TransportError(message)
+        let failed: Failure
+        switch try run(firebase, arguments, doing: "update the database") {
+        case .success: return
+        case .failure(let failure): failed = failure
         }
+        var message =
+            "cannot update the database \(database.root): '\(command) database:update' "
+            + "exited with status \(failed.status)\(failed.said)"
+        if failed.attempts > 1 { message += " (after \(failed.attempts) attempts)" }
+        message +=
+            failed.loginProblem
+            ? "; log in with 'firebase login' as an account that may write to project "
+                + database.project
+            : "; publish again later to carry on"
+        throw TransportError(message)
     }
 
     /// Reads through `firebase database:get PATH --export`, with `--order-by-key`,
@@ -90,6 +75,36 @@ public struct FirebaseCLITransport: DatabaseTransport {
             if let startAt = read.startAt { arguments += ["--start-at", startAt] }
             arguments += ["--limit-to-first", String(limit)]
         }
+        let failed: Failure
+        switch try run(firebase, arguments, doing: "read the database") {
+        case .success(let output): return output.standardOutput
+        case .failure(let failure): failed = failure
+        }
+        throw TransportError(
+            "cannot read /\(read.path) of the database \(database.root): '\(command) "
+                + "database:get' exited with status \(failed.status)\(failed.said)"
+                + (failed.loginProblem
+                    ? "; log in with 'firebase login' as an account that may read project "
+                        + database.project : "; try again later"))
+    }
+
+    /// How firebase-tools failed the last time it was run.
+    private struct Failure: Error {
+        var status: Int32
+        /// Its error text, as `: TEXT`, or empty.
+        var said: String
+        var attempts: Int
+        /// Whether the text blames the login, which no retry mends.
+        var loginProblem: Bool
+    }
+
+    /// Runs firebase-tools with `arguments`, again after `retryDelay` and then twice that
+    /// while it fails for a reason other than the login: its output, or how it failed last.
+    ///
+    /// - Throws: `TransportError` when it cannot be run at all.
+    private func run(_ firebase: ExternalCommand, _ arguments: [String], doing what: String)
+        throws -> Result<ExternalCommand.Output, Failure>
+    {
         var attempts = 0
         while true {
             attempts += 1
@@ -98,9 +113,9 @@ public struct FirebaseCLITransport: DatabaseTransport {
                 output = try firebase.run(arguments)
             } catch {
                 throw TransportError(
-                    "cannot read the database: cannot run \(firebase.executable): \(error)")
+                    "cannot \(what): cannot run \(firebase.executable): \(error)")
             }
-            if output.status == 0 { return output.standardOutput }
+            if output.status == 0 { return .success(output) }
             let said = output.errorText.isEmpty ? "" : ": \(output.errorText)"
             let loginProblem = ["login", "authenticat", "permission", "credential"].contains {
                 said.lowercased().contains($0)
@@ -109,12 +124,10 @@ public struct FirebaseCLITransport: DatabaseTransport {
                 usleep(UInt32(retryDelay * Double(1 << (attempts - 1)) * 1e6))
                 continue
             }
-            throw TransportError(
-                "cannot read /\(read.path) of the database \(database.root): '\(command) "
-                    + "database:get' exited with status \(output.status)\(said)"
-                    + (loginProblem
-                        ? "; log in with 'firebase login' as an account that may read project "
-                            + database.project : "; try again later"))
+            return .failure(
+                Failure(
+                    status: output.status, said: said, attempts: attempts,
+                    loginProblem: loginProblem))
         }
     }
 
