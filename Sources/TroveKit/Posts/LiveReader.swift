@@ -53,16 +53,24 @@ final class LiveReader {
         case tooLarge(start: [UInt8])
     }
 
-    /// `GET` of `relative` under the location, with `items` in the query.
+    /// A request's headers: JSON, and the access token when there is one.
     ///
-    /// - Throws: `PullError` when the database refuses or cannot be reached.
-    func get(_ relative: [String], _ items: [URLQueryItem] = []) throws(PullError) -> Answer {
+    /// - Throws: `PullError` when no token can be had.
+    private func requestHeaders() throws(PullError) -> [String] {
         var headers = ["Accept: application/json"]
         do {
             if let authorization = try accessToken.header() { headers.append(authorization) }
         } catch {
             throw PullError(error.description)
         }
+        return headers
+    }
+
+    /// `GET` of `relative` under the location, with `items` in the query.
+    ///
+    /// - Throws: `PullError` when the database refuses or cannot be reached.
+    func get(_ relative: [String], _ items: [URLQueryItem] = []) throws(PullError) -> Answer {
+        let headers = try requestHeaders()
         let url = location.restURL(relative, items)
         let handler = CappedBody(limit: maxResponseBytes)
         var result = HTTPOutcome.failed(message: "not sent", attempts: 0)
@@ -86,12 +94,7 @@ final class LiveReader {
     func stream(
         _ relative: [String], _ items: [URLQueryItem] = [], to handler: any HTTPResponseHandler
     ) throws(PullError) {
-        var headers = ["Accept: application/json"]
-        do {
-            if let authorization = try accessToken.header() { headers.append(authorization) }
-        } catch {
-            throw PullError(error.description)
-        }
+        let headers = try requestHeaders()
         let url = location.restURL(relative, items)
         var result = HTTPOutcome.failed(message: "not sent", attempts: 0)
         client.send(
