@@ -171,7 +171,6 @@ import Testing
         try store.forEachForValidation(keys: ["b"], details: { _ in true }) { read.append($0) }
         #expect(read.map(\.key) == ["b"])
         #expect(try store.treasures(keys: ["a", "x"]).map(\.name) == ["Ant"])
-        #expect(try store.positions(latitudes: 0...10).map(\.latitude) == [1])
         let named = try store.keysOfPositions(named: ["Bee"], keys: []) { $0.isNamed }
         #expect(named == ["b"])
     }

@@ -49,22 +49,6 @@ extension TreasureStore {
         }
     }
 
-    /// The positions of the treasures whose latitude is in `latitudes`, in import order.
-    ///
-    /// - Throws: `SQLiteError`.
-    package func positions(latitudes: ClosedRange<Double>) throws -> [(
-        latitude: Double, longitude: Double
-    )] {
-        try database.query(
-            """
-            SELECT lat, lon FROM treasures WHERE lat BETWEEN ? AND ?
-            ORDER BY source, source_line, key
-            """, [.real(latitudes.lowerBound), .real(latitudes.upperBound)]
-        ) { row in
-            (try row.double(TreasureColumn.lat) ?? .nan, try row.double(TreasureColumn.lon) ?? .nan)
-        }
-    }
-
     /// The key, name and position of the treasures changed after clock value `seq` that
     /// still exist.
     ///
