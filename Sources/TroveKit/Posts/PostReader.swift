@@ -50,10 +50,12 @@ enum PostField: CaseIterable {
         case .id: return ["id", "key", "postid", "locationid"]
         // Ids only: display names are private fields (`Privacy.isDisplayNameField`).
         case .user: return Self.userKeyNames
-        case .latitude: return ["lat", "latitude", "y"]
-        case .longitude: return ["lon", "lng", "long", "longitude", "x"]
+        case .latitude: return FieldNames.latitude
+        case .longitude: return FieldNames.longitude
         case .description:
-            return ["description", "locationdescription", "desc", "text", "comment", "caption"]
+            return FieldNames.description + [
+                "locationdescription", "desc", "text", "comment", "caption",
+            ]
         case .date:
             return ["date", "datetime", "timestamp", "time", "createdat", "created", "datetaken"]
         case .photo:

@@ -11,10 +11,10 @@ enum TreasureField: CaseIterable {
         switch self {
         case .key: ["key", "id"]
         case .name: ["name", "title"]
-        case .latitude: ["lat", "latitude", "y"]
-        case .longitude: ["lon", "lng", "long", "longitude", "x"]
+        case .latitude: FieldNames.latitude
+        case .longitude: FieldNames.longitude
         case .image: ["image", "image_path", "imageurl", "photo"]
-        case .description: ["description"]
+        case .description: FieldNames.description
         }
     }
 
