@@ -238,8 +238,9 @@ import Testing
 
     @Test func postsThatLeaveApprovalAreRemovedByTheUpdate() throws {
         #expect(sandbox.run("export", "--layout", "trashmapper", "-o", "map.json").status == 0)
-        let workspace = try Workspace(path: sandbox.workspace)
-        try workspace.testDatabase.execute("UPDATE posts SET status = 'flagged' WHERE id = 'p4'")
+        #expect(
+            sandbox.run("review", "flag", "p4", "--note", "second look", "--force").status
+                == 0)
         let result = sandbox.run("export", "--layout", "trashmapper", "--update")
         #expect(
             result.stdout == """

@@ -313,9 +313,10 @@ import Testing
         #expect(treasures.delete == [])
 
         // A removed treasure and a post that is no longer approved leave the next plans.
-        let workspace = try Workspace(path: sandbox.workspace)
-        try workspace.testDatabase.execute("DELETE FROM treasures WHERE key = 'gone'")
-        try workspace.testDatabase.execute("UPDATE posts SET status = 'flagged' WHERE id = 'ok'")
+        #expect(sandbox.run("treasures", "rm", "gone").status == 0)
+        #expect(
+            sandbox.run("review", "flag", "ok", "--note", "second look", "--force").status
+                == 0)
         #expect(
             sandbox.run("export", "--layout", "flatirongo", "--out", "build/f.json").status == 0)
         #expect(
@@ -376,8 +377,7 @@ import Testing
             ])
         // Nothing new after a second export; a removed treasure's object is deleted only by
         // the separate delete step.
-        let workspace = try Workspace(path: sandbox.workspace)
-        try workspace.testDatabase.execute("DELETE FROM treasures WHERE key = 'gone'")
+        #expect(sandbox.run("treasures", "rm", "gone").status == 0)
         #expect(
             sandbox.run("export", "--layout", "flatirongo", "--out", "build/f.json").status == 0)
         #expect(try script("upload").1.isEmpty)
