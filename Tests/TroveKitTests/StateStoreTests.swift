@@ -156,6 +156,26 @@ import Testing
         #expect(try publishes.targets() == [published])
     }
 
+    @Test func aPlansLargeBodiesAreKeptCompressedAndComeBackWhole() throws {
+        let large = CompressedBlobTests.body
+        try workspace.write {
+            try publishes.insert(
+                PublishTarget(
+                    name: "live", databaseURL: "https://live.firebaseio.com", bucket: "b",
+                    layout: "flatirongo", isDefault: true), addedAt: "2026-01-01T00:00:00Z")
+            try publishes.beginPlan(
+                target: "live", plannedAt: "2026-01-02T00:00:00Z", images: "/images")
+            try publishes.stepWriter(target: "live")(
+                PublishStepKind.update.base, .update, nil, nil, large)
+        }
+        #expect(try publishes.stepBody(target: "live", seq: PublishStepKind.update.base) == large)
+        var read: [[UInt8]?] = []
+        try publishes.forEachPendingStep(target: "live") { read.append($0.body) }
+        #expect(read == [large])
+        let stored = try workspace.database.scalar("SELECT length(body) FROM publish_steps")
+        #expect((stored?.int64 ?? Int64.max) * 3 < Int64(large.count))
+    }
+
     @Test func planProgressRoundTripsAndCompletes() throws {
         let target = PublishTarget(
             name: "live", databaseURL: "https://live.firebaseio.com", bucket: "b",

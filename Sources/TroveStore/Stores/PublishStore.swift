@@ -1,3 +1,4 @@
+import TroveBase
 import TroveSQLite
 
 /// What a target took in at its last publish: the clock value and inputs its state was
@@ -358,7 +359,7 @@ package struct PublishStore {
         return { seq, kind, name, token, body in
             try insert.run([
                 .text(target), .integer(seq), .text(kind.rawValue), name.map { .text($0) },
-                token.map { .text($0) }, body.map { .blob($0) },
+                token.map { .text($0) }, body.map { .blob(CompressedBlob.pack($0)) },
             ])
         }
     }
@@ -460,7 +461,16 @@ package struct PublishStore {
             seq: try row.int64(PublishColumn.seq) ?? 0,
             kind: try kind ?? PublishStepKind(rawValue: try row.text(PublishColumn.kind) ?? ""),
             name: try row.text(PublishColumn.name) ?? "", token: try row.text(PublishColumn.token),
-            body: withBody ? try row.blob(PublishColumn.body) : nil)
+            body: withBody ? try Self.body(row) : nil)
+    }
+
+    /// A step's body as the plan made it (stored compressed, `CompressedBlob`).
+    private static func body(_ row: Row) throws -> [UInt8]? {
+        guard let stored = try row.blob(PublishColumn.body) else { return nil }
+        guard let body = CompressedBlob.unpack(stored) else {
+            throw RowDecodingError(PublishColumn.body, "is not a body trove wrote")
+        }
+        return body
     }
 
     /// The names of the objects the plan uploads, in order.
@@ -508,7 +518,7 @@ package struct PublishStore {
         try database.query(
             "SELECT body FROM publish_steps WHERE target = ? AND seq = ?",
             [.text(target), .integer(seq)]
-        ) { try $0.blob(PublishColumn.body) ?? [] }.first
+        ) { try Self.body($0) ?? [] }.first
     }
 
     /// Marks step `seq` done.
