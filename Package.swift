@@ -76,6 +76,7 @@ let package = Package(
             dependencies: ["TroveImaging"],
             resources: [.copy("Fixtures")]
         ),
+        .testTarget(name: "TroveBaseTests", dependencies: ["TroveBase"]),
         .testTarget(name: "TroveKitTests", dependencies: ["TroveBase", "TroveStore", "TroveKit"]),
         // Golden/ holds texts the tests compare with, read from the source tree.
         .testTarget(
