@@ -259,6 +259,9 @@ enum CanonicalValue {
 
     /// The hash of a rendered value's JSON text, or nil when it stores nothing.
     static func hash(json: UnsafeBufferPointer<UInt8>) -> UInt64? {
+        if let text = CanonicalText.canonical(json) {
+            return text.withUnsafeBufferPointer(valueHash)
+        }
         var parser = JSONParser(Array(json))
         guard let value = try? parser.parseValue() else { return nil }
         return hash(value)
