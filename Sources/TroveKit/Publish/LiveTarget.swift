@@ -52,8 +52,7 @@ final class LiveTarget {
             var reader = LiveDatabaseReader(transport: database, databaseURL: target.databaseURL)
             try reader.read(shapes: layout.pathShapes) { entries in
                 try store.batch {
-                    for (path, value) in entries {
-                        guard let hash = CanonicalValue.hash(value) else { continue }
+                    for (path, hash) in entries {
                         try store.addPath(path, hash: hash)
                         paths += 1
                     }
@@ -108,24 +107,25 @@ struct LiveDatabaseReader {
     var pageBytes: Int? = 1024 * 1024
     static let pageSizes = 10...50_000
 
-    /// Hands `page` every path at one of `shapes` (segments, nil for any key) with its
-    /// value, location by location, the paths of one answer at a time.
+    /// Hands `page` every path at one of `shapes` (segments, nil for any key) with the
+    /// hash of its value (`CanonicalValue`; paths holding nothing are left out), location
+    /// by location, the paths of one answer at a time.
     ///
     /// - Throws: `TransportError`, `PublishError.input`, or what `page` throws.
-    mutating func read(shapes: [[String?]], page: ([(String, JSONValue)]) throws -> Void) throws {
+    mutating func read(shapes: [[String?]], page: ([(String, UInt64)]) throws -> Void) throws {
         try read(at: [], shapes: shapes.map { $0[...] }, page: page)
     }
 
     private mutating func read(
         at location: [String], shapes: [ArraySlice<String?>],
-        page: ([(String, JSONValue)]) throws -> Void
+        page: ([(String, UInt64)]) throws -> Void
     ) throws {
         let path = location.joined(separator: "/")
         if shapes.contains(where: \.isEmpty) {
             // The location is itself a path of the layout.
             let value = try Self.parse(
                 try transport.read(DatabaseRead(path: path), databaseURL: databaseURL), path)
-            if value != .null { try page([(path, value)]) }
+            if let hash = CanonicalValue.hash(value) { try page([(path, hash)]) }
             return
         }
         if shapes.allSatisfy({ $0.first! != nil }) {
@@ -143,13 +143,13 @@ struct LiveDatabaseReader {
             return
         }
         // Some key goes here: the location's children, a page at a time in key order, the
-        // next page asked for (and parsed, on a thread of its own) while this one is used.
-        var next: Worker<Page>? = fetch(path, startAt: nil, limit: pageSize)
+        // next page asked for (and read and hashed, on a thread of its own) while this one
+        // is stored.
+        var next: Worker<Page>? = fetch(path, shapes: shapes, startAt: nil, limit: pageSize)
         while let worker = next {
             let answer = try worker.wait()
             next = nil
-            guard let members = Self.members(of: answer.value) else { return }
-            var children = members.filter { !$0.name.hasPrefix(".") }
+            guard var children = answer.children else { return }
             let received = children.count
             if let startAt = answer.startAt { children.removeAll { $0.name == startAt } }
             if received >= answer.asked,
@@ -161,50 +161,111 @@ struct LiveDatabaseReader {
                     pageSize = min(
                         max(wanted, Self.pageSizes.lowerBound), Self.pageSizes.upperBound)
                 }
-                next = fetch(path, startAt: last, limit: pageSize)
+                next = fetch(path, shapes: shapes, startAt: last, limit: pageSize)
             }
-            var entries: [(String, JSONValue)] = []
-            for child in children {
-                for shape in shapes {
-                    if let wanted = shape.first!, wanted != child.name { continue }
-                    walk(
-                        child.value, shape.dropFirst(),
-                        path.isEmpty ? child.name : path + "/" + child.name, into: &entries)
-                }
-            }
-            try page(entries)
+            try page(children.flatMap(\.entries))
         }
     }
 
-    /// One page of a location's children, parsed.
+    /// One page of a location's children, read and hashed.
     final class Page: @unchecked Sendable {
-        let value: JSONValue
+        /// The children in the answer's order (the database's own `.` members left out),
+        /// each with the paths under it at the shapes; nil when the location holds no
+        /// object.
+        let children: [Child]?
         let bytes: Int
         let startAt: String?
         let asked: Int
 
-        init(value: JSONValue, bytes: Int, startAt: String?, asked: Int) {
-            self.value = value
+        init(children: [Child]?, bytes: Int, startAt: String?, asked: Int) {
+            self.children = children
             self.bytes = bytes
             self.startAt = startAt
             self.asked = asked
         }
     }
 
-    /// Reads and parses a page of `path`'s children from `startAt` on, on a thread.
-    private func fetch(_ path: String, startAt: String?, limit: Int) -> Worker<Page> {
+    struct Child {
+        let name: String
+        var entries: [(String, UInt64)] = []
+    }
+
+    /// Reads a page of `path`'s children from `startAt` on, on a thread, and hashes the
+    /// paths under them at `shapes`.
+    private func fetch(
+        _ path: String, shapes: [ArraySlice<String?>], startAt: String?, limit: Int
+    ) -> Worker<Page> {
         let asked = limit + (startAt == nil ? 0 : 1)
         return Worker { [transport, databaseURL] in
             let bytes = try transport.read(
                 DatabaseRead(path: path, startAt: startAt, limit: asked), databaseURL: databaseURL)
             return Page(
-                value: try Self.parse(bytes, path), bytes: bytes.count, startAt: startAt,
-                asked: asked)
+                children: try Self.children(bytes, path, shapes: shapes), bytes: bytes.count,
+                startAt: startAt, asked: asked)
+        }
+    }
+
+    /// The children of an answer with their paths hashed. An object's members are found
+    /// in its text and a child that is itself a path is hashed from its own bytes
+    /// (`CanonicalText`), so most pages are never read into a tree; anything else (an
+    /// array, a name with escapes, a deeper shape) goes through the tree.
+    static func children(_ bytes: [UInt8], _ path: String, shapes: [ArraySlice<String?>])
+        throws -> [Child]?
+    {
+        func hashed(_ name: String, value: () throws -> JSONValue, text: ArraySlice<UInt8>?)
+            throws -> Child
+        {
+            var child = Child(name: name)
+            let childPath = path.isEmpty ? name : path + "/" + name
+            for shape in shapes {
+                if let wanted = shape.first!, wanted != name { continue }
+                let rest = shape.dropFirst()
+                if rest.isEmpty, let text {
+                    let hash = text.withUnsafeBufferPointer { text in
+                        CanonicalText.canonical(text).map { $0.withUnsafeBufferPointer(valueHash) }
+                    }
+                    if let hash {
+                        child.entries.append((childPath, hash))
+                        continue
+                    }
+                }
+                var values: [(String, JSONValue)] = []
+                walk(try value(), rest, childPath, into: &values)
+                for (path, value) in values {
+                    if let hash = CanonicalValue.hash(value) { child.entries.append((path, hash)) }
+                }
+            }
+            return child
+        }
+        if let members = JSONMembers.split(bytes) {
+            var children: [Child] = []
+            children.reserveCapacity(members.count)
+            for member in members where !member.name.hasPrefix(".") {
+                let text = bytes[member.value]
+                children.append(
+                    try hashed(
+                        member.name,
+                        value: {
+                            var parser = JSONParser(Array(text))
+                            guard let value = try? parser.parseValue(), parser.atEnd() else {
+                                // Say where, in the answer as a whole.
+                                _ = try parse(bytes, path)
+                                throw PublishError.input(
+                                    "the database's answer for /\(path) is not JSON")
+                            }
+                            return value
+                        }, text: text))
+            }
+            return children
+        }
+        guard let members = members(of: try parse(bytes, path)) else { return nil }
+        return try members.filter { !$0.name.hasPrefix(".") }.map { member in
+            try hashed(member.name, value: { member.value }, text: nil)
         }
     }
 
     /// The paths under `value` (at `path`) at the rest of a shape.
-    private func walk(
+    private static func walk(
         _ value: JSONValue, _ shape: ArraySlice<String?>, _ path: String,
         into entries: inout [(String, JSONValue)]
     ) {
