@@ -50,19 +50,10 @@ struct ExportRun {
         self.publishing = publishing
         noun = layout.records == .treasures ? "treasure" : "post"
         let store = ExportStore(database)
-        // The latest recorded export, whether or not its state holds any path (an export
-        // of nothing keeps no block, but is still what the next one follows).
-        let latest = try store.latestGeneration(layout: layout.name)
-        var previous = latest
-        if let since = options.since {
-            previous = try Self.generation(of: since, layout: layout.name, store: store)
-            baseExport = since
-        } else {
-            baseExport = try latest.flatMap {
-                try store.lastExportID(layout: layout.name, generation: $0)
-            }
-        }
-        newGeneration = (latest ?? 0) + 1
+        let base = try Self.chooseBase(layout: layout, options: options, store: store)
+        let previous = base.previous
+        baseExport = base.export
+        newGeneration = (base.latest ?? 0) + 1
         if let publishing {
             // A publish compares with what its target holds and records nothing here.
             oldState = publishing.old
@@ -74,33 +65,72 @@ struct ExportRun {
         inputs = ExportInputs.fingerprint(layout: layout, storage: storage, precision: precision)
         baseGeneration = previous
         var baseObjects: Int?
-        var changedSince: Int64?
         if options.update && publishing == nil, let previous {
-            let base = try store.lastExport(layout: layout.name, generation: previous)
-            baseObjects = base?.objects
-            let name = layout.name
-            let decision = try IncrementalBase.decide(
-                layout: layout, inputs: inputs, baseSeq: base?.changeSeq, baseInputs: base?.inputs,
-                statePaths: base?.paths ?? 0, database: database
-            ) {
-                try store.index(.paths, layout: name, generation: previous)
-            }
-            switch decision {
-            case .incremental(let base):
-                incremental = base
-                changedSince = base.seq
-            case .everything(let reason):
-                fullRenderReason = reason
-            }
+            baseObjects = try decideIncremental(previous: previous, store: store)
         }
         if let publishing, let base = publishing.incremental {
             incremental = base
-            changedSince = base.seq
         }
         if options.isRecorded && publishing == nil && incremental == nil {
             newState = try ExportStateWriter(
                 database: database, layout: layout.name, generation: newGeneration)
         }
+        streams = try Self.makeStreams(
+            layout: layout, options: options, storage: storage, precision: precision,
+            changedSince: incremental?.seq, publishing: publishing, store: store)
+        try stageOutputs(
+            storage: storage, tokens: tokens, previous: previous, baseObjects: baseObjects)
+    }
+
+    /// The generations this export follows: the layout's latest recorded one, the one it
+    /// compares with (`--since`'s or the latest), and the recorded export that made it.
+    ///
+    /// - Throws: `ExportError.unknownBase`, `SQLiteError`.
+    private static func chooseBase(layout: Layout, options: ExportOptions, store: ExportStore)
+        throws -> (latest: Int64?, previous: Int64?, export: Int64?)
+    {
+        // The latest recorded export, whether or not its state holds any path (an export
+        // of nothing keeps no block, but is still what the next one follows).
+        let latest = try store.latestGeneration(layout: layout.name)
+        if let since = options.since {
+            return (latest, try generation(of: since, layout: layout.name, store: store), since)
+        }
+        let export = try latest.flatMap {
+            try store.lastExportID(layout: layout.name, generation: $0)
+        }
+        return (latest, latest, export)
+    }
+
+    /// Decides whether an `--update` renders only the records changed since generation
+    /// `previous`, and returns the count of objects that base's Storage plan referenced.
+    ///
+    /// - Throws: `SQLiteError`.
+    private mutating func decideIncremental(previous: Int64, store: ExportStore) throws -> Int? {
+        let base = try store.lastExport(layout: layout.name, generation: previous)
+        let name = layout.name
+        let decision = try IncrementalBase.decide(
+            layout: layout, inputs: inputs, baseSeq: base?.changeSeq, baseInputs: base?.inputs,
+            statePaths: base?.paths ?? 0, database: database
+        ) {
+            try store.index(.paths, layout: name, generation: previous)
+        }
+        switch decision {
+        case .incremental(let base):
+            incremental = base
+        case .everything(let reason):
+            fullRenderReason = reason
+        }
+        return base?.objects
+    }
+
+    /// One stream per path template, each on its own connection and thread.
+    ///
+    /// - Throws: `SQLiteError`.
+    private static func makeStreams(
+        layout: Layout, options: ExportOptions, storage: StorageURL, precision: Int,
+        changedSince: Int64?, publishing: PublishRender?, store: ExportStore
+    ) throws -> [ParallelStream] {
+        let noun = layout.records == .treasures ? "treasure" : "post"
         // Records are checked once: positions by a stream that reads them anyway, renditions
         // by the stream that joins them anyway, so no stream reads columns it does not
         // write and the two checks run on different threads.
@@ -120,6 +150,7 @@ struct ExportRun {
             failedImages = try store.renditionFailures(
                 of: layout.records == .treasures ? .treasure : .post)
         }
+        var streams: [ParallelStream] = []
         for (index, template) in layout.paths.enumerated() {
             var checker = RecordChecker(
                 precision: precision, renditionNames: layout.renditionNames, noun: noun,
@@ -144,6 +175,16 @@ struct ExportRun {
             stream.skipped = publishing?.heldBack?.keys ?? []
             streams.append(ParallelStream(stream: stream, database: reader))
         }
+        return streams
+    }
+
+    /// Stages every output file (the rules, the tree or the update's parts, the Storage
+    /// plan) before any record streams.
+    ///
+    /// - Throws: `FileWriteError` naming a folder that cannot take a file, `SQLiteError`.
+    private mutating func stageOutputs(
+        storage: StorageURL, tokens: Bool, previous: Int64?, baseObjects: Int?
+    ) throws {
         if let rules = options.rules { rulesFile = try outputs.stage(rules) }
         // Output for standard output spills to a nameless file until all is well.
         let spillFolder = FileManager.default.temporaryDirectory.path
@@ -163,6 +204,7 @@ struct ExportRun {
         } else {
             let file = try makeFile(output ?? "")
             treeFile = file
+            let problems = self.problems
             tree = TreeWriter(file: file) { path, message in
                 problems.add("objects Firebase would store as arrays", "\(path): \(message)")
             }
