@@ -124,7 +124,7 @@ enum PublishPlanner {
         let rendered = RenderedEntries()
         var options = ExportOptions(update: live == nil, maxBytes: PublishLimits.requestBytes)
         options.now = now
-        var render = PublishRender(
+        let sink = PublishSink(
             old: try live == nil
                 ? PublishState.paths(target: target.name, planned: false, database: database)
                 : ExportStateReader(blocks: { nil }),
@@ -132,18 +132,21 @@ enum PublishPlanner {
                 store: try store.plannedBlockWriter(.paths, target: target.name)),
             bucket: target.bucket, incremental: incremental,
             storeIndex: try store.plannedIndexWriter(.paths, target: target.name),
-            body: { body in
-                if live != nil {
-                    try rendered.collect(body)
-                } else {
-                    try addStep(.update, name: nil, token: nil, body: body)
-                    requests.count += 1
-                }
-            })
-        render.live = comparison
-        render.heldBack = heldBack
+            sendsChangesOnly: live == nil, live: comparison, heldBack: heldBack
+        ) { body in
+            if live != nil {
+                try rendered.collect(body)
+            } else {
+                try addStep(.update, name: nil, token: nil, body: body)
+                requests.count += 1
+            }
+        }
         let export = try Exporter.runInTransaction(
-            workspace: workspace, layout: layout, options: options, publishing: render)
+            workspace: workspace, layout: layout, options: options, sink: sink
+        ) { sink, summary in
+            try sink.sendUpdates()
+            return summary
+        }
         summary.paths = export.statePaths
         summary.renderedChangesOnly = incremental != nil
         summary.changed = export.changed
