@@ -14,8 +14,9 @@ struct PublishSink: ExportSink {
     /// base, and where the new state's block references go.
     private var incremental: IncrementalBase?
     private let storeIndex: ExportBase.IndexWriter
-    /// Whether only what differs from the target's state is sent (false: every path is).
-    private let sendsChangesOnly: Bool
+    /// For `publish --against`: receives every entry, for the comparison with the download,
+    /// and nothing is sent from the render itself.
+    private let against: RenderedEntries?
     /// Receives each part of the update, in order.
     private let body: ([UInt8]) throws -> Void
     /// For `publish --refresh`: what the target's database really holds, which decides
@@ -29,7 +30,7 @@ struct PublishSink: ExportSink {
     init(
         old: ExportStateReader, new: ExportStateWriter, bucket: String,
         incremental: IncrementalBase?, storeIndex: @escaping ExportBase.IndexWriter,
-        sendsChangesOnly: Bool, live: LiveComparison?, heldBack: HeldBack?,
+        against: RenderedEntries?, live: LiveComparison?, heldBack: HeldBack?,
         body: @escaping ([UInt8]) throws -> Void
     ) {
         self.old = old
@@ -37,7 +38,7 @@ struct PublishSink: ExportSink {
         self.bucket = bucket
         self.incremental = incremental
         self.storeIndex = storeIndex
-        self.sendsChangesOnly = sendsChangesOnly
+        self.against = against
         self.live = live
         self.heldBack = heldBack
         self.body = body
@@ -68,7 +69,15 @@ struct PublishSink: ExportSink {
             // A refresh sends what the database lacks, whatever the record says.
             changed = try live.rendered(path: path, value: value, hash: hash, recorded: recorded)
         }
-        if changed || !sendsChangesOnly {
+        if let against {
+            // Refused as it would be in a request of its own.
+            guard updates.fits(path: path, value: value) else {
+                return ExportEmitted(changed: changed, fits: false)
+            }
+            try against.add(path: path, value: value)
+            return ExportEmitted(changed: changed)
+        }
+        if changed {
             return ExportEmitted(changed: changed, fits: try updates.add(path: path, value: value))
         }
         return ExportEmitted(changed: changed)
@@ -82,7 +91,7 @@ struct PublishSink: ExportSink {
         }
         // Already gone from the database: nothing to send.
         if let live, try !live.removed(path: path) { return .alreadyGone }
-        if sendsChangesOnly { _ = try updates.add(path: path, value: nil) }
+        if against == nil { _ = try updates.add(path: path, value: nil) }
         return .removed
     }
 
@@ -114,5 +123,20 @@ struct PublishSink: ExportSink {
             try file.drain { part.append(contentsOf: $0) }
             try body(part)
         }
+    }
+}
+
+/// Every entry a render emitted, in path order, with its value read back from the rendered
+/// JSON, for the comparison with a `firebase database:get /` download.
+final class RenderedEntries {
+    private(set) var entries: [(path: String, value: JSONValue)] = []
+
+    /// - Throws: `PublishError.input` when the value is not JSON (a defect in trove).
+    func add(path: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) throws {
+        var parser = JSONParser(Array(value))
+        guard let parsed = try? parser.parseValue() else {
+            throw PublishError.input("a rendered value does not parse (a defect in trove)")
+        }
+        entries.append((String(decoding: path, as: UTF8.self), parsed))
     }
 }
