@@ -3,104 +3,59 @@ import TroveBase
 import TroveSQLite
 import TroveStore
 
-/// The state of one export while it streams.
-struct ExportRun {
+/// The state of one export while it streams: the records rendered through the layout,
+/// the templates' entries merged in path order and compared with the sink's base, and
+/// each entry handed to the sink.
+struct ExportRun<Sink: ExportSink> {
     let database: Database
     let layout: Layout
     let options: ExportOptions
     let problems: ExportProblems
-    let newGeneration: Int64
-    /// The recorded export (`export log` id) this one is compared with, if logged.
-    let baseExport: Int64?
+    /// Where the entries go.
+    private(set) var sink: Sink
     private var streams: [ParallelStream] = []
     private var oldState: ExportStateReader
     /// Nil when this export is not recorded.
     private var newState: ExportStateWriter?
-    private var tree: TreeWriter?
-    private(set) var updates: UpdateWriter?
-    private(set) var treeFile: OutputFile?
-    /// Every file that goes into place, staged before the records stream so an unwritable
-    /// destination fails before the work and before any file changes.
-    let outputs = OutputSet()
-    private(set) var rulesFile: OutputFile?
-    /// The Storage plan, written beside a recorded export as the tree streams.
-    private(set) var storagePlan: StoragePlanWriter?
     private let noun: String
     /// The fingerprint of the layout and its settings, recorded with the state.
     let inputs: String
-    /// The generation this export compares with.
-    let baseGeneration: Int64?
     /// The base when only the records changed since it are rendered.
-    private(set) var incremental: IncrementalBase?
-    private let publishing: PublishRender?
-    /// Why every record is rendered, when an `--update` could have rendered fewer.
-    private(set) var fullRenderReason: String?
+    private let incremental: IncrementalBase?
     /// The changed records' entries, collected as they stream (incremental runs only).
     private var fresh: [IncrementalBase.Entry] = []
 
-    package init(
+    init(
         database: Database, layout: Layout, options: ExportOptions, storage: StorageURL,
-        tokens: Bool, precision: Int, problems: ExportProblems,
-        publishing: PublishRender? = nil
+        tokens: Bool, precision: Int, problems: ExportProblems, sink: Sink
     ) throws {
         self.database = database
         self.layout = layout
         self.options = options
         self.problems = problems
-        self.publishing = publishing
         noun = layout.records == .treasures ? "treasure" : "post"
-        let store = ExportStore(database)
-        // The latest recorded export, whether or not its state holds any path (an export
-        // of nothing keeps no block, but is still what the next one follows).
-        let latest = try store.latestGeneration(layout: layout.name)
-        var previous = latest
-        if let since = options.since {
-            previous = try Self.generation(of: since, layout: layout.name, store: store)
-            baseExport = since
-        } else {
-            baseExport = try latest.flatMap {
-                try store.lastExportID(layout: layout.name, generation: $0)
-            }
-        }
-        newGeneration = (latest ?? 0) + 1
-        if let publishing {
-            // A publish compares with what its target holds and records nothing here.
-            oldState = publishing.old
-            newState = publishing.new
-        } else {
-            oldState = try ExportStateReader(
-                database: database, layout: layout.name, generation: previous)
-        }
         inputs = ExportInputs.fingerprint(layout: layout, storage: storage, precision: precision)
-        baseGeneration = previous
-        var baseObjects: Int?
-        var changedSince: Int64?
-        if options.update && publishing == nil, let previous {
-            let base = try store.lastExport(layout: layout.name, generation: previous)
-            baseObjects = base?.objects
-            let name = layout.name
-            let decision = try IncrementalBase.decide(
-                layout: layout, inputs: inputs, baseSeq: base?.changeSeq, baseInputs: base?.inputs,
-                statePaths: base?.paths ?? 0, database: database
-            ) {
-                try store.index(.paths, layout: name, generation: previous)
-            }
-            switch decision {
-            case .incremental(let base):
-                incremental = base
-                changedSince = base.seq
-            case .everything(let reason):
-                fullRenderReason = reason
-            }
-        }
-        if let publishing, let base = publishing.incremental {
-            incremental = base
-            changedSince = base.seq
-        }
-        if options.isRecorded && publishing == nil && incremental == nil {
-            newState = try ExportStateWriter(
-                database: database, layout: layout.name, generation: newGeneration)
-        }
+        var sink = sink
+        let base = try sink.base(inputs: inputs)
+        oldState = base.old
+        newState = base.new
+        incremental = base.incremental
+        streams = try Self.makeStreams(
+            layout: layout, options: options, storage: storage, precision: precision,
+            changedSince: base.incremental?.seq, bucket: sink.bucket, skipped: sink.skipped,
+            store: ExportStore(database))
+        try sink.stage(storage: storage, tokens: tokens, problems: problems)
+        self.sink = sink
+    }
+
+    /// One stream per path template, each on its own connection and thread.
+    ///
+    /// - Throws: `SQLiteError`.
+    private static func makeStreams(
+        layout: Layout, options: ExportOptions, storage: StorageURL, precision: Int,
+        changedSince: Int64?, bucket: String?, skipped: Set<String>, store: ExportStore
+    ) throws -> [ParallelStream] {
+        let noun = layout.records == .treasures ? "treasure" : "post"
         // Records are checked once: positions by a stream that reads them anyway, renditions
         // by the stream that joins them anyway, so no stream reads columns it does not
         // write and the two checks run on different threads.
@@ -120,6 +75,7 @@ struct ExportRun {
             failedImages = try store.renditionFailures(
                 of: layout.records == .treasures ? .treasure : .post)
         }
+        var streams: [ParallelStream] = []
         for (index, template) in layout.paths.enumerated() {
             var checker = RecordChecker(
                 precision: precision, renditionNames: layout.renditionNames, noun: noun,
@@ -131,7 +87,7 @@ struct ExportRun {
                 checksRenditions: checker.renditions)
             query.readsTokens = storage.usesTokens
             query.changedSince = changedSince
-            query.tokenBucket = publishing?.bucket ?? options.target?.bucket
+            query.tokenBucket = bucket
             // Each template reads on its own connection and thread. The connection's
             // snapshot is fixed now, while this transaction holds the write lock, so every
             // template sees exactly the rows this connection sees.
@@ -141,58 +97,22 @@ struct ExportRun {
                 renderer: Renderer(storage: storage, renditionNames: layout.renditionNames),
                 checker: checker, problems: ExportProblems(shown: options.problemsShown),
                 noun: noun)
-            stream.skipped = publishing?.heldBack?.keys ?? []
+            stream.skipped = skipped
             streams.append(ParallelStream(stream: stream, database: reader))
         }
-        if let rules = options.rules { rulesFile = try outputs.stage(rules) }
-        // Output for standard output spills to a nameless file until all is well.
-        let spillFolder = FileManager.default.temporaryDirectory.path
-        let output = options.output
-        let makeFile: (String) throws -> OutputFile = { path in
-            output == nil ? try OutputFile(spillIn: spillFolder) : try OutputFile(path: path)
-        }
-        if options.update || options.maxBytes != nil {
-            let partPath =
-                options.maxBytes == nil || output == nil
-                ? { _ in output ?? "" }
-                : ExportOptions.partPaths(output: output ?? "").part
-            updates = UpdateWriter(maxBytes: options.maxBytes) { try makeFile(partPath($0)) }
-            // Its files open as they fill: that the folder takes one is checked now, so an
-            // unwritable folder is reported by the export's name before any work.
-            if let output, !options.dryRun { try OutputFile(path: output).discard() }
-        } else {
-            let file = try makeFile(output ?? "")
-            treeFile = file
-            tree = TreeWriter(file: file) { path, message in
-                problems.add("objects Firebase would store as arrays", "\(path): \(message)")
-            }
-        }
-        // Staged after the export itself, so an unwritable folder is reported by its name.
-        if options.isRecorded, let output = options.output, let images = options.images {
-            // With the changes alone rendered, the plan lists the changed records' objects;
-            // that needs the count of the base's objects, which older records lack.
-            let changes = incremental.flatMap { base in
-                options.allObjects || baseObjects == nil ? nil : (seq: base.seq, keys: base.keys)
-            }
-            storagePlan = try StoragePlanWriter(
-                database: database, layout: layout, output: output, bucket: storage.bucket,
-                tokens: tokens, images: images, outputs: outputs, baseGeneration: previous,
-                baseObjects: baseObjects ?? 0, newGeneration: newGeneration,
-                listsAll: options.allObjects, changed: changes)
-        }
+        return streams
     }
 
     /// Streams every record through the layout.
     mutating func execute() throws -> ExportSummary {
         var summary = ExportSummary()
         let streams = self.streams
-        let storagePlan = self.storagePlan
         defer {
             for stream in streams { stream.cancel() }
-            storagePlan?.cancel()
+            sink.cancel()
         }
         for stream in streams { stream.start() }
-        storagePlan?.start()
+        sink.start()
         let cursors = streams.map(StreamCursor.init)
         for cursor in cursors { try cursor.advance() }
         let previousPath = RenderBuffer(capacity: 256)
@@ -244,13 +164,10 @@ struct ExportRun {
                 try removed(oldState.path, hash: oldState.hash, &summary)
                 try oldState.advance()
             }
-            try publishing?.live?.finish()
             try newState?.finish()
             summary.statePaths = newState?.count ?? 0
         }
-        try tree?.finish()
-        try updates?.finish()
-        summary.storagePlan = try storagePlan?.finish()
+        try sink.finish(&summary)
         summary.records = streams.map(\.counts.records).max() ?? 0
         summary.remoteImages = streams.map(\.counts.remoteImages).reduce(0, +)
         // Only the changed records were read: the count comes from the workspace's counters
@@ -261,7 +178,6 @@ struct ExportRun {
             summary.records =
                 layout.records == .treasures ? counts.treasures : counts.posts["approved"] ?? 0
         }
-        summary.fullRenderReason = fullRenderReason
         summary.inputs = inputs
         // The streams' problems first, in template order, so messages read the same on
         // every run whatever the threads' timing.
@@ -294,19 +210,12 @@ struct ExportRun {
             try removed(oldState.path, hash: oldState.hash, &summary)
             try oldState.advance()
         }
-        var changed = recorded != hash
-        if let live = publishing?.live {
-            // A refresh sends what the database lacks, whatever the record says.
-            changed = try live.rendered(path: path, value: value, hash: hash, recorded: recorded)
-        }
-        if changed { summary.changed += 1 }
-        try tree?.add(path: path, value: value)
-        if let updates, changed || !options.update {
-            if !(try updates.add(path: path, value: value)) {
-                problems.add(
-                    "records larger than --max-bytes \(options.maxBytes ?? 0)",
-                    "\(noun) \(record()): \(String(decoding: path, as: UTF8.self)) does not fit")
-            }
+        let emitted = try sink.emit(path: path, value: value, hash: hash, recorded: recorded)
+        if emitted.changed { summary.changed += 1 }
+        if !emitted.fits {
+            problems.add(
+                "records larger than --max-bytes \(options.maxBytes ?? 0)",
+                "\(noun) \(record()): \(String(decoding: path, as: UTF8.self)) does not fit")
         }
     }
 
@@ -316,26 +225,22 @@ struct ExportRun {
         _ base: IncrementalBase, _ summary: inout ExportSummary
     ) throws {
         let candidates = try base.candidatePaths(layout: layout, database: database)
-        var store: ((Int64, StateBlockReference) throws -> Void)? = publishing?.storeIndex
-        if options.isRecorded && publishing == nil {
-            store = try ExportStore(database).indexWriter(
-                .paths, layout: layout.name, generation: newGeneration)
-        }
-        let updates = self.updates
+        let store = try sink.stateIndex()
         let maxBytes = options.maxBytes
         let noun = self.noun
         let problems = self.problems
+        var sink = self.sink
+        defer { self.sink = sink }
         let patch = try base.patch(
             fresh: fresh, candidates: candidates, database: database, store: store
         ) { path, value in
-            guard let updates else { return }
             let fits = try path.withUnsafeBufferPointer { path in
                 if let value {
                     return try value.withUnsafeBufferPointer {
-                        try updates.add(path: path, value: $0)
+                        try sink.patch(path: path, value: $0)
                     }
                 }
-                return try updates.add(path: path, value: nil)
+                return try sink.patch(path: path, value: nil)
             }
             if !fits {
                 problems.add(
@@ -352,52 +257,13 @@ struct ExportRun {
     private mutating func removed(_ path: [UInt8], hash: UInt64, _ summary: inout ExportSummary)
         throws
     {
-        if let heldBack = publishing?.heldBack,
-            path.withUnsafeBufferPointer({ heldBack.owns(path: $0) })
-        {
-            // A record left out of this publish keeps what the target holds of it.
-            try path.withUnsafeBufferPointer { path in
-                try newState?.append(path: path, hash: hash)
-                try publishing?.live?.kept(path: path)
-            }
-            return
+        switch try path.withUnsafeBufferPointer({ try sink.remove(path: $0) }) {
+        case .kept:
+            try path.withUnsafeBufferPointer { try newState?.append(path: $0, hash: hash) }
+        case .alreadyGone:
+            break
+        case .removed:
+            summary.removed += 1
         }
-        if let live = publishing?.live,
-            try !path.withUnsafeBufferPointer({ try live.removed(path: $0) })
-        {
-            // Already gone from the database: nothing to send.
-            return
-        }
-        summary.removed += 1
-        if options.update, let updates {
-            _ = try path.withUnsafeBufferPointer { try updates.add(path: $0, value: nil) }
-        }
-    }
-
-    /// The state generation of recorded export `id`, which must be of `layout` and kept.
-    ///
-    /// - Throws: `ExportError.unknownBase`, `SQLiteError`.
-    private static func generation(of id: Int64, layout: String, store: ExportStore) throws
-        -> Int64
-    {
-        guard let export = try store.export(id: id) else {
-            throw ExportError.unknownBase(
-                "no recorded export \(id); 'trove export log' lists them")
-        }
-        guard export.layout == layout else {
-            throw ExportError.unknownBase(
-                "export \(id) was of layout \(export.layout), not \(layout)")
-        }
-        if try !store.isStateKept(layout: layout, generation: export.generation) {
-            let newest = try store.exportCount(layout: layout, after: id)
-            // An export that wrote nothing has no state to keep, and needs none.
-            if export.paths > 0 {
-                throw ExportError.unknownBase(
-                    "the state of export \(id) is no longer kept (\(newest) later exports; "
-                        + "only the last \(ExportOptions.keptStates) per layout are); "
-                        + "run a full export instead")
-            }
-        }
-        return export.generation
     }
 }

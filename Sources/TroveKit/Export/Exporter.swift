@@ -52,26 +52,38 @@ public enum Exporter {
             return try transaction {
                 try runInTransaction(
                     workspace: workspace, layout: layout, options: options,
-                    standardOutput: standardOutput, placed: { placed = $0 })
+                    sink: FileExportSink(
+                        database: workspace.database, layout: layout, options: options)
+                ) { sink, summary in
+                    if options.isRecorded {
+                        try record(sink, summary, database: workspace.database)
+                        try sink.recordStoragePlan()
+                    }
+                    // Files go into place before the commit: should the commit fail, the
+                    // next --update is relative to the older state, which only repeats
+                    // some changes.
+                    let written = try sink.commit(summary, standardOutput: standardOutput)
+                    placed = written
+                    return written
+                }
             }
         } catch let error where placed != nil && options.output != nil && !options.dryRun {
             throw ExportError.notRecorded(written: placed?.written ?? [], cause: error)
         }
     }
 
-    /// `run`'s work, inside the caller's transaction. With `publishing`, the tree is
-    /// compared with what a publish target holds, its URLs name the target's bucket, and
-    /// the update's parts go to `publishing.body` instead of any file.
-    static func runInTransaction(
-        workspace: Workspace, layout: Layout, options: ExportOptions,
-        publishing: PublishRender? = nil,
-        standardOutput: StandardOutput = .chunks { _ in },
-        placed: (ExportSummary) -> Void = { _ in }
+    /// `run`'s work, inside the caller's transaction: renders `layout` into `sink`, and
+    /// once every record streamed without a problem, has `complete` finish the sink's work.
+    ///
+    /// - Throws: `ExportError` (refusals list the records), `SQLiteError`, what
+    ///   `complete` throws.
+    static func runInTransaction<Sink: ExportSink>(
+        workspace: Workspace, layout: Layout, options: ExportOptions, sink: Sink,
+        complete: (Sink, ExportSummary) throws -> ExportSummary
     ) throws -> ExportSummary {
         let database = workspace.database
         let precision = try workspace.geohashPrecision()
-        let storage = try storageURL(
-            workspace, bucket: publishing?.bucket ?? options.target?.bucket)
+        let storage = try storageURL(workspace, bucket: sink.bucket)
         let tokens = storage.tokens
         if let problem = storage.problem { throw ExportError.storageSetting(problem) }
         let usesURLs = layout.paths.contains {
@@ -80,7 +92,9 @@ public enum Exporter {
                 return false
             }
         }
-        if usesURLs, publishing == nil, options.target == nil,
+        // Without a bucket of its own (a publish target's), the tree names the configured
+        // one, which every record's URLs need.
+        if usesURLs, sink.bucket == nil,
             var missing = try MissingBucket.find(in: workspace, approvedPostsOnly: true)
         {
             if layout.records == .treasures { missing.posts = 0 } else { missing.treasures = 0 }
@@ -91,31 +105,14 @@ public enum Exporter {
         let problems = ExportProblems(shown: options.problemsShown)
         var run = try ExportRun(
             database: database, layout: layout, options: options, storage: storage,
-            tokens: tokens, precision: precision, problems: problems,
-            publishing: publishing)
+            tokens: tokens, precision: precision, problems: problems, sink: sink)
         // Whatever fails, no temporary file is left (but those a commit journal lists).
-        defer { run.discard() }
+        defer { run.sink.discard() }
         let summary = try run.execute()
         if !problems.isEmpty {
             throw ExportError.refused(problems.groups)
         }
-        if let publishing {
-            for file in run.updates?.files ?? [] {
-                var body: [UInt8] = []
-                try file.drain { body.append(contentsOf: $0) }
-                try publishing.body(body)
-            }
-            return summary
-        }
-        if options.isRecorded {
-            try record(run, summary, database: database)
-            try run.recordStoragePlan()
-        }
-        // Files go into place before the commit: should the commit fail, the next
-        // --update is relative to the older state, which only repeats some changes.
-        let written = try run.commit(summary, standardOutput: standardOutput)
-        placed(written)
-        return written
+        return try complete(run.sink, summary)
     }
 
     /// How image URLs are built: from the settings, with `bucket` instead of the
@@ -129,17 +126,17 @@ public enum Exporter {
 
     /// Logs an export written to a file, makes its state the base of the next `--update`,
     /// and drops the states older than the last few exports of the layout.
-    private static func record(_ run: ExportRun, _ summary: ExportSummary, database: Database)
-        throws
-    {
-        let options = run.options
+    private static func record(
+        _ sink: FileExportSink, _ summary: ExportSummary, database: Database
+    ) throws {
+        let options = sink.options
         try ExportStore(database).record(
             LoggedExport(
-                id: 0, layout: run.layout.name, at: timestamp(options.now),
+                id: 0, layout: sink.layout.name, at: timestamp(options.now),
                 out: options.output ?? "-",
                 kind: options.update || options.maxBytes != nil ? "update" : "full",
-                base: run.baseExport, generation: run.newGeneration, records: summary.records,
+                base: sink.baseExport, generation: sink.newGeneration, records: summary.records,
                 paths: summary.paths, changed: summary.changed, removed: summary.removed,
-                inputs: run.inputs, objects: summary.storagePlan?.objects))
+                inputs: summary.inputs, objects: summary.storagePlan?.objects))
     }
 }

@@ -121,10 +121,11 @@ enum PublishPlanner {
         // The tree, compared path by path with what the target holds; against a live
         // database, every path is rendered and compared with it here.
         let requests = RequestCounter()
-        let rendered = RenderedEntries()
+        // Against a download, every rendered entry is compared with it after the render.
+        let rendered = live == nil ? nil : RenderedEntries()
         var options = ExportOptions(update: live == nil, maxBytes: PublishLimits.requestBytes)
         options.now = now
-        var render = PublishRender(
+        let sink = PublishSink(
             old: try live == nil
                 ? PublishState.paths(target: target.name, planned: false, database: database)
                 : ExportStateReader(blocks: { nil }),
@@ -132,23 +133,22 @@ enum PublishPlanner {
                 store: try store.plannedBlockWriter(.paths, target: target.name)),
             bucket: target.bucket, incremental: incremental,
             storeIndex: try store.plannedIndexWriter(.paths, target: target.name),
-            body: { body in
-                if live != nil {
-                    try rendered.collect(body)
-                } else {
-                    try addStep(.update, name: nil, token: nil, body: body)
-                    requests.count += 1
-                }
-            })
-        render.live = comparison
-        render.heldBack = heldBack
+            against: rendered, live: comparison, heldBack: heldBack
+        ) { body in
+            try addStep(.update, name: nil, token: nil, body: body)
+            requests.count += 1
+        }
         let export = try Exporter.runInTransaction(
-            workspace: workspace, layout: layout, options: options, publishing: render)
+            workspace: workspace, layout: layout, options: options, sink: sink
+        ) { sink, summary in
+            try sink.sendUpdates()
+            return summary
+        }
         summary.paths = export.statePaths
         summary.renderedChangesOnly = incremental != nil
         summary.changed = export.changed
         summary.removed = export.removed
-        if let live {
+        if let live, let rendered {
             let drift = try compare(
                 rendered.entries, with: live, layout: layout, target: target.name,
                 database: database)
@@ -202,19 +202,6 @@ enum PublishPlanner {
 
     private final class RequestCounter {
         var count = 0
-    }
-
-    /// Every rendered (path, value), in path order.
-    private final class RenderedEntries {
-        var entries: [(path: String, value: JSONValue)] = []
-
-        func collect(_ body: [UInt8]) throws {
-            var parser = JSONParser(body)
-            guard case .object(let members)? = try? parser.parseValue() else {
-                throw PublishError.input("a rendered update does not parse (a defect in trove)")
-            }
-            for member in members { entries.append((member.name, member.value)) }
-        }
     }
 
     /// The update that makes `live` hold the rendered entries at the layout's paths, and

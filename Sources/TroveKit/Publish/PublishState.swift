@@ -29,24 +29,3 @@ enum PublishState {
             blocks: PublishStore(database).blocks(.objects, target: target, planned: planned))
     }
 }
-
-/// A publish's render of the tree: compared with what the target holds rather than with
-/// the layout's last export, with URLs naming the target's bucket, and its multi-path
-/// update handed over in parts rather than written to a file.
-struct PublishRender {
-    var old: ExportStateReader
-    package var new: ExportStateWriter
-    var bucket: String
-    /// When only the records changed since the target's last publish are rendered: the
-    /// base, and where the new state's block references go.
-    var incremental: IncrementalBase?
-    var storeIndex: (Int64, StateBlockReference) throws -> Void = { _, _ in }
-    /// Receives each part of the update, in order.
-    package var body: ([UInt8]) throws -> Void
-    /// For `publish --refresh`: what the target's database really holds, which decides
-    /// what is sent instead of the record alone.
-    var live: LiveComparison?
-    /// Records left out of this publish: not rendered, and what the target holds of them
-    /// kept as it is.
-    var heldBack: HeldBack?
-}

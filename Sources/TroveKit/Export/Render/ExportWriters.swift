@@ -186,16 +186,7 @@ final class UpdateWriter {
     package func add(path: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>?) throws
         -> Bool
     {
-        scratch.removeAll(keepingCapacity: true)
-        scratch.append(0x0A)
-        Renderer.indent(1, into: &scratch)
-        JSONText.appendString(bytes: path, to: &scratch)
-        scratch.append(contentsOf: [UInt8(ascii: ":"), 0x20])
-        if let value {
-            scratch.append(contentsOf: value)
-        } else {
-            scratch.append(contentsOf: "null".utf8)
-        }
+        encode(path: path, value: value)
         if let maxBytes {
             if scratch.count + Self.frame >= maxBytes { return false }
             if current != nil && currentBytes + 1 + scratch.count + 3 >= maxBytes {
@@ -211,6 +202,28 @@ final class UpdateWriter {
         currentBytes += scratch.count
         currentEntries += 1
         return true
+    }
+
+    /// Whether `path: value` alone fits under the byte limit, as `add` finds it, without
+    /// writing it.
+    func fits(path: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let maxBytes else { return true }
+        encode(path: path, value: value)
+        return scratch.count + Self.frame < maxBytes
+    }
+
+    /// Puts the entry's line (after the separator) in `scratch`.
+    private func encode(path: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>?) {
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(0x0A)
+        Renderer.indent(1, into: &scratch)
+        JSONText.appendString(bytes: path, to: &scratch)
+        scratch.append(contentsOf: [UInt8(ascii: ":"), 0x20])
+        if let value {
+            scratch.append(contentsOf: value)
+        } else {
+            scratch.append(contentsOf: "null".utf8)
+        }
     }
 
     /// Ends the last part. A single-file update with no entries is `{}`.

@@ -1,7 +1,7 @@
 import Foundation
 import TroveBase
 
-extension ExportRun {
+extension FileExportSink {
     /// Records the Storage plan written as the one the next plan of this output compares
     /// with.
     ///
