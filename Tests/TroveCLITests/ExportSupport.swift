@@ -14,30 +14,33 @@ enum ExportSupport {
         // Tokens are random per workspace; the golden trees show the URLs without them
         // (StorageTests covers tokens).
         #expect(sandbox.run("config", "set", "storage.tokens", "off").status == 0)
-        let workspace = try Workspace(path: sandbox.workspace)
-        try workspace.testDatabase.execute(
-            """
-            INSERT INTO treasures (key, name, lat, lon, description, image, extra) VALUES
-              ('hairy-harry', 'Hairy Harry', 40.7128, -74.006, 'A bull', '/art/harry.png',
-               '{"points":"10"}'),
-              ('bull', 'Bull', 40.70553, -74.01339, NULL, 'https://example.com/bull.jpg', NULL),
-              ('plain', 'Plain "quoted" ✓', 0.5, 41.0, NULL, NULL, NULL);
-            INSERT INTO renditions VALUES
-              ('treasure', 'hairy-harry', 'full', '/art/harry.png', 'h', 's',
-               'treasures/hairy-harry/full-3fa2c9e1.png', 1024, 768, 1000, 'hh', 'x'),
-              ('post', 'p1', 'full', '/photos/p1.jpg', 'h', 's',
-               'posts/p1/full-0badf00d.jpg', 1600, 1200, 2000, 'pp', 'x');
-            INSERT INTO posts (id, user, lat, lon, description, date, photo, content_hash,
-                               status, imported_at, updated_at) VALUES
-              ('p1', 'alice', 40.7, -74.0, 'Bottles', '2024-01-24T10:00:00Z', '/photos/p1.jpg',
-               'c', 'approved', 'x', 'x'),
-              ('p2', 'bob', 40.71, -74.01, 'Secret', '2024-01-25T10:00:00Z', NULL, 'c',
-               'pending', 'x', 'x'),
-              ('p3', 'alice', 40.72, -74.02, 'Spam', '2024-01-26T10:00:00Z', NULL, 'c',
-               'rejected', 'x', 'x'),
-              ('p4', 'bob', 51.5, -0.125, NULL, '2024-02-01T08:30:00Z', NULL, 'c',
-               'approved', 'x', 'x');
-            """)
+        let fixture = try Workspace(path: sandbox.workspace).fixture
+        try fixture.addTreasure(
+            "hairy-harry", name: "Hairy Harry", lat: 40.7128, lon: -74.006,
+            description: "A bull", image: "/art/harry.png", extra: #"{"points":"10"}"#)
+        try fixture.addTreasure(
+            "bull", name: "Bull", lat: 40.70553, lon: -74.01339,
+            image: "https://example.com/bull.jpg")
+        try fixture.addTreasure("plain", name: #"Plain "quoted" ✓"#, lat: 0.5, lon: 41.0)
+        try fixture.setRendition(
+            "treasure", "hairy-harry", "full", source: "/art/harry.png",
+            path: "treasures/hairy-harry/full-3fa2c9e1.png", width: 1024, height: 768,
+            bytes: 1000, hash: "hh")
+        try fixture.setRendition(
+            "post", "p1", "full", source: "/photos/p1.jpg", path: "posts/p1/full-0badf00d.jpg",
+            width: 1600, height: 1200, bytes: 2000, hash: "pp")
+        try fixture.addPost(
+            "p1", user: "alice", lat: 40.7, lon: -74.0, description: "Bottles",
+            date: "2024-01-24T10:00:00Z", photo: "/photos/p1.jpg", status: "approved")
+        try fixture.addPost(
+            "p2", user: "bob", lat: 40.71, lon: -74.01, description: "Secret",
+            date: "2024-01-25T10:00:00Z", status: "pending")
+        try fixture.addPost(
+            "p3", user: "alice", lat: 40.72, lon: -74.02, description: "Spam",
+            date: "2024-01-26T10:00:00Z", status: "rejected")
+        try fixture.addPost(
+            "p4", user: "bob", lat: 51.5, lon: -0.125, date: "2024-02-01T08:30:00Z",
+            status: "approved")
         #expect(sandbox.run("geohash").status == 0)
     }
 

@@ -287,20 +287,22 @@ struct PublishFixture {
         #expect(sandbox.run("init").status == 0)
         // Exports name the same bucket as the targets.
         #expect(sandbox.run("config", "set", "storage.bucket", "gs://\(Self.bucket)").status == 0)
-        let workspace = try Workspace(path: sandbox.workspace)
-        try workspace.testDatabase.execute(
-            """
-            INSERT INTO treasures (key, name, lat, lon, image) VALUES
-              ('a', 'A', 40.70, -74.00, '/art/a.png'),
-              ('b', 'B', 40.71, -74.01, '/art/b.png'),
-              ('c', 'C', 40.72, -74.02, '/art/c.png'),
-              ('d', 'D', 40.73, -74.03, '/art/d.png');
-            INSERT INTO posts (id, user, lat, lon, description, date, photo, content_hash,
-                               status, imported_at, updated_at) VALUES
-              ('ok', 'ann', 40.7, -74.0, 'Cans', '2024-01-24', '/p/ok.jpg', 'c', 'approved', 'x', 'x'),
-              ('fine', 'bob', 40.8, -74.1, 'Bags', '2024-01-25', '/p/fine.jpg', 'c', 'approved', 'x', 'x'),
-              ('wait', 'bob', 40.7, -74.0, 'Wait', '2024-01-26', '/p/wait.jpg', 'c', 'pending', 'x', 'x');
-            """)
+        let fixture = try Workspace(path: sandbox.workspace).fixture
+        for (key, lat, lon) in [
+            ("a", 40.70, -74.00), ("b", 40.71, -74.01), ("c", 40.72, -74.02), ("d", 40.73, -74.03),
+        ] {
+            try fixture.addTreasure(
+                key, name: key.uppercased(), lat: lat, lon: lon, image: "/art/\(key).png")
+        }
+        for (id, user, lat, lon, description, date, status) in [
+            ("ok", "ann", 40.7, -74.0, "Cans", "2024-01-24", "approved"),
+            ("fine", "bob", 40.8, -74.1, "Bags", "2024-01-25", "approved"),
+            ("wait", "bob", 40.7, -74.0, "Wait", "2024-01-26", "pending"),
+        ] {
+            try fixture.addPost(
+                id, user: user, lat: lat, lon: lon, description: description, date: date,
+                photo: "/p/\(id).jpg", status: status)
+        }
         for key in ["a", "b", "c", "d"] {
             try setRendition("treasure", key, "full", source: "/art/\(key).png", version: 1)
         }
@@ -328,19 +330,8 @@ struct PublishFixture {
         let path =
             "\(folder)/\(key)/\(name)-\(String(format: "%08x", version * 7919 + key.count)).jpg"
         try sandbox.write("build/images/\(path)", "\(kind) \(key) \(name) v\(version)")
-        let workspace = try Workspace(path: sandbox.workspace)
-        try workspace.testDatabase.execute(
-            """
-            INSERT INTO renditions (owner_kind, owner_key, name, source, source_hash, settings,
-                path, width, height, bytes, hash, made_at)
-            VALUES (?, ?, ?, ?, 'h', 's', ?, 10, 10, 100, ?, 'x')
-            ON CONFLICT (owner_kind, owner_key, name) DO UPDATE SET path = excluded.path,
-                hash = excluded.hash
-            """,
-            [
-                .text(kind), .text(key), .text(name), .text(source), .text(path),
-                .text("v\(version)"),
-            ])
+        try Workspace(path: sandbox.workspace).fixture.setRendition(
+            kind, key, name, source: source, path: path, hash: "v\(version)")
     }
 
     /// The object path of a rendition now.

@@ -18,45 +18,35 @@ import Testing
     /// Treasures a (local image), b (local image), r (remote image), gone (removed later);
     /// posts approved, pending, rejected and flagged, each with a photo rendition.
     func makeWorkspace() throws {
-        let workspace = try Workspace(path: sandbox.workspace)
-        try workspace.testDatabase.execute(
-            """
-            INSERT INTO treasures (key, name, lat, lon, image) VALUES
-              ('a', 'A', 40.70, -74.00, '/art/a.png'),
-              ('b', 'B', 40.71, -74.01, '/art/b.jpg'),
-              ('gone', 'Gone', 40.72, -74.02, '/art/gone.png'),
-              ('r', 'R', 40.73, -74.03, 'https://example.com/r.jpg');
-            INSERT INTO posts (id, user, lat, lon, description, date, photo, content_hash,
-                               status, imported_at, updated_at) VALUES
-              ('ok', 'ann', 40.7, -74.0, 'Cans', '2024-01-24', '/p/ok.jpg', 'c', 'approved', 'x', 'x'),
-              ('wait', 'bob', 40.7, -74.0, 'Wait', '2024-01-24', '/p/wait.jpg', 'c', 'pending', 'x', 'x'),
-              ('no', 'bob', 40.7, -74.0, 'No', '2024-01-24', '/p/no.jpg', 'c', 'rejected', 'x', 'x'),
-              ('flag', 'bob', 40.7, -74.0, 'Flag', '2024-01-24', '/p/flag.jpg', 'c', 'flagged', 'x', 'x');
-            """)
-        func rendition(
-            _ kind: String, _ key: String, _ name: String, _ source: String, _ path: String
-        )
-            throws
-        {
-            _ = try workspace.testDatabase.execute(
-                """
-                INSERT INTO renditions (owner_kind, owner_key, name, source, source_hash, settings,
-                    path, width, height, bytes, hash, made_at)
-                VALUES (?, ?, ?, ?, 'h', 's', ?, 10, 10, 100, 'x', 'x')
-                """, [.text(kind), .text(key), .text(name), .text(source), .text(path)])
+        let fixture = try Workspace(path: sandbox.workspace).fixture
+        for (key, name, lat, lon, image) in [
+            ("a", "A", 40.70, -74.00, "/art/a.png"), ("b", "B", 40.71, -74.01, "/art/b.jpg"),
+            ("gone", "Gone", 40.72, -74.02, "/art/gone.png"),
+            ("r", "R", 40.73, -74.03, "https://example.com/r.jpg"),
+        ] {
+            try fixture.addTreasure(key, name: name, lat: lat, lon: lon, image: image)
+        }
+        for (id, user, description, status) in [
+            ("ok", "ann", "Cans", "approved"), ("wait", "bob", "Wait", "pending"),
+            ("no", "bob", "No", "rejected"), ("flag", "bob", "Flag", "flagged"),
+        ] {
+            try fixture.addPost(
+                id, user: user, lat: 40.7, lon: -74.0, description: description,
+                date: "2024-01-24", photo: "/p/\(id).jpg", status: status)
         }
         for (key, source, ext) in [
             ("a", "/art/a.png", "png"), ("b", "/art/b.jpg", "jpg"),
             ("gone", "/art/gone.png", "png"),
         ] {
             for name in ["full", "thumb", "pin"] {
-                try rendition(
-                    "treasure", key, name, source,
-                    "treasures/\(key)/\(name)-0000000\(key.count).\(ext)")
+                try fixture.setRendition(
+                    "treasure", key, name, source: source,
+                    path: "treasures/\(key)/\(name)-0000000\(key.count).\(ext)")
             }
         }
         for id in ["ok", "wait", "no", "flag"] {
-            try rendition("post", id, "full", "/p/\(id).jpg", "posts/\(id)/full-1111.jpg")
+            try fixture.setRendition(
+                "post", id, "full", source: "/p/\(id).jpg", path: "posts/\(id)/full-1111.jpg")
         }
         #expect(sandbox.run("geohash").status == 0)
     }
