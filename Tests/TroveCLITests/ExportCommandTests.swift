@@ -162,14 +162,11 @@ import Testing
     @Test(arguments: ["flatirongo", "trashmapper"])
     func geoFireNodesHoldExactlyTheGeohashOfTheirStoredPosition(layout: String) throws {
         let workspace = try Workspace(path: sandbox.workspace)
-        try workspace.testDatabase.execute(
-            """
-            INSERT INTO treasures (key, name, lat, lon) VALUES
-              ('odd', 'Odd', 0.1 + 0.2, -179.99999999999997),
-              ('tiny', 'Tiny', 1e-7, 5e-324);
-            INSERT INTO posts (id, user, lat, lon, content_hash, status, imported_at, updated_at)
-            VALUES ('p9', 'carol', -33.868820000000014, 151.20929, 'c', 'approved', 'x', 'x');
-            """)
+        let fixture = workspace.fixture
+        try fixture.addTreasure("odd", name: "Odd", lat: 0.1 + 0.2, lon: -179.99999999999997)
+        try fixture.addTreasure("tiny", name: "Tiny", lat: 1e-7, lon: 5e-324)
+        try fixture.addPost(
+            "p9", user: "carol", lat: -33.868820000000014, lon: 151.20929, status: "approved")
         #expect(sandbox.run("geohash", "--precision", "12").status == 0)
         let result = sandbox.run("export", "--layout", layout)
         #expect(result.status == 0, "\(result.stderr)")
@@ -338,10 +335,8 @@ import Testing
     // MARK: - Refusals
 
     @Test func anIllegalKeyIsRefusedBeforeAnyFileIsWritten() throws {
-        let workspace = try Workspace(path: sandbox.workspace)
-        try workspace.testDatabase.execute(
-            "INSERT INTO treasures (key, name, lat, lon) VALUES ('bad.key', 'B', 1, 2)"
-        )
+        try Workspace(path: sandbox.workspace).fixture.addTreasure(
+            "bad.key", name: "B", lat: 1, lon: 2)
         #expect(sandbox.run("geohash").status == 0)
         let result = sandbox.run("export", "--layout", "flatirongo", "-o", "f.json")
         #expect(result.status == 1)

@@ -242,14 +242,13 @@ import Testing
     }
 
     @Test func anObjectTwoRenditionsShareIsPlannedOnce() throws {
-        try Workspace.testDatabase(at: sandbox.workspace).execute(
-            """
-            INSERT INTO treasures (key, name, lat, lon, image) VALUES
-              ('twin', 'Twin', 40.7, -74.0, '/art/harry.png');
-            INSERT INTO renditions VALUES
-              ('treasure', 'twin', 'full', '/art/harry.png', 'h', 's',
-               'treasures/hairy-harry/full-3fa2c9e1.png', 1024, 768, 1000, 'hh', 'x');
-            """)
+        let fixture = try Workspace(path: sandbox.workspace).fixture
+        try fixture.addTreasure(
+            "twin", name: "Twin", lat: 40.7, lon: -74.0, image: "/art/harry.png")
+        try fixture.setRendition(
+            "treasure", "twin", "full", source: "/art/harry.png",
+            path: "treasures/hairy-harry/full-3fa2c9e1.png", width: 1024, height: 768,
+            bytes: 1000, hash: "hh")
         #expect(sandbox.run("geohash").status == 0)
         let result = sandbox.run(exportArguments)
         #expect(result.status == 0, "\(result.stderr)")

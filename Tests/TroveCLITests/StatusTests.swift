@@ -62,20 +62,15 @@ import Testing
     }
 
     @Test func photosCountWhatAPublishPutsInTheBucket() throws {
-        let workspace = try Workspace(path: sandbox.workspace)
-        try workspace.testDatabase.execute(
-            """
-            INSERT INTO posts (id, user, lat, lon, description, date, photo, content_hash,
-                               status, imported_at, updated_at) VALUES
-              ('q1', 'cy', 40.7, -74.0, 'a', '2024-01-24T10:00:00Z', '/photos/q1.jpg', 'c',
-               'pending', 'x', 'x'),
-              ('q2', 'cy', 40.7, -74.0, 'b', '2024-01-24T10:00:00Z', '/photos/q2.jpg', 'c',
-               'pending', 'x', 'x'),
-              ('q3', 'cy', 40.7, -74.0, 'c', '2024-01-24T10:00:00Z', '/photos/q3.jpg', 'c',
-               'rejected', 'x', 'x'),
-              ('q4', 'cy', 40.7, -74.0, 'd', '2024-01-24T10:00:00Z', '/photos/q4.jpg', 'c',
-               'flagged', 'x', 'x');
-            """)
+        let fixture = try Workspace(path: sandbox.workspace).fixture
+        for (id, description, status) in [
+            ("q1", "a", "pending"), ("q2", "b", "pending"), ("q3", "c", "rejected"),
+            ("q4", "d", "flagged"),
+        ] {
+            try fixture.addPost(
+                id, user: "cy", lat: 40.7, lon: -74.0, description: description,
+                date: "2024-01-24T10:00:00Z", photo: "/photos/\(id).jpg", status: status)
+        }
         let text = sandbox.run("status")
         #expect(text.status == 0)
         #expect(
