@@ -6,7 +6,7 @@ import TroveStore
 /// reference share its resolution, references that reach one file (the same device,
 /// inode, size and modification time) share one read, hash and decode, and a file whose
 /// stamp is as when an earlier import read it (`photo_files`) is not read at all.
-struct PhotoSet {
+struct PhotoSet: Sendable {
     /// Per post: how its reference turned out.
     private(set) var resolution: [PhotoResolution] = []
     /// Per post: the number of its file, when it has one.
@@ -23,31 +23,33 @@ struct PhotoSet {
     ///
     /// - Throws: `WorkspaceError` or `SQLiteError` from the workspace.
     init(_ posts: [PostInput], resolver: PhotoResolver?, workspace: Workspace) throws {
-        var resolutions: [String: PhotoResolution] = [:]
+        // Per reference: its resolution and file number, so a file is looked at once per
+        // reference, not once per post.
+        var resolutions: [String: (PhotoResolution, Int?)] = [:]
         var numbers: [PhotoFile: Int] = [:]
         resolution.reserveCapacity(posts.count)
         file.reserveCapacity(posts.count)
         for post in posts {
-            let resolved: PhotoResolution
-            if let reference = post.photo, let known = resolutions[reference] {
-                resolved = known
-            } else {
-                resolved = resolver?.resolve(post.photo) ?? .none
-                if let reference = post.photo { resolutions[reference] = resolved }
-            }
-            resolution.append(resolved)
-            guard case .file(let path) = resolved else {
-                file.append(nil)
+            if let reference = post.photo, let (resolved, number) = resolutions[reference] {
+                resolution.append(resolved)
+                file.append(number)
                 continue
             }
-            let key = PhotoFile(path)
-            if let number = numbers[key] {
-                file.append(number)
-            } else {
-                numbers[key] = paths.count
-                file.append(paths.count)
-                paths.append(path)
+            let resolved = resolver?.resolve(post.photo) ?? .none
+            var number: Int?
+            if case .file(let path) = resolved {
+                let key = PhotoFile(path)
+                if let known = numbers[key] {
+                    number = known
+                } else {
+                    number = paths.count
+                    numbers[key] = paths.count
+                    paths.append(path)
+                }
             }
+            if let reference = post.photo { resolutions[reference] = (resolved, number) }
+            resolution.append(resolved)
+            file.append(number)
         }
         stamps = paths.map(Self.stamp)
         outcome = Array(repeating: nil, count: paths.count)

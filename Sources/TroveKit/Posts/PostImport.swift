@@ -74,6 +74,8 @@ public struct PostImporter {
     let resolver: PhotoResolver?
     let inspector: any PhotoInspecting
     let now: Date
+    /// `now` as the workspace records times.
+    let at: String
     /// Posts stored per transaction, at most.
     public var batchSize = 2_000
     /// Photo files read per transaction, at most: what a kill can cost.
@@ -92,6 +94,7 @@ public struct PostImporter {
         self.resolver = photos
         self.inspector = inspector
         self.now = now
+        at = timestamp(now)
     }
 
     /// Imports `file`, a batch at a time.
@@ -147,7 +150,15 @@ public struct PostImporter {
                 end += 1
             }
             let fresh = photos.read(toRead, inspector: inspector)
-            let prepared = (start..<end).map { prepare(posts[$0], $0, photos, &summary) }
+            let prepared = Self.prepare(posts, start..<end, photos)
+            for item in prepared {
+                guard let problem = item.problem else { continue }
+                if problem.hasPrefix("refused: ") {
+                    summary.refusedPhotos.append((item.input.id, String(problem.dropFirst(9))))
+                } else {
+                    summary.photoProblems.append((item.input.id, problem))
+                }
+            }
             try workspace.write {
                 if !moved, let origin, let formerOrigin {
                     try PostStore(workspace).moveOrigin(formerOrigin, to: origin)
@@ -183,11 +194,29 @@ public struct PostImporter {
 
     // MARK: - Photos
 
-    /// Post `index` (`post`) ready to store, its photo's facts from `photos`; what went
-    /// wrong with the photo goes to `summary`.
-    private func prepare(
-        _ post: PostInput, _ index: Int, _ photos: PhotoSet, _ summary: inout PostImportSummary
-    ) -> IncomingPost {
+    /// Posts `range` ready to store, their photos' facts from `photos`. Their hashes are
+    /// computed on every core: at a few microseconds a post, they are much of an
+    /// import's own work.
+    private static func prepare(
+        _ posts: [PostInput], _ range: Range<Int>, _ photos: PhotoSet
+    ) -> [IncomingPost] {
+        let chunk = 256
+        let pieces = parallelMap(
+            count: (range.count + chunk - 1) / chunk,
+            threads: ProcessInfo.processInfo.activeProcessorCount
+        ) { number -> [IncomingPost] in
+            let first = range.lowerBound + number * chunk
+            return (first..<min(range.upperBound, first + chunk)).map {
+                prepare(posts[$0], $0, photos)
+            }
+        }
+        return Array(pieces.joined())
+    }
+
+    /// Post `index` (`post`) ready to store, its photo's facts from `photos`.
+    private static func prepare(_ post: PostInput, _ index: Int, _ photos: PhotoSet)
+        -> IncomingPost
+    {
         var item = IncomingPost(input: post, contentHash: "")
         switch photos.resolution[index] {
         case .none: break
@@ -205,14 +234,7 @@ public struct PostImporter {
                 item.problem = "cannot read \(path)"
             }
         }
-        item.contentHash = Self.contentHash(post, photoHash: item.facts?.fingerprint)
-        if let problem = item.problem {
-            if problem.hasPrefix("refused: ") {
-                summary.refusedPhotos.append((post.id, String(problem.dropFirst(9))))
-            } else {
-                summary.photoProblems.append((post.id, problem))
-            }
-        }
+        item.contentHash = contentHash(post, photoHash: item.facts?.fingerprint)
         return item
     }
 
@@ -236,7 +258,6 @@ public struct PostImporter {
         _ posts: [IncomingPost], origin: String?, precision: Int, summary: inout PostImportSummary
     ) throws {
         let store = try PostStore.ImportStatements(PostStore(workspace))
-        let at = timestamp(now)
         for post in posts {
             let input = post.input
             let previous = try store.stored(input.id)
@@ -302,7 +323,6 @@ public struct PostImporter {
         let store = PostStore(workspace)
         let withdraw = try store.withdrawer()
         let trail = try PostStore.TrailWriter(store)
-        let at = timestamp(now)
         for (id, user, status, version) in gone {
             try withdraw(id, note, at)
             workspace.markChanged(.post, id)
