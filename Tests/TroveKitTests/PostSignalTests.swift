@@ -158,6 +158,18 @@ final class CountingInspector: PhotoInspecting, @unchecked Sendable {
                 == "same photo as p000, p001, p003, p004, p005 and 294 more")
     }
 
+    /// Two posts with one id stop the import before its first batch is written, however
+    /// far apart they are.
+    @Test func twoPostsWithOneIdWriteNothingWhateverTheBatches() throws {
+        let resolver = try #require(PhotoResolver(folder: folder.path))
+        var importer = PostImporter(
+            workspace: workspace, photos: resolver, inspector: FakeInspector(facts: [:]), now: now)
+        importer.batchSize = 2
+        let posts = (0..<7).map { post("p\($0)", lat: Double($0)) } + [post("p1", lat: 9)]
+        #expect(throws: InputError.self) { try importer.run(PostFile(posts: posts)) }
+        #expect(try PostQuery(workspace: workspace).post("p0") == nil)
+    }
+
     /// A photo file read by an earlier import and not modified since is not read again;
     /// one rewritten since is, and its posts take its new facts.
     @Test func aReimportReadsOnlyThePhotoFilesChangedSince() throws {
