@@ -77,7 +77,7 @@ public struct PostImporter {
     /// `now` as the workspace records times.
     let at: String
     /// Posts stored per transaction, at most.
-    public var batchSize = 2_000
+    public var batchSize = 10_000
     /// Photo files read per transaction, at most: what a kill can cost.
     public var batchFiles = 256
 
