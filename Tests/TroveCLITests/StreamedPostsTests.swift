@@ -147,8 +147,8 @@ import Testing
 
     // MARK: - Killed
 
-    /// A streamed posts import killed once its transaction spilled into the WAL leaves
-    /// the workspace as before, and the next run ends as an uninterrupted one.
+    /// A streamed posts import killed once its writes reached the WAL keeps the batches it
+    /// finished (never a part of one), and the next run ends as an uninterrupted one.
     @Test func aKilledPostsImportIsCompletedByTheNextRun() throws {
         let folder = sandbox.folder.path
         #expect(try TroveProcess.run(["init"], in: folder).status == 0)
@@ -177,7 +177,7 @@ import Testing
             }
             killed = running.killNow().signalled
             let after = try postCount()
-            #expect(after == before || after == before + count, "\(after)")
+            #expect(after >= before && after <= before + count, "\(after)")
             #expect(try TroveProcess.run(["check"], in: folder).status == 0)
             let again = try TroveProcess.run(
                 ["import", "posts", "posts\(attempt).ndjson"], in: folder)

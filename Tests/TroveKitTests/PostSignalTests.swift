@@ -158,6 +158,59 @@ final class CountingInspector: PhotoInspecting, @unchecked Sendable {
                 == "same photo as p000, p001, p003, p004, p005 and 294 more")
     }
 
+    /// Two posts with one id stop the import before its first batch is written, however
+    /// far apart they are.
+    @Test func twoPostsWithOneIdWriteNothingWhateverTheBatches() throws {
+        let resolver = try #require(PhotoResolver(folder: folder.path))
+        var importer = PostImporter(
+            workspace: workspace, photos: resolver, inspector: FakeInspector(facts: [:]), now: now)
+        importer.batchSize = 2
+        let posts = (0..<7).map { post("p\($0)", lat: Double($0)) } + [post("p1", lat: 9)]
+        #expect(throws: InputError.self) { try importer.run(PostFile(posts: posts)) }
+        #expect(try PostQuery(workspace: workspace).post("p0") == nil)
+    }
+
+    /// A photo file read by an earlier import and not modified since is not read again;
+    /// one rewritten since is, and its posts take its new facts.
+    @Test func aReimportReadsOnlyThePhotoFilesChangedSince() throws {
+        let hour = Date(timeIntervalSinceNow: -3600)
+        var facts: [String: PhotoFacts] = [:]
+        for name in ["a", "b", "c"] {
+            let url = folder.appendingPathComponent(name)
+            try Data(FakeInspector.signature + Array(name.utf8)).write(to: url)
+            // Written an hour ago: not within the file system clock's tick of the read.
+            try FileManager.default.setAttributes([.modificationDate: hour], ofItemAtPath: url.path)
+            facts[name] = Self.good
+        }
+        let posts = (0..<30).map {
+            post("p\($0)", lat: Double($0), photo: ["a", "b", "c"][$0 % 3])
+        }
+        let resolver = try #require(PhotoResolver(folder: folder.path))
+        func run(_ inspector: CountingInspector) throws -> PostImportSummary {
+            var importer = PostImporter(
+                workspace: workspace, photos: resolver, inspector: inspector, now: now)
+            importer.batchSize = 7
+            return try importer.run(PostFile(posts: posts))
+        }
+        let first = CountingInspector(FakeInspector(facts: facts))
+        #expect(try run(first).new == 30)
+        #expect(first.count == 3)
+        let unchanged = CountingInspector(FakeInspector(facts: facts))
+        #expect(try run(unchanged).unchanged == 30)
+        #expect(unchanged.count == 0)
+        // "c" rewritten with other bytes of the same size, its times set back as they were.
+        let c = folder.appendingPathComponent("c")
+        try Data(FakeInspector.signature + Array("d".utf8)).write(to: c)
+        try FileManager.default.setAttributes([.modificationDate: hour], ofItemAtPath: c.path)
+        facts["d"] = PhotoFacts(fingerprint: "", width: 10, height: 10)
+        let changed = CountingInspector(FakeInspector(facts: facts))
+        let summary = try run(changed)
+        #expect(changed.count == 1)
+        #expect(summary.updated == 10 && summary.unchanged == 20)
+        #expect(try signals("p2")["photo-too-small"] != nil)
+        #expect(try signals("p0")["photo-too-small"] == nil)
+    }
+
     /// Posts that share a photo file, by one reference, by two that lead to it or by a
     /// hard link, have it read and inspected once in an import.
     @Test func eachPhotoFileIsReadOncePerImport() throws {

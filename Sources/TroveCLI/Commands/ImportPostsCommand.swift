@@ -37,6 +37,10 @@ enum ImportPostsCommand {
             pull keeps what it finished, and the next one goes on. Exit 1 when a post was
             not imported because its photo could not be downloaded (the others are), or
             records were skipped; 3 when the location could not be read at all.
+
+            A file is imported in batches too: an import that is killed or interrupted
+            (Ctrl-C) keeps the posts it stored, withdraws nothing, exits 1, and the same
+            command run again goes on without reading again the photos already read.
             """,
         arguments: [file],
         options: [from, photos, skipInvalid, rejects, force],
@@ -80,11 +84,23 @@ enum ImportPostsCommand {
         let workspace = try invocation.openWorkspace()
         let origin = try PostsOrigin.of(file: path, in: workspace)
         if let message = origin.moved.message(for: file) { invocation.warn(message) }
-        let summary = try PostImporter(workspace: workspace, photos: resolver).run(
-            input, origin: origin.identity, formerOrigin: origin.former)
+        let bar = invocation.progress("importing posts", total: input.posts.count)
+        let summary = try Interruption.watching {
+            try PostImporter(workspace: workspace, photos: resolver).run(
+                input, origin: origin.identity, formerOrigin: origin.former,
+                isCancelled: { Interruption.received != nil }, progress: { bar.set($0) })
+        }
+        bar.finish()
         if let rejects = invocation[Self.rejects] {
             try AtomicFile.write(
                 Data(PostRejects.csv(input.rejects).utf8), to: invocation.resolve(rejects))
+        }
+        if summary.interrupted {
+            report(summary, file: file, complete: false, invocation)
+            invocation.warn(
+                "interrupted: the \(summary.imported) posts stored are kept and no post was "
+                    + "withdrawn; run the same command again to import the rest")
+            return .problems
         }
         report(summary, file: file, invocation)
         return summary.refusedPhotos.isEmpty && summary.skipped == 0 ? .success : .problems

@@ -30,6 +30,9 @@ public struct PostImportSummary: Equatable, Sendable {
     public var returned: [String] = []
     /// Records that could not become posts (`--skip-invalid`).
     public var skipped = 0
+    /// Whether the run stopped early when asked to (a signal): what it stored is kept,
+    /// nothing was withdrawn, and the next run goes on.
+    public var interrupted = false
     /// Posts left as they were (or out of the workspace, when new) because their photo
     /// could not be downloaded, with the reason (`import posts --from`).
     public var refusedPosts: [(id: String, reason: String)] = []
@@ -54,8 +57,16 @@ public struct PostImportSummary: Equatable, Sendable {
     }
 }
 
-/// Imports posts: resolves and inspects photos, then upserts every post and recomputes
-/// the signals in one transaction.
+/// Imports posts a batch at a time: resolves every photo reference, then, batch after
+/// batch, inspects the photo files the batch reaches first and stores its posts in one
+/// transaction; the withdrawals and the signals come last, in a transaction of their own.
+///
+/// A run that is killed keeps its finished batches, and the next run of the same file
+/// goes on: what is stored as the file has it is not written again, and a photo file whose
+/// stamp is as when it was read (`photo_files`) is not read again. Nothing is withdrawn
+/// before the whole file was stored. Every file import ends with a scan of every post's
+/// signals, so a run killed after its last batch and before that scan leaves the signals
+/// to the next one.
 public struct PostImporter {
     let workspace: Workspace
     /// Where photo references are looked up; nil when the posts come with their photos
@@ -63,6 +74,12 @@ public struct PostImporter {
     let resolver: PhotoResolver?
     let inspector: any PhotoInspecting
     let now: Date
+    /// `now` as the workspace records times.
+    let at: String
+    /// Posts stored per transaction, at most.
+    public var batchSize = 10_000
+    /// Photo files read per transaction, at most: what a kill can cost.
+    public var batchFiles = 256
 
     /// - Parameter photos: the folder photo references are resolved in.
     public init(workspace: Workspace, photos: PhotoResolver, now: Date = Date()) {
@@ -77,20 +94,27 @@ public struct PostImporter {
         self.resolver = photos
         self.inspector = inspector
         self.now = now
+        at = timestamp(now)
     }
 
-    /// Imports `file`. Nothing is written unless everything is.
+    /// Imports `file`, a batch at a time.
     ///
     /// - Parameter origin: the file's `SourceIdentity`, when the posts come from a file:
     ///   the posts an earlier import of it held and this one does not are withdrawn (those
     ///   of its records set aside as invalid are not).
     /// - Parameter formerOrigin: the identity the workspace recorded the same file under
     ///   before it moved (`MovedSource`): its posts are the file's from now on.
-    /// - Throws: `InputError` for two posts with one id, `WorkspaceError` or
-    ///   `SQLiteError` from the workspace.
-    public func run(_ file: PostFile, origin: String? = nil, formerOrigin: String? = nil) throws
-        -> PostImportSummary
-    {
+    /// - Parameter isCancelled: asked after each batch; when true, the run stops there
+    ///   with `interrupted` set: the batches stored are kept, nothing is withdrawn and the
+    ///   signals are left to the next run.
+    /// - Parameter progress: hears how many of the file's posts are stored after each
+    ///   batch.
+    /// - Throws: `InputError` for two posts with one id (before anything is written),
+    ///   `WorkspaceError` or `SQLiteError` from the workspace.
+    public func run(
+        _ file: PostFile, origin: String? = nil, formerOrigin: String? = nil,
+        isCancelled: () -> Bool = { false }, progress: (Int) -> Void = { _ in }
+    ) throws -> PostImportSummary {
         var summary = PostImportSummary()
         summary.droppedPasswords = file.droppedPasswords
         summary.droppedEmails = file.droppedEmails
@@ -103,15 +127,59 @@ public struct PostImporter {
             }
             seen[post.id] = post.source
         }
-        let prepared = prepare(file.posts, summary: &summary)
+        seen = [:]
+        let posts = file.posts
+        var photos = try PhotoSet(posts, resolver: resolver, workspace: workspace)
         let precision = try workspace.geohashPrecision()
+        var moved = formerOrigin == nil || origin == nil
+        var start = 0
+        while start < posts.count {
+            // A batch ends at `batchSize` posts, or before the post that would make it
+            // read more than `batchFiles` photo files.
+            var end = start
+            var toRead: [Int] = []
+            var reading: Set<Int> = []
+            while end < posts.count, end - start < max(1, batchSize) {
+                if let number = photos.file[end], photos.outcome[number] == nil,
+                    !reading.contains(number)
+                {
+                    if toRead.count >= max(1, batchFiles) { break }
+                    toRead.append(number)
+                    reading.insert(number)
+                }
+                end += 1
+            }
+            let fresh = photos.read(toRead, inspector: inspector)
+            let prepared = Self.prepare(posts, start..<end, photos)
+            for item in prepared {
+                guard let problem = item.problem else { continue }
+                if problem.hasPrefix("refused: ") {
+                    summary.refusedPhotos.append((item.input.id, String(problem.dropFirst(9))))
+                } else {
+                    summary.photoProblems.append((item.input.id, problem))
+                }
+            }
+            try workspace.write {
+                if !moved, let origin, let formerOrigin {
+                    try PostStore(workspace).moveOrigin(formerOrigin, to: origin)
+                    moved = true
+                }
+                try photos.save(fresh, in: workspace)
+                try store(prepared, origin: origin, precision: precision, summary: &summary)
+            }
+            start = end
+            progress(end)
+            if isCancelled() {
+                summary.interrupted = true
+                return summary
+            }
+        }
         try workspace.write {
-            if let origin, let formerOrigin {
+            if !moved, let origin, let formerOrigin {
                 try PostStore(workspace).moveOrigin(formerOrigin, to: origin)
             }
-            try store(prepared, origin: origin, precision: precision, summary: &summary)
             if let origin {
-                var present = Set(file.posts.map(\.id))
+                var present = Set(posts.map(\.id))
                 for reject in file.rejects { if let id = reject.id { present.insert(id) } }
                 let gone = try PostStore(workspace).posts(from: origin).filter {
                     !present.contains($0.id)
@@ -126,75 +194,48 @@ public struct PostImporter {
 
     // MARK: - Photos
 
-    /// Resolves every post's photo and inspects each distinct file once: posts that share
-    /// a reference share its resolution, and references that reach one file (the same
-    /// device, inode, size and modification time) share one read, hash and decode, so
-    /// 100,000 posts over 5 photos read 5 files.
-    private func prepare(_ posts: [PostInput], summary: inout PostImportSummary) -> [IncomingPost] {
-        var resolutions: [String: PhotoResolution] = [:]
-        var fileNumbers: [PhotoFile: Int] = [:]
-        var files: [String] = []
-        // Per post: its resolution, and the number of its file when it has one.
-        var resolved: [(resolution: PhotoResolution, file: Int?)] = []
-        resolved.reserveCapacity(posts.count)
-        for post in posts {
-            let resolution: PhotoResolution
-            if let reference = post.photo, let known = resolutions[reference] {
-                resolution = known
-            } else {
-                resolution = resolver?.resolve(post.photo) ?? .none
-                if let reference = post.photo { resolutions[reference] = resolution }
-            }
-            guard case .file(let path) = resolution else {
-                resolved.append((resolution, nil))
-                continue
-            }
-            let key = PhotoFile(path)
-            if let number = fileNumbers[key] {
-                resolved.append((resolution, number))
-            } else {
-                fileNumbers[key] = files.count
-                resolved.append((resolution, files.count))
-                files.append(path)
+    /// Posts `range` ready to store, their photos' facts from `photos`. Their hashes are
+    /// computed on every core: at a few microseconds a post, they are much of an
+    /// import's own work.
+    private static func prepare(
+        _ posts: [PostInput], _ range: Range<Int>, _ photos: PhotoSet
+    ) -> [IncomingPost] {
+        let chunk = 256
+        let pieces = parallelMap(
+            count: (range.count + chunk - 1) / chunk,
+            threads: ProcessInfo.processInfo.activeProcessorCount
+        ) { number -> [IncomingPost] in
+            let first = range.lowerBound + number * chunk
+            return (first..<min(range.upperBound, first + chunk)).map {
+                prepare(posts[$0], $0, photos)
             }
         }
-        // Reading and hashing photos is the slow part; do it on every core.
-        let inspector = self.inspector
-        let paths = files
-        let inspected = parallelMap(
-            count: files.count, threads: ProcessInfo.processInfo.activeProcessorCount
-        ) { number -> Result<PhotoFacts, ImageFile.Failure> in
-            PhotoResolver.read(paths[number]).map { inspector.inspect($0) }
-        }
-        var prepared: [IncomingPost] = []
-        prepared.reserveCapacity(posts.count)
-        for (post, (resolution, file)) in zip(posts, resolved) {
-            var item = IncomingPost(input: post, contentHash: "")
-            switch resolution {
-            case .none: break
-            case .refused(let why): item.problem = "refused: " + why
-            case .missing(let why): item.problem = why
-            case .file(let path):
-                item.photoPath = path
-                switch inspected[file ?? 0] {
-                case .success(let facts):
-                    item.facts = facts
-                    item.problem = facts.problem
-                case .failure(let failure):
-                    item.problem = "cannot read \(path): \(failure)"
-                }
+        return Array(pieces.joined())
+    }
+
+    /// Post `index` (`post`) ready to store, its photo's facts from `photos`.
+    private static func prepare(_ post: PostInput, _ index: Int, _ photos: PhotoSet)
+        -> IncomingPost
+    {
+        var item = IncomingPost(input: post, contentHash: "")
+        switch photos.resolution[index] {
+        case .none: break
+        case .refused(let why): item.problem = "refused: " + why
+        case .missing(let why): item.problem = why
+        case .file(let path):
+            item.photoPath = path
+            switch photos.file[index].flatMap({ photos.outcome[$0] }) {
+            case .success(let facts)?:
+                item.facts = facts
+                item.problem = facts.problem
+            case .failure(let failure)?:
+                item.problem = "cannot read \(path): \(failure)"
+            case nil:
+                item.problem = "cannot read \(path)"
             }
-            item.contentHash = Self.contentHash(post, photoHash: item.facts?.fingerprint)
-            if let problem = item.problem {
-                if problem.hasPrefix("refused: ") {
-                    summary.refusedPhotos.append((post.id, String(problem.dropFirst(9))))
-                } else {
-                    summary.photoProblems.append((post.id, problem))
-                }
-            }
-            prepared.append(item)
         }
-        return prepared
+        item.contentHash = contentHash(post, photoHash: item.facts?.fingerprint)
+        return item
     }
 
     /// A hash of everything a moderator judged: text, position, date, photo bytes.
@@ -217,7 +258,6 @@ public struct PostImporter {
         _ posts: [IncomingPost], origin: String?, precision: Int, summary: inout PostImportSummary
     ) throws {
         let store = try PostStore.ImportStatements(PostStore(workspace))
-        let at = timestamp(now)
         for post in posts {
             let input = post.input
             let previous = try store.stored(input.id)
@@ -283,7 +323,6 @@ public struct PostImporter {
         let store = PostStore(workspace)
         let withdraw = try store.withdrawer()
         let trail = try PostStore.TrailWriter(store)
-        let at = timestamp(now)
         for (id, user, status, version) in gone {
             try withdraw(id, note, at)
             workspace.markChanged(.post, id)

@@ -59,5 +59,18 @@ enum Privacy {
 
 /// `Location_Description` → `locationdescription`.
 func normalizedFieldName(_ name: String) -> String {
-    String(name.lowercased().filter { $0 != "_" && $0 != "-" && $0 != " " })
+    // Nearly every name is ASCII: lowered byte by byte, without Unicode case mapping (the
+    // same result, for a fraction of the cost on every field of every record).
+    if name.utf8.allSatisfy({ $0 < 0x80 }) {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(name.utf8.count)
+        for byte in name.utf8
+        where byte != UInt8(ascii: "_") && byte != UInt8(ascii: "-")
+            && byte != UInt8(ascii: " ")
+        {
+            bytes.append((UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 32 : byte)
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+    return String(name.lowercased().filter { $0 != "_" && $0 != "-" && $0 != " " })
 }

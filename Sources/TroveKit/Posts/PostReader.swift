@@ -558,7 +558,9 @@ public enum PostReader {
     private static func number(_ value: JSONValue) -> Double? {
         let parsed: Double?
         switch value {
-        case .string(let text): parsed = Double(text.trimmingCharacters(in: .whitespaces))
+        // Trimmed only when it does not parse as it is: most do, and trimming is slow.
+        case .string(let text):
+            parsed = Double(text) ?? Double(text.trimmingCharacters(in: .whitespaces))
         case .number(let text): parsed = Double(text)
         default: parsed = nil
         }

@@ -197,26 +197,25 @@ struct UserHistory {
 
     private var timelines: [String: Timeline] = [:]
 
+    /// Only decided posts count, so only they are kept: a workspace of pending posts
+    /// costs a pass, not a copy of every post.
     package init(_ posts: [SignalFacts]) {
-        var byUser: [String: [SignalFacts]] = [:]
-        for post in posts {
-            if let user = post.user { byUser[user, default: []].append(post) }
+        var byUser: [String: [(rejected: Bool, moment: Date?)]] = [:]
+        for post in posts where post.status == "approved" || post.status == "rejected" {
+            if let user = post.user {
+                byUser[user, default: []].append((post.status == "rejected", post.moment))
+            }
         }
         for (user, posts) in byUser {
             var timeline = Timeline()
-            for post in posts {
-                let isDecided = post.status == "approved" || post.status == "rejected"
-                timeline.totalDecided += isDecided ? 1 : 0
-                timeline.totalRejected += post.status == "rejected" ? 1 : 0
-            }
-            let dated = posts.compactMap { post in post.moment.map { (post, $0) } }
+            timeline.totalDecided = posts.count
+            timeline.totalRejected = posts.filter(\.rejected).count
+            let dated = posts.compactMap { post in post.moment.map { (post.rejected, $0) } }
                 .sorted { $0.1 < $1.1 }
-            for (post, moment) in dated {
+            for (rejected, moment) in dated {
                 timeline.moments.append(moment)
-                let isDecided = post.status == "approved" || post.status == "rejected"
-                timeline.decided.append((timeline.decided.last ?? 0) + (isDecided ? 1 : 0))
-                timeline.rejected.append(
-                    (timeline.rejected.last ?? 0) + (post.status == "rejected" ? 1 : 0))
+                timeline.decided.append((timeline.decided.last ?? 0) + 1)
+                timeline.rejected.append((timeline.rejected.last ?? 0) + (rejected ? 1 : 0))
             }
             timelines[user] = timeline
         }

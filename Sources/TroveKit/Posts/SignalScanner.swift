@@ -24,23 +24,44 @@ public struct SignalScanner {
     public func scan() throws -> Int {
         let store = PostStore(workspace)
         let posts = try store.signalFacts()
-        let context = try Context(workspace: workspace, posts: posts, now: now)
+        let shared = Shared(try Context(workspace: workspace, posts: posts, now: now))
+        // A post's signals depend on the others only through the context, which nothing
+        // changes once made: they are computed on every core, a chunk of posts at a time,
+        // and written in order.
+        let chunk = 1_024
+        let chunks = (posts.count + chunk - 1) / chunk
+        let computed = parallelMap(
+            count: chunks, threads: ProcessInfo.processInfo.activeProcessorCount
+        ) { number -> [(json: String, names: String)?] in
+            var context = shared.context.copy()
+            let range = number * chunk..<min(posts.count, (number + 1) * chunk)
+            return context.posts[range].map { post in
+                let signals = context.signals(for: post)
+                let json = Signal.json(signals)
+                guard json != post.signals else { return nil }
+                return (json, signals.map(\.name.rawValue).joined(separator: ","))
+            }
+        }
         let writeSignals = try store.signalWriter()
         var changed = 0
-        for post in posts {
-            let signals = try context.signals(for: post)
-            let json = Signal.json(signals)
-            guard json != post.signals else { continue }
-            let names = signals.map(\.name.rawValue).joined(separator: ",")
-            try writeSignals(post.id, json, names)
+        for (index, result) in computed.joined().enumerated() {
+            guard let (json, names) = result else { continue }
+            try writeSignals(posts[index].id, json, names)
             changed += 1
         }
         return changed
     }
 
+    /// The context, handed to the threads that compute the signals. It is only read
+    /// there, and each thread takes a `copy` (regular expressions and caches of its own).
+    private final class Shared: @unchecked Sendable {
+        let context: Context
+        init(_ context: Context) { self.context = context }
+    }
+
     /// Everything a post's signals are computed against.
     struct Context {
-        let blockedWords: [(word: String, pattern: NSRegularExpression)]
+        private(set) var blockedWords: [(word: String, pattern: NSRegularExpression)]
         let area: GeoBounds?
         let byPhotoHash: [String: [String]]
         let similar: SimilarPhotoIndex
@@ -49,18 +70,15 @@ public struct SignalScanner {
         let grid: NeighbourIndex
         let posts: [SignalFacts]
         let history: UserHistory
+        /// What posts of one photo file share: the text of their duplicate signal (for
+        /// those not among the first named) and their look-alikes, by file.
+        private var duplicateTexts: [String: String] = [:]
+        private var lookAlikes: [String: (closest: [(id: String, distance: Int)], count: Int)] =
+            [:]
 
         init(workspace: Workspace, posts: [SignalFacts], now: Date) throws {
             let settings = try workspace.settings()
-            blockedWords = settings.blockedWords.compactMap { word in
-                let escaped = NSRegularExpression.escapedPattern(for: word)
-                guard
-                    let pattern = try? NSRegularExpression(
-                        pattern: "(?<![\\p{L}\\p{N}_])\(escaped)(?![\\p{L}\\p{N}_])",
-                        options: [.caseInsensitive])
-                else { return nil }
-                return (word, pattern)
-            }
+            blockedWords = Self.patterns(settings.blockedWords)
             area = settings.reviewArea
             var byPhotoHash: [String: [String]] = [:]
             var hashed: [(id: String, hash: UInt64, photoHash: String?)] = []
@@ -78,7 +96,31 @@ public struct SignalScanner {
             history = UserHistory(posts)
         }
 
-        func signals(for post: SignalFacts) throws -> [Signal] {
+        /// Whole-word, any-case patterns of `words`.
+        private static func patterns(_ words: [String]) -> [(
+            word: String, pattern: NSRegularExpression
+        )] {
+            words.compactMap { word in
+                let escaped = NSRegularExpression.escapedPattern(for: word)
+                guard
+                    let pattern = try? NSRegularExpression(
+                        pattern: "(?<![\\p{L}\\p{N}_])\(escaped)(?![\\p{L}\\p{N}_])",
+                        options: [.caseInsensitive])
+                else { return nil }
+                return (word, pattern)
+            }
+        }
+
+        /// This context with regular expressions and caches of its own, for one thread.
+        func copy() -> Context {
+            var copy = self
+            copy.blockedWords = Self.patterns(blockedWords.map(\.word))
+            copy.duplicateTexts = [:]
+            copy.lookAlikes = [:]
+            return copy
+        }
+
+        mutating func signals(for post: SignalFacts) -> [Signal] {
             var signals: [Signal] = []
             let readable = post.width != nil && post.photoProblem == nil
             if readable {
@@ -102,13 +144,25 @@ public struct SignalScanner {
             }
             if let hash = post.photoHash, let same = byPhotoHash[hash], same.count > 1 {
                 // The first few others and a count: a photo posted 20,000 times is not a
-                // list of 20,000 per post.
-                let others = same.lazy.filter { $0 != post.id }.prefix(5)
-                signals.append(
-                    Signal(.duplicatePhoto, "same photo as " + list(others, of: same.count - 1)))
+                // list of 20,000 per post. Every post but the first few names the same.
+                let named = same.prefix(6).contains(post.id)
+                if !named, let text = duplicateTexts[hash] {
+                    signals.append(Signal(.duplicatePhoto, text))
+                } else {
+                    let others = same.lazy.filter { $0 != post.id }.prefix(5)
+                    let text = "same photo as " + list(others, of: same.count - 1)
+                    if !named { duplicateTexts[hash] = text }
+                    signals.append(Signal(.duplicatePhoto, text))
+                }
             }
             if let phash = post.phash {
-                let matches = similar.matches(of: phash, excluding: post.id, hash: post.photoHash)
+                // Posts of one file have the same look-alikes (their own file's posts are
+                // never among them).
+                let key = post.photoHash.map { "\(phash):\($0)" }
+                let matches =
+                    key.flatMap { lookAlikes[$0] }
+                    ?? similar.matches(of: phash, excluding: post.id, hash: post.photoHash)
+                if let key { lookAlikes[key] = matches }
                 if matches.count > 0 {
                     let text = matches.closest.map { "\($0.id) (\($0.distance) bits)" }
                     signals.append(

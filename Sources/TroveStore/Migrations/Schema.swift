@@ -31,6 +31,7 @@ package enum Schema {
         .init("027-treasures-by-source", sql: treasuresBySource),
         .init("028-redaction-boxes", sql: redaction),
         .init("029-single-use-sign-in-links-and-idle-sessions", sql: signInLinksAndIdleSessions),
+        .init("030-photo-files", sql: photoFiles),
     ])
 
     /// A random version-4 UUID from SQLite's generator (seeded by the OS), for download

@@ -31,10 +31,15 @@ public struct Signal: Equatable, Sendable {
 
     /// The signals as stored in `posts.signals`: `[{"name": …, "detail": …}]`.
     package static func json(_ signals: [Signal]) -> String {
-        compactJSONArray(
-            signals.map {
-                JSONObject(["name": $0.name.rawValue, "detail": $0.detail]).compactJSONText
-            })
+        // What `JSONObject.compactJSONText` writes, built directly: every post's signals
+        // are written at each scan. Names need no escapes.
+        var text = "["
+        for (index, signal) in signals.enumerated() {
+            if index > 0 { text += "," }
+            text += #"{"name":""# + signal.name.rawValue + #"","detail":"#
+            text += jsonString(signal.detail) + "}"
+        }
+        return text + "]"
     }
 
     /// Parses the stored JSON; unknown names are skipped.

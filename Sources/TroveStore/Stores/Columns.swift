@@ -135,6 +135,16 @@ package enum PhotoObjectColumn: String, TableColumn {
     case first, last
 }
 
+/// `photo_files`: what post imports learned of the photo files they read.
+package enum PhotoFileColumn: String, TableColumn {
+    package static let table = "photo_files"
+    case path, stamp, fingerprint, phash, width, height, problem
+    case exifLatitude = "exif_lat"
+    case exifLongitude = "exif_lon"
+    case exifTime = "exif_time"
+    case exifGPSProblem = "exif_gps_problem"
+}
+
 /// `post_pulls`: each live location's pulls.
 package enum PostPullColumn: String, TableColumn {
     package static let table = "post_pulls"
