@@ -47,4 +47,22 @@ private final class InspectionCount: @unchecked Sendable {
         #expect(found[4].message == "image /art/coin.png is small")
         #expect(found[4].location.key == "t4")
     }
+
+    /// A second name for a file: made in a new folder, kept when it already names that
+    /// file, refused (for the caller to write the bytes) when the file is gone or the name
+    /// holds another file, which is left as it was.
+    @Test func aSharedFileGetsASecondNameOrIsRefused() throws {
+        let folder = TemporaryFolder()
+        let original = try folder.write([1, 2, 3], to: "a.jpg")
+        let second = folder.url.appendingPathComponent("k/b/a.jpg").path
+        #expect(SharedFile.link(original, to: second))
+        #expect(FileManager.default.contents(atPath: second) == Data([1, 2, 3]))
+        #expect(SharedFile.link(original, to: second))
+        let other = try folder.write([9], to: "other.jpg")
+        #expect(!SharedFile.link(original, to: other))
+        #expect(FileManager.default.contents(atPath: other) == Data([9]))
+        try FileManager.default.removeItem(atPath: original)
+        #expect(FileManager.default.contents(atPath: second) == Data([1, 2, 3]))
+        #expect(!SharedFile.link(original, to: folder.url.appendingPathComponent("c.jpg").path))
+    }
 }

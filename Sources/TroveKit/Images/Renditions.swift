@@ -354,7 +354,7 @@ public enum Renditions {
 
     /// What a run has learnt of its sources, shared by its workers, so that a source named
     /// by many records is read once and decoded once: 50,000 treasures over 5 artworks make
-    /// 5 decodes, and each treasure gets its own files from the shared bytes.
+    /// 5 decodes and 15 files written, and each treasure gets its own names for them.
     final class RunCache: Sendable {
         /// A source file's content hash, or why it cannot be read, by path; valid while the
         /// file keeps its `FileStamp`.
@@ -377,6 +377,32 @@ public enum Renditions {
         static func key(_ sourceHash: String, _ settings: String) -> String {
             sourceHash + "\u{0}" + settings
         }
+
+        /// A file this run wrote, by the content hash of its bytes: the next record with
+        /// the same rendition gets its name as a hard link to it, not a file of its own.
+        let written = LockedValue<[String: String]>([:])
+    }
+
+    /// Puts `made` at `path`: as a second name of the file another record of this run got
+    /// with the same bytes when there is one (no data written, so a record costs a name,
+    /// not a file), else as a file of its own, which later records then share.
+    ///
+    /// The files are hard links, one per record as before (`treasures/KEY/NAME-HASH.EXT`),
+    /// so export, publish and the removal of orphans see each record's own file; each is
+    /// only ever replaced by a rename, never written in place, so records never change one
+    /// another's bytes.
+    ///
+    /// - Throws: `FileWriteError`.
+    static func place(_ made: RunCache.Made, at path: String, cache: RunCache) throws {
+        if let shared = cache.written.withLock({ $0[made.hash] }),
+            SharedFile.link(shared, to: path)
+        {
+            return
+        }
+        // The first of its bytes, or a link refused (the file system has none, or the
+        // file has as many as it may): this file is the one the next records share.
+        try AtomicFile.write(Data(made.image.bytes), to: path)
+        cache.written.withLock { $0[made.hash] = path }
     }
 
     /// Why a source could not be read, as the run reports it.
@@ -489,9 +515,9 @@ public enum Renditions {
                 let path =
                     "\(job.kind.folder)/\(safePathComponent(job.key))/"
                     + "\(spec.name)-\(hash.prefix(8)).\(image.format.fileExtension)"
-                try AtomicFile.write(
-                    Data(image.bytes),
-                    to: (options.outputFolder as NSString).appendingPathComponent(path))
+                try place(
+                    made, at: (options.outputFolder as NSString).appendingPathComponent(path),
+                    cache: cache)
                 outcome.made.append(
                     Rendition(
                         kind: job.kind, key: job.key, name: spec.name, source: job.source,
