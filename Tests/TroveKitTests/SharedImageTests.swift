@@ -65,4 +65,23 @@ private final class InspectionCount: @unchecked Sendable {
         #expect(FileManager.default.contents(atPath: second) == Data([1, 2, 3]))
         #expect(!SharedFile.link(original, to: folder.url.appendingPathComponent("c.jpg").path))
     }
+
+    /// A folder's listing says what each entry is without following symbolic links, so
+    /// the removal of orphaned renditions never reaches through one.
+    @Test func aFolderListingTellsFilesFoldersAndLinksApart() throws {
+        let folder = TemporaryFolder()
+        try folder.write([1], to: "thumb-0123abcd.jpg")
+        let inner = folder.url.appendingPathComponent("key").path
+        try FileManager.default.createDirectory(atPath: inner, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(
+            atPath: folder.url.appendingPathComponent("elsewhere").path, withDestinationPath: inner)
+        let entries = try #require(FolderEntries.list(folder.url.path))
+        #expect(
+            entries.sorted { $0.name < $1.name }.map { "\($0.name) \($0.kind)" } == [
+                "elsewhere other", "key folder", "thumb-0123abcd.jpg file",
+            ])
+        #expect(FolderEntries.list(folder.url.appendingPathComponent("gone").path) == nil)
+        #expect(
+            FolderEntries.kind(of: folder.url.appendingPathComponent("elsewhere").path) == .other)
+    }
 }

@@ -14,10 +14,13 @@ public enum SharedFile {
         if Foundation.link(existing, path) == 0 { return true }
         switch errno {
         case ENOENT:
-            // The folder of `path` is new (or `existing` is gone, and the link fails again).
+            // The folder of `path` is new (or `existing` is gone, and the link fails
+            // again); its parent is there already but for the first record of a run.
             let folder = (path as NSString).deletingLastPathComponent
-            guard (try? OutputFile.makeFolders(folder.isEmpty ? "." : folder, for: path)) != nil
-            else { return false }
+            if mkdir(folder, 0o755) != 0 && errno != EEXIST {
+                guard (try? OutputFile.makeFolders(folder.isEmpty ? "." : folder, for: path)) != nil
+                else { return false }
+            }
             return Foundation.link(existing, path) == 0
         case EEXIST:
             return isSameFile(existing, path)

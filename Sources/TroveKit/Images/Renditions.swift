@@ -262,33 +262,26 @@ public enum Renditions {
     static func removeOrphans(of kinds: [RenditionOwner], in workspace: Workspace, folder: String)
         throws -> Int
     {
-        let manager = FileManager.default
         let known = try RenditionStore(workspace).paths()
-        func isDirectory(_ path: String) -> Bool {
-            (try? manager.attributesOfItem(atPath: path)[.type] as? FileAttributeType)
-                == .typeDirectory
-        }
         var removed = 0
         for kind in kinds {
             let top = (folder as NSString).appendingPathComponent(kind.folder)
-            guard isDirectory(top) else { continue }
-            for owner in (try? manager.contentsOfDirectory(atPath: top)) ?? [] {
+            // One listing a folder, without a stat a file: the scan costs little beside
+            // the records' own bookkeeping.
+            guard FolderEntries.kind(of: top) == .folder, let owners = FolderEntries.list(top)
+            else { continue }
+            for (owner, ownerKind) in owners where ownerKind == .folder {
                 let ownerPath = (top as NSString).appendingPathComponent(owner)
-                guard isDirectory(ownerPath) else { continue }
-                let files = (try? manager.contentsOfDirectory(atPath: ownerPath)) ?? []
+                let files = FolderEntries.list(ownerPath) ?? []
                 var left = files.count
-                for file in files where isRenditionName(file) {
-                    let relative = "\(kind.folder)/\(owner)/\(file)"
-                    let path = (ownerPath as NSString).appendingPathComponent(file)
-                    let type = try? manager.attributesOfItem(atPath: path)[.type]
-                    guard !known.contains(relative), type as? FileAttributeType == .typeRegular
-                    else { continue }
-                    if (try? manager.removeItem(atPath: path)) != nil {
+                for (file, fileKind) in files where fileKind == .file && isRenditionName(file) {
+                    guard !known.contains("\(kind.folder)/\(owner)/\(file)") else { continue }
+                    if unlink((ownerPath as NSString).appendingPathComponent(file)) == 0 {
                         removed += 1
                         left -= 1
                     }
                 }
-                if left == 0 { try? manager.removeItem(atPath: ownerPath) }
+                if left == 0 { rmdir(ownerPath) }
             }
         }
         return removed
@@ -596,10 +589,12 @@ public enum Renditions {
     {
         let store = RenditionStore(workspace)
         try workspace.write {
-            for job in jobs {
-                // A failure forgotten or remembered changes what an export says of it.
-                if try store.forgetFailure(of: job.kind, job.key) {
-                    workspace.markChanged(job.kind.record, job.key)
+            // One statement a kind for the batch; a failure forgotten or remembered
+            // changes what an export says of it.
+            for kind in [RenditionOwner.treasure, .post] {
+                let keys = jobs.filter { $0.kind == kind }.map(\.key)
+                for key in try store.forgetFailures(of: kind, keys: keys) {
+                    workspace.markChanged(kind.record, key)
                 }
             }
             for failure in failures {
