@@ -124,6 +124,55 @@ import TroveKit
         #expect(again.stdout.contains("\"made\": 0, \"unchanged\": 180"), "\(again.stdout)")
     }
 
+    /// 40 treasures over one artwork: each gets its own path, under its own key, whose
+    /// file exists and holds the bytes of every other's; files deleted (the first one
+    /// written among them too) are made again by the next run, and only they.
+    @Test func manyRecordsOverOneArtworkGetTheirOwnPathsWithTheSameBytes() throws {
+        try sandbox.write(
+            "art/chest.jpg",
+            Data(try JPEG.encode(Self.photo(width: 700, height: 500), quality: 90)))
+        try importTreasures((0..<40).map { ("t\($0)", "art/chest.jpg") })
+        let first = sandbox.run("images", "--format", "json")
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout.contains("\"made\": 120, \"unchanged\": 0"), "\(first.stdout)")
+        let rows = try renditions().map { $0.split(separator: " ").map(String.init) }
+        #expect(rows.count == 120)
+        #expect(Set(rows.map { $0[3] }).count == 120)
+        func contents(_ path: String) throws -> Data {
+            try Data(contentsOf: URL(fileURLWithPath: sandbox.path("build/images/" + path)))
+        }
+        for name in ["full", "pin", "thumb"] {
+            let mine = rows.filter { $0[1] == name }
+            #expect(mine.count == 40)
+            for row in mine {
+                #expect(row[3].hasPrefix("treasures/\(row[0])/\(name)-"))
+            }
+            let bytes = try Set(mine.map { try contents($0[3]) })
+            #expect(bytes.count == 1)
+            #expect(bytes.first?.isEmpty == false)
+        }
+        let thumbs = rows.filter { $0[1] == "thumb" }
+        let kept = try contents(thumbs[1][3])
+        let deleted = [thumbs[0], thumbs[17]]
+        for row in deleted {
+            try FileManager.default.removeItem(atPath: sandbox.path("build/images/" + row[3]))
+        }
+        #expect(try contents(thumbs[1][3]) == kept)
+        let again = sandbox.run("images", "--format", "json")
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stdout.contains("\"made\": 2, \"unchanged\": 118"), "\(again.stdout)")
+        // Made alone, a thumbnail is decoded at its own scale, so its bytes (and name) may
+        // differ from those made beside the full rendition; the two made now share theirs.
+        let after = try renditions().map { $0.split(separator: " ").map(String.init) }
+        let restored = after.filter { row in deleted.contains { $0[0] == row[0] && $0[1] == row[1] }
+        }
+        #expect(restored.count == 2)
+        #expect(try contents(restored[0][3]) == contents(restored[1][3]))
+        #expect(after.filter { !restored.contains($0) } == rows.filter { !deleted.contains($0) })
+        for row in after { #expect(try !contents(row[3]).isEmpty) }
+        #expect(try contents(thumbs[1][3]) == kept)
+    }
+
     @Test func aSecondRunProcessesAndRewritesNothing() throws {
         try sandbox.write(
             "a.jpg", Data(try JPEG.encode(Self.photo(width: 800, height: 600), quality: 90)))

@@ -157,7 +157,7 @@ func rendition(
         let failure = RenditionFailure(
             kind: .treasure, key: "a", source: "/photos/a.jpg", reason: "no such file")
         try fixture.workspace.write {
-            #expect(try !store.forgetFailure(of: .treasure, "a"))
+            #expect(try store.forgetFailures(of: .treasure, keys: ["a"]).isEmpty)
             try store.remember(failure)
             var again = failure
             again.reason = "not an image"
@@ -172,12 +172,12 @@ func rendition(
                 == [["treasure", "a", "/photos/a.jpg", "not an image"]])
         let forgotten = try fixture.workspace.write {
             [
-                try store.forgetFailure(of: .post, "a"),
-                try store.forgetFailure(of: .treasure, "a"),
-                try store.forgetFailure(of: .treasure, "a"),
+                try store.forgetFailures(of: .post, keys: ["a"]),
+                try store.forgetFailures(of: .treasure, keys: ["b", "a"]),
+                try store.forgetFailures(of: .treasure, keys: ["a"]),
             ]
         }
-        #expect(forgotten == [false, true, false])
+        #expect(forgotten == [[], ["a"], []])
         #expect(try fixture.count("SELECT count(*) FROM rendition_failures") == 0)
     }
 }

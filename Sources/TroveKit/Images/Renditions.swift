@@ -262,33 +262,26 @@ public enum Renditions {
     static func removeOrphans(of kinds: [RenditionOwner], in workspace: Workspace, folder: String)
         throws -> Int
     {
-        let manager = FileManager.default
         let known = try RenditionStore(workspace).paths()
-        func isDirectory(_ path: String) -> Bool {
-            (try? manager.attributesOfItem(atPath: path)[.type] as? FileAttributeType)
-                == .typeDirectory
-        }
         var removed = 0
         for kind in kinds {
             let top = (folder as NSString).appendingPathComponent(kind.folder)
-            guard isDirectory(top) else { continue }
-            for owner in (try? manager.contentsOfDirectory(atPath: top)) ?? [] {
+            // One listing a folder, without a stat a file: the scan costs little beside
+            // the records' own bookkeeping.
+            guard FolderEntries.kind(of: top) == .folder, let owners = FolderEntries.list(top)
+            else { continue }
+            for (owner, ownerKind) in owners where ownerKind == .folder {
                 let ownerPath = (top as NSString).appendingPathComponent(owner)
-                guard isDirectory(ownerPath) else { continue }
-                let files = (try? manager.contentsOfDirectory(atPath: ownerPath)) ?? []
+                let files = FolderEntries.list(ownerPath) ?? []
                 var left = files.count
-                for file in files where isRenditionName(file) {
-                    let relative = "\(kind.folder)/\(owner)/\(file)"
-                    let path = (ownerPath as NSString).appendingPathComponent(file)
-                    let type = try? manager.attributesOfItem(atPath: path)[.type]
-                    guard !known.contains(relative), type as? FileAttributeType == .typeRegular
-                    else { continue }
-                    if (try? manager.removeItem(atPath: path)) != nil {
+                for (file, fileKind) in files where fileKind == .file && isRenditionName(file) {
+                    guard !known.contains("\(kind.folder)/\(owner)/\(file)") else { continue }
+                    if unlink((ownerPath as NSString).appendingPathComponent(file)) == 0 {
                         removed += 1
                         left -= 1
                     }
                 }
-                if left == 0 { try? manager.removeItem(atPath: ownerPath) }
+                if left == 0 { rmdir(ownerPath) }
             }
         }
         return removed
@@ -354,7 +347,7 @@ public enum Renditions {
 
     /// What a run has learnt of its sources, shared by its workers, so that a source named
     /// by many records is read once and decoded once: 50,000 treasures over 5 artworks make
-    /// 5 decodes, and each treasure gets its own files from the shared bytes.
+    /// 5 decodes and 15 files written, and each treasure gets its own names for them.
     final class RunCache: Sendable {
         /// A source file's content hash, or why it cannot be read, by path; valid while the
         /// file keeps its `FileStamp`.
@@ -377,6 +370,32 @@ public enum Renditions {
         static func key(_ sourceHash: String, _ settings: String) -> String {
             sourceHash + "\u{0}" + settings
         }
+
+        /// A file this run wrote, by the content hash of its bytes: the next record with
+        /// the same rendition gets its name as a hard link to it, not a file of its own.
+        let written = LockedValue<[String: String]>([:])
+    }
+
+    /// Puts `made` at `path`: as a second name of the file another record of this run got
+    /// with the same bytes when there is one (no data written, so a record costs a name,
+    /// not a file), else as a file of its own, which later records then share.
+    ///
+    /// The files are hard links, one per record as before (`treasures/KEY/NAME-HASH.EXT`),
+    /// so export, publish and the removal of orphans see each record's own file; each is
+    /// only ever replaced by a rename, never written in place, so records never change one
+    /// another's bytes.
+    ///
+    /// - Throws: `FileWriteError`.
+    static func place(_ made: RunCache.Made, at path: String, cache: RunCache) throws {
+        if let shared = cache.written.withLock({ $0[made.hash] }),
+            SharedFile.link(shared, to: path)
+        {
+            return
+        }
+        // The first of its bytes, or a link refused (the file system has none, or the
+        // file has as many as it may): this file is the one the next records share.
+        try AtomicFile.write(Data(made.image.bytes), to: path)
+        cache.written.withLock { $0[made.hash] = path }
     }
 
     /// Why a source could not be read, as the run reports it.
@@ -489,9 +508,9 @@ public enum Renditions {
                 let path =
                     "\(job.kind.folder)/\(safePathComponent(job.key))/"
                     + "\(spec.name)-\(hash.prefix(8)).\(image.format.fileExtension)"
-                try AtomicFile.write(
-                    Data(image.bytes),
-                    to: (options.outputFolder as NSString).appendingPathComponent(path))
+                try place(
+                    made, at: (options.outputFolder as NSString).appendingPathComponent(path),
+                    cache: cache)
                 outcome.made.append(
                     Rendition(
                         kind: job.kind, key: job.key, name: spec.name, source: job.source,
@@ -570,10 +589,12 @@ public enum Renditions {
     {
         let store = RenditionStore(workspace)
         try workspace.write {
-            for job in jobs {
-                // A failure forgotten or remembered changes what an export says of it.
-                if try store.forgetFailure(of: job.kind, job.key) {
-                    workspace.markChanged(job.kind.record, job.key)
+            // One statement a kind for the batch; a failure forgotten or remembered
+            // changes what an export says of it.
+            for kind in [RenditionOwner.treasure, .post] {
+                let keys = jobs.filter { $0.kind == kind }.map(\.key)
+                for key in try store.forgetFailures(of: kind, keys: keys) {
+                    workspace.markChanged(kind.record, key)
                 }
             }
             for failure in failures {

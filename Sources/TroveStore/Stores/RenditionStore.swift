@@ -11,7 +11,6 @@ package final class RenditionStore {
     private let database: Database
     private var pathStatement: Statement?
     private var saveStatement: Statement?
-    private var forgetFailureStatement: Statement?
     private var rememberFailureStatement: Statement?
 
     package init(_ workspace: Workspace) {
@@ -348,14 +347,19 @@ package final class RenditionStore {
 
     // MARK: - Failures
 
-    /// Forgets the failure recorded for `kind` `key`'s image; whether there was one.
+    /// Forgets the failures recorded for the images of `kind` `keys`, in one statement;
+    /// returns the keys that had one.
     ///
     /// - Throws: `SQLiteError`.
-    package func forgetFailure(of kind: RenditionOwner, _ key: String) throws -> Bool {
-        let statement = try prepared(
-            &forgetFailureStatement,
-            "DELETE FROM rendition_failures WHERE owner_kind = ? AND owner_key = ?")
-        return try statement.run([.text(kind.rawValue), .text(key)]) > 0
+    package func forgetFailures(of kind: RenditionOwner, keys: [String]) throws -> [String] {
+        guard !keys.isEmpty else { return [] }
+        return try database.query(
+            """
+            DELETE FROM rendition_failures
+            WHERE owner_kind = ? AND owner_key IN (SELECT value FROM json_each(?))
+            RETURNING owner_key
+            """, [.text(kind.rawValue), .text(keys.jsonText)]
+        ) { try $0.text(RenditionColumn.ownerKey) ?? "" }
     }
 
     /// Records `failure`, in place of any its owner had.
