@@ -142,29 +142,47 @@ struct LiveDatabaseReader {
             }
             return
         }
-        // Some key goes here: the location's children, a page at a time in key order, the
-        // next page asked for (and read and hashed, on a thread of its own) while this one
-        // is stored.
-        var next: Worker<Page>? = fetch(path, shapes: shapes, startAt: nil, limit: pageSize)
-        while let worker = next {
-            let answer = try worker.wait()
-            next = nil
-            guard var children = answer.children else { return }
-            let received = children.count
-            if let startAt = answer.startAt { children.removeAll { $0.name == startAt } }
-            if received >= answer.asked,
-                let last = children.lazy.map(\.name).max(by: DatabaseKeyOrder.precedes)
-            {
-                if let pageBytes {
-                    // As many children as fill a page at this page's bytes per child.
-                    let wanted = pageBytes / max(answer.bytes / max(received, 1), 1)
-                    pageSize = min(
-                        max(wanted, Self.pageSizes.lowerBound), Self.pageSizes.upperBound)
+        // Some key goes here: the location's children, a page at a time in key order. A
+        // thread of its own asks for the pages one after another, reads and hashes each
+        // and asks for the next as soon as it knows where that starts, up to a few pages
+        // ahead of this thread's storing: the database never waits on trove's bookkeeping.
+        let pages = BoundedChannel<Result<[(String, UInt64)], any Error>>(capacity: 4)
+        let producer = Worker { [transport, databaseURL, pageSize, pageBytes] () -> Int in
+            defer { pages.close() }
+            var size = pageSize
+            var startAt: String?
+            do {
+                while true {
+                    let answer = try Self.page(
+                        path, shapes: shapes, startAt: startAt, limit: size,
+                        transport: transport, databaseURL: databaseURL)
+                    guard var children = answer.children else { return size }
+                    let received = children.count
+                    if let startAt { children.removeAll { $0.name == startAt } }
+                    let last =
+                        received >= answer.asked
+                        ? children.lazy.map(\.name).max(by: DatabaseKeyOrder.precedes) : nil
+                    if last != nil, let pageBytes {
+                        // As many children as fill a page at this page's bytes per child.
+                        let wanted = pageBytes / max(answer.bytes / max(received, 1), 1)
+                        size = min(
+                            max(wanted, Self.pageSizes.lowerBound), Self.pageSizes.upperBound)
+                    }
+                    if !pages.send(.success(children.flatMap(\.entries))) { return size }
+                    guard let last else { return size }
+                    startAt = last
                 }
-                next = fetch(path, shapes: shapes, startAt: last, limit: pageSize)
+            } catch {
+                _ = pages.send(.failure(error))
+                return size
             }
-            try page(children.flatMap(\.entries))
         }
+        defer {
+            pages.cancel()
+            _ = try? producer.wait()
+        }
+        while let entries = try pages.next() { try page(entries.get()) }
+        pageSize = try producer.wait()
     }
 
     /// One page of a location's children, read and hashed.
@@ -190,19 +208,18 @@ struct LiveDatabaseReader {
         var entries: [(String, UInt64)] = []
     }
 
-    /// Reads a page of `path`'s children from `startAt` on, on a thread, and hashes the
-    /// paths under them at `shapes`.
-    private func fetch(
-        _ path: String, shapes: [ArraySlice<String?>], startAt: String?, limit: Int
-    ) -> Worker<Page> {
+    /// Reads a page of `path`'s children from `startAt` on and hashes the paths under
+    /// them at `shapes`.
+    private static func page(
+        _ path: String, shapes: [ArraySlice<String?>], startAt: String?, limit: Int,
+        transport: any DatabaseTransport, databaseURL: String
+    ) throws -> Page {
         let asked = limit + (startAt == nil ? 0 : 1)
-        return Worker { [transport, databaseURL] in
-            let bytes = try transport.read(
-                DatabaseRead(path: path, startAt: startAt, limit: asked), databaseURL: databaseURL)
-            return Page(
-                children: try Self.children(bytes, path, shapes: shapes), bytes: bytes.count,
-                startAt: startAt, asked: asked)
-        }
+        let bytes = try transport.read(
+            DatabaseRead(path: path, startAt: startAt, limit: asked), databaseURL: databaseURL)
+        return Page(
+            children: try children(bytes, path, shapes: shapes), bytes: bytes.count,
+            startAt: startAt, asked: asked)
     }
 
     /// The children of an answer with their paths hashed. An object's members are found
