@@ -77,6 +77,7 @@ let package = Package(
             resources: [.copy("Fixtures")]
         ),
         .testTarget(name: "TroveBaseTests", dependencies: ["TroveBase"]),
+        .testTarget(name: "TroveStoreTests", dependencies: ["TroveStore", "TroveSQLite"]),
         .testTarget(name: "TroveKitTests", dependencies: ["TroveBase", "TroveStore", "TroveKit"]),
         // Golden/ holds texts the tests compare with, read from the source tree.
         .testTarget(

@@ -3,30 +3,32 @@ import Testing
 
 @_spi(Testing) @testable import TroveStore
 
-/// A workspace of its own for one test, with rows arranged in SQL.
+/// A workspace of its own for one test, in a folder removed when the test is done.
 final class StoreFixture {
-    let folder = TemporaryFolder()
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "trove-store-tests-\(UUID().uuidString)", isDirectory: true)
     let workspace: Workspace
 
     init() throws {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         workspace = try Workspace(
-            path: folder.url.appendingPathComponent("trove.sqlite").path, create: true)
+            path: folder.appendingPathComponent("trove.sqlite").path, create: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: folder)
     }
 
     /// Adds a treasure with `image` (nil: none).
     func addTreasure(_ key: String, image: String?) throws {
-        _ = try workspace.testDatabase.execute(
-            "INSERT INTO treasures (key, name, lat, lon, image) VALUES (?, ?, 40.7, -74.0, ?)",
-            [.text(key), .text(key), image.map { .text($0) }])
+        try workspace.fixture.addTreasure(key, name: key, lat: 40.7, lon: -74.0, image: image)
     }
 
     /// Adds a post with `photo` (nil: none) in review state `status`.
     func addPost(_ id: String, photo: String?, status: String) throws {
-        _ = try workspace.testDatabase.execute(
-            """
-            INSERT INTO posts (id, photo, status, content_hash, imported_at, updated_at)
-            VALUES (?, ?, ?, '', '2024-05-01T00:00:00Z', '2024-05-01T00:00:00Z')
-            """, [.text(id), photo.map { .text($0) }, .text(status)])
+        try workspace.fixture.addPost(
+            id, user: nil, lat: 40.7, lon: -74.0, photo: photo, status: status, contentHash: "",
+            at: "2024-05-01T00:00:00Z")
     }
 
     /// Records `renditions` in one write, as `images` does.
