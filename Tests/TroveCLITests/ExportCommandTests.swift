@@ -398,8 +398,7 @@ import Testing
     @Test func aMissingRenditionIsRefusedByName() throws {
         let workspace = try Workspace(path: sandbox.workspace)
         try workspace.testDatabase.execute("DELETE FROM renditions WHERE owner_kind = 'post'")
-        try workspace.testDatabase.execute(
-            "UPDATE treasures SET image = '/art/new-harry.png' WHERE key = 'hairy-harry'")
+        try workspace.fixture.editTreasure("hairy-harry", image: "/art/new-harry.png")
         for (layout, record) in [
             ("flatirongo", "treasure hairy-harry"), ("trashmapper", "post p1"),
         ] {
@@ -473,8 +472,7 @@ import Testing
     @Test func aRefusedExportRecordsNoState() throws {
         #expect(sandbox.run("export", "--layout", "flatirongo", "-o", "full.json").status == 0)
         let workspace = try Workspace(path: sandbox.workspace)
-        try workspace.testDatabase.execute(
-            "UPDATE treasures SET name = 'Harry' WHERE key = 'hairy-harry'")
+        try workspace.fixture.editTreasure("hairy-harry", name: "Harry")
         try workspace.testDatabase.execute("DELETE FROM treasure_geohashes WHERE key = 'bull'")
         #expect(sandbox.run("export", "--layout", "flatirongo", "-o", "full.json").status == 1)
         #expect(sandbox.run("geohash").status == 0)

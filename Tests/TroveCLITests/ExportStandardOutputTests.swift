@@ -121,8 +121,7 @@ import Testing
 
     @Test func aRefusedExportSendsNothing() throws {
         // A position moved after its geohash was assigned: the export refuses.
-        try Workspace.testDatabase(at: sandbox.workspace).execute(
-            "UPDATE treasures SET lat = lat + 1 WHERE key = 'hairy-harry'")
+        try Workspace(path: sandbox.workspace).fixture.editTreasure("hairy-harry", lat: 41.7128)
         let piped = try BuiltBinary.run(
             ["export", "--layout", "flatirongo"], environment: environment,
             directory: sandbox.folder.path)
@@ -158,8 +157,7 @@ import Testing
         #expect(
             try ExportSupport.read(sandbox.path("one.json"))
                 == ExportSupport.read(sandbox.path("all.json")))
-        try Workspace.testDatabase(at: sandbox.workspace).execute(
-            "UPDATE treasures SET name = 'Harry II' WHERE key = 'hairy-harry'")
+        try Workspace(path: sandbox.workspace).fixture.editTreasure("hairy-harry", name: "Harry II")
         let update = try BuiltBinary.run(
             [
                 "-c", "0", BuiltBinary.path, "export", "--layout", "flatirongo", "--update", "-o",
@@ -183,11 +181,9 @@ import Testing
 
     @Test func aRefusalOnOneProcessorReadsAsOnAll() throws {
         // A stale geohash (checked by one template) and a missing rendition (by the other).
-        try Workspace.testDatabase(at: sandbox.workspace).execute(
-            """
-            UPDATE treasures SET lat = lat + 1 WHERE key = 'hairy-harry';
-            UPDATE treasures SET image = '/art/new.png' WHERE key = 'plain';
-            """)
+        let fixture = try Workspace(path: sandbox.workspace).fixture
+        try fixture.editTreasure("hairy-harry", lat: 41.7128)
+        try fixture.editTreasure("plain", image: "/art/new.png")
         let all = try BuiltBinary.run(
             ["export", "--layout", "flatirongo"], environment: environment,
             directory: sandbox.folder.path)
@@ -206,7 +202,7 @@ import Testing
             let summary = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8))
             return (summary as? [String: Any])?["remoteImages"] as? Int
         }
-        let database = try Workspace.testDatabase(at: sandbox.workspace)
+        let fixture = try Workspace(path: sandbox.workspace).fixture
         let full = ["export", "--layout", "flatirongo", "-o", "tree.json", "--format", "json"]
         let update = full + ["--update"]
         let first = try BuiltBinary.run(
@@ -214,12 +210,11 @@ import Testing
         #expect(first.status == 0, "\(first.stderr)")
         #expect(try remoteImages(first) == 1)
         // Only 'bull' has a remote image: an update of another record counts none.
-        try database.execute("UPDATE treasures SET name = 'Harry II' WHERE key = 'hairy-harry'")
+        try fixture.editTreasure("hairy-harry", name: "Harry II")
         let other = try runOnOneProcessor(update)
         #expect(other.status == 0, "\(other.stderr)")
         #expect(try remoteImages(other) == 0)
-        try database.execute(
-            "UPDATE treasures SET image = 'https://example.com/b2.jpg' WHERE key = 'plain'")
+        try fixture.editTreasure("plain", image: "https://example.com/b2.jpg")
         let both = try BuiltBinary.run(
             full, environment: environment, directory: sandbox.folder.path)
         #expect(try remoteImages(both) == 2)

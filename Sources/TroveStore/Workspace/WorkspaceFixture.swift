@@ -32,6 +32,22 @@ extension Workspace {
             ])
     }
 
+    /// Changes a treasure as a re-import of its file would (fields left nil stay as they
+    /// are), without assigning its geohash again.
+    ///
+    /// - Throws: `SQLiteError`.
+    public func editTreasure(
+        _ key: String, name: String? = nil, lat: Double? = nil, image: String? = nil
+    ) throws {
+        try database.execute(
+            """
+            UPDATE treasures SET name = coalesce(?, name), lat = coalesce(?, lat),
+                image = coalesce(?, image)
+            WHERE key = ?
+            """,
+            [name.map { .text($0) }, lat.map { .real($0) }, image.map { .text($0) }, .text(key)])
+    }
+
     /// Adds a post in `status`, with no decision behind it.
     ///
     /// - Throws: `SQLiteError`.
