@@ -40,10 +40,11 @@ struct ReviewSheetUITests {
         return browser
     }
 
-    /// What `read` gives once it gives `expected`, or after 5 s: the page applies a key or
-    /// a reload's saved decisions a moment after the event that caused it.
+    /// What `read` gives once it gives `expected`, or after 30 s: the page applies a key
+    /// or a reload's saved decisions a moment after the event that caused it, and with both
+    /// cores busy that moment has been seen to pass 5 s.
     func eventually(_ expected: String?, _ read: () throws -> String?) throws -> String? {
-        let deadline = Date().addingTimeInterval(5)
+        let deadline = Date().addingTimeInterval(30)
         var value = try read()
         while value != expected && Date() < deadline {
             Thread.sleep(forTimeInterval: 0.05)
