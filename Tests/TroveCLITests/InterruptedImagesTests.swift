@@ -38,20 +38,11 @@ import TroveImaging
         by stop: (TroveProcess) -> TroveProcess.Outcome,
         endedEarly: (TroveProcess.Outcome) -> Bool
     ) throws -> (sandbox: Sandbox, total: Int, outcome: TroveProcess.Outcome)? {
-        var count = 40
-        for _ in 0..<4 {
-            let sandbox = try workspace(of: count)
-            let running = try TroveProcess.launch(
-                ["images", "--jobs", "1"], in: sandbox.folder.path)
-            let caught = running.waitWhileRunning {
-                ((try? recorded(sandbox).count) ?? 0) > 0
-            }
-            let outcome = caught ? stop(running) : running.wait()
-            if caught && !endedEarly(outcome) { return (sandbox, count * 3, outcome) }
-            #expect(outcome.status == 0, "\(outcome.stderr)")
-            count *= 4
-        }
-        return nil
+        try TroveProcess.stoppedMidway(
+            ["images", "--jobs", "1"], size: 40, prepare: workspace(of:),
+            progressed: { ((try? recorded($0).count) ?? 0) > 0 }, stop: stop,
+            endedEarly: endedEarly
+        ).map { ($0.sandbox, $0.size * 3, $0.outcome) }
     }
 
     /// The renditions a stopped run recorded are on disk, and the next run makes the rest
@@ -84,11 +75,7 @@ import TroveImaging
     func anInterruptedImagesRunRecordsWhatItMadeAndDoesNotExitZero(signal: Int32) throws {
         let run = try #require(
             try stopped(
-                by: { running in
-                    kill(running.process.processIdentifier, signal)
-                    return running.wait()
-                },
-                endedEarly: { !$0.stderr.contains("interrupted") }))
+                by: { $0.signal(signal) }, endedEarly: { !$0.stderr.contains("interrupted") }))
         #expect(run.outcome.status == 1, "\(run.outcome.stderr)")
         #expect(!run.outcome.signalled)
         #expect(

@@ -73,18 +73,12 @@ import TroveImaging
         by stop: (TroveProcess) -> TroveProcess.Outcome,
         endedEarly: (TroveProcess.Outcome) -> Bool
     ) throws -> (sandbox: Sandbox, count: Int, outcome: TroveProcess.Outcome)? {
-        var count = 600
-        for _ in 0..<4 {
-            let sandbox = try sandbox(of: count)
-            let running = try TroveProcess.launch(Self.arguments, in: sandbox.folder.path)
-            // The earlier import stored 1 of the file's posts; a batch stores more.
-            let caught = running.waitWhileRunning { ((try? self.count(sandbox)) ?? 0) > 2 }
-            let outcome = caught ? stop(running) : running.wait()
-            if caught && !endedEarly(outcome) { return (sandbox, count, outcome) }
-            #expect(outcome.status == 0, "\(outcome.stderr)")
-            count *= 4
-        }
-        return nil
+        // The earlier import stored 1 of the file's posts; a batch stores more.
+        try TroveProcess.stoppedMidway(
+            Self.arguments, size: 600, prepare: sandbox(of:),
+            progressed: { ((try? self.count($0)) ?? 0) > 2 }, stop: stop,
+            endedEarly: endedEarly
+        ).map { ($0.sandbox, $0.size, $0.outcome) }
     }
 
     /// The stopped run kept whole batches and withdrew nothing; the next run ends as an
@@ -125,11 +119,7 @@ import TroveImaging
     func anInterruptedPostsImportKeepsItsBatchesAndDoesNotExitZero(signal: Int32) throws {
         let run = try #require(
             try stopped(
-                by: { running in
-                    kill(running.process.processIdentifier, signal)
-                    return running.wait()
-                },
-                endedEarly: { !$0.stderr.contains("interrupted") }))
+                by: { $0.signal(signal) }, endedEarly: { !$0.stderr.contains("interrupted") }))
         #expect(run.outcome.status == 1, "\(run.outcome.stderr)")
         #expect(!run.outcome.signalled)
         #expect(

@@ -84,6 +84,34 @@ struct TroveProcess {
         return outcome(hung: false)
     }
 
+    /// Sends `signal` and waits for the process to end.
+    func signal(_ signal: Int32) -> Outcome {
+        kill(process.processIdentifier, signal)
+        return wait()
+    }
+
+    /// Runs `arguments` on larger and larger work (`size`, times 4 up to three times, each
+    /// in the sandbox `prepare` makes) until `stop` ends a run after `progressed` held and
+    /// before it finished (`endedEarly` says it did); a run that finished first must have
+    /// succeeded. Returns that run's sandbox, size and outcome; nil when every run finished.
+    static func stoppedMidway(
+        _ arguments: [String], size: Int, prepare: (Int) throws -> Sandbox,
+        progressed: (Sandbox) -> Bool, stop: (TroveProcess) -> Outcome,
+        endedEarly: (Outcome) -> Bool
+    ) throws -> (sandbox: Sandbox, size: Int, outcome: Outcome)? {
+        var size = size
+        for _ in 0..<4 {
+            let sandbox = try prepare(size)
+            let running = try launch(arguments, in: sandbox.folder.path)
+            let caught = running.waitWhileRunning { progressed(sandbox) }
+            let outcome = caught ? stop(running) : running.wait()
+            if caught && !endedEarly(outcome) { return (sandbox, size, outcome) }
+            #expect(outcome.status == 0, "\(outcome.stderr)")
+            size *= 4
+        }
+        return nil
+    }
+
     private func outcome(hung: Bool) -> Outcome {
         let out = (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? ""
         let err = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
