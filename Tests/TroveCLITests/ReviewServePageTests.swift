@@ -696,4 +696,56 @@ struct ReviewServePageTests {
                 as? String == "dropped: approve of p2 (not sent)")
         _ = server
     }
+
+    // MARK: - A page that holds still
+
+    /// What the header says about the connection and the database changes by itself; the
+    /// card under a moderator's finger must not move when it does (a badge that grew from
+    /// "live" to "reconnecting…" once wrapped the phone's header and moved Drop away).
+    @Test(arguments: screens)
+    func theCardStaysPutWhateverTheHeaderSays(screen: Screen) throws {
+        let chromium = try #require(Chromium.path)
+        Chromium.oneAtATime.lock()
+        defer { Chromium.oneAtATime.unlock() }
+        let server = try ServedQueue(sandbox)
+        let browser = try signedIn(server, "alice", screen, chromium: chromium)
+        // Each state drawn by the page's own functions, and measured in the same turn, so a
+        // poll cannot draw another in between.
+        let measure = """
+            (() => {
+              const states = [
+                () => { link.signedOut = false; link.down = null; },
+                () => { link.down = Date.now(); },
+                () => { link.down = new Date(2026, 0, 1, 23, 58).getTime(); },
+                () => { link.down = null; link.signedOut = true; },
+              ];
+              const follows = ['following', 'connecting', 'reconnecting', 'stopped'].map((state) =>
+                ({ state, since: new Date(2026, 0, 1, 23, 58, 58).toISOString(), stored: 123456,
+                   url: 'https://example-default-rtdb.firebaseio.com/Locations' }));
+              const tops = [];
+              // Without --follow (no line), then each state of a follow (its line shown).
+              for (const follow of [null, ...follows]) {
+                if (follow) showFollow(follow); else $('follow-status').hidden = true;
+                for (const set of states) {
+                  set();
+                  showConnection();
+                  const badge = $('live');
+                  const cut = badge.scrollWidth > badge.clientWidth ? ' (cut short)' : '';
+                  tops.push(badge.textContent + cut + ' / ' + $('follow-status').textContent + ': '
+                    + Math.round($('card').getBoundingClientRect().top));
+                }
+              }
+              link.signedOut = false; link.down = null; showConnection();
+              return tops;
+            })()
+            """
+        let tops = try #require(try browser.evaluate(measure) as? [String])
+        // Two places at most: the line that following adds (once, at the start) and none.
+        let withoutFollow = Set(tops.prefix(4).map { $0.split(separator: ":").last ?? "" })
+        let following = Set(tops.dropFirst(4).map { $0.split(separator: ":").last ?? "" })
+        #expect(withoutFollow.count == 1, "\(tops.joined(separator: "\n"))")
+        #expect(following.count == 1, "\(tops.joined(separator: "\n"))")
+        #expect(!tops.contains { $0.contains("(cut short)") }, "\(tops.joined(separator: "\n"))")
+        try shoot(browser, "header-\(screen.name)")
+    }
 }
