@@ -309,6 +309,7 @@ final class BrowserSession {
               if (!hit || !(hit === element || element.contains(hit))) {
                 return 'covered by ' + (hit ? hit.outerHTML.slice(0, 120) : 'nothing');
               }
+              window.__troveAimed = element;
               return [x, y];
             })()
             """
@@ -319,9 +320,17 @@ final class BrowserSession {
         return (point[0], point[1])
     }
 
-    /// A click with the mouse's left button on the element `selector`.
+    /// A click with the mouse's left button on the element `selector`. Fails when the click
+    /// reached another element: the page moved between the aim and the press, as it would
+    /// under a person's finger.
     func click(_ selector: String) throws {
         let (x, y) = try target(selector)
+        try evaluate(
+            """
+            window.__troveClicked = null;
+            document.addEventListener('click', (event) => { window.__troveClicked = event.target; },
+              { capture: true, once: true });
+            """)
         try send("Input.dispatchMouseEvent", ["type": "mouseMoved", "x": x, "y": y])
         for type in ["mousePressed", "mouseReleased"] {
             try send(
@@ -330,6 +339,21 @@ final class BrowserSession {
                     "type": type, "x": x, "y": y, "button": "left", "clickCount": 1,
                     "buttons": type == "mousePressed" ? 1 : 0,
                 ])
+        }
+        let landed = try evaluate(
+            """
+            (() => {
+              const aimed = window.__troveAimed, clicked = window.__troveClicked;
+              if (clicked && (clicked === aimed || aimed.contains(clicked))) return 'on target';
+              const box = aimed.getBoundingClientRect();
+              return (clicked ? clicked.outerHTML.slice(0, 120) : 'nothing') + '; the element is now at '
+                + [box.left, box.top, box.width, box.height].map(Math.round).join(',');
+            })()
+            """)
+        guard landed as? String == "on target" else {
+            throw Failure(
+                description:
+                    "\(selector): the click at \(Int(x)),\(Int(y)) reached \(landed ?? "nothing")")
         }
     }
 
