@@ -34,6 +34,32 @@ import Testing
         #expect(rows == [.treasure(expected)])
     }
 
+    /// Image paths are kept absolute and tidy, worked out from the file's folder as text:
+    /// the same answer `URL.standardized` gives, for files that exist or not.
+    @Test(arguments: [
+        ("art/harry.png", "/data/game/art/harry.png"),
+        ("./art//harry.png", "/data/game/art/harry.png"),
+        ("../shared/art/harry.png", "/data/shared/art/harry.png"),
+        ("../../../../harry.png", "/harry.png"),
+        ("/srv/./art/../art/harry.png", "/srv/art/harry.png"),
+        ("art/", "/data/game/art"),
+        ("HTTPS://cdn.example.com/a/../harry.png", "HTTPS://cdn.example.com/a/../harry.png"),
+    ])
+    func imagePathsResolveAgainstTheFilesFolder(image: String, resolved: String) throws {
+        let source = TreasureFileImport.Source(
+            path: "/data/game/t.csv", displayPath: "t.csv", baseFolder: "/data/game",
+            format: .csv)
+        #expect(TreasureFileImport.resolveImage(image, in: source) == resolved)
+        if !image.lowercased().hasPrefix("https:") {
+            let url =
+                image.hasPrefix("/")
+                ? URL(fileURLWithPath: image)
+                : URL(fileURLWithPath: "/data/game").appendingPathComponent(image)
+            #expect(url.standardizedFileURL.path == resolved)
+        }
+        #expect(TreasureFileImport.resolveImage("", in: source) == nil)
+    }
+
     @Test(arguments: [
         "id,title,latitude,longitude,image_path,description",
         "ID,Title,Y,X,imageURL,Description",

@@ -18,7 +18,29 @@ package enum LexicalPath {
 
     /// Absolute `path` normalised: `/a/./b/../c` is `/a/c`.
     package static func normalized(_ path: String) -> String {
-        "/" + components(path).joined(separator: "/")
+        if isNormalized(path) { return path }
+        return "/" + components(path).joined(separator: "/")
+    }
+
+    /// Whether absolute `path` is normalised already: no empty, `.` or `..` component and
+    /// no slash at the end. Most paths are, and a look at their bytes is enough.
+    static func isNormalized(_ path: String) -> Bool {
+        var utf8 = path.utf8.makeIterator()
+        guard utf8.next() == UInt8(ascii: "/") else { return false }
+        // The bytes of the current component so far: 0, 1 or 2 dots, or 3 for anything else.
+        var dots = 0
+        var length = 0
+        while let byte = utf8.next() {
+            if byte == UInt8(ascii: "/") {
+                if length == 0 || dots == length { return false }
+                dots = 0
+                length = 0
+            } else {
+                if byte == UInt8(ascii: ".") && dots == length && length < 2 { dots += 1 }
+                length += 1
+            }
+        }
+        return path == "/" || (length > 0 && !(dots == length && length <= 2))
     }
 
     /// Absolute `path` relative to absolute `folder`: `data/t.csv`, or `../other/t.csv`

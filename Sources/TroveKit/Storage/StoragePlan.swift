@@ -86,12 +86,7 @@ extension StoragePlan {
     /// `target` relative to the folder `base` (both absolute), e.g. `images` or
     /// `../build/images`.
     static func relativePath(from base: String, to target: String) -> String {
-        let from = URL(fileURLWithPath: base).standardizedFileURL.pathComponents
-        let to = URL(fileURLWithPath: target).standardizedFileURL.pathComponents
-        var shared = 0
-        while shared < min(from.count, to.count) && from[shared] == to[shared] { shared += 1 }
-        let parts = Array(repeating: "..", count: from.count - shared) + to[shared...]
-        return parts.isEmpty ? "." : parts.joined(separator: "/")
+        LexicalPath.relative(target, to: base)
     }
 }
 

@@ -447,6 +447,15 @@ public struct TreasureFileImport {
             var notes = FileNotes(file: source.displayPath)
             // Rows at a new position named like a stored treasure: keyed at the end.
             var held: [(input: TreasureInput, image: String?)] = []
+            // Artwork repeats across rows: each distinct path is worked out once.
+            var resolvedImages: [String: String] = [:]
+            func image(of input: TreasureInput) -> String? {
+                guard let raw = input.image else { return nil }
+                if let known = resolvedImages[raw] { return known }
+                let resolved = resolveImage(raw, in: source)
+                if let resolved, resolvedImages.count < 4096 { resolvedImages[raw] = resolved }
+                return resolved
+            }
             func send() -> Bool {
                 guard batch.treasures.count + batch.invalid.count == RowItem.batchSize else {
                     return true
@@ -466,7 +475,7 @@ public struct TreasureFileImport {
                         input.key = nil
                     }
                     if input.key == nil { batch.derivedKeys = true }
-                    let image = resolveImage(input.image, in: source)
+                    let image = image(of: input)
                     if let (key, first) = try keys.keyAndFirstUse(
                         explicit: input.key, name: input.name, latitude: input.latitude,
                         longitude: input.longitude, image: image)
@@ -501,15 +510,17 @@ public struct TreasureFileImport {
     }
 
     /// A relative image path becomes absolute against the file's folder; URLs stay.
+    ///
+    /// Worked out as text: `URL(fileURLWithPath:)` asks the file system whether each path
+    /// is a folder, which cost more than the rest of a row's import.
     static func resolveImage(_ image: String?, in source: Source) -> String? {
         guard let image, !image.isEmpty else { return nil }
         let lowered = image.lowercased()
         if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") { return image }
-        let url =
-            image.hasPrefix("/")
-            ? URL(fileURLWithPath: image)
-            : URL(fileURLWithPath: source.baseFolder).appendingPathComponent(image)
-        return url.standardizedFileURL.path
+        let folder =
+            source.baseFolder.hasPrefix("/")
+            ? source.baseFolder : FileManager.default.currentDirectoryPath + "/" + source.baseFolder
+        return LexicalPath.resolve(image, against: folder)
     }
 }
 
