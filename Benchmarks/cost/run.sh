@@ -11,12 +11,14 @@
 #   validate         VALIDATE_ROWS treasures over 5 images, beside the same without images
 #   images           IMAGES_ROWS treasures over 5 artworks, beside rendering the 5 alone
 #                    plus sqlite3 writing their rendition rows (3 a treasure)
+#   import           IMPORT_ROWS treasures with an image column over 5 files into a new
+#                    workspace, beside sqlite3 .import of the same CSV into a new database
 #
 # The defaults finish in a few minutes; the issue's sizes:
 #   GROWTH="4000 8000 16000 100000" DISTINCT_POSTS=100000 DISTINCT_PHOTOS=1000 \
 #   SMALL_BASES="100000 1000000" VALIDATE_ROWS=100000 IMAGES_ROWS=1000000 \
-#   Benchmarks/cost/run.sh
-# CASES="growth distinct small validate images" picks some.
+#   IMPORT_ROWS=1000000 Benchmarks/cost/run.sh
+# CASES="growth distinct small validate images import" picks some.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 TROVE=${TROVE:-$PWD/.build/release/trove}
@@ -28,7 +30,8 @@ DISTINCT_PHOTOS=${DISTINCT_PHOTOS:-100}
 SMALL_BASES=${SMALL_BASES:-50000 500000}
 VALIDATE_ROWS=${VALIDATE_ROWS:-100000}
 IMAGES_ROWS=${IMAGES_ROWS:-20000}
-CASES=${CASES:-growth distinct small validate images}
+IMPORT_ROWS=${IMPORT_ROWS:-200000}
+CASES=${CASES:-growth distinct small validate images import}
 mkdir -p "$DATA"
 source Benchmarks/lib.sh
 
@@ -277,3 +280,29 @@ PY
 fi
 
 summary
+
+# --- import with an image column over 5 files ----------------------------------------
+if has import; then
+  photos "$DATA/photos5" 5 1600 1200
+  awk -v n="$IMPORT_ROWS" -v dir="$DATA/photos5" 'BEGIN {
+    print "key,name,lat,lon,description,image"
+    for (i = 0; i < n; i++) {
+      lat = -60 + (i * 7919 % 130000) / 1000; lon = -180 + (i * 104729 % 360000) / 1000
+      printf "m%d,Treasure %d,%s,%s,\"A chest, the %dth\",%s/p%d.jpg\n", i, i, lat, lon, i, dir, i % 5
+    }
+  }' > "$DATA/import-images.csv"
+  fresh() { rm -f "$1" "$1-wal" "$1-shm"; }
+  ours=(); peer=()
+  for _ in $(seq "$RUNS"); do
+    fresh "$DATA/import-ours.sqlite"
+    "$TROVE" -w "$DATA/import-ours.sqlite" init -q
+    ours+=("$(seconds "$TROVE" -w "$DATA/import-ours.sqlite" import treasures "$DATA/import-images.csv" -q)")
+    fresh "$DATA/import-peer.sqlite"
+    peer+=("$(seconds sqlite3 "$DATA/import-peer.sqlite" ".import --csv $DATA/import-images.csv treasures")")
+  done
+  rows=$(sqlite3 "$DATA/import-ours.sqlite" "SELECT count(*) FROM treasures")
+  [ "$rows" = "$IMPORT_ROWS" ] || { echo "import stored $rows of $IMPORT_ROWS rows" >&2; exit 1; }
+  printf '%-44s %s\n' "import $IMPORT_ROWS rows, image column over 5" "$(spread "${ours[@]}")"
+  printf '%-44s %s\n' "sqlite3 .import of the same CSV" "$(spread "${peer[@]}")"
+  report_ratio "import with images vs sqlite3 .import" "$(median "${ours[@]}")" "$(median "${peer[@]}")" 1.5
+fi
