@@ -55,6 +55,7 @@ import Testing
     /// A workspace from before the columns were recorded: the treasures' own extras say.
     @Test func columnsComeFromTheTreasuresWhereNoneWereRecorded() throws {
         let database = try Workspace.testDatabase(at: sandbox.workspace)
+        // SQL: sources as an older trove recorded them, without their columns.
         try database.execute("UPDATE sources SET columns = NULL")
         let result = sandbox.run("export", "--layout", "layout.json")
         #expect(result.stderr.contains("did you mean 'city'?"))

@@ -15,8 +15,7 @@ import Testing
     }
 
     func rename(_ key: String, to name: String) throws {
-        try Workspace(path: sandbox.workspace).testDatabase.execute(
-            "UPDATE treasures SET name = ? WHERE key = ?", [.text(name), .text(key)])
+        try Workspace(path: sandbox.workspace).fixture.editTreasure(key, name: name)
     }
 
     @Test func previewsOnStdoutAndDryRunsHideNothingFromTheNextUpdate() throws {

@@ -213,7 +213,7 @@ import Testing
         var previous = try ExportSupport.parse(
             try ExportSupport.read(sandbox.path("base.json")))
         for round in 0..<6 {
-            try mutate(workspace, round: round, random: &random)
+            try mutate(sandbox, workspace, round: round, random: &random)
             #expect(sandbox.run("geohash").status == 0)
             // A preview on stdout between two updates: it must hide nothing from the next.
             if round % 2 == 1 {
@@ -260,12 +260,12 @@ import Testing
         for (index, box) in [sandbox, other].enumerated() {
             let workspace = try Workspace(path: box.workspace)
             var random = SeededGenerator(seed: 42)
-            try mutate(workspace, round: 0, random: &random)
+            try mutate(box, workspace, round: 0, random: &random)
             #expect(box.run("geohash").status == 0)
             #expect(box.run("export", "--layout", "flatirongo", "-o", "base.json").status == 0)
             bases.append(try ExportSupport.parse(try ExportSupport.read(box.path("base.json"))))
-            try mutate(workspace, round: 1, random: &random)
-            try mutate(workspace, round: 2, random: &random)
+            try mutate(box, workspace, round: 1, random: &random)
+            try mutate(box, workspace, round: 2, random: &random)
             #expect(box.run("geohash").status == 0)
             let arguments =
                 index == 0
@@ -350,27 +350,25 @@ import Testing
     @Test func aLayoutPathFromDataThatBreaksALimitIsRefused() throws {
         try sandbox.write(
             "deep.json", #"{"records": "posts", "paths": {"byUser/{user}/{key}": true}}"#)
-        let workspace = try Workspace(path: sandbox.workspace)
-        try workspace.testDatabase.execute("UPDATE posts SET user = 'a#b' WHERE id = 'p1'")
-        try workspace.testDatabase.execute(
-            "UPDATE posts SET user = ? WHERE id = 'p4'", [.text(String(repeating: "u", count: 769))]
-        )
+        let fixture = try Workspace(path: sandbox.workspace).fixture
+        for (id, user) in [("p5", "a#b"), ("p6", String(repeating: "u", count: 769))] {
+            try fixture.addPost(id, user: user, lat: 40.7, lon: -74.0, status: "approved")
+        }
+        #expect(sandbox.run("geohash").status == 0)
         let result = sandbox.run("export", "--layout", "deep.json", "-o", "f.json")
         #expect(result.status == 1)
-        #expect(result.stderr.contains("post p1: key \"a#b\" contains '#'"))
-        #expect(result.stderr.contains("post p4: key"))
+        #expect(result.stderr.contains("post p5: key \"a#b\" contains '#'"))
+        #expect(result.stderr.contains("post p6: key"))
         #expect(result.stderr.contains("769 bytes long"))
         #expect(!FileManager.default.fileExists(atPath: sandbox.path("f.json")))
     }
 
     @Test func numericSiblingKeysAreRefusedAsFirebaseWouldMakeAnArray() throws {
-        let workspace = try Workspace(path: sandbox.workspace)
-        try workspace.testDatabase.execute(
-            """
-            DELETE FROM treasures;
-            INSERT INTO treasures (key, name, lat, lon) VALUES
-              ('0', 'A', 1, 2), ('1', 'B', 1, 2), ('2', 'C', 1, 2);
-            """)
+        #expect(sandbox.run("treasures", "rm", "hairy-harry", "bull", "plain", "-q").status == 0)
+        let fixture = try Workspace(path: sandbox.workspace).fixture
+        for (key, name) in [("0", "A"), ("1", "B"), ("2", "C")] {
+            try fixture.addTreasure(key, name: name, lat: 1, lon: 2)
+        }
         #expect(sandbox.run("geohash").status == 0)
         let result = sandbox.run("export", "--layout", "flatirongo", "-o", "f.json")
         #expect(result.status == 1)
@@ -379,16 +377,14 @@ import Testing
     }
 
     @Test func missingAndStaleGeohashesAreRefusedByName() throws {
-        let workspace = try Workspace(path: sandbox.workspace)
-        try workspace.testDatabase.execute(
-            """
-            DELETE FROM treasure_geohashes WHERE key = 'bull';
-            UPDATE treasures SET lat = 10 WHERE key = 'plain';
-            """)
+        // Added after the last 'geohash', and moved since it.
+        let fixture = try Workspace(path: sandbox.workspace).fixture
+        try fixture.addTreasure("new", name: "New", lat: 1, lon: 2)
+        try fixture.editTreasure("plain", lat: 10)
         let result = sandbox.run("export", "--layout", "flatirongo", "-o", "f.json")
         #expect(result.status == 1)
         #expect(result.stderr.contains("treasures without a geohash (run 'trove geohash')"))
-        #expect(result.stderr.contains("  treasure bull\n"))
+        #expect(result.stderr.contains("  treasure new\n"))
         #expect(result.stderr.contains("treasures with a stale geohash (run 'trove geohash')"))
         #expect(result.stderr.contains("  treasure plain: sbj4ugp29n should be"))
         #expect(!result.stderr.contains("hairy-harry"))
@@ -396,11 +392,15 @@ import Testing
     }
 
     @Test func aMissingRenditionIsRefusedByName() throws {
-        let workspace = try Workspace(path: sandbox.workspace)
-        try workspace.testDatabase.execute("DELETE FROM renditions WHERE owner_kind = 'post'")
-        try workspace.fixture.editTreasure("hairy-harry", image: "/art/new-harry.png")
+        // An approved post whose photo 'images' has not made yet, and a treasure whose
+        // image changed since it ran.
+        let fixture = try Workspace(path: sandbox.workspace).fixture
+        try fixture.addPost(
+            "p5", user: "cy", lat: 40.7, lon: -74.0, photo: "/photos/p5.jpg", status: "approved")
+        try fixture.editTreasure("hairy-harry", image: "/art/new-harry.png")
+        #expect(sandbox.run("geohash").status == 0)
         for (layout, record) in [
-            ("flatirongo", "treasure hairy-harry"), ("trashmapper", "post p1"),
+            ("flatirongo", "treasure hairy-harry"), ("trashmapper", "post p5"),
         ] {
             let result = sandbox.run("export", "--layout", layout, "-o", "f.json")
             #expect(result.status == 1)
@@ -411,19 +411,23 @@ import Testing
     }
 
     @Test func renditionsAndGeohashesMatchTheirOwnRecordsWhateverTheKeysBytes() throws {
-        let workspace = try Workspace(path: sandbox.workspace)
+        let fixture = try Workspace(path: sandbox.workspace).fixture
         // Keys whose byte order differs from other orders, renditions of records that do
-        // not exist, and a post sharing a treasure's key; all share one artwork.
+        // not exist, and a post sharing a treasure's key; all share one artwork. 'ab' comes
+        // after the 'geohash' run, so it has none.
         let keys = ["Z", "a", "a-b", "ab", "é", "日本"]
-        for (index, key) in keys.enumerated() {
-            try workspace.testDatabase.execute(
-                "INSERT INTO treasures (key, name, lat, lon, image) VALUES (?, ?, ?, 2.5, ?)",
-                [.text(key), .text("T " + key), .real(Double(index)), .text("/art/shared.png")])
+        func addTreasure(_ index: Int) throws {
+            try fixture.addTreasure(
+                keys[index], name: "T " + keys[index], lat: Double(index), lon: 2.5,
+                image: "/art/shared.png")
+        }
+        for index in keys.indices where keys[index] != "ab" {
+            try addTreasure(index)
         }
         func addRendition(kind: String, key: String, source: String = "/art/shared.png") throws {
-            try workspace.testDatabase.execute(
-                "INSERT INTO renditions VALUES (?, ?, 'full', ?, 'h', 's', ?, 1, 1, 1, 'h', 'x')",
-                [.text(kind), .text(key), .text(source), .text("r/\(key).png")])
+            try fixture.setRendition(
+                kind, key, "full", source: source, path: "r/\(key).png", width: 1, height: 1,
+                bytes: 1, hash: "h")
         }
         for key in ["a-a", "aa", "zz", "ü"] {
             try addRendition(kind: "treasure", key: key)
@@ -433,7 +437,7 @@ import Testing
         try addRendition(kind: "treasure", key: "é", source: "/art/old.png")
         try addRendition(kind: "treasure", key: "日本")
         #expect(sandbox.run("geohash").status == 0)
-        try workspace.testDatabase.execute("DELETE FROM treasure_geohashes WHERE key = 'ab'")
+        try addTreasure(keys.firstIndex(of: "ab")!)
 
         let refused = sandbox.run("export", "--layout", "flatirongo", "-o", "f.json")
         #expect(refused.status == 1)
@@ -450,8 +454,7 @@ import Testing
         for key in ["Z", "a", "ab"] {
             try addRendition(kind: "treasure", key: key)
         }
-        try workspace.testDatabase.execute(
-            "UPDATE renditions SET source = '/art/shared.png' WHERE owner_key = 'é'")
+        try addRendition(kind: "treasure", key: "é")
         #expect(sandbox.run("geohash").status == 0)
         let exported = sandbox.run("export", "--layout", "flatirongo", "-o", "f.json")
         #expect(exported.status == 0, "\(exported.stderr)")
@@ -473,7 +476,8 @@ import Testing
         #expect(sandbox.run("export", "--layout", "flatirongo", "-o", "full.json").status == 0)
         let workspace = try Workspace(path: sandbox.workspace)
         try workspace.fixture.editTreasure("hairy-harry", name: "Harry")
-        try workspace.testDatabase.execute("DELETE FROM treasure_geohashes WHERE key = 'bull'")
+        // Added after the last 'geohash': the export is refused.
+        try workspace.fixture.addTreasure("new", name: "New", lat: 1, lon: 2)
         #expect(sandbox.run("export", "--layout", "flatirongo", "-o", "full.json").status == 1)
         #expect(sandbox.run("geohash").status == 0)
         let update = sandbox.run("export", "--layout", "flatirongo", "--update")
@@ -525,37 +529,36 @@ import Testing
     // MARK: - Helpers
 
     /// Adds, changes and deletes a few treasures at random.
-    private func mutate(_ workspace: Workspace, round: Int, random: inout SeededGenerator) throws {
-        let database = workspace.testDatabase
-        let keys = try database.query("SELECT key FROM treasures ORDER BY key") { $0.text(0) ?? "" }
+    private func mutate(
+        _ box: Sandbox, _ workspace: Workspace, round: Int, random: inout SeededGenerator
+    ) throws {
+        let fixture = workspace.fixture
+        let keys = try workspace.testDatabase.query("SELECT key FROM treasures ORDER BY key") {
+            $0.text(0) ?? ""
+        }
         // As a writer does: what it inserts it marks itself (updates and deletions are
         // marked by the workspace's triggers).
         try workspace.write {
             for index in 0..<Int(random.next() % 4) {
                 let key = "t\(round)-\(index)-\(random.next() % 1000)"
-                try database.execute(
-                    "INSERT OR REPLACE INTO treasures (key, name, lat, lon) VALUES (?, ?, ?, ?)",
-                    [
-                        .text(key), .text("N\(random.next() % 9)"),
-                        .real(Double(random.next() % 180_000) / 1000 - 90),
-                        .real(Double(random.next() % 360_000) / 1000 - 180),
-                    ])
+                try fixture.addTreasure(
+                    key, name: "N\(random.next() % 9)",
+                    lat: Double(random.next() % 180_000) / 1000 - 90,
+                    lon: Double(random.next() % 360_000) / 1000 - 180)
                 workspace.markChanged(.treasure, key)
             }
         }
+        var removed: [String] = []
         for key in keys {
             switch random.next() % 6 {
-            case 0: try database.execute("DELETE FROM treasures WHERE key = ?", [.text(key)])
-            case 1:
-                try database.execute(
-                    "UPDATE treasures SET name = ? WHERE key = ?",
-                    [.text("Renamed \(random.next() % 100)"), .text(key)])
-            case 2:
-                try database.execute(
-                    "UPDATE treasures SET lat = ? WHERE key = ?",
-                    [.real(Double(random.next() % 1000) / 17), .text(key)])
+            case 0: removed.append(key)
+            case 1: try fixture.editTreasure(key, name: "Renamed \(random.next() % 100)")
+            case 2: try fixture.editTreasure(key, lat: Double(random.next() % 1000) / 17)
             default: continue
             }
+        }
+        if !removed.isEmpty {
+            #expect(box.run(["treasures", "rm", "-q"] + removed).status == 0)
         }
     }
 }

@@ -90,12 +90,15 @@ import Testing
     /// A non-blocking pipe that fills (its reader is slow) is waited on: every byte arrives.
     @Test func aFullNonBlockingPipeIsWaitedOn() throws {
         // Enough treasures for a tree several times a pipe's 64 KB.
-        try Workspace.testDatabase(at: sandbox.workspace).execute(
-            """
-            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000)
-            INSERT INTO treasures (key, name, lat, lon)
-            SELECT printf('n%05d', i), 'Treasure ' || i, 10 + i / 1000.0, 20 + i / 1000.0 FROM n;
-            """)
+        let workspace = try Workspace(path: sandbox.workspace)
+        try workspace.write {
+            for i in 1...3000 {
+                let key = "n" + String(repeating: "0", count: 5 - String(i).count) + String(i)
+                try workspace.fixture.addTreasure(
+                    key, name: "Treasure \(i)", lat: 10 + Double(i) / 1000,
+                    lon: 20 + Double(i) / 1000)
+            }
+        }
         #expect(sandbox.run("geohash").status == 0)
         let expected = try capturedTree()
         try #require(expected.utf8.count > 4 * 65536)

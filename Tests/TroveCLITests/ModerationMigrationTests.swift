@@ -13,6 +13,7 @@ import TroveSQLite
         let database = try Workspace.testDatabase(at: sandbox.workspace)
         let before = Array(Schema.migrator.migrations.prefix { !$0.name.hasPrefix("011-") })
         try Migrator(before).migrate(database)
+        // SQL: rows in the schema before 011, and its status check, which no command reaches.
         try database.execute(
             """
             INSERT INTO posts (id, user, lat, lon, description, content_hash, status,
@@ -35,6 +36,7 @@ import TroveSQLite
             #expect(sandbox.run("review", "log").stdout.contains("p1  ann  pending → approved"))
         }
         let migrated = try Workspace.testDatabase(at: sandbox.workspace)
+        // The writes under test: the migrated table's status check, which SQL alone can probe.
         try migrated.execute("UPDATE posts SET status = 'withdrawn' WHERE id = 'p1'")
         #expect(throws: SQLiteError.self) {
             try migrated.execute("UPDATE posts SET status = 'gone' WHERE id = 'p1'")
@@ -59,6 +61,7 @@ import TroveSQLite
         let database = try Workspace.testDatabase(at: sandbox.workspace)
         let before = Array(Schema.migrator.migrations.prefix { !$0.name.hasPrefix("026-") })
         try Migrator(before).migrate(database)
+        // SQL: a trail as trove wrote it before 026, which no command writes now.
         try database.execute(
             """
             INSERT INTO posts (id, user, lat, lon, description, content_hash, status,
@@ -111,7 +114,7 @@ import TroveSQLite
         #expect(text.contains("p1  (user u1)  withdrawal  approved → withdrawn"), "\(text)")
         #expect(text.contains("p1  bob  undo  rejected → pending"), "\(text)")
         #expect(!text.contains("trove"))
-        // Still append-only; the next entry follows the last.
+        // Still append-only (only SQL can try to rewrite it); the next entry follows the last.
         let migrated = try Workspace.testDatabase(at: sandbox.workspace)
         #expect(throws: SQLiteError.self) {
             try migrated.execute("UPDATE decisions SET moderator = 'x'")

@@ -427,7 +427,8 @@ import Testing
             }
         }
         #expect(try log().isEmpty)
-        // A name an older workspace holds prints on its own line, escaped.
+        // A name an older workspace holds prints on its own line, escaped (SQL: this trove
+        // refuses such a name, so no command records it).
         let workspace = try Workspace(path: sandbox.workspace)
         try workspace.testDatabase.execute(
             """

@@ -156,6 +156,7 @@ import TroveSQLite
         let before = Schema.migrator.migrations.filter { !$0.name.contains("relative") }
         #expect(before.count == Schema.migrator.migrations.count - 1)
         try Migrator(before).migrate(database)
+        // SQL: absolute source paths, which only an older trove recorded.
         let csv = root.path("\(folder)/t.csv")
         let json = root.path("\(folder)/posts.json")
         try database.execute(
@@ -220,7 +221,8 @@ import TroveSQLite
         try root.write("mvA/t.csv", Self.treasures)
         try oldWorkspace(in: "mvA")
         let database = try Workspace.testDatabase(at: root.path("mvA/trove.sqlite"))
-        // A second file of the same name, in a folder that is gone too.
+        // A second file of the same name, in a folder that is gone too (SQL: an absolute
+        // path, which only an older trove recorded).
         try database.execute(
             "INSERT INTO sources (id, path, name) VALUES (2, ?, 't.csv')",
             [.text(root.path("elsewhere/t.csv"))])

@@ -35,8 +35,13 @@ import Testing
     }
 
     func renameAllTreasures(_ suffix: String) throws {
-        try Workspace.testDatabase(at: sandbox.workspace).execute(
-            "UPDATE treasures SET name = name || '\(suffix)'")
+        let workspace = try Workspace(path: sandbox.workspace)
+        let names = try workspace.testDatabase.query("SELECT key, name FROM treasures") {
+            ($0.text(0) ?? "", $0.text(1) ?? "")
+        }
+        for (key, name) in names {
+            try workspace.fixture.editTreasure(key, name: name + suffix)
+        }
     }
 
     // MARK: - --max-bytes as one set
@@ -143,8 +148,10 @@ import Testing
     /// changes the tree, and its plan uploads one object and deletes another.
     func changeTreeAndObjects() throws {
         try renameAllTreasures(" II")
-        try Workspace.testDatabase(at: sandbox.workspace).execute(
-            "UPDATE renditions SET path = 'treasures/hairy-harry/full-00000002.png'")
+        try Workspace(path: sandbox.workspace).fixture.setRendition(
+            "treasure", "hairy-harry", "full", source: "/art/harry.png",
+            path: "treasures/hairy-harry/full-00000002.png", width: 1024, height: 768,
+            bytes: 1000, hash: "hh")
     }
 
     @Test(arguments: ["firebase.storage.json", "firebase.storage.sh"])
@@ -194,7 +201,7 @@ import Testing
     @Test func plansRecordedRowByRowCarryOverToTheLayoutsState() throws {
         // The workspace as the schema before the blocks left it, after an export recorded
         // its plan a row per object: one object still referenced, one gone since, and a
-        // plan of a file no recorded export wrote.
+        // plan of a file no recorded export wrote. SQL: no command writes an old schema.
         #expect(sandbox.run(exportArguments).status == 0)
         let output = sandbox.path("out/firebase.json")
         let database = try Workspace.testDatabase(at: sandbox.workspace)

@@ -128,11 +128,12 @@ import Testing
         let sandbox = try Sandbox()
         #expect(sandbox.run("-w", "old.sqlite", "init").status == 0)
         let path = sandbox.path("old.sqlite")
+        try Workspace(path: path).fixture.addPost(
+            "-odd", user: "u", lat: 1, lon: 2, status: "pending")
         let database = try Workspace.testDatabase(at: path)
+        // SQL: the schema from before migration 021, which no command writes.
         try database.execute(
             """
-            INSERT INTO posts (id, user, lat, lon, content_hash, status, imported_at, updated_at)
-            VALUES ('-odd', 'u', 1, 2, 'c', 'pending', 'x', 'x');
             DELETE FROM schema_migrations WHERE name = '021-published-counts';
             ALTER TABLE publish_targets DROP COLUMN paths;
             ALTER TABLE publish_targets DROP COLUMN objects;

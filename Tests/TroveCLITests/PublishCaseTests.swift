@@ -140,10 +140,9 @@ import Testing
         let workspace = try Workspace(path: sandbox.workspace)
         let name = String(repeating: "n", count: 600)
         try workspace.write {
-            let insert = try workspace.testDatabase.prepare(
-                "INSERT INTO treasures (key, name, lat, lon) VALUES (?, ?, 40.7, -74.0)")
             for index in 0..<8000 {
-                try insert.run([.text("k\(index)"), .text("\(name) \(index)")])
+                try workspace.fixture.addTreasure(
+                    "k\(index)", name: "\(name) \(index)", lat: 40.7, lon: -74.0)
             }
         }
         #expect(fixture.run("geohash").status == 0)

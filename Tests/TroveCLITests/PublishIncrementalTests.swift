@@ -44,9 +44,7 @@ import Testing
                 let key = keys.isEmpty ? "a" : keys[random.next(keys.count)]
                 switch random.next(6) {
                 case 0:
-                    try database.execute(
-                        "UPDATE treasures SET name = ? WHERE key = ?",
-                        [.text("Renamed \(round)"), .text(key)])
+                    try workspace.fixture.editTreasure(key, name: "Renamed \(round)")
                 case 1:
                     try fixture.setRendition(
                         "treasure", key, "full", source: "/art/\(key).png", version: round + 2)
@@ -59,9 +57,8 @@ import Testing
                     let new = "n\(next)"
                     next += 1
                     try workspace.write {
-                        try database.execute(
-                            "INSERT INTO treasures (key, name, lat, lon, image) VALUES (?, ?, 40.7, -74, ?)",
-                            [.text(new), .text("New \(new)"), .text("/art/\(new).png")])
+                        try workspace.fixture.addTreasure(
+                            new, name: "New \(new)", lat: 40.7, lon: -74, image: "/art/\(new).png")
                         workspace.markChanged(.treasure, new)
                     }
                     try fixture.setRendition(

@@ -118,6 +118,7 @@ import TroveBase
         #expect(try wait(browser, "\(listItem("p0")).classList.contains('taken')"))
         // A claim that runs out while the post is on screen is renewed by the page.
         let database = try Workspace.testDatabase(at: sandbox.workspace)
+        // SQL: the claim's time running out, which tests do not wait for.
         try database.execute("UPDATE post_claims SET until = 0 WHERE post_id = 'p0'")
         var renewed = false
         let deadline = Date().addingTimeInterval(30)

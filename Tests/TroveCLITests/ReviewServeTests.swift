@@ -102,6 +102,7 @@ import TroveServe
         #expect(short.status == 0 && short.stderr.contains("signs in once within 1 minute"))
         #expect(try alice.get("/api/me").status == 200)
         let database = try Workspace.testDatabase(at: sandbox.workspace)
+        // SQL: the link's minute passing, which tests do not wait for.
         try database.execute("UPDATE moderators SET link_until = link_until - 61")
         let expired = try server.request(
             "GET",
@@ -122,6 +123,7 @@ import TroveServe
         func seen() throws -> Double {
             try database.scalar("SELECT seen_at FROM moderator_sessions")?.double ?? 0
         }
+        // SQL: twenty idle minutes, which tests do not wait for.
         try database.execute("UPDATE moderator_sessions SET seen_at = seen_at - 20 * 60")
         let before = try seen()
         #expect(try alice.get("/api/changes?since=0").status == 200)
@@ -129,6 +131,7 @@ import TroveServe
         #expect(try alice.get("/api/queue").status == 200)
         #expect(try seen() > before + 19 * 60)
         // Idle for longer than --session-idle-minutes: signed out, on the page and the API.
+        // SQL: 31 more idle minutes, likewise.
         try database.execute("UPDATE moderator_sessions SET seen_at = seen_at - 31 * 60")
         let page = try server.request("GET", "/", headers: ["Cookie": alice.cookie])
         #expect(page.status == 401 && page.body.contains("Not signed in"))
@@ -224,6 +227,7 @@ import TroveServe
         #expect(try bob.post("/api/claim", ["id": "p3"]).status == 200)
         #expect(try alice.post("/api/claim", ["id": "p3"]).status == 409)
         let database = try Workspace.testDatabase(at: sandbox.workspace)
+        // SQL: the claim's time running out, which tests do not wait for.
         try database.execute("UPDATE post_claims SET until = 0 WHERE post_id = 'p3'")
         #expect(try alice.post("/api/claim", ["id": "p3"]).status == 200)
         // Removing Bob while the server runs signs him out at once.

@@ -48,7 +48,8 @@ import Testing
     @Test func aRowAddedAtTheTopMovesNoKey() throws {
         try sandbox.write("cities.csv", Self.cities)
         #expect(sandbox.run("import", "treasures", "cities.csv").status == 0)
-        // As an earlier trove derived them: every non-Latin name a `treasure`.
+        // As an earlier trove derived them: every non-Latin name a `treasure` (SQL: this
+        // trove no longer derives such keys).
         let database = try Workspace.testDatabase(at: sandbox.workspace)
         try database.execute(
             "UPDATE treasures SET key = 'treasure' WHERE key = 'moskva';"

@@ -148,6 +148,7 @@ import TroveSQLite
         #expect(sandbox.run("import", "treasures", "a.csv").status == 0)
         #expect(sandbox.run("check").status == 0)
         let database = try Workspace.testDatabase(at: sandbox.workspace)
+        // SQL: a count that drifted, which only a write outside trove makes.
         try database.execute("UPDATE status_counters SET treasures = treasures + 1")
         let check = sandbox.run("check")
         #expect(check.status == 1)
@@ -162,6 +163,7 @@ import TroveSQLite
         let database = try Workspace.testDatabase(at: older.workspace)
         try Migrator(Schema.migrator.migrations.filter { !$0.name.hasPrefix("017-") })
             .migrate(database)
+        // SQL: rows in the schema before 017, which no command writes now.
         try database.execute(
             """
             PRAGMA application_id = \(Workspace.applicationID);

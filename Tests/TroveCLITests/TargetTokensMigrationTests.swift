@@ -20,7 +20,8 @@ import TroveSQLite
         let workspace = try Workspace(path: fixture.sandbox.workspace)
         let database = workspace.testDatabase
         // As before 024: the targets published the tokens of exports, and a rotation of
-        // b waits for the next publish; post 'wait' is held by no target.
+        // b waits for the next publish; post 'wait' is held by no target. SQL: no command
+        // writes the schema or the tokens as they were before 024.
         try database.execute(
             """
             UPDATE storage_tokens SET token = (SELECT k.token FROM bucket_tokens AS k

@@ -72,6 +72,7 @@ import TroveSQLite
         _ = try sandbox.write("t.csv", "key,name,lat,lon\nk1,One,38.7,-9.1\n")
         #expect(sandbox.run("import", "treasures", "t.csv").status == 0)
         let database = try Workspace.testDatabase(at: sandbox.workspace)
+        // SQL: 'config set' refuses such a value, so only a write outside trove holds it.
         try database.execute(
             "INSERT INTO settings (key, value) VALUES (?, ?)", [.text(key), .text(value)])
         let before = sandbox.run("treasures", "list", "--format", "json").stdout
@@ -95,6 +96,7 @@ import TroveSQLite
     @Test func anOlderWorkspaceIsMigratedForward() throws {
         let database = try Workspace.testDatabase(at: sandbox.workspace)
         try Migrator([Schema.migrator.migrations[0]]).migrate(database)
+        // SQL: no command writes a treasure into the first schema.
         try database.execute(
             "INSERT INTO treasures (key, name, lat, lon) VALUES ('k', 'Old', 1, 2)"
         )
@@ -119,6 +121,7 @@ import TroveSQLite
 
     @Test func aCountedWorkspaceIsRecordedByNameStampedAndMigratedForward() throws {
         let database = try makeCountedWorkspace(migrations: 2)
+        // SQL: no command writes a treasure into a schema from before named migrations.
         try database.execute(
             "INSERT INTO treasures (key, name, lat, lon) VALUES ('k', 'Old', 1, 2)")
         #expect(try database.scalar("PRAGMA application_id") == .integer(0))
@@ -138,6 +141,7 @@ import TroveSQLite
     @Test func aNewerWorkspaceIsRefused() throws {
         sandbox.run("init")
         let database = try Workspace.testDatabase(at: sandbox.workspace)
+        // SQL: only a newer trove records a migration this one does not know.
         try database.execute("INSERT INTO schema_migrations (name) VALUES ('999-from-the-future')")
         let result = sandbox.run("status")
         #expect(result.status == 4)
@@ -177,6 +181,7 @@ import TroveSQLite
     @Test(arguments: ["status", "init", "check"])
     func aForeignDatabaseIsRefusedAndLeftAlone(command: String) throws {
         let foreign = try Workspace.testDatabase(at: sandbox.workspace)
+        // SQL: another program's database, which trove never writes.
         try foreign.execute("CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('mine')")
         let before = try Data(contentsOf: URL(fileURLWithPath: sandbox.workspace))
         let result = sandbox.run(command)
@@ -214,6 +219,7 @@ import TroveSQLite
 
     @Test func aDroppedTableIsAWorkspaceProblemThatCheckNames() throws {
         sandbox.run("init")
+        // SQL: damage no command does.
         try Workspace.testDatabase(at: sandbox.workspace).execute("DROP TABLE renditions")
         let status = sandbox.run("status")
         #expect(status.status == 4)
@@ -246,12 +252,10 @@ import TroveSQLite
     @Test func theAuditTrailRefusesUpdatesAndDeletes() throws {
         sandbox.run("init")
         let workspace = try Workspace(path: sandbox.workspace)
-        try workspace.testDatabase.execute(
-            """
-            INSERT INTO posts (id, content_hash, imported_at, updated_at) VALUES ('p', 'h', 'x', 'x');
-            INSERT INTO decisions (post_id, at, moderator, from_status, to_status)
-            VALUES ('p', 'x', 'm', 'pending', 'approved');
-            """)
+        try workspace.fixture.addPost("p", user: "u", lat: 1, lon: 2, status: "pending")
+        #expect(sandbox.run("review", "approve", "p", "--as", "m").status == 0)
+        #expect(try workspace.testDatabase.scalar("SELECT count(*) FROM decisions")?.int64 == 1)
+        // The writes under test: no command rewrites the trail, so only SQL can try.
         #expect(throws: SQLiteError.self) {
             try workspace.testDatabase.execute("UPDATE decisions SET moderator = 'x'")
         }

@@ -125,6 +125,7 @@ final class ReadOnlyFolder {
         init(_ path: String) throws {
             database = try Workspace.testDatabase(at: path, mode: .readWrite)
             try database.execute("BEGIN IMMEDIATE")
+            // SQL: a write left uncommitted on another connection, which no command leaves.
             try database.execute("INSERT INTO settings VALUES ('held', 'uncommitted')")
         }
         func commit(after seconds: Double) -> Thread {
@@ -193,6 +194,7 @@ final class ReadOnlyFolder {
         // SQLite's page limit fails writes exactly as a full disk does (SQLITE_FULL).
         let pages = try workspace.testDatabase.scalar("PRAGMA page_count")?.int64 ?? 0
         try workspace.testDatabase.execute("PRAGMA max_page_count = \(pages)")
+        // SQL: a write that outgrows the page limit at once; no command writes this much.
         let error = #expect(throws: WorkspaceError.self) {
             try workspace.write {
                 try workspace.testDatabase.execute(

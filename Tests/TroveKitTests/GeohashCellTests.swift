@@ -3,7 +3,7 @@ import Testing
 
 @testable import TroveBase
 @testable import TroveKit
-@testable import TroveStore
+@_spi(Testing) @testable import TroveStore
 
 /// The cell bound circle queries use to drop candidates without reading their rows.
 @Suite struct GeohashCellTests {
@@ -60,9 +60,8 @@ import Testing
                 let longitude = 179.95 + Double.random(in: -0.1...0.1, using: &generator)
                 let wrapped = longitude > 180 ? longitude - 360 : longitude
                 points.append(("t\(index)", latitude, wrapped))
-                try workspace.database.execute(
-                    "INSERT INTO treasures (key, name, lat, lon) VALUES (?, ?, ?, ?)",
-                    [.text("t\(index)"), .text("T"), .real(latitude), .real(wrapped)])
+                try workspace.fixture.addTreasure(
+                    "t\(index)", name: "T", lat: latitude, lon: wrapped)
             }
         }
         _ = try GeohashAssignment.run(on: workspace)
@@ -97,13 +96,10 @@ import Testing
                 let latitude = Double.random(in: -90...90, using: &generator)
                 let longitude = Double.random(in: -180...180, using: &generator)
                 let key = "t\(index)"
-                try workspace.database.execute(
-                    "INSERT INTO treasures (key, name, lat, lon) VALUES (?, ?, ?, ?)",
-                    [.text(key), .text("T"), .real(latitude), .real(longitude)])
+                try workspace.fixture.addTreasure(key, name: "T", lat: latitude, lon: longitude)
                 expected[key] = Geohash.encode(latitude: latitude, longitude: longitude)
             }
-            try workspace.database.execute(
-                "INSERT INTO treasures (key, name, lat, lon) VALUES ('off', 'T', 95, 0)")
+            try workspace.fixture.addTreasure("off", name: "T", lat: 95, lon: 0)
         }
         let first = try GeohashAssignment.run(on: workspace)
         #expect(first.treasures == 9_000)

@@ -200,3 +200,78 @@ import Testing
         }
     }
 }
+
+/// A parsed tree (a page of the live database) is read as its text would be: the same
+/// posts, counts, rejects and refusals as the stream gives for the tree written out.
+@Suite struct PostTreeReadingTests {
+    static let trees = [
+        #"{"Locations": {"b": {"Latitude": 1, "Longitude": 2, "uid": "u"}, "a": {"lat": 3, "lon": 4}}}"#,
+        #"{"Users": {"u1": {"email": "a@b.c", "password": "x", "displayName": "Ann", "profile": {"userName": "ann", "deep": {"email": "q"}}, "TaggedLocations": {"p1": {"lat": 1, "lon": 2, "description": "mail a@b.c"}, "p2": true}}}, "Locations": {"p2": {"lat": 5, "lon": 6}}}"#,
+        // Arrays with gaps, a repeated name at each level, a user that is not an object.
+        #"{"Locations": [null, {"lat": 1, "lon": 2}, null, {"lat": 3, "lon": 4}], "Users": ["x", {"TaggedLocations": [{"lat": 7, "lon": 8}]}], "Locations": {"z": {"lat": 1, "lon": 1}, "z": {"lat": 2, "lon": 2}}}"#,
+        #"{"Users": {"u": {"TaggedLocations": {"p": {"lat": 1, "lon": 2}}}, "u": {"TaggedLocations": {"q": {"lat": 3, "lon": 4}}}}, "Other": {"big": [1, {"a": "b"}]}}"#,
+        // Records that cannot become posts, and one that is not an object.
+        #"{"Locations": {"ok": {"lat": 1, "lon": 2}, "bad": {"lat": "north", "lon": 2}, "nope": 3, "no.dot": {"lat": 1, "lon": 2}}}"#,
+        #"{"locations": {"l": {"l": [1.5, 2.5], "date": 1643019300000, "photo": "https://x/y.jpg"}}}"#,
+        #"{"Nothing": {}}"#,
+    ]
+
+    func outcome(_ read: () throws(InputError) -> PostFile) -> String {
+        do throws(InputError) {
+            let file = try read()
+            return "\(file.posts) \(file.droppedPasswords) \(file.droppedEmails) "
+                + "\(file.droppedNames) \(file.rejects)"
+        } catch {
+            return "error: \(error)"
+        }
+    }
+
+    @Test(arguments: trees, [false, true])
+    func aParsedTreeReadsAsItsText(text: String, skipInvalid: Bool) throws {
+        var parser = JSONParser(Array(text.utf8))
+        let tree = try parser.parseValue()
+        let read = outcome { () throws(InputError) in
+            try PostReader.readTree(tree, name: "live", skipInvalid: skipInvalid)
+        }
+        let streamed = outcome { () throws(InputError) in
+            try PostReader.readJSON(
+                Data(tree.jsonText.utf8), name: "live", skipInvalid: skipInvalid)
+        }
+        #expect(read == streamed)
+        #expect(!read.isEmpty)
+    }
+
+    @Test(arguments: ["record", "name", "passed over"])
+    func aValueLongerThanTheLimitIsRefusedAsInItsText(place: String) throws {
+        let long = String(repeating: "\"", count: RecordLimit.bytes / 2)
+        let tree: JSONValue =
+            switch place {
+            case "record":
+                .object([
+                    JSONMember(
+                        name: "Locations",
+                        value: .object([
+                            JSONMember(
+                                name: "p",
+                                value: .object([JSONMember(name: "d", value: .string(long))]))
+                        ]))
+                ])
+            case "name":
+                .object([
+                    JSONMember(
+                        name: "Locations", value: .object([JSONMember(name: long, value: .null)]))
+                ])
+            default:
+                .object([
+                    JSONMember(name: "Other", value: .array([.string(long)])),
+                    JSONMember(name: "Locations", value: .object([])),
+                ])
+            }
+        let read = outcome { () throws(InputError) in try PostReader.readTree(tree, name: "live") }
+        let streamed = outcome { () throws(InputError) in
+            try PostReader.readJSON(Data(tree.jsonText.utf8), name: "live")
+        }
+        #expect(read.contains("is longer than 10 MB"), "\(read.prefix(200))")
+        #expect(read == streamed)
+    }
+}

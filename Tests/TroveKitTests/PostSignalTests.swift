@@ -3,7 +3,7 @@ import Testing
 
 @testable import TroveBase
 @testable import TroveKit
-@testable import TroveStore
+@_spi(Testing) @testable import TroveStore
 
 /// Facts by file content, so tests describe photos without encoding any: a file holds a
 /// JPEG signature (photos are read only when they start with one) and then its name.
@@ -335,6 +335,7 @@ final class CountingInspector: PhotoInspecting, @unchecked Sendable {
         _ = try Moderation(workspace: workspace).decide(
             [DecisionRequest(id: "p1", expected: .pending, action: .approve)], moderator: "ann",
             force: false)
+        // The writes under test: no command rewrites the trail, so only SQL can try.
         #expect(throws: (any Error).self) {
             try workspace.database.execute("UPDATE decisions SET moderator = 'eve'")
         }
@@ -452,11 +453,8 @@ final class CountingInspector: PhotoInspecting, @unchecked Sendable {
         let path = folder.appendingPathComponent("w.sqlite").path
         for round in 0..<20 {
             let setup = try Workspace(path: path, create: true)
-            try setup.write {
-                try setup.database.execute(
-                    "INSERT INTO posts (id, lat, lon, content_hash, imported_at, updated_at) "
-                        + "VALUES (?, 1, 2, '', '', '')", [.text("p\(round)")])
-            }
+            try setup.fixture.addPost(
+                "p\(round)", user: nil, lat: 1, lon: 2, status: "pending", contentHash: "", at: "")
             let id = "p\(round)"
             // Both moderators saw the post pending; both then write at once on their own
             // connections and threads.
@@ -521,6 +519,8 @@ final class RaceOutcomes: @unchecked Sendable {
         let tricky =
             "quote \" backslash \\ tab \t nl \n cr \r nul-ish \u{1} del \u{7F} "
             + "ls \u{2028} ps \u{2029} é 🗑️ </script>"
+        // SQL: the scan's derived signal names are stored as given, so the listing's
+        // escaping is tested on exactly these, apart from what the scan would find.
         try workspace.write {
             try workspace.database.execute(
                 """

@@ -210,6 +210,7 @@ func rendition(
             rendition(.treasure, "b", path: shared), rendition(.treasure, "a", path: shared),
             rendition(.post, "p1"),
         ])
+        // SQL: renditions without tokens, which their triggers never leave behind.
         try fixture.workspace.write {
             _ = try fixture.workspace.testDatabase.execute("DELETE FROM storage_tokens", [])
         }

@@ -201,33 +201,19 @@ package struct JSONParser {
 
     private mutating func number() throws(JSONSyntaxError) -> JSONValue {
         let start = index
-        func digits() -> Int {
-            let begin = index
-            while index < bytes.count, (0x30...0x39).contains(bytes[index]) { index += 1 }
-            return index - begin
-        }
-        if bytes[index] == UInt8(ascii: "-") { index += 1 }
-        let integerStart = index
-        let integerDigits = digits()
-        guard integerDigits > 0 else { throw error("a number needs digits") }
-        if integerDigits > 1 && bytes[integerStart] == UInt8(ascii: "0") {
-            index = integerStart
-            throw error("a number may not start with 0")
-        }
-        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
-            index += 1
-            guard digits() > 0 else { throw error("a number needs digits after '.'") }
-        }
-        if index < bytes.count,
-            bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E")
-        {
-            index += 1
-            if index < bytes.count,
-                bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-")
-            {
-                index += 1
+        let scanned = bytes.withUnsafeBufferPointer {
+            buffer -> Result<Int, JSONNumberGrammar.Failure> in
+            do throws(JSONNumberGrammar.Failure) {
+                return .success(try JSONNumberGrammar.end(in: buffer, from: start))
+            } catch {
+                return .failure(error)
             }
-            guard digits() > 0 else { throw error("a number needs digits in its exponent") }
+        }
+        switch scanned {
+        case .success(let end): index = end
+        case .failure(let failure):
+            index = failure.index
+            throw error(failure.message)
         }
         return .number(String(decoding: bytes[start..<index], as: UTF8.self))
     }

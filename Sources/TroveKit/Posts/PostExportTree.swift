@@ -63,6 +63,11 @@ final class PostExportTree {
         stream.limit = RecordLimit.bytes
     }
 
+    /// A tree to read already parsed, with `read(tree:)`.
+    convenience init(name: String, skipInvalid: Bool) {
+        self.init(stream: JSONStream(bytes: []), name: name, skipInvalid: skipInvalid)
+    }
+
     // MARK: - Reading
 
     /// Reads the first JSON value of the stream.
@@ -283,6 +288,169 @@ final class PostExportTree {
         return file
     }
 
+    /// A value whose text is longer than `RecordLimit`; `record` names it when it is a
+    /// post's.
+    private func tooLong(record: String?, line: Int) -> InputError {
+        InputError(
+            "\(name):\(line)",
+            (record.map { "the post \($0)" } ?? "a value") + " is longer than "
+                + "\(RecordLimit.words), the most trove reads as one record")
+    }
+
+    // MARK: - A parsed tree
+
+    /// Reads an export already parsed (`root`, an object), with the same parts, counts and
+    /// refusals as `read()` gives for the tree's text on one line, without writing that
+    /// text: a value whose text would be longer than `RecordLimit` is refused where the
+    /// stream would take it whole (a record, a name, a scalar passed over).
+    ///
+    /// - Throws: `InputError`.
+    func read(tree root: JSONValue) throws(InputError) {
+        try forEachChild(of: root) { [self] key, value throws(InputError) in
+            let mark = self.mark(key, in: 0)
+            switch key.lowercased() {
+            case "users":
+                found = true
+                try users(top: key, mark: mark, in: value)
+            case "locations":
+                found = true
+                try locations(top: key, mark: mark, in: value)
+            default:
+                try checkLengths(in: value)
+            }
+        }
+    }
+
+    /// `users(top:mark:)` over a parsed value.
+    private func users(top: String, mark topMark: Int, in value: JSONValue) throws(InputError) {
+        try forEachChild(of: value) { [self] user, userValue throws(InputError) in
+            let userMark = mark(user, in: topMark)
+            guard case .object = userValue else {
+                try checkLengths(in: userValue)
+                return
+            }
+            try forEachChild(of: userValue, arrays: false) {
+                [self] field, fieldValue throws(InputError) in
+                let fieldMark = mark(field, in: userMark)
+                guard field.lowercased() == "taggedlocations" else {
+                    try countPrivate(field, fieldValue, depth: 0)
+                    return
+                }
+                let shown = Privacy.pseudonymizeUser(user).user
+                try forEachChild(of: fieldValue) { [self] id, record throws(InputError) in
+                    let path = "\(top)/\(shown)/\(field)/\(id)"
+                    try checkLength(ofRecord: record, path: path)
+                    var fields: [String: JSONValue]?
+                    if case .object = record { fields = PostReader.fields(record) }
+                    add(
+                        Part(
+                            top: top, user: user, field: field, id: id, path: path,
+                            fields: fields, isLocation: false,
+                            marks: (topMark, userMark, fieldMark)))
+                }
+            }
+        }
+    }
+
+    /// `locations(top:mark:)` over a parsed value.
+    private func locations(top: String, mark topMark: Int, in value: JSONValue)
+        throws(InputError)
+    {
+        try forEachChild(of: value) { [self] id, record throws(InputError) in
+            let path = "\(top)/\(id)"
+            try checkLength(ofRecord: record, path: path)
+            guard case .object = record else {
+                let error = InputError("\(name): \(path)", "expected an object")
+                guard skipInvalid else { throw error }
+                notObjects.append(
+                    PostReject(
+                        file: name, record: path, id: id, location: error.location,
+                        reason: error.message, json: PostReader.shareable(record)))
+                return
+            }
+            add(
+                Part(
+                    top: top, id: id, path: path, fields: PostReader.fields(record),
+                    isLocation: true, marks: (topMark, 0, 0)))
+        }
+    }
+
+    /// `countPrivate(_:depth:)` over a parsed value.
+    private func countPrivate(_ field: String, _ value: JSONValue, depth: Int)
+        throws(InputError)
+    {
+        if Privacy.isPasswordField(field) {
+            file.droppedPasswords += 1
+        } else if Privacy.isEmailField(field) {
+            file.droppedEmails += 1
+        } else if Privacy.isDisplayNameField(field) {
+            file.droppedNames += 1
+        } else if depth < FirebaseLimits.maximumDepth, case .object = value {
+            try forEachChild(of: value, arrays: false) {
+                [self] member, memberValue throws(InputError) in
+                try countPrivate(member, memberValue, depth: depth + 1)
+            }
+            return
+        }
+        try checkLengths(in: value)
+    }
+
+    /// `forEachChild(arrays:_:)` over a parsed value: an object's members (their names
+    /// checked first), an array's non-null items by index when `arrays`; any other value
+    /// is passed over.
+    private func forEachChild(
+        of value: JSONValue, arrays: Bool = true,
+        _ body: (String, JSONValue) throws(InputError) -> Void
+    ) throws(InputError) {
+        switch value {
+        case .object(let members):
+            for member in members {
+                try checkLength(of: member.name)
+                try body(member.name, member.value)
+            }
+        case .array(let items) where arrays:
+            for (index, item) in items.enumerated() where item != .null {
+                try body(String(index), item)
+            }
+        default:
+            try checkLengths(in: value)
+        }
+    }
+
+    /// Refuses a record whose text is longer than `RecordLimit`.
+    private func checkLength(ofRecord record: JSONValue, path: String) throws(InputError) {
+        if JSONTextLength.isLonger(record, than: RecordLimit.bytes) {
+            throw tooLong(record: path, line: 1)
+        }
+    }
+
+    /// Refuses a name whose text is longer than `RecordLimit`.
+    private func checkLength(of name: String) throws(InputError) {
+        if JSONTextLength.isLonger(.string(name), than: RecordLimit.bytes) {
+            throw tooLong(record: nil, line: 1)
+        }
+    }
+
+    /// Refuses the first name or scalar in `value` whose text is longer than
+    /// `RecordLimit`, as `skip()` takes them one at a time.
+    private func checkLengths(in value: JSONValue) throws(InputError) {
+        switch value {
+        case .object(let members):
+            for member in members {
+                try checkLength(of: member.name)
+                try checkLengths(in: member.value)
+            }
+        case .array(let items):
+            for item in items { try checkLengths(in: item) }
+        case .string, .number:
+            if JSONTextLength.isLonger(value, than: RecordLimit.bytes) {
+                throw tooLong(record: nil, line: 1)
+            }
+        case .null, .bool:
+            break
+        }
+    }
+
     // MARK: - The stream
 
     private func syntax(_ message: String, line: Int? = nil, column: Int? = nil) -> InputError {
@@ -318,12 +486,7 @@ final class PostExportTree {
     private func parse(_ taken: (bytes: [UInt8], line: Int, column: Int), record: String? = nil)
         throws(InputError) -> JSONValue
     {
-        if stream.overLimit {
-            throw InputError(
-                "\(name):\(taken.line)",
-                (record.map { "the post \($0)" } ?? "a value") + " is longer than "
-                    + "\(RecordLimit.words), the most trove reads as one record")
-        }
+        if stream.overLimit { throw tooLong(record: record, line: taken.line) }
         var parser = JSONParser(taken.bytes)
         do throws(JSONSyntaxError) {
             let value = try parser.parseValue()
@@ -483,5 +646,50 @@ final class PostExportTree {
             throw syntax("expected ':' after the member name")
         }
         stream.advance(1)
+    }
+}
+
+/// The length in bytes of a value's compact JSON text (`jsonText`), without writing it.
+enum JSONTextLength {
+    /// Whether the text is longer than `limit`, measured exactly only when its most is.
+    static func isLonger(_ value: JSONValue, than limit: Int) -> Bool {
+        most(value) > limit && exact(value) > limit
+    }
+
+    /// At most the length: every string as if each byte took a six-byte escape.
+    static func most(_ value: JSONValue) -> Int {
+        switch value {
+        case .null: return 4
+        case .bool(let flag): return flag ? 4 : 5
+        case .number(let text): return text.utf8.count
+        case .string(let text): return 6 * text.utf8.count + 2
+        case .array(let items): return items.reduce(max(2, items.count + 1)) { $0 + most($1) }
+        case .object(let members):
+            return members.reduce(max(2, members.count + 1)) {
+                $0 + 6 * $1.name.utf8.count + 3 + most($1.value)
+            }
+        }
+    }
+
+    /// The exact length; strings that escape nothing are not written out.
+    static func exact(_ value: JSONValue) -> Int {
+        switch value {
+        case .string(let text): return quoted(text)
+        case .array(let items): return items.reduce(max(2, items.count + 1)) { $0 + exact($1) }
+        case .object(let members):
+            return members.reduce(max(2, members.count + 1)) {
+                $0 + quoted($1.name) + 1 + exact($1.value)
+            }
+        default: return most(value)
+        }
+    }
+
+    private static func quoted(_ text: String) -> Int {
+        let count = text.utf8.count
+        // Bytes below 0x80 other than controls, quotes and backslashes are written as they are.
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }) {
+            return count + 2
+        }
+        return JSONText.quoted(text).utf8.count
     }
 }

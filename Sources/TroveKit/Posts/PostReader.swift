@@ -220,7 +220,8 @@ public enum PostReader {
     }
 
     /// Reads an export already parsed (a page of the live database under its wrapper):
-    /// `root` holds `Users` and/or `Locations`, read as the same tree in a file is.
+    /// `root` holds `Users` and/or `Locations`, read as the same tree in a file is, walked
+    /// as it is rather than written out and streamed again.
     ///
     /// - Throws: `InputError`.
     static func readTree(_ root: JSONValue, name: String, skipInvalid: Bool = false)
@@ -229,8 +230,9 @@ public enum PostReader {
         guard case .object = root else {
             throw InputError(name, "expected a JSON object at the top of the export")
         }
-        let bytes = Array(root.jsonText.utf8)
-        return try readJSON({ JSONStream(bytes: bytes) }, name: name, skipInvalid: skipInvalid)
+        let tree = PostExportTree(name: name, skipInvalid: skipInvalid)
+        try tree.read(tree: root)
+        return try tree.posts()
     }
 
     /// An object's members by name; a repeated name keeps the last, as JavaScript's

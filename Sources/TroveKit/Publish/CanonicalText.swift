@@ -85,35 +85,11 @@ struct CanonicalText {
         output.append(UInt8(ascii: "\""))
     }
 
-    /// A number as JSON spells it (`-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`), as
-    /// the double it stands for.
+    /// A number as JSON spells it (`JSONNumberGrammar`), as the double it stands for.
     private mutating func number() -> Bool {
         let start = index
-        func digits() -> Int {
-            let first = index
-            while index < bytes.count, (0x30...0x39).contains(bytes[index]) { index += 1 }
-            return index - first
-        }
-        if bytes[index] == UInt8(ascii: "-") { index += 1 }
-        guard index < bytes.count else { return false }
-        if bytes[index] == UInt8(ascii: "0") {
-            index += 1
-        } else if digits() == 0 {
-            return false
-        }
-        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
-            index += 1
-            guard digits() > 0 else { return false }
-        }
-        if index < bytes.count, bytes[index] | 0x20 == UInt8(ascii: "e") {
-            index += 1
-            if index < bytes.count,
-                bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-")
-            {
-                index += 1
-            }
-            guard digits() > 0 else { return false }
-        }
+        guard let end = try? JSONNumberGrammar.end(in: bytes, from: start) else { return false }
+        index = end
         guard index - start <= 32,
             let number = Double(String(decoding: bytes[start..<index], as: UTF8.self))
         else { return false }
