@@ -541,6 +541,15 @@ package struct ExportStore {
         return statement
     }
 
+    /// Every download token of exports without a target (`storage_tokens`): columns path
+    /// and token, in path order (BINARY), for a reader that walks them beside `objects`
+    /// read without tokens: one step a row where a lookup a row costs a B-tree search.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func tokensInPathOrder() throws -> Statement {
+        try database.prepare("SELECT path, token FROM storage_tokens ORDER BY path")
+    }
+
     static func objectsSQL(
         of kind: RecordKind, renditionNames: [String], tokens: Bool, changedSince: Bool,
         fromBucket: Bool = false
