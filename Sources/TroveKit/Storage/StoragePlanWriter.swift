@@ -127,17 +127,36 @@ final class StoragePlanWriter: @unchecked Sendable {
         try writeManifestHeader()
         if !layout.renditionNames.isEmpty {
             // The objects come in path order, and so do the tokens: they are merged as both
-            // are read rather than looked up object by object.
-            let objects = try ExportStore(reader).objects(
-                of: layout.recordKind, renditionNames: layout.renditionNames, tokens: false)
+            // are read rather than looked up object by object. Treasures' objects are
+            // checked against their treasures' images the same way (`TreasureImages`).
+            let store = ExportStore(reader)
+            var images: TreasureImages?
+            let objects: Statement
+            if layout.recordKind == .treasure {
+                objects = try store.treasureRenditionObjects(renditionNames: layout.renditionNames)
+                images = try TreasureImages(
+                    ordered: KeyOrderedTable(statement: store.treasureImages()),
+                    lookup: store.treasureImage())
+            } else {
+                objects = try store.objects(
+                    of: layout.recordKind, renditionNames: layout.renditionNames, tokens: false)
+            }
             var tokenTable =
-                try tokens
-                ? KeyOrderedTable(statement: ExportStore(reader).tokensInPathOrder()) : nil
+                try tokens ? KeyOrderedTable(statement: store.tokensInPathOrder()) : nil
             // Resolved once: the loop reads a million rows by index.
             let pathColumn = objects.column("path")
+            let ownerColumn = images == nil ? 0 : objects.column("owner")
+            let sourceColumn = images == nil ? 0 : objects.column("source")
             var last: [UInt8] = []
             while let row = try objects.next() {
                 if summary.objects & 0xFFF == 0, cancelled.withLock({ $0 }) { throw Cancelled() }
+                if images != nil {
+                    let current = try row.withUTF8(ownerColumn) { owner in
+                        try row.withUTF8(sourceColumn) { try images!.isImage($0, of: owner) }
+                    }
+                    // A rendition of an image its treasure no longer has is no object.
+                    guard current == true else { continue }
+                }
                 try row.withUTF8(pathColumn) { path in
                     // A path shared by several renditions is one object.
                     if summary.objects > 0 && last.elementsEqual(path) { return }
@@ -295,6 +314,39 @@ final class StoragePlanWriter: @unchecked Sendable {
             try insert(seq, block)
             seq += 1
         }
+    }
+}
+
+/// Whether a rendition's source is its treasure's image now, asked for objects in path
+/// order: while their treasures' keys ascend (as they do when paths follow keys), the
+/// treasures are walked in key order beside them, one step a row; a key that comes back
+/// below one asked before is looked up on its own.
+struct TreasureImages {
+    var ordered: KeyOrderedTable
+    let lookup: Statement
+    private var lastKey: [UInt8] = []
+
+    init(ordered: KeyOrderedTable, lookup: Statement) {
+        self.ordered = ordered
+        self.lookup = lookup
+    }
+
+    /// Whether treasure `key` exists and its image is exactly `source`.
+    ///
+    /// - Throws: `SQLiteError`.
+    mutating func isImage(_ source: UnsafeBufferPointer<UInt8>, of key: UnsafeBufferPointer<UInt8>)
+        throws -> Bool
+    {
+        if lastKey.withUnsafeBufferPointer({ KeyOrderedTable.compare($0, key) }) <= 0 {
+            lastKey.removeAll(keepingCapacity: true)
+            lastKey.append(contentsOf: key)
+            guard try ordered.seek(key) else { return false }
+            return ordered.statement.withUTF8(1) { compareBytes($0, source) == 0 } ?? false
+        }
+        lookup.reset()
+        try lookup.bindText(UnsafeRawBufferPointer(key), at: 1)
+        guard try lookup.stepToRow() else { return false }
+        return lookup.withUTF8(0) { compareBytes($0, source) == 0 } ?? false
     }
 }
 
