@@ -128,13 +128,14 @@ final class StoragePlanWriter: @unchecked Sendable {
         if !layout.renditionNames.isEmpty {
             // The objects come in path order, and so do the tokens: they are merged as both
             // are read rather than looked up object by object. Treasures' objects are
-            // checked against their treasures' images the same way (`TreasureImages`).
+            // checked against their treasures' images much the same way (`AscendingLookup`).
             let store = ExportStore(reader)
-            var images: TreasureImages?
+            // Treasures' images by key.
+            var images: AscendingLookup?
             let objects: Statement
             if layout.recordKind == .treasure {
                 objects = try store.treasureRenditionObjects(renditionNames: layout.renditionNames)
-                images = try TreasureImages(
+                images = try AscendingLookup(
                     ordered: KeyOrderedTable(statement: store.treasureImages()),
                     lookup: store.treasureImage())
             } else {
@@ -152,7 +153,11 @@ final class StoragePlanWriter: @unchecked Sendable {
                 if summary.objects & 0xFFF == 0, cancelled.withLock({ $0 }) { throw Cancelled() }
                 if images != nil {
                     let current = try row.withUTF8(ownerColumn) { owner in
-                        try row.withUTF8(sourceColumn) { try images!.isImage($0, of: owner) }
+                        try row.withUTF8(sourceColumn) { source in
+                            try images!.withValue(of: owner) {
+                                $0.map { compareBytes($0, source) == 0 } ?? false
+                            }
+                        }
                     }
                     // A rendition of an image its treasure no longer has is no object.
                     guard current == true else { continue }
@@ -314,39 +319,6 @@ final class StoragePlanWriter: @unchecked Sendable {
             try insert(seq, block)
             seq += 1
         }
-    }
-}
-
-/// Whether a rendition's source is its treasure's image now, asked for objects in path
-/// order: while their treasures' keys ascend (as they do when paths follow keys), the
-/// treasures are walked in key order beside them, one step a row; a key that comes back
-/// below one asked before is looked up on its own.
-struct TreasureImages {
-    var ordered: KeyOrderedTable
-    let lookup: Statement
-    private var lastKey: [UInt8] = []
-
-    init(ordered: KeyOrderedTable, lookup: Statement) {
-        self.ordered = ordered
-        self.lookup = lookup
-    }
-
-    /// Whether treasure `key` exists and its image is exactly `source`.
-    ///
-    /// - Throws: `SQLiteError`.
-    mutating func isImage(_ source: UnsafeBufferPointer<UInt8>, of key: UnsafeBufferPointer<UInt8>)
-        throws -> Bool
-    {
-        if lastKey.withUnsafeBufferPointer({ KeyOrderedTable.compare($0, key) }) <= 0 {
-            lastKey.removeAll(keepingCapacity: true)
-            lastKey.append(contentsOf: key)
-            guard try ordered.seek(key) else { return false }
-            return ordered.statement.withUTF8(1) { compareBytes($0, source) == 0 } ?? false
-        }
-        lookup.reset()
-        try lookup.bindText(UnsafeRawBufferPointer(key), at: 1)
-        guard try lookup.stepToRow() else { return false }
-        return lookup.withUTF8(0) { compareBytes($0, source) == 0 } ?? false
     }
 }
 

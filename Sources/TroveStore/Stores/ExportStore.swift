@@ -547,7 +547,7 @@ package struct ExportStore {
     ///
     /// - Throws: `SQLiteError`.
     package func tokensInPathOrder() throws -> Statement {
-        try database.prepare("SELECT path, token FROM storage_tokens ORDER BY path")
+        try database.prepare(StorageTokenSQL.inPathOrder)
     }
 
     /// The objects of the treasures' renditions named `renditionNames`, whether or not
@@ -577,11 +577,11 @@ package struct ExportStore {
         try database.prepare("SELECT key, image FROM treasures ORDER BY key")
     }
 
-    /// One treasure's image: column image, for the key bound as parameter 1.
+    /// One treasure's image: columns key and image, for the key bound as parameter 1.
     ///
     /// - Throws: `SQLiteError`.
     package func treasureImage() throws -> Statement {
-        try database.prepare("SELECT image FROM treasures WHERE key = ?1")
+        try database.prepare("SELECT key, image FROM treasures WHERE key = ?1")
     }
 
     static func objectsSQL(
