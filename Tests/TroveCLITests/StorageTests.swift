@@ -318,6 +318,47 @@ import Testing
         #expect(try manifest("build/t.storage.json").objects.isEmpty)
     }
 
+    /// The plan merges the objects, read in path order, with the treasures they belong to;
+    /// paths that do not follow the treasures' keys, renditions of an image a treasure no
+    /// longer has and renditions of no treasure are planned as a lookup per object would.
+    @Test func thePlanHoldsTheCurrentRenditionsWhateverOrderTheirPathsTake() throws {
+        sandbox.run("config", "set", "storage.bucket", "my-game.appspot.com")
+        let fixture = try Workspace(path: sandbox.workspace).fixture
+        // (key, path, image now): in path order `-` sorts before `/`, `/` before `0`, so
+        // the keys come as z, old, a-b, a, a0, ghost, zy, zz, zzz.
+        let remote = "https://example.com/now.jpg"
+        let renditions: [(String, String, String?)] = [
+            ("z", "treasures/0z/full.png", "/art/z.png"),
+            ("old", "treasures/a-a/full.png", remote),
+            ("a-b", "treasures/a-b/full.png", "/art/a-b.png"),
+            ("a", "treasures/a/full.png", "/art/a.png"),
+            ("a0", "treasures/a0/full.png", "/art/a0.png"),
+            ("ghost", "treasures/ghost/full.png", nil),
+            ("zy", "treasures/zy/full.png", nil),
+            ("zz", "treasures/zz/full.png", remote),
+            ("zzz", "treasures/zzz/full.png", "/art/zzz.png"),
+        ]
+        for (index, (key, path, image)) in renditions.enumerated() {
+            if let image {
+                try fixture.addTreasure(
+                    key, name: key, lat: 40.7 + Double(index) / 100, lon: -74.0, image: image)
+            }
+            try fixture.setRendition("treasure", key, "full", source: "/art/\(key).png", path: path)
+        }
+        #expect(sandbox.run("geohash").status == 0)
+        let export = sandbox.run("export", "--layout", "flatirongo", "--out", "build/f.json")
+        #expect(export.status == 0, "\(export.stderr)")
+        let plan = try manifest("build/f.storage.json")
+        #expect(
+            plan.objects.map(\.path) == [
+                "treasures/0z/full.png", "treasures/a-b/full.png", "treasures/a/full.png",
+                "treasures/a0/full.png", "treasures/zzz/full.png",
+            ])
+        let tokens = try urls(in: "build/f.json")
+        #expect(Set(plan.objects.map(\.path)) == Set(tokens.keys))
+        #expect(plan.objects.allSatisfy { $0.metadata.values.first == tokens[$0.path] })
+    }
+
     @Test func theScriptRunsGcloudWithEveryPathHeaderAndToken() throws {
         try makeWorkspace()
         sandbox.run("config", "set", "storage.bucket", "gs://my-game.appspot.com")

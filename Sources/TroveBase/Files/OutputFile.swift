@@ -19,14 +19,19 @@ package final class OutputFile {
     private var buffer: [UInt8] = []
     private(set) var byteCount = 0
     private var finished = false
+    /// Whether `contentHash` is kept: only files named by their content need it, and
+    /// hashing every byte of a large output again costs a pass over it.
+    private let hashesContent: Bool
     private var hashState: UInt64 = 0x9E37_79B9_7F4A_7C15
 
-    /// Opens a temporary file beside `path`, creating the folder when needed.
+    /// Opens a temporary file beside `path`, creating the folder when needed;
+    /// `hashesContent` keeps `contentHash` for a name known only at the end.
     ///
     /// - Throws: `FileWriteError`.
-    package init(path: String) throws {
+    package init(path: String, hashesContent: Bool = false) throws {
         self.path = path
         isSpill = false
+        self.hashesContent = hashesContent
         let folder = (path as NSString).deletingLastPathComponent
         try Self.makeFolders(folder.isEmpty ? "." : folder, for: path)
         TemporaryFiles.sweep(folder: folder.isEmpty ? "." : folder)
@@ -45,6 +50,7 @@ package final class OutputFile {
     /// - Throws: `FileWriteError`.
     package init(spillIn folder: String) throws {
         isSpill = true
+        hashesContent = false
         var template = Array(
             ((folder as NSString).appendingPathComponent("trove-spill-XXXXXX")).utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
@@ -114,9 +120,10 @@ package final class OutputFile {
     }
 
     /// A stable 64-bit hash of the bytes written so far (whole once `close` ran), for
-    /// names that change exactly when the content does; not kept for a spill file.
+    /// names that change exactly when the content does; kept only for a file opened with
+    /// `hashesContent`.
     package var contentHash: UInt64 {
-        precondition(!isSpill, "a spill file keeps no content hash")
+        precondition(hashesContent, "only a file opened with hashesContent keeps its hash")
         return hashState
     }
 
@@ -129,8 +136,7 @@ package final class OutputFile {
     /// Writes `bytes` to the file now, past the buffer (which must be empty).
     private func writeThrough(_ bytes: UnsafeBufferPointer<UInt8>) throws {
         byteCount += bytes.count
-        // Output for standard output is never named by its content.
-        if !isSpill {
+        if hashesContent {
             let chunkHash = valueHash(bytes)
             hashState = (hashState ^ chunkHash) &* 0xBF58_476D_1CE4_E5B9
             hashState ^= hashState >> 31

@@ -14,11 +14,7 @@ package struct FrontCodedBlock {
 
     /// Starts an entry with its path; its own bytes follow with `writeVarint`/`write`.
     package mutating func begin(path: UnsafeBufferPointer<UInt8>) {
-        var shared = 0
-        if entries > 0 {
-            let limit = min(previous.count, path.count)
-            while shared < limit && previous[shared] == path[shared] { shared += 1 }
-        }
+        let shared = entries > 0 ? previous.withUnsafeBufferPointer { sharedPrefix($0, path) } : 0
         writeVarint(shared)
         writeVarint(path.count - shared)
         bytes.append(contentsOf: UnsafeBufferPointer(rebasing: path[shared...]))
@@ -27,8 +23,42 @@ package struct FrontCodedBlock {
         entries += 1
     }
 
+    /// The length of the prefix `a` and `b` share; sorted paths share long ones, compared
+    /// eight bytes at a time.
+    private func sharedPrefix(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>)
+        -> Int
+    {
+        let limit = min(a.count, b.count)
+        guard limit > 0, let left = a.baseAddress, let right = b.baseAddress else { return 0 }
+        var shared = 0
+        while shared + 8 <= limit {
+            let x = UnsafeRawPointer(left).loadUnaligned(fromByteOffset: shared, as: UInt64.self)
+            let y = UnsafeRawPointer(right).loadUnaligned(fromByteOffset: shared, as: UInt64.self)
+            if x != y {
+                return shared + (UInt64(littleEndian: x) ^ UInt64(littleEndian: y))
+                    .trailingZeroBitCount / 8
+            }
+            shared += 8
+        }
+        while shared < limit && left[shared] == right[shared] { shared += 1 }
+        return shared
+    }
+
     package mutating func write(_ data: some Sequence<UInt8>) {
         bytes.append(contentsOf: data)
+    }
+
+    /// `write` for bytes in place: the generic one is not specialized across modules, and
+    /// the state and the plan write a few hundred thousand entries a run.
+    package mutating func write(_ data: UnsafeBufferPointer<UInt8>) {
+        bytes.append(contentsOf: data)
+    }
+
+    /// Writes `value` as eight little-endian bytes.
+    package mutating func writeUInt64(_ value: UInt64) {
+        withUnsafeBytes(of: value.littleEndian) {
+            bytes.append(contentsOf: $0.assumingMemoryBound(to: UInt8.self))
+        }
     }
 
     package mutating func writeVarint(_ value: Int) {

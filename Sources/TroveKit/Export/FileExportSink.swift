@@ -131,20 +131,24 @@ struct FileExportSink: ExportSink {
         // Output for standard output spills to a nameless file until all is well.
         let spillFolder = FileManager.default.temporaryDirectory.path
         let output = options.output
-        let makeFile: (String) throws -> OutputFile = { path in
-            output == nil ? try OutputFile(spillIn: spillFolder) : try OutputFile(path: path)
+        // Only `--max-bytes` parts are named by their content's hash.
+        let makeFile: (String, Bool) throws -> OutputFile = { path, named in
+            output == nil
+                ? try OutputFile(spillIn: spillFolder)
+                : try OutputFile(path: path, hashesContent: named)
         }
         if options.update || options.maxBytes != nil {
+            let parts = options.maxBytes != nil && output != nil
             let partPath =
-                options.maxBytes == nil || output == nil
-                ? { _ in output ?? "" }
-                : ExportOptions.partPaths(output: output ?? "").part
-            updates = UpdateWriter(maxBytes: options.maxBytes) { try makeFile(partPath($0)) }
+                parts ? ExportOptions.partPaths(output: output ?? "").part : { _ in output ?? "" }
+            updates = UpdateWriter(maxBytes: options.maxBytes) {
+                try makeFile(partPath($0), parts)
+            }
             // Its files open as they fill: that the folder takes one is checked now, so an
             // unwritable folder is reported by the export's name before any work.
             if let output, !options.dryRun { try OutputFile(path: output).discard() }
         } else {
-            let file = try makeFile(output ?? "")
+            let file = try makeFile(output ?? "", false)
             treeFile = file
             tree = TreeWriter(file: file) { path, message in
                 problems.add("objects Firebase would store as arrays", "\(path): \(message)")

@@ -14,28 +14,29 @@ extension StoragePlanWriter {
 
     func writeObject(
         path: UnsafeBufferPointer<UInt8>, token: UnsafeBufferPointer<UInt8>?,
-        state: StoragePlan.State, manifestLine line: inout [UInt8], scriptLine: inout [UInt8]
+        state: StoragePlan.State
     ) throws {
         let contentType = StoragePlan.contentType(of: path)
+        let stateName = Self.stateNames[state.index]
         // {"contentType": …, "metadata": {…}, "path": …, "state": …}, one a line.
-        line.removeAll(keepingCapacity: true)
+        // A var, as JSON text is written through `inout`.
+        var line = manifestPending
         objects.appendNext(to: &line)
-        line.append(contentsOf: "{\"contentType\": \"".utf8)
+        line.append("{\"contentType\": \"")
         line.append(contentsOf: contentType)
-        line.append(contentsOf: "\", \"metadata\": ".utf8)
+        line.append("\", \"metadata\": ")
         if let token {
             line.append(contentsOf: Self.tokenMember)
             JSONText.appendString(bytes: token, to: &line)
             line.append(UInt8(ascii: "}"))
         } else {
-            line.append(contentsOf: "{}".utf8)
+            line.append("{}")
         }
-        line.append(contentsOf: ", \"path\": ".utf8)
+        line.append(", \"path\": ")
         JSONText.appendString(bytes: path, to: &line)
-        line.append(contentsOf: ", \"state\": \"".utf8)
-        line.append(contentsOf: Self.stateNames[state.index])
-        line.append(contentsOf: "\"}".utf8)
-        try manifestFile.write(line)
+        line.append(", \"state\": \"")
+        line.append(contentsOf: stateName)
+        line.append("\"}")
         switch state {
         case .new: summary.new += 1
         case .rotated: summary.rotated += 1
@@ -43,19 +44,45 @@ extension StoragePlanWriter {
         }
 
         // o STATE 'PATH' TYPE ['TOKEN']
-        scriptLine.removeAll(keepingCapacity: true)
-        scriptLine.append(contentsOf: "    o ".utf8)
-        scriptLine.append(contentsOf: Self.stateNames[state.index])
-        scriptLine.append(UInt8(ascii: " "))
-        ShellQuoting.append(path, to: &scriptLine)
-        scriptLine.append(UInt8(ascii: " "))
-        scriptLine.append(contentsOf: contentType)
+        let script = scriptPending
+        script.append("    o ")
+        script.append(contentsOf: stateName)
+        script.append(UInt8(ascii: " "))
+        Self.appendQuoted(path, to: script)
+        script.append(UInt8(ascii: " "))
+        script.append(contentsOf: contentType)
         if let token {
-            scriptLine.append(UInt8(ascii: " "))
-            ShellQuoting.append(token, to: &scriptLine)
+            script.append(UInt8(ascii: " "))
+            Self.appendQuoted(token, to: script)
         }
-        scriptLine.append(UInt8(ascii: "\n"))
-        try scriptFile.write(scriptLine)
+        script.append(UInt8(ascii: "\n"))
+        if line.count >= Self.pendingLimit { try handOver(line, to: manifestFile) }
+        if script.count >= Self.pendingLimit { try handOver(script, to: scriptFile) }
+    }
+
+    /// Bytes collected before they go to a file, in large pieces that skip the file's own
+    /// buffer.
+    static let pendingLimit = 1 << 18
+
+    /// Writes out what `pending` holds.
+    func handOver(_ pending: RenderBuffer, to file: OutputFile) throws {
+        guard !pending.isEmpty else { return }
+        try pending.withUnsafeBufferPointer { try file.write($0) }
+        pending.removeAll()
+    }
+
+    /// `ShellQuoting.append`, for a render buffer: text without a quote (any path or token
+    /// trove makes) is copied between two quotes as it is.
+    static func appendQuoted(_ text: UnsafeBufferPointer<UInt8>, to buffer: RenderBuffer) {
+        if text.isEmpty || memchr(text.baseAddress!, Int32(UInt8(ascii: "'")), text.count) == nil {
+            buffer.append(UInt8(ascii: "'"))
+            buffer.append(contentsOf: text)
+            buffer.append(UInt8(ascii: "'"))
+            return
+        }
+        var quoted: [UInt8] = []
+        ShellQuoting.append(text, to: &quoted)
+        buffer.append(contentsOf: quoted)
     }
 
     static let tokenMember = Array("{\"\(StoragePlan.tokenMetadataKey)\": ".utf8)
@@ -81,6 +108,7 @@ extension StoragePlanWriter {
     }
 
     func writeManifestEnd(deletions: [String]) throws {
+        try handOver(manifestPending, to: manifestFile)
         try manifestFile.write(objects.closing + ",\n")
         try manifestFile.write("  \"delete\": " + deletions.jsonText + "\n}\n")
     }
@@ -152,6 +180,7 @@ extension StoragePlanWriter {
     }
 
     func writeScriptEnd(deletions: [String], countsAt: Int) throws {
+        try handOver(scriptPending, to: scriptFile)
         let quoted = ShellQuoting.quoted
         try scriptFile.write(
             "    :\n}\n# The objects the previous plan held that nothing references now.\n")

@@ -38,6 +38,9 @@ final class StoragePlanWriter: @unchecked Sendable {
     package let images: String
     let manifestFile: OutputFile
     let scriptFile: OutputFile
+    /// The objects' lines on their way to the two files (`handOver`).
+    let manifestPending = RenderBuffer(capacity: StoragePlanWriter.pendingLimit + (1 << 12))
+    let scriptPending = RenderBuffer(capacity: StoragePlanWriter.pendingLimit + (1 << 12))
 
     /// The plan to record, in blocks; recorded only when it differs from the base.
     let blocks = BlockSpill()
@@ -122,19 +125,43 @@ final class StoragePlanWriter: @unchecked Sendable {
                 .objects, layout: layout.name, generation: baseGeneration))
         let countsAt = try writeScriptHeader()
         try writeManifestHeader()
-        var manifestLine: [UInt8] = []
-        var scriptLine: [UInt8] = []
-        manifestLine.reserveCapacity(512)
-        scriptLine.reserveCapacity(512)
         if !layout.renditionNames.isEmpty {
-            let objects = try ExportStore(reader).objects(
-                of: layout.recordKind, renditionNames: layout.renditionNames, tokens: tokens)
+            // The objects come in path order, and so do the tokens: they are merged as both
+            // are read rather than looked up object by object. Treasures' objects are
+            // checked against their treasures' images much the same way (`AscendingLookup`).
+            let store = ExportStore(reader)
+            // Treasures' images by key.
+            var images: AscendingLookup?
+            let objects: Statement
+            if layout.recordKind == .treasure {
+                objects = try store.treasureRenditionObjects(renditionNames: layout.renditionNames)
+                images = try AscendingLookup(
+                    ordered: KeyOrderedTable(statement: store.treasureImages()),
+                    lookup: store.treasureImage())
+            } else {
+                objects = try store.objects(
+                    of: layout.recordKind, renditionNames: layout.renditionNames, tokens: false)
+            }
+            var tokenTable =
+                try tokens ? KeyOrderedTable(statement: store.tokensInPathOrder()) : nil
             // Resolved once: the loop reads a million rows by index.
             let pathColumn = objects.column("path")
-            let tokenColumn = objects.column("token")
+            let ownerColumn = images == nil ? 0 : objects.column("owner")
+            let sourceColumn = images == nil ? 0 : objects.column("source")
             var last: [UInt8] = []
             while let row = try objects.next() {
                 if summary.objects & 0xFFF == 0, cancelled.withLock({ $0 }) { throw Cancelled() }
+                if images != nil {
+                    let current = try row.withUTF8(ownerColumn) { owner in
+                        try row.withUTF8(sourceColumn) { source in
+                            try images!.withValue(of: owner) {
+                                $0.map { compareBytes($0, source) == 0 } ?? false
+                            }
+                        }
+                    }
+                    // A rendition of an image its treasure no longer has is no object.
+                    guard current == true else { continue }
+                }
                 try row.withUTF8(pathColumn) { path in
                     // A path shared by several renditions is one object.
                     if summary.objects > 0 && last.elementsEqual(path) { return }
@@ -147,7 +174,11 @@ final class StoragePlanWriter: @unchecked Sendable {
                         gone.append(String(decoding: previous.path, as: UTF8.self))
                         try previous.advance()
                     }
-                    let token = row.withUTF8(tokenColumn) { $0 }
+                    // Valid until the token statement steps again, at a later path.
+                    var token: UnsafeBufferPointer<UInt8>?
+                    if try tokenTable?.seek(path) == true {
+                        token = tokenTable?.statement.withUTF8(1) { $0 }
+                    }
                     var state = StoragePlan.State.new
                     if !previous.isAtEnd
                         && previous.path.withUnsafeBufferPointer({ compareBytes($0, path) }) == 0
@@ -164,9 +195,7 @@ final class StoragePlanWriter: @unchecked Sendable {
                     try encoder.append(path: path, token: token)
                     summary.objects += 1
                     if listsAll || state != .unchanged {
-                        try writeObject(
-                            path: path, token: token, state: state, manifestLine: &manifestLine,
-                            scriptLine: &scriptLine)
+                        try writeObject(path: path, token: token, state: state)
                     }
                 }
             }
@@ -240,8 +269,6 @@ final class StoragePlanWriter: @unchecked Sendable {
         let index = try store.index(.objects, layout: layout.name, generation: baseGeneration)
         let insert = try store.indexWriter(
             .objects, layout: layout.name, generation: newGeneration)
-        var manifestLine: [UInt8] = []
-        var scriptLine: [UInt8] = []
         var total = baseObjects
         try StoragePlan.mergeChangedObjects(
             layout: layout, tokens: tokens, since: seq, keys: keys, into: index,
@@ -258,8 +285,7 @@ final class StoragePlanWriter: @unchecked Sendable {
             try path.withUnsafeBufferPointer { path in
                 try Self.withOptional(token) { token in
                     try writeObject(
-                        path: path, token: token, state: old == nil ? .new : .rotated,
-                        manifestLine: &manifestLine, scriptLine: &scriptLine)
+                        path: path, token: token, state: old == nil ? .new : .rotated)
                 }
             }
         }

@@ -541,6 +541,49 @@ package struct ExportStore {
         return statement
     }
 
+    /// Every download token of exports without a target (`storage_tokens`): columns path
+    /// and token, in path order (BINARY), for a reader that walks them beside `objects`
+    /// read without tokens: one step a row where a lookup a row costs a B-tree search.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func tokensInPathOrder() throws -> Statement {
+        try database.prepare(StorageTokenSQL.inPathOrder)
+    }
+
+    /// The objects of the treasures' renditions named `renditionNames`, whether or not
+    /// each is of its treasure's image now: columns path, owner (the treasure's key) and
+    /// source, in path order. `objects` for treasures, with the check that the source is
+    /// still the treasure's image left to the reader, which walks `treasureImages()`
+    /// beside it instead of searching treasures once a row.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func treasureRenditionObjects(renditionNames: [String]) throws -> Statement {
+        let names = renditionNames.indices.map { "?\($0 + 1)" }.joined(separator: ", ")
+        let statement = try database.prepare(
+            """
+            SELECT r.path AS path, r.owner_key AS owner, r.source AS source
+            FROM renditions AS r INDEXED BY renditions_path
+            WHERE r.owner_kind = 'treasure' AND r.name IN (\(names))
+            ORDER BY r.path
+            """)
+        try statement.bind(renditionNames.map { .text($0) })
+        return statement
+    }
+
+    /// Every treasure's image: columns key and image, in key order (BINARY).
+    ///
+    /// - Throws: `SQLiteError`.
+    package func treasureImages() throws -> Statement {
+        try database.prepare("SELECT key, image FROM treasures ORDER BY key")
+    }
+
+    /// One treasure's image: columns key and image, for the key bound as parameter 1.
+    ///
+    /// - Throws: `SQLiteError`.
+    package func treasureImage() throws -> Statement {
+        try database.prepare("SELECT key, image FROM treasures WHERE key = ?1")
+    }
+
     static func objectsSQL(
         of kind: RecordKind, renditionNames: [String], tokens: Bool, changedSince: Bool,
         fromBucket: Bool = false

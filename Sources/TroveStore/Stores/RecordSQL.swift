@@ -54,6 +54,10 @@ package struct RecordStatements {
     package let selected: [Bool]
     package let geohashes: Statement?
     package let renditions: [Statement?]
+    /// Per rendition name, when its download tokens are merged beside its rows rather than
+    /// joined: every token in path order and one path's token (parameter 1), both as
+    /// columns path and token.
+    package let tokens: [(inPathOrder: Statement, byPath: Statement)?]
     /// The column that says whether a treasure's file wrote decimal commas, when read.
     package let decimalCommaColumn: Int?
 }
@@ -72,11 +76,22 @@ extension ExportStore {
         let statement = try database.prepare(text)
         var geohashes: Statement?
         var renditions: [Statement?] = Array(repeating: nil, count: read.renditionNames.count)
+        var tokens: [(inPathOrder: Statement, byPath: Statement)?] = Array(
+            repeating: nil, count: read.renditionNames.count)
         for (index, name) in read.renditionNames.enumerated() where read.readsRendition[index] {
             if mergeJoins {
+                // The tokens of exports without a target are merged too (their paths mostly
+                // ascend with the keys), rather than searched for once a row.
+                let mergesTokens = read.readsToken[index] && read.tokenBucket == nil
+                if mergesTokens {
+                    tokens[index] = (
+                        try database.prepare(StorageTokenSQL.inPathOrder),
+                        try database.prepare(StorageTokenSQL.byPath)
+                    )
+                }
                 let side = try database.prepare(
                     RecordRead.renditionsInKeyOrderSQL(
-                        readsToken: read.readsToken[index],
+                        readsToken: read.readsToken[index] && !mergesTokens,
                         fromBucket: read.tokenBucket != nil))
                 try side.bind(
                     [.text(read.kind.rawValue), .text(name)]
@@ -98,7 +113,8 @@ extension ExportStore {
         let decimalComma = columns.last.map(RecordRead.isDecimalCommaColumn) ?? false
         return RecordStatements(
             records: statement, selected: columns.map { $0 != "NULL" }, geohashes: geohashes,
-            renditions: renditions, decimalCommaColumn: decimalComma ? columns.count - 1 : nil)
+            renditions: renditions, tokens: tokens,
+            decimalCommaColumn: decimalComma ? columns.count - 1 : nil)
     }
 }
 
@@ -229,16 +245,27 @@ extension RecordRead {
     static func renditionsInKeyOrderSQL(readsToken: Bool, fromBucket: Bool = false) -> String {
         let token = readsToken ? "t.token" : "NULL"
         let join =
-            fromBucket
-            ? "LEFT JOIN bucket_tokens AS t ON t.bucket = ?3 AND t.path = r.path"
-            : "LEFT JOIN storage_tokens AS t ON t.path = r.path"
+            !readsToken
+            ? ""
+            : fromBucket
+                ? " LEFT JOIN bucket_tokens AS t ON t.bucket = ?3 AND t.path = r.path"
+                : " LEFT JOIN storage_tokens AS t ON t.path = r.path"
         return """
             SELECT r.owner_key, r.source, r.path, r.width, r.height, \(token)
-            FROM renditions AS r \(join)
+            FROM renditions AS r\(join)
             WHERE r.owner_kind = ?1 AND r.name = ?2 ORDER BY r.owner_key
             """
     }
 
     /// Treasure geohashes in key order, for merging beside the records: key, geohash.
     static let geohashesInKeyOrderSQL = "SELECT key, geohash FROM treasure_geohashes ORDER BY key"
+}
+
+/// The download tokens of exports without a target, for a reader that merges them beside
+/// objects read in path order: columns path and token.
+package enum StorageTokenSQL {
+    /// Every token, in path order (BINARY).
+    package static let inPathOrder = "SELECT path, token FROM storage_tokens ORDER BY path"
+    /// The token of the path bound as parameter 1.
+    package static let byPath = "SELECT path, token FROM storage_tokens WHERE path = ?1"
 }

@@ -171,6 +171,9 @@ struct RecordQuery {
             statement: opened.records, selected: opened.selected,
             geohashes: opened.geohashes.map { KeyOrderedTable(statement: $0) },
             renditions: opened.renditions.map { $0.map { KeyOrderedTable(statement: $0) } })
+        cursor.tokens = opened.tokens.map {
+            $0.map { AscendingLookup(ordered: KeyOrderedTable(statement: $0.0), lookup: $0.1) }
+        }
         cursor.decimalCommaColumn = opened.decimalCommaColumn
         return cursor
     }
@@ -184,6 +187,9 @@ struct RecordCursor {
     var geohashes: KeyOrderedTable?
     /// Per rendition name, its table when merged here.
     var renditions: [KeyOrderedTable?]
+    /// Per rendition name, its download tokens when merged here (by path) rather than
+    /// joined to its table.
+    var tokens: [AscendingLookup?] = []
     /// Whether any table is merged here.
     let hasSideTables: Bool
     /// The column that says whether the record's file wrote decimal commas.
@@ -249,7 +255,7 @@ struct RecordCursor {
                 guard try renditions[index]?.seek(key) == true,
                     let side = renditions[index]?.statement,
                     Self.sameText(side, 1, row, 8),
-                    Self.setRendition(index, of: &record, from: side, at: 2)
+                    try setMergedRendition(index, of: &record, from: side)
                 else {
                     record.renditions[index] = nil
                     continue
@@ -258,6 +264,24 @@ struct RecordCursor {
         }
         if keyFound == nil { record.key = "" }
         return true
+    }
+
+    /// Sets rendition `index` from a row of its merged table, with its token from the
+    /// merged tokens when they are; false when the path is NULL.
+    private mutating func setMergedRendition(
+        _ index: Int, of record: inout ExportRecord, from side: Statement
+    ) throws -> Bool {
+        guard index < tokens.count, tokens[index] != nil else {
+            return Self.setRendition(index, of: &record, from: side, at: 2)
+        }
+        let set: Void? = try side.withUTF8(2) { path in
+            try tokens[index]!.withValue(of: path) { token in
+                record.setRendition(
+                    index, path: path, width: side.int64(3) ?? 0, height: side.int64(4) ?? 0,
+                    token: token)
+            }
+        }
+        return set != nil
     }
 
     /// Sets rendition `index` from the path, width, height and token in columns `column`
@@ -325,5 +349,50 @@ struct KeyOrderedTable {
             if order != 0 { return order < 0 ? -1 : 1 }
         }
         return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
+    }
+}
+
+/// A table keyed in BINARY order, read for keys that mostly ascend: walked beside them in
+/// key order while they do, one step a key; a key below one asked before is looked up on
+/// its own. Both statements select the key, then the value.
+struct AscendingLookup {
+    private var ordered: KeyOrderedTable
+    private let lookup: Statement
+    private var lastKey: [UInt8] = []
+
+    /// - Parameters:
+    ///   - ordered: every row, in key order.
+    ///   - lookup: the row of the key bound as parameter 1.
+    init(ordered: KeyOrderedTable, lookup: Statement) {
+        self.ordered = ordered
+        self.lookup = lookup
+    }
+
+    /// Calls `body` with the value of `key`'s row, nil when it has none or it is NULL.
+    ///
+    /// - Throws: `SQLiteError`, or what `body` throws.
+    mutating func withValue<Result>(
+        of key: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>?) throws -> Result
+    ) throws -> Result {
+        var row: Statement?
+        if lastKey.withUnsafeBufferPointer({ KeyOrderedTable.compare($0, key) }) <= 0 {
+            lastKey.removeAll(keepingCapacity: true)
+            lastKey.append(contentsOf: key)
+            if try ordered.seek(key) { row = ordered.statement }
+        } else {
+            lookup.reset()
+            try lookup.bindText(UnsafeRawBufferPointer(key), at: 1)
+            if try lookup.stepToRow() { row = lookup }
+        }
+        var found = false
+        var result: Result?
+        if let row {
+            _ = try row.withUTF8(1) { value in
+                found = true
+                result = try body(value)
+            }
+        }
+        if !found { return try body(nil) }
+        return result!
     }
 }

@@ -141,7 +141,7 @@ struct ExportStateWriter {
     /// - Throws: `SQLiteError`.
     package mutating func append(path: UnsafeBufferPointer<UInt8>, hash: UInt64) throws {
         block.begin(path: path)
-        withUnsafeBytes(of: hash.littleEndian) { block.write($0) }
+        block.writeUInt64(hash)
         count += 1
         if block.isFull { try flush() }
     }
