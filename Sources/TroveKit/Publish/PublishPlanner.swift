@@ -81,39 +81,9 @@ enum PublishPlanner {
         let comparison = try given.refresh.map(LiveComparison.init)
         // What the target took in when it was last published: with the same layout and
         // settings, only the records changed since are rendered and their objects merged.
-        var incremental: IncrementalBase?
-        let inputs = ExportInputs.fingerprint(
-            layout: layout, storage: try Exporter.storageURL(workspace, bucket: target.bucket),
-            precision: try workspace.geohashPrecision())
-        let held = try store.publishedBase(target: target.name)
-        if live == nil, comparison == nil, let held, let paths = held.paths,
-            let objects = held.objects
-        {
-            let decision = try IncrementalBase.decide(
-                layout: layout, inputs: inputs, baseSeq: held.seq, baseInputs: held.inputs,
-                statePaths: paths, database: database
-            ) {
-                try store.index(.paths, target: target.name, planned: false)
-            }
-            if case .incremental(var base) = decision {
-                // A record left out is not among the changes: what the target holds of it
-                // stays.
-                if let heldBack { base.keys.removeAll { heldBack.keys.contains($0) } }
-                incremental = base
-                try planChangedObjects(
-                    database: database, target: target, layout: layout, tokens: tokens(workspace),
-                    base: base, baseObjects: objects, heldBack: heldBack, summary: &summary,
-                    addStep: addStep)
-            }
-        }
-        if incremental == nil {
-            let objects = try given.refresh.map { refresh in
-                LiveObjects(statement: try refresh.store.objects(), comparison: comparison!)
-            }
-            try planObjects(
-                database: database, target: target, layout: layout, tokens: tokens(workspace),
-                summary: &summary, heldBack: heldBack, live: objects, addStep: addStep)
-        }
+        let incremental = try planTargetObjects(
+            workspace: workspace, store: store, target: target, layout: layout, given: given,
+            heldBack: heldBack, comparison: comparison, summary: &summary, addStep: addStep)
         if given.checksFiles {
             try checkFiles(database: database, target: target.name, images: images)
         }
@@ -149,18 +119,9 @@ enum PublishPlanner {
         summary.changed = export.changed
         summary.removed = export.removed
         if let live, let rendered {
-            let drift = try compare(
-                rendered.entries, with: live, layout: layout, target: target.name,
-                database: database)
-            summary.drift = drift.drift
-            summary.changed = drift.drift.differ.count + drift.drift.missing.count
-            summary.removed = drift.drift.extra.count
-            var writer = RequestWriter { body in
-                try addStep(.update, name: nil, token: nil, body: body)
-                requests.count += 1
-            }
-            for (path, value) in drift.entries { try writer.add(path: path, value: value) }
-            try writer.finish()
+            try planDrift(
+                rendered, against: live, layout: layout, target: target, database: database,
+                requests: requests, summary: &summary, addStep: addStep)
         }
         summary.requests = requests.count
         // A plan against a live download took in no clock value: the next plan renders all.
@@ -173,6 +134,75 @@ enum PublishPlanner {
             workspace.markChanged(record.kind.record, record.key)
         }
         return Outcome(summary: summary, refresh: comparison?.report)
+    }
+
+    /// Plans the target's objects: only those of the records changed since its last
+    /// publish when it took in an export with the same layout and settings (and that base
+    /// is returned), else all of them.
+    private static func planTargetObjects(
+        workspace: Workspace, store: PublishStore, target: PublishTarget, layout: Layout,
+        given: Inputs, heldBack: HeldBack?, comparison: LiveComparison?,
+        summary: inout PublishPlanSummary,
+        addStep: (PublishStepKind, String?, String?, [UInt8]?) throws -> Void
+    ) throws -> IncrementalBase? {
+        let live = given.against
+        let database = workspace.database
+        var incremental: IncrementalBase?
+        let inputs = ExportInputs.fingerprint(
+            layout: layout, storage: try Exporter.storageURL(workspace, bucket: target.bucket),
+            precision: try workspace.geohashPrecision())
+        let held = try store.publishedBase(target: target.name)
+        if live == nil, comparison == nil, let held, let paths = held.paths,
+            let objects = held.objects
+        {
+            let decision = try IncrementalBase.decide(
+                layout: layout, inputs: inputs, baseSeq: held.seq, baseInputs: held.inputs,
+                statePaths: paths, database: database
+            ) {
+                try store.index(.paths, target: target.name, planned: false)
+            }
+            if case .incremental(var base) = decision {
+                // A record left out is not among the changes: what the target holds of it
+                // stays.
+                if let heldBack { base.keys.removeAll { heldBack.keys.contains($0) } }
+                incremental = base
+                try planChangedObjects(
+                    database: database, target: target, layout: layout, tokens: tokens(workspace),
+                    base: base, baseObjects: objects, heldBack: heldBack, summary: &summary,
+                    addStep: addStep)
+            }
+        }
+        if incremental == nil {
+            let objects = try given.refresh.map { refresh in
+                LiveObjects(statement: try refresh.store.objects(), comparison: comparison!)
+            }
+            try planObjects(
+                database: database, target: target, layout: layout, tokens: tokens(workspace),
+                summary: &summary, heldBack: heldBack, live: objects, addStep: addStep)
+        }
+        return incremental
+    }
+
+    /// Compares the entries rendered with a live download and plans the updates that bring
+    /// the database to the tree, counting the differences as the plan's changes.
+    private static func planDrift(
+        _ rendered: RenderedEntries, against live: LiveTree, layout: Layout,
+        target: PublishTarget, database: Database, requests: RequestCounter,
+        summary: inout PublishPlanSummary,
+        addStep: @escaping (PublishStepKind, String?, String?, [UInt8]?) throws -> Void
+    ) throws {
+        let drift = try compare(
+            rendered.entries, with: live, layout: layout, target: target.name,
+            database: database)
+        summary.drift = drift.drift
+        summary.changed = drift.drift.differ.count + drift.drift.missing.count
+        summary.removed = drift.drift.extra.count
+        var writer = RequestWriter { body in
+            try addStep(.update, nil, nil, body)
+            requests.count += 1
+        }
+        for (path, value) in drift.entries { try writer.add(path: path, value: value) }
+        try writer.finish()
     }
 
     /// The keys of the records the next plan of `target` renders: those changed since its
