@@ -509,42 +509,13 @@ public enum PostReader {
                 file.droppedEmails += count
                 input.description = redacted
             case .date:
-                if case .number(let text) = value {
-                    guard let number = Double(text), let date = PostDate.epoch(number) else {
-                        throw InputError(
-                            locate(name), "date \(text) is not a valid time",
-                            hint: "a Unix time in seconds or milliseconds after 1970")
-                    }
-                    input.date = date
-                } else if let text = scalarText(value), !text.isEmpty {
-                    guard let date = PostDate.normalize(text) else {
-                        throw InputError(
-                            locate(name), "date '\(text)' is not a date",
-                            hint: "write it as ISO 8601 (2022-01-24 or 2022-01-24T10:15:00Z), "
-                                + "like 24Jan 2022, or as a Unix time")
-                    }
-                    input.date = date
-                } else if case .array = value {
-                    throw InputError(locate(name), "date is a list, not a date")
-                } else if case .object = value {
-                    throw InputError(locate(name), "date is an object, not a date")
-                }
+                if let date = try date(value, at: locate(name)) { input.date = date }
             case .photo:
                 if let text = scalarText(value), !text.isEmpty { input.photo = text }
             }
         }
         guard let latitude, let longitude else {
-            let field: PostField = latitude == nil ? .latitude : .longitude
-            let word = field == .latitude ? "latitude" : "longitude"
-            if let name = nullField[field] {
-                throw InputError(
-                    locate(name), "\(word) is null: the post has no position",
-                    hint: "a post needs a latitude and a longitude")
-            }
-            throw InputError(
-                locate(field == .latitude ? "lat" : "lon"), "no \(word): the post has no position",
-                hint: "a post needs \(field == .latitude ? "lat or latitude" : "lon or longitude")"
-                    + " (or GeoFire's l: [lat, lon])")
+            throw noPosition(latitude == nil ? .latitude : .longitude, nullField, where: locate)
         }
         guard Coordinate.isValid(latitude: latitude) else {
             throw InputError(locate("lat"), CoordinateError(.latitude, latitude).description)
@@ -555,6 +526,50 @@ public enum PostReader {
         input.latitude = latitude
         input.longitude = longitude
         return input
+    }
+
+    /// A post's date as stored (normalized), from a Unix time or a date's text; nil for
+    /// none. `location` names the field for messages.
+    private static func date(_ value: JSONValue, at location: @autoclosure () -> String)
+        throws(InputError) -> String?
+    {
+        if case .number(let text) = value {
+            guard let number = Double(text), let date = PostDate.epoch(number) else {
+                throw InputError(
+                    location(), "date \(text) is not a valid time",
+                    hint: "a Unix time in seconds or milliseconds after 1970")
+            }
+            return date
+        } else if let text = scalarText(value), !text.isEmpty {
+            guard let date = PostDate.normalize(text) else {
+                throw InputError(
+                    location(), "date '\(text)' is not a date",
+                    hint: "write it as ISO 8601 (2022-01-24 or 2022-01-24T10:15:00Z), "
+                        + "like 24Jan 2022, or as a Unix time")
+            }
+            return date
+        } else if case .array = value {
+            throw InputError(location(), "date is a list, not a date")
+        } else if case .object = value {
+            throw InputError(location(), "date is an object, not a date")
+        }
+        return nil
+    }
+
+    /// The error for a post without `field`: null where `nullField` names it, else absent.
+    private static func noPosition(
+        _ field: PostField, _ nullField: [PostField: String], where locate: (String) -> String
+    ) -> InputError {
+        let word = field == .latitude ? "latitude" : "longitude"
+        if let name = nullField[field] {
+            return InputError(
+                locate(name), "\(word) is null: the post has no position",
+                hint: "a post needs a latitude and a longitude")
+        }
+        return InputError(
+            locate(field == .latitude ? "lat" : "lon"), "no \(word): the post has no position",
+            hint: "a post needs \(field == .latitude ? "lat or latitude" : "lon or longitude")"
+                + " (or GeoFire's l: [lat, lon])")
     }
 
     private static func number(_ value: JSONValue) -> Double? {
