@@ -382,7 +382,12 @@ public final class PostFollower: @unchecked Sendable {
         condition.unlock()
     }
 
-    private func workLoop() {
+    /// A post whose photo could not be downloaded, tried again when due.
+    private typealias Retry = (change: LocationChange, attempts: Int, due: Date)
+
+    /// The pull the work thread runs, on a connection of its own; nil, with the follow
+    /// stopped, when the workspace or the location cannot be opened.
+    private func openPull() -> PostPull? {
         let pull: PostPull
         do {
             let workspace = try Workspace(path: workspacePath, busyTimeout: busyTimeout)
@@ -398,14 +403,44 @@ public final class PostFollower: @unchecked Sendable {
             stopping = true
             streamInterrupter?.interrupt()
             condition.unlock()
-            return
+            return nil
         }
+        return pull
+    }
+
+    /// Drops the retries `work` took care of and schedules those refused again, after 2,
+    /// 4, 8… seconds, giving up after eight attempts.
+    private func scheduleRetries(
+        _ summary: PostImportSummary, refused: [String], work: [LocationChange],
+        into retries: inout [String: Retry]
+    ) {
+        let everything = work.contains(.everything)
+        for id in retries.keys where !refused.contains(id) {
+            if work.contains(retries[id]!.change) || everything { retries[id] = nil }
+        }
+        for (id, reason) in summary.refusedPosts {
+            let change =
+                work.first { Self.names($0, id) }
+                ?? (location.shape == .flat ? .post(id) : .everything)
+            let attempts = (retries[id]?.attempts ?? 0) + 1
+            if attempts > 8 {
+                retries[id] = nil
+                log("gave up on post \(id) for now: \(reason)")
+                continue
+            }
+            let delay = min(300, 2 * pow(2, Double(attempts - 1)))
+            retries[id] = (change, attempts, Date().addingTimeInterval(delay))
+        }
+    }
+
+    private func workLoop() {
+        guard let pull = openPull() else { return }
         condition.lock()
         self.pull = pull
         condition.unlock()
         // Posts whose photo could not be downloaded (the app may write the post before
         // its upload ends): tried again after 2, 4, 8… seconds, eight times.
-        var retries: [String: (change: LocationChange, attempts: Int, due: Date)] = [:]
+        var retries: [String: Retry] = [:]
         while true {
             condition.lock()
             while !stopping, pending.isEmpty {
@@ -434,22 +469,7 @@ public final class PostFollower: @unchecked Sendable {
                 let changed = summary.new + summary.updated + summary.returned.count
                 let refused = summary.refusedPosts.map(\.id)
                 let newlyRefused = refused.filter { retries[$0] == nil }
-                for id in retries.keys where !refused.contains(id) {
-                    if work.contains(retries[id]!.change) || everything { retries[id] = nil }
-                }
-                for (id, reason) in summary.refusedPosts {
-                    let change =
-                        work.first { Self.names($0, id) }
-                        ?? (location.shape == .flat ? .post(id) : .everything)
-                    let attempts = (retries[id]?.attempts ?? 0) + 1
-                    if attempts > 8 {
-                        retries[id] = nil
-                        log("gave up on post \(id) for now: \(reason)")
-                        continue
-                    }
-                    let delay = min(300, 2 * pow(2, Double(attempts - 1)))
-                    retries[id] = (change, attempts, Date().addingTimeInterval(delay))
-                }
+                scheduleRetries(summary, refused: refused, work: work, into: &retries)
                 let stamp = timestamp()
                 update {
                     $0.stored += changed
