@@ -368,31 +368,7 @@ public enum PostReader {
             }
         }
         guard let header = try next() else { throw InputError(name, "the file is empty") }
-        var columns: [PostField: Int] = [:]
-        var sensitive: [(index: Int, password: Bool)] = []
-        var names: [Int] = []
-        var user: (index: Int, rank: Int)?
-        for (index, column) in header.fields.enumerated() {
-            // Of several user-id columns the most specific wins, wherever it stands.
-            if let rank = PostField.userKeyNames.firstIndex(of: normalizedFieldName(column)),
-                rank < (user?.rank ?? .max)
-            {
-                user = (index, rank)
-            }
-        }
-        for (index, column) in header.fields.enumerated() {
-            if let field = PostField.matching(column), field == .user {
-                if index == user?.index { columns[.user] = index }
-            } else if let field = PostField.matching(column), columns[field] == nil {
-                columns[field] = index
-            } else if Privacy.isPasswordField(column) {
-                sensitive.append((index, true))
-            } else if Privacy.isEmailField(column) {
-                sensitive.append((index, false))
-            } else if Privacy.isDisplayNameField(column) {
-                names.append(index)
-            }
-        }
+        let (columns, sensitive, names) = csvColumns(header.fields)
         for required in [PostField.id, .latitude, .longitude] where columns[required] == nil {
             throw InputError(
                 "\(name):\(header.line)", "missing column '\(required.names[0])'",
@@ -427,18 +403,7 @@ public enum PostReader {
                     })
             } catch {
                 guard skipInvalid else { throw error }
-                var original: [String: String] = [:]
-                for (index, value) in record.fields.enumerated() {
-                    let column =
-                        index < header.fields.count ? header.fields[index] : "column_\(index + 1)"
-                    // Private columns are not copied into the rejects file either.
-                    if Privacy.isPasswordField(column) || Privacy.isEmailField(column)
-                        || Privacy.isDisplayNameField(column)
-                    {
-                        continue
-                    }
-                    original[column] = Privacy.redactEmails(value).text
-                }
+                let original = rejectedFields(record.fields, header: header.fields)
                 file.rejects.append(
                     PostReject(
                         file: name, line: record.line, id: id, location: error.location,
@@ -446,6 +411,57 @@ public enum PostReader {
             }
         }
         return file
+    }
+
+    /// Where a posts CSV's header puts each field (of several user-id columns the most
+    /// specific), and its private columns: passwords and emails, and display names.
+    private static func csvColumns(_ header: [String]) -> (
+        columns: [PostField: Int], sensitive: [(index: Int, password: Bool)], names: [Int]
+    ) {
+        var columns: [PostField: Int] = [:]
+        var sensitive: [(index: Int, password: Bool)] = []
+        var names: [Int] = []
+        var user: (index: Int, rank: Int)?
+        for (index, column) in header.enumerated() {
+            // Of several user-id columns the most specific wins, wherever it stands.
+            if let rank = PostField.userKeyNames.firstIndex(of: normalizedFieldName(column)),
+                rank < (user?.rank ?? .max)
+            {
+                user = (index, rank)
+            }
+        }
+        for (index, column) in header.enumerated() {
+            if let field = PostField.matching(column), field == .user {
+                if index == user?.index { columns[.user] = index }
+            } else if let field = PostField.matching(column), columns[field] == nil {
+                columns[field] = index
+            } else if Privacy.isPasswordField(column) {
+                sensitive.append((index, true))
+            } else if Privacy.isEmailField(column) {
+                sensitive.append((index, false))
+            } else if Privacy.isDisplayNameField(column) {
+                names.append(index)
+            }
+        }
+        return (columns, sensitive, names)
+    }
+
+    /// The fields of a rejected CSV record by column, without the private columns and with
+    /// emails redacted.
+    private static func rejectedFields(_ fields: [String], header: [String]) -> [String: String] {
+        var original: [String: String] = [:]
+        for (index, value) in fields.enumerated() {
+            let column =
+                index < header.count ? header[index] : "column_\(index + 1)"
+            // Private columns are not copied into the rejects file either.
+            if Privacy.isPasswordField(column) || Privacy.isEmailField(column)
+                || Privacy.isDisplayNameField(column)
+            {
+                continue
+            }
+            original[column] = Privacy.redactEmails(value).text
+        }
+        return original
     }
 
     // MARK: - Records
