@@ -59,17 +59,9 @@ public struct Parser {
                     (option, inlineValue) = try resolveOption(word, in: command, path: path)
                 } catch {
                     // A declared option always wins; what is left may be a post id.
-                    guard command.arguments.contains(where: \.takesPostIDs) else { throw error }
-                    if !word.hasPrefix("--") && (Self.hasPushIDShape(word) || isPostID(word)) {
-                        positionals.append(word)
-                        continue
-                    }
-                    if word.hasPrefix("--") { throw error }
-                    let example = (["trove"] + path + ["--", word]).joined(separator: " ")
-                    throw UsageError(
-                        message: error.message
-                            + "; a post id starting with '-' goes after '--' (\(example))",
-                        usage: error.usage)
+                    try postID(word, unresolved: error, command: command, path: path)
+                    positionals.append(word)
+                    continue
                 }
                 if option.isFlag {
                     if inlineValue != nil {
@@ -97,20 +89,12 @@ public struct Parser {
                 continue
             }
             // A word before any positional may name a subcommand.
-            if positionals.isEmpty && !command.subcommands.isEmpty {
-                if let sub = command.subcommands.first(where: { $0.name == word }) {
-                    command = sub
-                    path.append(word)
-                    continue
-                }
-                // A command that takes no arguments of its own (`trove review`) can only
-                // mean a subcommand here, so a typo gets a suggestion.
-                if command.action == nil || command.arguments.isEmpty {
-                    let names = command.subcommands.map(\.name)
-                    throw usageError(
-                        "unknown command '\(word)'" + suggestion(for: word, among: names),
-                        command, path)
-                }
+            if positionals.isEmpty && !command.subcommands.isEmpty,
+                let sub = try subcommand(word, of: command, path: path)
+            {
+                command = sub
+                path.append(word)
+                continue
             }
             positionals.append(word)
         }
@@ -136,6 +120,40 @@ public struct Parser {
         return ParsedCommandLine(
             path: path, command: command, values: values, flags: flags, arguments: bound,
             wantsHelp: false, wantsVersion: false)
+    }
+
+    /// Returns when `word`, which names no option of `command`, may be a post id that
+    /// starts with '-'; else throws `error`, with where such an id goes.
+    private func postID(
+        _ word: String, unresolved error: UsageError, command: Command, path: [String]
+    ) throws(UsageError) {
+        guard command.arguments.contains(where: \.takesPostIDs) else { throw error }
+        if !word.hasPrefix("--") && (Self.hasPushIDShape(word) || isPostID(word)) { return }
+        if word.hasPrefix("--") { throw error }
+        let example = (["trove"] + path + ["--", word]).joined(separator: " ")
+        throw UsageError(
+            message: error.message
+                + "; a post id starting with '-' goes after '--' (\(example))",
+            usage: error.usage)
+    }
+
+    /// The subcommand of `command` that `word` names; nil when it names none and may be a
+    /// positional argument.
+    ///
+    /// - Throws: `UsageError` when `command` takes no arguments of its own.
+    private func subcommand(_ word: String, of command: Command, path: [String])
+        throws(UsageError) -> Command?
+    {
+        if let sub = command.subcommands.first(where: { $0.name == word }) { return sub }
+        // A command that takes no arguments of its own (`trove review`) can only
+        // mean a subcommand here, so a typo gets a suggestion.
+        if command.action == nil || command.arguments.isEmpty {
+            let names = command.subcommands.map(\.name)
+            throw usageError(
+                "unknown command '\(word)'" + suggestion(for: word, among: names),
+                command, path)
+        }
+        return nil
     }
 
     // MARK: - Options

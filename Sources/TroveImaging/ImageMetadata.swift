@@ -285,55 +285,63 @@ struct EXIFReader {
             metadata.captureTime = Self.isoTime(dateTime, offset: offset)
         }
         if let gpsPointer {
-            var references: [UInt16: String] = [:]
-            var coordinates: [UInt16: Double] = [:]
-            var problems: [String] = []
-            for entry in reader.entries(at: gpsPointer, visited: &visited) {
-                switch entry.tag {
-                case 1, 3: references[entry.tag] = reader.string(entry)
-                case 2, 4:
-                    coordinates[entry.tag] = reader.degrees(entry)
-                    if coordinates[entry.tag] == nil {
-                        problems.append(
-                            "\(Self.gpsTagNames[entry.tag] ?? "") is stored as "
-                                + "\(Self.typeNames[entry.type] ?? "type \(entry.type)") "
-                                + "(\(entry.count) value\(entry.count == 1 ? "" : "s")), not as three "
-                                + "rationals")
-                    }
-                default: break
-                }
-            }
-            for (coordinate, reference) in [(UInt16(2), UInt16(1)), (4, 3)]
-            where coordinates[coordinate] != nil {
-                let valid = coordinate == 2 ? ["N", "S"] : ["E", "W"]
-                if !valid.contains(references[reference]?.uppercased() ?? "") {
-                    problems.append(
-                        "\(Self.gpsTagNames[reference] ?? "") is "
-                            + (references[reference].map { "'\($0)'" } ?? "missing")
-                            + ", not \(valid.joined(separator: " or "))")
-                }
-            }
-            if let latitude = coordinates[2], latitude <= 90 {
-                switch references[1]?.uppercased() {
-                case "N": metadata.latitude = latitude
-                case "S": metadata.latitude = -latitude
-                default: break
-                }
-            }
-            if let longitude = coordinates[4], longitude <= 180 {
-                switch references[3]?.uppercased() {
-                case "E": metadata.longitude = longitude
-                case "W": metadata.longitude = -longitude
-                default: break
-                }
-            }
-            if metadata.latitude == nil || metadata.longitude == nil {
-                metadata.latitude = nil
-                metadata.longitude = nil
-                if !problems.isEmpty { metadata.gpsProblem = problems.joined(separator: "; ") }
-            }
+            reader.readGPS(at: gpsPointer, visited: &visited, into: &metadata)
         }
         return orientationFound
+    }
+
+    /// The position in the GPS IFD at `pointer`, when both coordinates are valid; else
+    /// why not, where the fields say.
+    private func readGPS(
+        at pointer: Int, visited: inout Set<Int>, into metadata: inout ImageMetadata
+    ) {
+        var references: [UInt16: String] = [:]
+        var coordinates: [UInt16: Double] = [:]
+        var problems: [String] = []
+        for entry in entries(at: pointer, visited: &visited) {
+            switch entry.tag {
+            case 1, 3: references[entry.tag] = string(entry)
+            case 2, 4:
+                coordinates[entry.tag] = degrees(entry)
+                if coordinates[entry.tag] == nil {
+                    problems.append(
+                        "\(Self.gpsTagNames[entry.tag] ?? "") is stored as "
+                            + "\(Self.typeNames[entry.type] ?? "type \(entry.type)") "
+                            + "(\(entry.count) value\(entry.count == 1 ? "" : "s")), not as three "
+                            + "rationals")
+                }
+            default: break
+            }
+        }
+        for (coordinate, reference) in [(UInt16(2), UInt16(1)), (4, 3)]
+        where coordinates[coordinate] != nil {
+            let valid = coordinate == 2 ? ["N", "S"] : ["E", "W"]
+            if !valid.contains(references[reference]?.uppercased() ?? "") {
+                problems.append(
+                    "\(Self.gpsTagNames[reference] ?? "") is "
+                        + (references[reference].map { "'\($0)'" } ?? "missing")
+                        + ", not \(valid.joined(separator: " or "))")
+            }
+        }
+        if let latitude = coordinates[2], latitude <= 90 {
+            switch references[1]?.uppercased() {
+            case "N": metadata.latitude = latitude
+            case "S": metadata.latitude = -latitude
+            default: break
+            }
+        }
+        if let longitude = coordinates[4], longitude <= 180 {
+            switch references[3]?.uppercased() {
+            case "E": metadata.longitude = longitude
+            case "W": metadata.longitude = -longitude
+            default: break
+            }
+        }
+        if metadata.latitude == nil || metadata.longitude == nil {
+            metadata.latitude = nil
+            metadata.longitude = nil
+            if !problems.isEmpty { metadata.gpsProblem = problems.joined(separator: "; ") }
+        }
     }
 
     /// The entries of one IFD; empty when it was seen before or does not fit.

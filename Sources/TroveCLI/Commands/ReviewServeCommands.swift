@@ -348,15 +348,14 @@ extension ReviewCommand {
             key: try read("tls-key", key, "PRIVATE KEY"))
     }
 
-    static func runServe(_ invocation: Invocation) throws -> ExitStatus {
-        let listen = invocation[listenOption] ?? defaultListen
-        guard let (host, port) = listenAddress(listen) else {
-            throw invocation.usageError("--listen: expected ADDRESS:PORT, e.g. \(defaultListen)")
-        }
+    /// The server's settings from the options, with its page, script and style from the
+    /// templates.
+    private static func serverConfiguration(_ invocation: Invocation, tls: Bool) throws
+        -> ReviewServer.Configuration
+    {
         var configuration = ReviewServer.Configuration()
         configuration.behindProxy = invocation[behindProxyFlag]
-        let tls = try tlsFiles(invocation)
-        configuration.tls = tls != nil
+        configuration.tls = tls
         if let minutes = invocation[sessionIdleOption] {
             configuration.sessionIdleMinutes = minutes
         }
@@ -377,6 +376,54 @@ extension ReviewCommand {
         configuration.page = try template("page.html")
         configuration.script = try template("app.js")
         configuration.style = try template("app.css")
+        return configuration
+    }
+
+    /// A follower of `location` that reports on standard error unless quiet.
+    private static func makeFollower(
+        _ location: LiveLocation, workspace: Workspace, _ invocation: Invocation
+    ) throws -> PostFollower {
+        let errors = invocation.context.standardError
+        let quiet = invocation.isQuiet
+        return PostFollower(
+            workspacePath: workspace.path, busyTimeout: try invocation.busyTimeout(),
+            location: location, cloud: invocation.context.cloud
+        ) { line in
+            guard !quiet else { return }
+            errors.write(TerminalText.safe(line) + "\n")
+            errors.flush()
+        }
+    }
+
+    /// The Host values the server answers to: its address as shown, `localhost` on
+    /// loopback, the machine's name when it listens on every address, and `names`.
+    private static func allowedHosts(
+        host: String, shown: String, port bound: UInt16, loopback: Bool, names: [String]
+    ) -> Set<String> {
+        var hosts: Set<String> = ["\(shown):\(bound)".lowercased()]
+        if loopback { hosts.insert("localhost:\(bound)") }
+        if host == "0.0.0.0" || host == "::" {
+            // Every address of this machine: it answers to its own name too.
+            var name = [UInt8](repeating: 0, count: 256)
+            if gethostname(&name, name.count - 1) == 0 {
+                let text = String(decoding: name.prefix { $0 != 0 }, as: UTF8.self).lowercased()
+                if !text.isEmpty { hosts.insert("\(text):\(bound)") }
+            }
+        }
+        for name in names {
+            hosts.insert(name.lowercased())
+            hosts.insert("\(name.lowercased()):\(bound)")
+        }
+        return hosts
+    }
+
+    static func runServe(_ invocation: Invocation) throws -> ExitStatus {
+        let listen = invocation[listenOption] ?? defaultListen
+        guard let (host, port) = listenAddress(listen) else {
+            throw invocation.usageError("--listen: expected ADDRESS:PORT, e.g. \(defaultListen)")
+        }
+        let tls = try tlsFiles(invocation)
+        var configuration = try serverConfiguration(invocation, tls: tls != nil)
         var location: LiveLocation?
         if let url = invocation[followOption] {
             do {
@@ -389,16 +436,7 @@ extension ReviewCommand {
         if workspace.isReadOnly { throw WorkspaceError.readOnly(path: workspace.path) }
         var follower: PostFollower?
         if let location {
-            let errors = invocation.context.standardError
-            let quiet = invocation.isQuiet
-            let found = PostFollower(
-                workspacePath: workspace.path, busyTimeout: try invocation.busyTimeout(),
-                location: location, cloud: invocation.context.cloud
-            ) { line in
-                guard !quiet else { return }
-                errors.write(TerminalText.safe(line) + "\n")
-                errors.flush()
-            }
+            let found = try makeFollower(location, workspace: workspace, invocation)
             configuration.follow = { found.status }
             follower = found
         }
@@ -429,20 +467,9 @@ extension ReviewCommand {
         }
         let bound = http.port
         let shown = host.contains(":") ? "[\(host)]" : host
-        var hosts: Set<String> = ["\(shown):\(bound)".lowercased()]
-        if loopback { hosts.insert("localhost:\(bound)") }
-        if host == "0.0.0.0" || host == "::" {
-            // Every address of this machine: it answers to its own name too.
-            var name = [UInt8](repeating: 0, count: 256)
-            if gethostname(&name, name.count - 1) == 0 {
-                let text = String(decoding: name.prefix { $0 != 0 }, as: UTF8.self).lowercased()
-                if !text.isEmpty { hosts.insert("\(text):\(bound)") }
-            }
-        }
-        for name in invocation[hostNameOption] {
-            hosts.insert(name.lowercased())
-            hosts.insert("\(name.lowercased()):\(bound)")
-        }
+        let hosts = allowedHosts(
+            host: host, shown: shown, port: bound, loopback: loopback,
+            names: invocation[hostNameOption])
         configuration.allowedHosts = hosts
         holder.server = ReviewServer(workspace: workspace, configuration: configuration)
         if !loopback {

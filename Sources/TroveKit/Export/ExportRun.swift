@@ -156,6 +156,15 @@ struct ExportRun<Sink: ExportSink> {
             hasPrevious = true
             try cursor.advance()
         }
+        try finish(streams, &summary)
+        return summary
+    }
+
+    /// After the last path: what the last export had beyond it is gone, the state and
+    /// the sink are finished, and the summary takes the streams' counts and problems.
+    private mutating func finish(_ streams: [ParallelStream], _ summary: inout ExportSummary)
+        throws
+    {
         if let incremental {
             try finishIncremental(incremental, &summary)
         } else {
@@ -185,7 +194,6 @@ struct ExportRun<Sink: ExportSink> {
         for stream in streams { merged.absorb(stream.problems) }
         merged.absorb(problems)
         problems.replace(with: merged)
-        return summary
     }
 
     private mutating func write(

@@ -52,21 +52,7 @@ public enum ImageFile {
     public static func read(_ path: String, maxPixels: Int = Thumbnailer.defaultMaxPixels)
         throws(Failure) -> [UInt8]
     {
-        // The one rule for every input (`InputFile`): a regular file, opened without waiting.
-        let descriptor: Int32
-        do throws(InputFile.Failure) {
-            descriptor = try InputFile.open(path)
-        } catch {
-            switch error.kind {
-            case .missing: throw Failure(kind: .missing, reason: "no such file")
-            case .unreadable: throw Failure(kind: .unreadable, reason: error.reason)
-            case .notRegular:
-                throw Failure(
-                    kind: .notRegular,
-                    reason: error.reason.replacingOccurrences(
-                        of: "not a regular file", with: "not an image file"))
-            }
-        }
+        let descriptor = try openFile(path)
         defer { close(descriptor) }
         var status = stat()
         guard fstat(descriptor, &status) == 0 else {
@@ -107,6 +93,32 @@ public enum ImageFile {
                     + " (\(limit) bytes)")
         }
         if got == size { return head }
+        return try readRest(of: descriptor, after: head, size: size)
+    }
+
+    /// Opens `path` as every input is (`InputFile`): a regular file, opened without
+    /// waiting; its failures said of an image.
+    private static func openFile(_ path: String) throws(Failure) -> Int32 {
+        do throws(InputFile.Failure) {
+            return try InputFile.open(path)
+        } catch {
+            switch error.kind {
+            case .missing: throw Failure(kind: .missing, reason: "no such file")
+            case .unreadable: throw Failure(kind: .unreadable, reason: error.reason)
+            case .notRegular:
+                throw Failure(
+                    kind: .notRegular,
+                    reason: error.reason.replacingOccurrences(
+                        of: "not a regular file", with: "not an image file"))
+            }
+        }
+    }
+
+    /// The whole file of `size` bytes whose first bytes, `head`, were read already.
+    private static func readRest(of descriptor: Int32, after head: [UInt8], size: Int)
+        throws(Failure) -> [UInt8]
+    {
+        let got = head.count
         // Read straight into one buffer of the stated size (and a byte to see growth): no
         // zero-filled copy of a many-megabyte file is made first.
         var readError: Int32 = 0

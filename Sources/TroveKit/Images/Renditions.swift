@@ -435,19 +435,8 @@ public enum Renditions {
             outcome.failure = readFailure(job, error)
             return outcome
         }
-        var stale: [RenditionSpec] = []
-        for spec in job.specs {
-            if let old = existing[identity(job.kind, job.key, spec.name)], old.source == job.source,
-                old.sourceHash == sourceHash,
-                old.settings == settings(spec, quality: options.quality, redaction: job.redaction),
-                FileManager.default.fileExists(
-                    atPath: (options.outputFolder as NSString).appendingPathComponent(old.path))
-            {
-                outcome.unchanged += 1
-            } else {
-                stale.append(spec)
-            }
-        }
+        let stale = staleSpecs(
+            job, options: options, existing: existing, sourceHash: sourceHash, outcome: &outcome)
         if stale.isEmpty { return outcome }
         do {
             var images: [RunCache.Made?] = stale.map { spec in
@@ -473,79 +462,124 @@ public enum Renditions {
                     }
                 }
                 // One decode, at the scale the largest rendition needs, serves them all.
-                let made: [RenderedImage]
                 outcome.decoded = true
-                do {
-                    made = try Thumbnailer.render(
-                        source: bytes ?? [],
-                        renditions: missing.map {
-                            RenditionRequest(
-                                width: stale[$0].width, height: stale[$0].height,
-                                mode: ResizeMode(stale[$0].mode))
-                        }, quality: options.quality, maxPixels: options.maxPixels,
-                        redaction: RedactionBox.boxes(job.redaction))
-                } catch {
-                    cache.rendered.store(.failure(error), for: RunCache.key(sourceHash, ""))
-                    throw error
-                }
-                for (index, image) in zip(missing, made) {
-                    // Hashed once, however many records share it.
-                    let made = RunCache.Made(image: image, hash: ContentHash.hex(image.bytes))
-                    images[index] = made
-                    cache.rendered.store(
-                        .success(made),
-                        for: RunCache.key(
-                            sourceHash,
-                            settings(
-                                stale[index], quality: options.quality,
-                                redaction: job.redaction)),
-                        cost: image.bytes.count)
-                }
+                let made = try render(
+                    missing.map { stale[$0] }, from: bytes ?? [], sourceHash: sourceHash, job: job,
+                    options: options, cache: cache)
+                for (index, made) in zip(missing, made) { images[index] = made }
             }
             for (spec, made) in zip(stale, images) {
                 guard let made else { continue }
-                let (image, hash) = (made.image, made.hash)
-                let path =
-                    "\(job.kind.folder)/\(safePathComponent(job.key))/"
-                    + "\(spec.name)-\(hash.prefix(8)).\(image.format.fileExtension)"
-                try place(
-                    made, at: (options.outputFolder as NSString).appendingPathComponent(path),
-                    cache: cache)
-                outcome.made.append(
-                    Rendition(
-                        kind: job.kind, key: job.key, name: spec.name, source: job.source,
-                        sourceHash: sourceHash,
-                        settings: settings(
-                            spec, quality: options.quality, redaction: job.redaction),
-                        path: path, width: image.width, height: image.height,
-                        bytes: image.bytes.count, hash: hash))
-                // Fit reaches the box on one side at least, cover on both, unless the
-                // source is smaller: it is never enlarged.
-                let short =
-                    spec.mode == .cover
-                    ? image.width < spec.width || image.height < spec.height
-                    : image.width < spec.width && image.height < spec.height
-                if short {
-                    outcome.smaller.append(
-                        Smaller(
-                            kind: job.kind, key: job.key, name: spec.name, width: image.width,
-                            height: image.height, spec: spec))
-                }
+                try write(
+                    made, spec: spec, job: job, options: options, sourceHash: sourceHash,
+                    cache: cache, outcome: &outcome)
             }
-        } catch let error as ImageCodecError {
-            outcome.made = []
-            outcome.smaller = []
-            outcome.failure = RenditionFailure(
-                kind: job.kind, key: job.key, source: job.source, reason: error.description)
         } catch {
             outcome.made = []
             outcome.smaller = []
-            outcome.failure = RenditionFailure(
-                kind: job.kind, key: job.key, source: job.source,
-                reason: error is FileWriteError
-                    ? "\(error)" : "cannot write the rendition: \(error)")
+            outcome.failure = renderFailure(job, error)
         }
         return outcome
+    }
+
+    /// The specs whose rendition is not there as `sourceHash` and the settings make it,
+    /// counting the others as unchanged.
+    private static func staleSpecs(
+        _ job: Job, options: Options, existing: [String: Rendition], sourceHash: String,
+        outcome: inout Outcome
+    ) -> [RenditionSpec] {
+        var stale: [RenditionSpec] = []
+        for spec in job.specs {
+            if let old = existing[identity(job.kind, job.key, spec.name)], old.source == job.source,
+                old.sourceHash == sourceHash,
+                old.settings == settings(spec, quality: options.quality, redaction: job.redaction),
+                FileManager.default.fileExists(
+                    atPath: (options.outputFolder as NSString).appendingPathComponent(old.path))
+            {
+                outcome.unchanged += 1
+            } else {
+                stale.append(spec)
+            }
+        }
+        return stale
+    }
+
+    /// Renders `specs` from one decode of `source`, each hashed once and kept in the run's
+    /// cache; a refusal is kept too, so no other record decodes the content again.
+    private static func render(
+        _ specs: [RenditionSpec], from source: [UInt8], sourceHash: String, job: Job,
+        options: Options, cache: RunCache
+    ) throws -> [RunCache.Made] {
+        let made: [RenderedImage]
+        do {
+            made = try Thumbnailer.render(
+                source: source,
+                renditions: specs.map {
+                    RenditionRequest(width: $0.width, height: $0.height, mode: ResizeMode($0.mode))
+                }, quality: options.quality, maxPixels: options.maxPixels,
+                redaction: RedactionBox.boxes(job.redaction))
+        } catch {
+            cache.rendered.store(.failure(error), for: RunCache.key(sourceHash, ""))
+            throw error
+        }
+        return zip(specs, made).map { spec, image in
+            // Hashed once, however many records share it.
+            let made = RunCache.Made(image: image, hash: ContentHash.hex(image.bytes))
+            cache.rendered.store(
+                .success(made),
+                for: RunCache.key(
+                    sourceHash,
+                    settings(spec, quality: options.quality, redaction: job.redaction)),
+                cost: image.bytes.count)
+            return made
+        }
+    }
+
+    /// Places one rendition under the job's key and records it, and whether it came out
+    /// smaller than its box.
+    private static func write(
+        _ made: RunCache.Made, spec: RenditionSpec, job: Job, options: Options,
+        sourceHash: String, cache: RunCache, outcome: inout Outcome
+    ) throws {
+        let (image, hash) = (made.image, made.hash)
+        let path =
+            "\(job.kind.folder)/\(safePathComponent(job.key))/"
+            + "\(spec.name)-\(hash.prefix(8)).\(image.format.fileExtension)"
+        try place(
+            made, at: (options.outputFolder as NSString).appendingPathComponent(path),
+            cache: cache)
+        outcome.made.append(
+            Rendition(
+                kind: job.kind, key: job.key, name: spec.name, source: job.source,
+                sourceHash: sourceHash,
+                settings: settings(
+                    spec, quality: options.quality, redaction: job.redaction),
+                path: path, width: image.width, height: image.height,
+                bytes: image.bytes.count, hash: hash))
+        // Fit reaches the box on one side at least, cover on both, unless the
+        // source is smaller: it is never enlarged.
+        let short =
+            spec.mode == .cover
+            ? image.width < spec.width || image.height < spec.height
+            : image.width < spec.width && image.height < spec.height
+        if short {
+            outcome.smaller.append(
+                Smaller(
+                    kind: job.kind, key: job.key, name: spec.name, width: image.width,
+                    height: image.height, spec: spec))
+        }
+    }
+
+    /// Why rendering or writing failed, as the run reports it.
+    private static func renderFailure(_ job: Job, _ error: any Error) -> RenditionFailure {
+        if let error = error as? ImageCodecError {
+            return RenditionFailure(
+                kind: job.kind, key: job.key, source: job.source, reason: error.description)
+        }
+        return RenditionFailure(
+            kind: job.kind, key: job.key, source: job.source,
+            reason: error is FileWriteError
+                ? "\(error)" : "cannot write the rendition: \(error)")
     }
 
     /// Keys become folder names: anything that could climb out of the folder is

@@ -175,16 +175,7 @@ public final class PostFollower: @unchecked Sendable {
         var failures = 0
         var redirects = 0
         while !isStopping {
-            var configuration = HTTPConfiguration()
-            configuration.maxAttempts = 1
-            configuration.maxConnections = 1
-            configuration.stallTimeout = stallSeconds
-            configuration.connectTimeout = 15
-            let client = HTTPClient(configuration: configuration)
-            condition.lock()
-            streamInterrupter = client.interrupter
-            if stopping { client.interrupter.interrupt() }
-            condition.unlock()
+            let client = streamClient()
 
             var headers = ["Accept: text/event-stream"]
             var problem: String?
@@ -204,13 +195,7 @@ public final class PostFollower: @unchecked Sendable {
                         let changes = LocationChange.of(event, shape: location.shape)
                         if !delivered {
                             delivered = true
-                            let now = timestamp()
-                            update {
-                                $0.state = .following
-                                $0.since = now
-                                $0.message = nil
-                            }
-                            log("following \(location.origin)")
+                            showFollowing()
                         }
                         enqueue(changes)
                     case "cancel":
@@ -247,29 +232,9 @@ public final class PostFollower: @unchecked Sendable {
                     problem =
                         "the database sent the stream to \(printable(target)), not one of its own servers"
                     refused = true
-                } else if let ending {
-                    switch ending {
-                    case .cancelled(let reason):
-                        problem = "the database cancelled the stream: \(reason)"
-                    case .revoked(let reason):
-                        problem =
-                            "the database revoked the credentials: \(reason); asking gcloud for a fresh token"
-                    }
-                    refused = true
-                    token.renew()
-                } else if stream.status != 0, !(200..<300).contains(stream.status) {
-                    let answer = HTTPOutcome.response(
-                        HTTPResponse(status: stream.status, body: stream.errorBody), attempts: 1)
-                    problem =
-                        LiveReader.error(answer, body: stream.errorBody, location: location)
-                        .description
-                    refused = !HTTPConfiguration.retryable(status: stream.status)
-                    if stream.status == 401 || stream.status == 403 { token.renew() }
                 } else {
-                    problem =
-                        "the stream ended: "
-                        + (outcome.isConnectionFailure || outcome.status == nil
-                            ? describe(outcome) : "the database closed it")
+                    (problem, refused) = whyItEnded(
+                        stream, ending: ending, outcome: outcome, token: token)
                 }
             }
             redirects = 0
@@ -280,28 +245,10 @@ public final class PostFollower: @unchecked Sendable {
             }
             if refused { refusals += 1 } else { failures += 1 }
             if refusals >= maxRefusals {
-                let message =
-                    "stopped following \(location.origin) after \(refusals) refusals in a row: "
-                    + (problem ?? "refused")
-                    + "; the queue is served as it is (restart 'review serve' to follow again)"
-                update {
-                    $0.state = .stopped
-                    $0.since = nil
-                    $0.message = message
-                }
-                log(message)
+                giveUp(after: refusals, problem: problem)
                 return
             }
-            let revoked: Bool = {
-                if case .revoked? = ending { return true }
-                return false
-            }()
-            let attempt = refusals + failures
-            let wait =
-                revoked && refusals == 1
-                ? 0
-                : min(maxBackoff, 0.5 * pow(2, Double(max(0, attempt - 1))))
-                    * Double.random(in: 0.8...1.0)
+            let wait = backoff(refusals: refusals, failures: failures, ending: ending)
             update {
                 $0.state = .reconnecting
                 $0.since = nil
@@ -310,6 +257,95 @@ public final class PostFollower: @unchecked Sendable {
             log("reconnecting to \(location.origin)" + (problem.map { ": \($0)" } ?? ""))
             if wait > 0 { pause(wait) }
         }
+    }
+
+    /// A client for one stream, which `stop` can interrupt.
+    private func streamClient() -> HTTPClient {
+        var configuration = HTTPConfiguration()
+        configuration.maxAttempts = 1
+        configuration.maxConnections = 1
+        configuration.stallTimeout = stallSeconds
+        configuration.connectTimeout = 15
+        let client = HTTPClient(configuration: configuration)
+        condition.lock()
+        streamInterrupter = client.interrupter
+        if stopping { client.interrupter.interrupt() }
+        condition.unlock()
+        return client
+    }
+
+    /// Shows the first change a stream delivered: the location is followed.
+    private func showFollowing() {
+        let now = timestamp()
+        update {
+            $0.state = .following
+            $0.since = now
+            $0.message = nil
+        }
+        log("following \(location.origin)")
+    }
+
+    /// Why a stream that was not redirected ended, and whether the database refused it
+    /// (which renews the token when it was the credentials).
+    private func whyItEnded(
+        _ stream: EventStream, ending: Ending?, outcome: HTTPOutcome, token: AccessToken
+    ) -> (problem: String, refused: Bool) {
+        if let ending {
+            let problem: String
+            switch ending {
+            case .cancelled(let reason):
+                problem = "the database cancelled the stream: \(reason)"
+            case .revoked(let reason):
+                problem =
+                    "the database revoked the credentials: \(reason); asking gcloud for a fresh token"
+            }
+            token.renew()
+            return (problem, true)
+        } else if stream.status != 0, !(200..<300).contains(stream.status) {
+            let answer = HTTPOutcome.response(
+                HTTPResponse(status: stream.status, body: stream.errorBody), attempts: 1)
+            let problem =
+                LiveReader.error(answer, body: stream.errorBody, location: location)
+                .description
+            let refused = !HTTPConfiguration.retryable(status: stream.status)
+            if stream.status == 401 || stream.status == 403 { token.renew() }
+            return (problem, refused)
+        } else {
+            let problem =
+                "the stream ended: "
+                + (outcome.isConnectionFailure || outcome.status == nil
+                    ? describe(outcome) : "the database closed it")
+            return (problem, false)
+        }
+    }
+
+    /// The seconds to wait before the next stream: none right after revoked credentials
+    /// (a fresh token is asked for), else doubling with the streams that failed in a row,
+    /// up to `maxBackoff`, with some jitter.
+    private func backoff(refusals: Int, failures: Int, ending: Ending?) -> Double {
+        let revoked: Bool = {
+            if case .revoked? = ending { return true }
+            return false
+        }()
+        let attempt = refusals + failures
+        return revoked && refusals == 1
+            ? 0
+            : min(maxBackoff, 0.5 * pow(2, Double(max(0, attempt - 1))))
+                * Double.random(in: 0.8...1.0)
+    }
+
+    /// Gives up following after `refusals` refusals in a row.
+    private func giveUp(after refusals: Int, problem: String?) {
+        let message =
+            "stopped following \(location.origin) after \(refusals) refusals in a row: "
+            + (problem ?? "refused")
+            + "; the queue is served as it is (restart 'review serve' to follow again)"
+        update {
+            $0.state = .stopped
+            $0.since = nil
+            $0.message = message
+        }
+        log(message)
     }
 
     /// An event's data as text for a message: a JSON string's content, else as sent.
@@ -346,7 +382,12 @@ public final class PostFollower: @unchecked Sendable {
         condition.unlock()
     }
 
-    private func workLoop() {
+    /// A post whose photo could not be downloaded, tried again when due.
+    private typealias Retry = (change: LocationChange, attempts: Int, due: Date)
+
+    /// The pull the work thread runs, on a connection of its own; nil, with the follow
+    /// stopped, when the workspace or the location cannot be opened.
+    private func openPull() -> PostPull? {
         let pull: PostPull
         do {
             let workspace = try Workspace(path: workspacePath, busyTimeout: busyTimeout)
@@ -362,14 +403,44 @@ public final class PostFollower: @unchecked Sendable {
             stopping = true
             streamInterrupter?.interrupt()
             condition.unlock()
-            return
+            return nil
         }
+        return pull
+    }
+
+    /// Drops the retries `work` took care of and schedules those refused again, after 2,
+    /// 4, 8… seconds, giving up after eight attempts.
+    private func scheduleRetries(
+        _ summary: PostImportSummary, refused: [String], work: [LocationChange],
+        into retries: inout [String: Retry]
+    ) {
+        let everything = work.contains(.everything)
+        for id in retries.keys where !refused.contains(id) {
+            if work.contains(retries[id]!.change) || everything { retries[id] = nil }
+        }
+        for (id, reason) in summary.refusedPosts {
+            let change =
+                work.first { Self.names($0, id) }
+                ?? (location.shape == .flat ? .post(id) : .everything)
+            let attempts = (retries[id]?.attempts ?? 0) + 1
+            if attempts > 8 {
+                retries[id] = nil
+                log("gave up on post \(id) for now: \(reason)")
+                continue
+            }
+            let delay = min(300, 2 * pow(2, Double(attempts - 1)))
+            retries[id] = (change, attempts, Date().addingTimeInterval(delay))
+        }
+    }
+
+    private func workLoop() {
+        guard let pull = openPull() else { return }
         condition.lock()
         self.pull = pull
         condition.unlock()
         // Posts whose photo could not be downloaded (the app may write the post before
         // its upload ends): tried again after 2, 4, 8… seconds, eight times.
-        var retries: [String: (change: LocationChange, attempts: Int, due: Date)] = [:]
+        var retries: [String: Retry] = [:]
         while true {
             condition.lock()
             while !stopping, pending.isEmpty {
@@ -398,22 +469,7 @@ public final class PostFollower: @unchecked Sendable {
                 let changed = summary.new + summary.updated + summary.returned.count
                 let refused = summary.refusedPosts.map(\.id)
                 let newlyRefused = refused.filter { retries[$0] == nil }
-                for id in retries.keys where !refused.contains(id) {
-                    if work.contains(retries[id]!.change) || everything { retries[id] = nil }
-                }
-                for (id, reason) in summary.refusedPosts {
-                    let change =
-                        work.first { Self.names($0, id) }
-                        ?? (location.shape == .flat ? .post(id) : .everything)
-                    let attempts = (retries[id]?.attempts ?? 0) + 1
-                    if attempts > 8 {
-                        retries[id] = nil
-                        log("gave up on post \(id) for now: \(reason)")
-                        continue
-                    }
-                    let delay = min(300, 2 * pow(2, Double(attempts - 1)))
-                    retries[id] = (change, attempts, Date().addingTimeInterval(delay))
-                }
+                scheduleRetries(summary, refused: refused, work: work, into: &retries)
                 let stamp = timestamp()
                 update {
                     $0.stored += changed

@@ -37,56 +37,9 @@ extension PostPull {
                     }
                 }
             case .taggedPost(let user, let field, let id):
-                switch try reader.get([user, field, id]) {
-                case .tooLarge: skip(id, "the record is larger than trove reads (32 MiB)")
-                case .value(let bytes):
-                    var parser = JSONParser(bytes)
-                    let value = (try? parser.parseValue()) ?? .null
-                    if value == .null {
-                        let owner = Privacy.pseudonymizeUser(user).user
-                        if let stored = try store.post(id, from: origin),
-                            try store.posts(from: origin, user: owner).contains(where: {
-                                $0.id == id
-                            })
-                        {
-                            gone.append(stored)
-                        }
-                    } else {
-                        let node = JSONValue.object([
-                            JSONMember(
-                                name: user,
-                                value: .object([
-                                    JSONMember(
-                                        name: field,
-                                        value: .object([JSONMember(name: id, value: value)]))
-                                ]))
-                        ])
-                        try ingest(try posts(in: node, wrapper: "Users"), pull: nil)
-                    }
-                }
+                try refreshTagged(user: user, field: field, id: id, gone: &gone)
             case .user(let user):
-                var present: Set<String> = []
-                let take: (PostFile) throws -> Void = { file in
-                    for post in file.posts { present.insert(post.id) }
-                    for reject in file.rejects { if let id = reject.id { present.insert(id) } }
-                    try self.ingest(file, pull: nil)
-                }
-                switch try reader.get([user]) {
-                case .tooLarge: try readUserInParts(user, take)
-                case .value(let bytes):
-                    var parser = JSONParser(bytes)
-                    let value = (try? parser.parseValue()) ?? .null
-                    if value != .null {
-                        try take(
-                            try posts(
-                                in: .object([JSONMember(name: user, value: value)]),
-                                wrapper: "Users"))
-                    }
-                }
-                let owner = Privacy.pseudonymizeUser(user).user
-                gone += try store.posts(from: origin, user: owner).filter {
-                    !present.contains($0.id)
-                }
+                try refreshUser(user, gone: &gone)
             }
         }
         if !flat.isEmpty {
@@ -104,5 +57,70 @@ extension PostPull {
             committed = true
         }
         return summary
+    }
+
+    /// Reads one tagged post of a nested location again: stored as a pull does, or
+    /// counted as gone when it was deleted from its user.
+    private func refreshTagged(
+        user: String, field: String, id: String, gone: inout [PostStore.LivePost]
+    ) throws {
+        let origin = location.origin
+        let store = PostStore(workspace)
+        switch try reader.get([user, field, id]) {
+        case .tooLarge: skip(id, "the record is larger than trove reads (32 MiB)")
+        case .value(let bytes):
+            var parser = JSONParser(bytes)
+            let value = (try? parser.parseValue()) ?? .null
+            if value == .null {
+                let owner = Privacy.pseudonymizeUser(user).user
+                if let stored = try store.post(id, from: origin),
+                    try store.posts(from: origin, user: owner).contains(where: {
+                        $0.id == id
+                    })
+                {
+                    gone.append(stored)
+                }
+            } else {
+                let node = JSONValue.object([
+                    JSONMember(
+                        name: user,
+                        value: .object([
+                            JSONMember(
+                                name: field,
+                                value: .object([JSONMember(name: id, value: value)]))
+                        ]))
+                ])
+                try ingest(try posts(in: node, wrapper: "Users"), pull: nil)
+            }
+        }
+    }
+
+    /// Reads one user of a nested location again, whole or in parts: their posts stored
+    /// as a pull does, and those no longer there counted as gone.
+    private func refreshUser(_ user: String, gone: inout [PostStore.LivePost]) throws {
+        let origin = location.origin
+        let store = PostStore(workspace)
+        var present: Set<String> = []
+        let take: (PostFile) throws -> Void = { file in
+            for post in file.posts { present.insert(post.id) }
+            for reject in file.rejects { if let id = reject.id { present.insert(id) } }
+            try self.ingest(file, pull: nil)
+        }
+        switch try reader.get([user]) {
+        case .tooLarge: try readUserInParts(user, take)
+        case .value(let bytes):
+            var parser = JSONParser(bytes)
+            let value = (try? parser.parseValue()) ?? .null
+            if value != .null {
+                try take(
+                    try posts(
+                        in: .object([JSONMember(name: user, value: value)]),
+                        wrapper: "Users"))
+            }
+        }
+        let owner = Privacy.pseudonymizeUser(user).user
+        gone += try store.posts(from: origin, user: owner).filter {
+            !present.contains($0.id)
+        }
     }
 }

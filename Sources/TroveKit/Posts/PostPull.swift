@@ -205,6 +205,59 @@ public final class PostPull {
         if !check.isEmpty {
             fetched = try photos.fetch(check, known: known)
         }
+        let (current, saved) = currentPhotos(known: known, checking: checking, fetched: fetched)
+        // 2. Which posts changed: their hash, with the photo's fingerprint, against the
+        // stored one. Only those have their photos inspected.
+        let changes = changedPosts(
+            posts, objects: objects, fetched: fetched, current: current, stored: storedPosts)
+        var incoming = changes.incoming
+        let inspect = changes.inspect
+        // 3. The photos of changed posts, on every core.
+        if !inspect.isEmpty {
+            inspectPhotos(of: inspect, in: &incoming, objects: objects, current: current)
+        }
+        for item in incoming.compactMap({ $0 }) where item.problem != nil {
+            if !summary.photoProblems.contains(where: { $0.id == item.input.id }) {
+                summary.photoProblems.append((item.input.id, item.problem ?? ""))
+            }
+        }
+        // 4. One transaction: the objects, the posts, what was read.
+        let importer = PostImporter(
+            workspace: workspace, photos: nil, inspector: inspector, now: now())
+        let precision = try workspace.geohashPrecision()
+        let before = summary.new + summary.updated + summary.returned.count
+        let changed = incoming.compactMap { $0 }
+        let at = saved.isEmpty ? "" : timestamp(now())
+        guard !saved.isEmpty || !changed.isEmpty || (pull != nil && markSeen) else {
+            progress(counts)
+            return
+        }
+        try workspace.write {
+            for object in saved { try store.savePhotoObject(object, at: at) }
+            if !changed.isEmpty {
+                try importer.store(
+                    changed, origin: origin, precision: precision, summary: &summary)
+            }
+            if let pull, markSeen {
+                let markSeen = try store.seenWriter(pull: pull.id)
+                for post in posts { try markSeen(post.id) }
+                for id in seen { try markSeen(id) }
+            }
+            if let pull, summary.new + summary.updated + summary.returned.count > before {
+                try store.setSignalsDue(pull.id, true)
+            }
+        }
+        committed = true
+        progress(counts)
+    }
+
+    /// The photo records that hold now: those known and not stale, unless they were
+    /// checked again, and those `fetched` found current (saved with the batch), counting
+    /// the downloads.
+    private func currentPhotos(
+        known: [StorageObjectName: PhotoObject], checking: Set<StorageObjectName>,
+        fetched: [StorageObjectName: StoragePhotoFetcher.Fetched]
+    ) -> (current: [StorageObjectName: PhotoObject], saved: [PhotoObject]) {
         var current: [StorageObjectName: PhotoObject] = [:]
         var saved: [PhotoObject] = []
         for (object, record) in known where !record.stale && !checking.contains(object) {
@@ -221,18 +274,25 @@ public final class PostPull {
                 }
             }
         }
-        // 2. Which posts changed: their hash, with the photo's fingerprint, against the
-        // stored one. Only those have their photos inspected.
+        return (current, saved)
+    }
+
+    /// The posts of a batch to write (nil for one refused or stored as it is), and the
+    /// indexes of those whose photo must be inspected.
+    private func changedPosts(
+        _ posts: [PostInput], objects: [StorageObjectName?],
+        fetched: [StorageObjectName: StoragePhotoFetcher.Fetched],
+        current: [StorageObjectName: PhotoObject], stored storedPosts: [PostStore.StoredPost?]
+    ) -> (incoming: [IncomingPost?], inspect: [Int]) {
+        let origin = location.origin
         var incoming: [IncomingPost?] = []
         var inspect: [Int] = []
-        var refused: [String] = []
         for (index, post) in posts.enumerated() {
             var item = IncomingPost(input: post, contentHash: "")
             if let object = objects[index] {
                 switch fetched[object] {
                 case .failed(let reason)?:
                     summary.refusedPosts.append((post.id, "cannot download its photo \(reason)"))
-                    refused.append(post.id)
                     incoming.append(nil)
                     continue
                 case .tooLarge(let bytes)?:
@@ -268,65 +328,36 @@ public final class PostPull {
             }
             incoming.append(item)
         }
-        // 3. The photos of changed posts, on every core.
-        if !inspect.isEmpty {
-            let inspector = self.inspector
-            let paths = inspect.map { incoming[$0]?.photoPath ?? "" }
-            let facts = parallelMap(
-                count: paths.count, threads: ProcessInfo.processInfo.activeProcessorCount
-            ) { index -> (PhotoFacts?, String?) in
-                switch PhotoResolver.read(paths[index]) {
-                case .success(let bytes):
-                    let facts = inspector.inspect(bytes)
-                    return (facts, facts.problem)
-                case .failure(let failure):
-                    return (nil, "cannot read the photo: \(failure)")
-                }
-            }
-            for (slot, index) in inspect.enumerated() {
-                guard var item = incoming[index] else { continue }
-                item.facts = facts[slot].0
-                item.problem = facts[slot].1
-                if let object = objects[index], let record = current[object], item.facts == nil {
-                    // Not an image: its bytes still tell whether it changed.
-                    item.facts = PhotoFacts(fingerprint: record.fingerprint, problem: item.problem)
-                }
-                incoming[index] = item
+        return (incoming, inspect)
+    }
+
+    /// Reads and inspects the photos of the posts at `inspect`, on every core.
+    private func inspectPhotos(
+        of inspect: [Int], in incoming: inout [IncomingPost?], objects: [StorageObjectName?],
+        current: [StorageObjectName: PhotoObject]
+    ) {
+        let inspector = self.inspector
+        let paths = inspect.map { incoming[$0]?.photoPath ?? "" }
+        let facts = parallelMap(
+            count: paths.count, threads: ProcessInfo.processInfo.activeProcessorCount
+        ) { index -> (PhotoFacts?, String?) in
+            switch PhotoResolver.read(paths[index]) {
+            case .success(let bytes):
+                let facts = inspector.inspect(bytes)
+                return (facts, facts.problem)
+            case .failure(let failure):
+                return (nil, "cannot read the photo: \(failure)")
             }
         }
-        for item in incoming.compactMap({ $0 }) where item.problem != nil {
-            if !summary.photoProblems.contains(where: { $0.id == item.input.id }) {
-                summary.photoProblems.append((item.input.id, item.problem ?? ""))
+        for (slot, index) in inspect.enumerated() {
+            guard var item = incoming[index] else { continue }
+            item.facts = facts[slot].0
+            item.problem = facts[slot].1
+            if let object = objects[index], let record = current[object], item.facts == nil {
+                // Not an image: its bytes still tell whether it changed.
+                item.facts = PhotoFacts(fingerprint: record.fingerprint, problem: item.problem)
             }
+            incoming[index] = item
         }
-        // 4. One transaction: the objects, the posts, what was read.
-        let importer = PostImporter(
-            workspace: workspace, photos: nil, inspector: inspector, now: now())
-        let precision = try workspace.geohashPrecision()
-        let before = summary.new + summary.updated + summary.returned.count
-        let changed = incoming.compactMap { $0 }
-        let at = saved.isEmpty ? "" : timestamp(now())
-        guard !saved.isEmpty || !changed.isEmpty || (pull != nil && markSeen) else {
-            progress(counts)
-            return
-        }
-        try workspace.write {
-            for object in saved { try store.savePhotoObject(object, at: at) }
-            if !changed.isEmpty {
-                try importer.store(
-                    changed, origin: origin, precision: precision, summary: &summary)
-            }
-            if let pull, markSeen {
-                let markSeen = try store.seenWriter(pull: pull.id)
-                for post in posts { try markSeen(post.id) }
-                for id in seen { try markSeen(id) }
-            }
-            if let pull, summary.new + summary.updated + summary.returned.count > before {
-                try store.setSignalsDue(pull.id, true)
-            }
-        }
-        committed = true
-        _ = refused
-        progress(counts)
     }
 }

@@ -368,31 +368,7 @@ public enum PostReader {
             }
         }
         guard let header = try next() else { throw InputError(name, "the file is empty") }
-        var columns: [PostField: Int] = [:]
-        var sensitive: [(index: Int, password: Bool)] = []
-        var names: [Int] = []
-        var user: (index: Int, rank: Int)?
-        for (index, column) in header.fields.enumerated() {
-            // Of several user-id columns the most specific wins, wherever it stands.
-            if let rank = PostField.userKeyNames.firstIndex(of: normalizedFieldName(column)),
-                rank < (user?.rank ?? .max)
-            {
-                user = (index, rank)
-            }
-        }
-        for (index, column) in header.fields.enumerated() {
-            if let field = PostField.matching(column), field == .user {
-                if index == user?.index { columns[.user] = index }
-            } else if let field = PostField.matching(column), columns[field] == nil {
-                columns[field] = index
-            } else if Privacy.isPasswordField(column) {
-                sensitive.append((index, true))
-            } else if Privacy.isEmailField(column) {
-                sensitive.append((index, false))
-            } else if Privacy.isDisplayNameField(column) {
-                names.append(index)
-            }
-        }
+        let (columns, sensitive, names) = csvColumns(header.fields)
         for required in [PostField.id, .latitude, .longitude] where columns[required] == nil {
             throw InputError(
                 "\(name):\(header.line)", "missing column '\(required.names[0])'",
@@ -427,18 +403,7 @@ public enum PostReader {
                     })
             } catch {
                 guard skipInvalid else { throw error }
-                var original: [String: String] = [:]
-                for (index, value) in record.fields.enumerated() {
-                    let column =
-                        index < header.fields.count ? header.fields[index] : "column_\(index + 1)"
-                    // Private columns are not copied into the rejects file either.
-                    if Privacy.isPasswordField(column) || Privacy.isEmailField(column)
-                        || Privacy.isDisplayNameField(column)
-                    {
-                        continue
-                    }
-                    original[column] = Privacy.redactEmails(value).text
-                }
+                let original = rejectedFields(record.fields, header: header.fields)
                 file.rejects.append(
                     PostReject(
                         file: name, line: record.line, id: id, location: error.location,
@@ -446,6 +411,57 @@ public enum PostReader {
             }
         }
         return file
+    }
+
+    /// Where a posts CSV's header puts each field (of several user-id columns the most
+    /// specific), and its private columns: passwords and emails, and display names.
+    private static func csvColumns(_ header: [String]) -> (
+        columns: [PostField: Int], sensitive: [(index: Int, password: Bool)], names: [Int]
+    ) {
+        var columns: [PostField: Int] = [:]
+        var sensitive: [(index: Int, password: Bool)] = []
+        var names: [Int] = []
+        var user: (index: Int, rank: Int)?
+        for (index, column) in header.enumerated() {
+            // Of several user-id columns the most specific wins, wherever it stands.
+            if let rank = PostField.userKeyNames.firstIndex(of: normalizedFieldName(column)),
+                rank < (user?.rank ?? .max)
+            {
+                user = (index, rank)
+            }
+        }
+        for (index, column) in header.enumerated() {
+            if let field = PostField.matching(column), field == .user {
+                if index == user?.index { columns[.user] = index }
+            } else if let field = PostField.matching(column), columns[field] == nil {
+                columns[field] = index
+            } else if Privacy.isPasswordField(column) {
+                sensitive.append((index, true))
+            } else if Privacy.isEmailField(column) {
+                sensitive.append((index, false))
+            } else if Privacy.isDisplayNameField(column) {
+                names.append(index)
+            }
+        }
+        return (columns, sensitive, names)
+    }
+
+    /// The fields of a rejected CSV record by column, without the private columns and with
+    /// emails redacted.
+    private static func rejectedFields(_ fields: [String], header: [String]) -> [String: String] {
+        var original: [String: String] = [:]
+        for (index, value) in fields.enumerated() {
+            let column =
+                index < header.count ? header[index] : "column_\(index + 1)"
+            // Private columns are not copied into the rejects file either.
+            if Privacy.isPasswordField(column) || Privacy.isEmailField(column)
+                || Privacy.isDisplayNameField(column)
+            {
+                continue
+            }
+            original[column] = Privacy.redactEmails(value).text
+        }
+        return original
     }
 
     // MARK: - Records
@@ -509,42 +525,13 @@ public enum PostReader {
                 file.droppedEmails += count
                 input.description = redacted
             case .date:
-                if case .number(let text) = value {
-                    guard let number = Double(text), let date = PostDate.epoch(number) else {
-                        throw InputError(
-                            locate(name), "date \(text) is not a valid time",
-                            hint: "a Unix time in seconds or milliseconds after 1970")
-                    }
-                    input.date = date
-                } else if let text = scalarText(value), !text.isEmpty {
-                    guard let date = PostDate.normalize(text) else {
-                        throw InputError(
-                            locate(name), "date '\(text)' is not a date",
-                            hint: "write it as ISO 8601 (2022-01-24 or 2022-01-24T10:15:00Z), "
-                                + "like 24Jan 2022, or as a Unix time")
-                    }
-                    input.date = date
-                } else if case .array = value {
-                    throw InputError(locate(name), "date is a list, not a date")
-                } else if case .object = value {
-                    throw InputError(locate(name), "date is an object, not a date")
-                }
+                if let date = try date(value, at: locate(name)) { input.date = date }
             case .photo:
                 if let text = scalarText(value), !text.isEmpty { input.photo = text }
             }
         }
         guard let latitude, let longitude else {
-            let field: PostField = latitude == nil ? .latitude : .longitude
-            let word = field == .latitude ? "latitude" : "longitude"
-            if let name = nullField[field] {
-                throw InputError(
-                    locate(name), "\(word) is null: the post has no position",
-                    hint: "a post needs a latitude and a longitude")
-            }
-            throw InputError(
-                locate(field == .latitude ? "lat" : "lon"), "no \(word): the post has no position",
-                hint: "a post needs \(field == .latitude ? "lat or latitude" : "lon or longitude")"
-                    + " (or GeoFire's l: [lat, lon])")
+            throw noPosition(latitude == nil ? .latitude : .longitude, nullField, where: locate)
         }
         guard Coordinate.isValid(latitude: latitude) else {
             throw InputError(locate("lat"), CoordinateError(.latitude, latitude).description)
@@ -555,6 +542,50 @@ public enum PostReader {
         input.latitude = latitude
         input.longitude = longitude
         return input
+    }
+
+    /// A post's date as stored (normalized), from a Unix time or a date's text; nil for
+    /// none. `location` names the field for messages.
+    private static func date(_ value: JSONValue, at location: @autoclosure () -> String)
+        throws(InputError) -> String?
+    {
+        if case .number(let text) = value {
+            guard let number = Double(text), let date = PostDate.epoch(number) else {
+                throw InputError(
+                    location(), "date \(text) is not a valid time",
+                    hint: "a Unix time in seconds or milliseconds after 1970")
+            }
+            return date
+        } else if let text = scalarText(value), !text.isEmpty {
+            guard let date = PostDate.normalize(text) else {
+                throw InputError(
+                    location(), "date '\(text)' is not a date",
+                    hint: "write it as ISO 8601 (2022-01-24 or 2022-01-24T10:15:00Z), "
+                        + "like 24Jan 2022, or as a Unix time")
+            }
+            return date
+        } else if case .array = value {
+            throw InputError(location(), "date is a list, not a date")
+        } else if case .object = value {
+            throw InputError(location(), "date is an object, not a date")
+        }
+        return nil
+    }
+
+    /// The error for a post without `field`: null where `nullField` names it, else absent.
+    private static func noPosition(
+        _ field: PostField, _ nullField: [PostField: String], where locate: (String) -> String
+    ) -> InputError {
+        let word = field == .latitude ? "latitude" : "longitude"
+        if let name = nullField[field] {
+            return InputError(
+                locate(name), "\(word) is null: the post has no position",
+                hint: "a post needs a latitude and a longitude")
+        }
+        return InputError(
+            locate(field == .latitude ? "lat" : "lon"), "no \(word): the post has no position",
+            hint: "a post needs \(field == .latitude ? "lat or latitude" : "lon or longitude")"
+                + " (or GeoFire's l: [lat, lon])")
     }
 
     private static func number(_ value: JSONValue) -> Double? {

@@ -123,52 +123,9 @@ public struct SignalScanner {
         mutating func signals(for post: SignalFacts) -> [Signal] {
             var signals: [Signal] = []
             let readable = post.width != nil && post.photoProblem == nil
-            if readable {
-                if let lat = post.exifLatitude, let lon = post.exifLongitude {
-                    let distance = PostDistance.meters(lat, lon, post.latitude, post.longitude)
-                    if distance > SignalRules.exifMismatchMeters {
-                        signals.append(
-                            Signal(
-                                .exifGPSMismatch,
-                                "the photo was taken \(PostDistance.text(distance)) from the "
-                                    + "claimed position"))
-                    }
-                } else if let problem = post.exifGPSProblem {
-                    signals.append(
-                        Signal(
-                            .noExifGPS,
-                            "the photo carries a GPS position that cannot be read: \(problem)"))
-                } else {
-                    signals.append(Signal(.noExifGPS, "the photo carries no GPS position"))
-                }
-            }
-            if let hash = post.photoHash, let same = byPhotoHash[hash], same.count > 1 {
-                // The first few others and a count: a photo posted 20,000 times is not a
-                // list of 20,000 per post. Every post but the first few names the same.
-                let named = same.prefix(6).contains(post.id)
-                if !named, let text = duplicateTexts[hash] {
-                    signals.append(Signal(.duplicatePhoto, text))
-                } else {
-                    let others = same.lazy.filter { $0 != post.id }.prefix(5)
-                    let text = "same photo as " + list(others, of: same.count - 1)
-                    if !named { duplicateTexts[hash] = text }
-                    signals.append(Signal(.duplicatePhoto, text))
-                }
-            }
-            if let phash = post.phash {
-                // Posts of one file have the same look-alikes (their own file's posts are
-                // never among them).
-                let key = post.photoHash.map { "\(phash):\($0)" }
-                let matches =
-                    key.flatMap { lookAlikes[$0] }
-                    ?? similar.matches(of: phash, excluding: post.id, hash: post.photoHash)
-                if let key { lookAlikes[key] = matches }
-                if matches.count > 0 {
-                    let text = matches.closest.map { "\($0.id) (\($0.distance) bits)" }
-                    signals.append(
-                        Signal(.similarPhoto, "looks like " + list(text, of: matches.count)))
-                }
-            }
+            if readable, let signal = Self.exifSignal(post) { signals.append(signal) }
+            if let signal = duplicatePhotoSignal(post) { signals.append(signal) }
+            if let signal = similarPhotoSignal(post) { signals.append(signal) }
             let nearbyPosts = nearby(post)
             if !nearbyPosts.isEmpty {
                 let text = nearbyPosts.map { "\($0.id) (\(PostDistance.text($0.distance)))" }
@@ -211,6 +168,59 @@ public struct SignalScanner {
                 signals.append(Signal(.userHistory, history))
             }
             return signals
+        }
+
+        /// Where a readable photo was taken against the claimed position, or why that is
+        /// not known.
+        private static func exifSignal(_ post: SignalFacts) -> Signal? {
+            if let lat = post.exifLatitude, let lon = post.exifLongitude {
+                let distance = PostDistance.meters(lat, lon, post.latitude, post.longitude)
+                if distance > SignalRules.exifMismatchMeters {
+                    return Signal(
+                        .exifGPSMismatch,
+                        "the photo was taken \(PostDistance.text(distance)) from the "
+                            + "claimed position")
+                }
+                return nil
+            } else if let problem = post.exifGPSProblem {
+                return Signal(
+                    .noExifGPS, "the photo carries a GPS position that cannot be read: \(problem)")
+            } else {
+                return Signal(.noExifGPS, "the photo carries no GPS position")
+            }
+        }
+
+        /// The other posts with the same photo file.
+        private mutating func duplicatePhotoSignal(_ post: SignalFacts) -> Signal? {
+            guard let hash = post.photoHash, let same = byPhotoHash[hash], same.count > 1 else {
+                return nil
+            }
+            // The first few others and a count: a photo posted 20,000 times is not a
+            // list of 20,000 per post. Every post but the first few names the same.
+            let named = same.prefix(6).contains(post.id)
+            if !named, let text = duplicateTexts[hash] {
+                return Signal(.duplicatePhoto, text)
+            } else {
+                let others = same.lazy.filter { $0 != post.id }.prefix(5)
+                let text = "same photo as " + list(others, of: same.count - 1)
+                if !named { duplicateTexts[hash] = text }
+                return Signal(.duplicatePhoto, text)
+            }
+        }
+
+        /// The posts whose photo looks like this one's.
+        private mutating func similarPhotoSignal(_ post: SignalFacts) -> Signal? {
+            guard let phash = post.phash else { return nil }
+            // Posts of one file have the same look-alikes (their own file's posts are
+            // never among them).
+            let key = post.photoHash.map { "\(phash):\($0)" }
+            let matches =
+                key.flatMap { lookAlikes[$0] }
+                ?? similar.matches(of: phash, excluding: post.id, hash: post.photoHash)
+            if let key { lookAlikes[key] = matches }
+            guard matches.count > 0 else { return nil }
+            let text = matches.closest.map { "\($0.id) (\($0.distance) bits)" }
+            return Signal(.similarPhoto, "looks like " + list(text, of: matches.count))
         }
 
         /// The first five of `count` items, then how many more.

@@ -81,39 +81,9 @@ enum PublishPlanner {
         let comparison = try given.refresh.map(LiveComparison.init)
         // What the target took in when it was last published: with the same layout and
         // settings, only the records changed since are rendered and their objects merged.
-        var incremental: IncrementalBase?
-        let inputs = ExportInputs.fingerprint(
-            layout: layout, storage: try Exporter.storageURL(workspace, bucket: target.bucket),
-            precision: try workspace.geohashPrecision())
-        let held = try store.publishedBase(target: target.name)
-        if live == nil, comparison == nil, let held, let paths = held.paths,
-            let objects = held.objects
-        {
-            let decision = try IncrementalBase.decide(
-                layout: layout, inputs: inputs, baseSeq: held.seq, baseInputs: held.inputs,
-                statePaths: paths, database: database
-            ) {
-                try store.index(.paths, target: target.name, planned: false)
-            }
-            if case .incremental(var base) = decision {
-                // A record left out is not among the changes: what the target holds of it
-                // stays.
-                if let heldBack { base.keys.removeAll { heldBack.keys.contains($0) } }
-                incremental = base
-                try planChangedObjects(
-                    database: database, target: target, layout: layout, tokens: tokens(workspace),
-                    base: base, baseObjects: objects, heldBack: heldBack, summary: &summary,
-                    addStep: addStep)
-            }
-        }
-        if incremental == nil {
-            let objects = try given.refresh.map { refresh in
-                LiveObjects(statement: try refresh.store.objects(), comparison: comparison!)
-            }
-            try planObjects(
-                database: database, target: target, layout: layout, tokens: tokens(workspace),
-                summary: &summary, heldBack: heldBack, live: objects, addStep: addStep)
-        }
+        let incremental = try planTargetObjects(
+            workspace: workspace, store: store, target: target, layout: layout, given: given,
+            heldBack: heldBack, comparison: comparison, summary: &summary, addStep: addStep)
         if given.checksFiles {
             try checkFiles(database: database, target: target.name, images: images)
         }
@@ -149,18 +119,9 @@ enum PublishPlanner {
         summary.changed = export.changed
         summary.removed = export.removed
         if let live, let rendered {
-            let drift = try compare(
-                rendered.entries, with: live, layout: layout, target: target.name,
-                database: database)
-            summary.drift = drift.drift
-            summary.changed = drift.drift.differ.count + drift.drift.missing.count
-            summary.removed = drift.drift.extra.count
-            var writer = RequestWriter { body in
-                try addStep(.update, name: nil, token: nil, body: body)
-                requests.count += 1
-            }
-            for (path, value) in drift.entries { try writer.add(path: path, value: value) }
-            try writer.finish()
+            try planDrift(
+                rendered, against: live, layout: layout, target: target, database: database,
+                requests: requests, summary: &summary, addStep: addStep)
         }
         summary.requests = requests.count
         // A plan against a live download took in no clock value: the next plan renders all.
@@ -173,6 +134,75 @@ enum PublishPlanner {
             workspace.markChanged(record.kind.record, record.key)
         }
         return Outcome(summary: summary, refresh: comparison?.report)
+    }
+
+    /// Plans the target's objects: only those of the records changed since its last
+    /// publish when it took in an export with the same layout and settings (and that base
+    /// is returned), else all of them.
+    private static func planTargetObjects(
+        workspace: Workspace, store: PublishStore, target: PublishTarget, layout: Layout,
+        given: Inputs, heldBack: HeldBack?, comparison: LiveComparison?,
+        summary: inout PublishPlanSummary,
+        addStep: (PublishStepKind, String?, String?, [UInt8]?) throws -> Void
+    ) throws -> IncrementalBase? {
+        let live = given.against
+        let database = workspace.database
+        var incremental: IncrementalBase?
+        let inputs = ExportInputs.fingerprint(
+            layout: layout, storage: try Exporter.storageURL(workspace, bucket: target.bucket),
+            precision: try workspace.geohashPrecision())
+        let held = try store.publishedBase(target: target.name)
+        if live == nil, comparison == nil, let held, let paths = held.paths,
+            let objects = held.objects
+        {
+            let decision = try IncrementalBase.decide(
+                layout: layout, inputs: inputs, baseSeq: held.seq, baseInputs: held.inputs,
+                statePaths: paths, database: database
+            ) {
+                try store.index(.paths, target: target.name, planned: false)
+            }
+            if case .incremental(var base) = decision {
+                // A record left out is not among the changes: what the target holds of it
+                // stays.
+                if let heldBack { base.keys.removeAll { heldBack.keys.contains($0) } }
+                incremental = base
+                try planChangedObjects(
+                    database: database, target: target, layout: layout, tokens: tokens(workspace),
+                    base: base, baseObjects: objects, heldBack: heldBack, summary: &summary,
+                    addStep: addStep)
+            }
+        }
+        if incremental == nil {
+            let objects = try given.refresh.map { refresh in
+                LiveObjects(statement: try refresh.store.objects(), comparison: comparison!)
+            }
+            try planObjects(
+                database: database, target: target, layout: layout, tokens: tokens(workspace),
+                summary: &summary, heldBack: heldBack, live: objects, addStep: addStep)
+        }
+        return incremental
+    }
+
+    /// Compares the entries rendered with a live download and plans the updates that bring
+    /// the database to the tree, counting the differences as the plan's changes.
+    private static func planDrift(
+        _ rendered: RenderedEntries, against live: LiveTree, layout: Layout,
+        target: PublishTarget, database: Database, requests: RequestCounter,
+        summary: inout PublishPlanSummary,
+        addStep: @escaping (PublishStepKind, String?, String?, [UInt8]?) throws -> Void
+    ) throws {
+        let drift = try compare(
+            rendered.entries, with: live, layout: layout, target: target.name,
+            database: database)
+        summary.drift = drift.drift
+        summary.changed = drift.drift.differ.count + drift.drift.missing.count
+        summary.removed = drift.drift.extra.count
+        var writer = RequestWriter { body in
+            try addStep(.update, nil, nil, body)
+            requests.count += 1
+        }
+        for (path, value) in drift.entries { try writer.add(path: path, value: value) }
+        try writer.finish()
     }
 
     /// The keys of the records the next plan of `target` renders: those changed since its
@@ -289,20 +319,136 @@ enum PublishPlanner {
         }
         var gone: [String] = []
 
-        // The objects the tree references now, each path once.
-        var rows: Statement?
-        var pathColumn = 0
-        var tokenColumn = 0
-        if !layout.renditionNames.isEmpty {
-            let statement = try ExportStore(database).objects(
-                of: layout.recordKind, renditionNames: layout.renditionNames, tokens: tokens,
-                bucket: target.bucket)
-            pathColumn = statement.column("path")
-            tokenColumn = statement.column("token")
-            rows = statement
+        // The objects the tree references now, each path once, and what the bucket holds
+        // when refreshing.
+        var referenced = try ReferencedObjects(
+            database: database, layout: layout, tokens: tokens, bucket: target.bucket)
+        var held = try HeldObjects(live)
+        var others = live == nil ? nil : try OtherHolders(target: target, database: database)
+
+        while true {
+            var first: [UInt8]?
+            for candidate in [
+                referenced.current?.path, previous.isAtEnd ? nil : previous.path,
+                held.current?.name,
+            ]
+            where candidate != nil {
+                if first == nil || StoragePlan.compareBytes(candidate!, first!) < 0 {
+                    first = candidate
+                }
+            }
+            guard let path = first else { break }
+            let now = referenced.current?.path == path ? referenced.current : nil
+            let recorded = !previous.isAtEnd && previous.path == path
+            let was = recorded ? text(previous.token) : nil
+            let there = held.current?.name == path ? held.current : nil
+            let name = String(decoding: path, as: UTF8.self)
+
+            if heldBack?.owns(object: path) == true {
+                // Left out of this publish: the target keeps what it holds of the record.
+                if recorded { try encode(path, previous.token) }
+            } else if let now {
+                try encode(path, now.token)
+                try planReferenced(
+                    name, token: text(now.token), was: was, recorded: recorded, there: there,
+                    live: live, summary: &summary, addStep: addStep)
+            } else if recorded {
+                // Nothing references it any more; already gone when the bucket lacks it.
+                if live == nil || there != nil { gone.append(name) }
+            } else if let live, there != nil, try !(others?.hold(path) ?? false) {
+                live.comparison.unpublishedObject(name)
+            }
+
+            if now != nil { try referenced.advance() }
+            if recorded { try previous.advance() }
+            if there != nil { try held.advance() }
         }
-        var current: (path: [UInt8], token: [UInt8]?)?
-        func nextCurrent() throws {
+        try encoder.finish()
+        for name in try unshared(gone, target: target, database: database) {
+            try addStep(.delete, name, nil, nil)
+            summary.deletes += 1
+        }
+    }
+
+    /// The steps for an object the tree references, named `name` with the token `wanted`:
+    /// `was` is the token recorded for it (when `recorded`), `there` what the bucket holds
+    /// of it when refreshing.
+    private static func planReferenced(
+        _ name: String, token wanted: String?, was: String?, recorded: Bool,
+        there: HeldObjects.Object?, live: LiveObjects?, summary: inout PublishPlanSummary,
+        addStep: (PublishStepKind, String?, String?, [UInt8]?) throws -> Void
+    ) throws {
+        if recorded {
+            if let live, there == nil {
+                live.comparison.missingObject(name)
+                let tokens = both(was == wanted ? nil : was, wanted)
+                try addStep(.upload, name, tokens, nil)
+                summary.uploads += 1
+                if tokens != wanted { try addStep(.revoke, name, wanted, nil) }
+            } else if was != wanted {
+                if let live, let was, let there, !there.tokens.contains(was) {
+                    live.comparison.missingToken(name)
+                }
+                // The old URL works until the tree names the new one: the object
+                // holds both tokens until then.
+                let tokens = both(was, wanted)
+                try addStep(.token, name, tokens, nil)
+                if tokens != wanted { try addStep(.revoke, name, wanted, nil) }
+                summary.retokens += 1
+            } else if let live, let wanted, let there, !there.tokens.contains(wanted) {
+                // Tokens others put there stay; the one the tree names is added.
+                live.comparison.missingToken(name)
+                try addStep(
+                    .token, name, (there.tokens + [wanted]).joined(separator: ","), nil)
+                summary.retokens += 1
+            }
+        } else if let there {
+            // Not recorded, but in the bucket already: only its token may be missing.
+            if let wanted, !there.tokens.contains(wanted) {
+                try addStep(
+                    .token, name, (there.tokens + [wanted]).joined(separator: ","), nil)
+                summary.retokens += 1
+            }
+        } else {
+            try addStep(.upload, name, wanted, nil)
+            summary.uploads += 1
+        }
+    }
+
+    private static func text(_ bytes: [UInt8]?) -> String? {
+        bytes.map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Tokens joined as Firebase keeps several: the old one (which live URLs carry until
+    /// the database names the new) and the new.
+    private static func both(_ old: String?, _ new: String?) -> String? {
+        let joined = [old, new].compactMap { $0 }.joined(separator: ",")
+        return joined.isEmpty ? nil : joined
+    }
+
+    /// The objects the tree references now, in path order, each path once.
+    private struct ReferencedObjects {
+        private let rows: Statement?
+        private var pathColumn = 0
+        private var tokenColumn = 0
+        /// The current object; nil after the last.
+        private(set) var current: (path: [UInt8], token: [UInt8]?)?
+
+        init(database: Database, layout: Layout, tokens: Bool, bucket: String) throws {
+            var rows: Statement?
+            if !layout.renditionNames.isEmpty {
+                let statement = try ExportStore(database).objects(
+                    of: layout.recordKind, renditionNames: layout.renditionNames, tokens: tokens,
+                    bucket: bucket)
+                pathColumn = statement.column("path")
+                tokenColumn = statement.column("token")
+                rows = statement
+            }
+            self.rows = rows
+            try advance()
+        }
+
+        mutating func advance() throws {
             while let row = try rows?.next() {
                 let path = row.withUTF8(pathColumn) { Array($0) } ?? []
                 // A path shared by several renditions is one object.
@@ -312,112 +458,37 @@ enum PublishPlanner {
             }
             current = nil
         }
-        try nextCurrent()
+    }
 
-        // What the bucket holds, when refreshing.
-        var held: (name: [UInt8], tokens: [String])?
-        var nameColumn = 0
-        var tokensColumn = 0
-        if let live {
-            nameColumn = live.statement.column("name")
-            tokensColumn = live.statement.column("tokens")
+    /// What the bucket holds, in name order, when refreshing; nothing otherwise.
+    private struct HeldObjects {
+        typealias Object = (name: [UInt8], tokens: [String])
+        private let live: LiveObjects?
+        private var nameColumn = 0
+        private var tokensColumn = 0
+        /// The current object; nil after the last.
+        private(set) var current: Object?
+
+        init(_ live: LiveObjects?) throws {
+            self.live = live
+            if let live {
+                nameColumn = live.statement.column("name")
+                tokensColumn = live.statement.column("tokens")
+            }
+            try advance()
         }
-        func nextHeld() throws {
+
+        mutating func advance() throws {
             guard let live, let row = try live.statement.next() else {
-                held = nil
+                current = nil
                 return
             }
-            held = (
+            current = (
                 row.withUTF8(nameColumn) { Array($0) } ?? [],
                 (row.text(tokensColumn) ?? "").split(separator: ",").map {
                     $0.trimmingCharacters(in: .whitespaces)
                 }.filter { !$0.isEmpty }
             )
-        }
-        try nextHeld()
-        var others = live == nil ? nil : try OtherHolders(target: target, database: database)
-
-        func text(_ bytes: [UInt8]?) -> String? {
-            bytes.map { String(decoding: $0, as: UTF8.self) }
-        }
-        /// Tokens joined as Firebase keeps several: the old one (which live URLs carry until
-        /// the database names the new) and the new.
-        func both(_ old: String?, _ new: String?) -> String? {
-            let joined = [old, new].compactMap { $0 }.joined(separator: ",")
-            return joined.isEmpty ? nil : joined
-        }
-
-        while true {
-            var first: [UInt8]?
-            for candidate in [current?.path, previous.isAtEnd ? nil : previous.path, held?.name]
-            where candidate != nil {
-                if first == nil || StoragePlan.compareBytes(candidate!, first!) < 0 {
-                    first = candidate
-                }
-            }
-            guard let path = first else { break }
-            let now = current?.path == path ? current : nil
-            let recorded = !previous.isAtEnd && previous.path == path
-            let was = recorded ? text(previous.token) : nil
-            let there = held?.name == path ? held : nil
-            let name = String(decoding: path, as: UTF8.self)
-
-            if heldBack?.owns(object: path) == true {
-                // Left out of this publish: the target keeps what it holds of the record.
-                if recorded { try encode(path, previous.token) }
-            } else if let now {
-                try encode(path, now.token)
-                let wanted = text(now.token)
-                if recorded {
-                    if let live, there == nil {
-                        live.comparison.missingObject(name)
-                        let tokens = both(was == wanted ? nil : was, wanted)
-                        try addStep(.upload, name, tokens, nil)
-                        summary.uploads += 1
-                        if tokens != wanted { try addStep(.revoke, name, wanted, nil) }
-                    } else if was != wanted {
-                        if let live, let was, let there, !there.tokens.contains(was) {
-                            live.comparison.missingToken(name)
-                        }
-                        // The old URL works until the tree names the new one: the object
-                        // holds both tokens until then.
-                        let tokens = both(was, wanted)
-                        try addStep(.token, name, tokens, nil)
-                        if tokens != wanted { try addStep(.revoke, name, wanted, nil) }
-                        summary.retokens += 1
-                    } else if let live, let wanted, let there, !there.tokens.contains(wanted) {
-                        // Tokens others put there stay; the one the tree names is added.
-                        live.comparison.missingToken(name)
-                        try addStep(
-                            .token, name, (there.tokens + [wanted]).joined(separator: ","), nil)
-                        summary.retokens += 1
-                    }
-                } else if let there {
-                    // Not recorded, but in the bucket already: only its token may be missing.
-                    if let wanted, !there.tokens.contains(wanted) {
-                        try addStep(
-                            .token, name, (there.tokens + [wanted]).joined(separator: ","), nil)
-                        summary.retokens += 1
-                    }
-                } else {
-                    try addStep(.upload, name, wanted, nil)
-                    summary.uploads += 1
-                }
-            } else if recorded {
-                // Nothing references it any more; already gone when the bucket lacks it.
-                if live == nil || there != nil { gone.append(name) }
-            } else if let live, there != nil, try !(others?.hold(path) ?? false) {
-                live.comparison.unpublishedObject(name)
-            }
-
-            if now != nil { try nextCurrent() }
-            if recorded { try previous.advance() }
-            if there != nil { try nextHeld() }
-        }
-        try encoder.finish()
-        for name in try unshared(gone, target: target, database: database) {
-            try addStep(.delete, name, nil, nil)
-            summary.deletes += 1
         }
     }
 

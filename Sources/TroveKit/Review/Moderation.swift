@@ -77,33 +77,19 @@ public struct Moderation {
             for request in requests {
                 let row = try store.current(request.id)
                 let current = row?.status
-                let signalNames = row?.signalNames ?? ""
                 let version = row?.version ?? ""
                 let redaction =
                     request.action.target == .approved
                     ? RedactionBox.canonical(request.redaction) : nil
-                let statusNote = row?.statusNote
                 guard let current else {
                     outcomes.append(.unknown(id: request.id))
                     continue
                 }
-                if let sheet = request.sheet, let decidedAt = request.decidedAt {
-                    if try store.isApplied(sheet: sheet, post: request.id, decidedAt: decidedAt) {
-                        outcomes.append(.alreadyApplied(id: request.id))
-                        continue
-                    }
-                }
-                if current == .withdrawn {
-                    outcomes.append(.withdrawn(id: request.id, note: statusNote))
-                    continue
-                }
-                let last = try lastDecision(request.id)
-                if let seen = request.version, seen != version {
-                    if let last, last.version == version, last.to == current, current != .pending {
-                        outcomes.append(.superseded(id: request.id, seen: seen, last: last))
-                    } else {
-                        outcomes.append(.stale(id: request.id, seen: seen, current: version))
-                    }
+                if let refused = try refusal(
+                    of: request, current: current, row: row, redaction: redaction,
+                    moderator: moderator, force: force, store: store)
+                {
+                    outcomes.append(refused)
                     continue
                 }
                 let expected = request.expected ?? current
@@ -111,46 +97,6 @@ public struct Moderation {
                 var reason: String?
                 if case .reject(let why) = request.action { reason = why.rawValue }
                 let note = request.note
-                // The post is where this moderator's own latest decision put it.
-                let own =
-                    last.map { $0.moderator == moderator && $0.to == current } ?? false
-                var repeatsRecord = false
-                if let last, last.to == current, current == target, last.reason == reason {
-                    switch request.action {
-                    case .approve, .reject, .flag: repeatsRecord = true
-                    case .reopen: repeatsRecord = false
-                    }
-                }
-                // The same decision again changes nothing, whoever recorded it; only its
-                // own author may restate it with another note.
-                if repeatsRecord, let last, last.redaction != redaction {
-                    repeatsRecord = false
-                }
-                if repeatsRecord, let last, !own || note == nil || note == last.note {
-                    outcomes.append(.alreadyDecided(id: request.id, status: current, last: last))
-                    continue
-                }
-                if !force && !own
-                    && (current != expected || !request.action.allowedFrom.contains(current))
-                {
-                    if current == target, case .reopen = request.action {
-                        outcomes.append(.unchanged(id: request.id, status: current))
-                        continue
-                    }
-                    outcomes.append(
-                        .conflict(id: request.id, expected: expected, current: current, last: last))
-                    continue
-                }
-                if !force, !request.confirmed, case .approve = request.action,
-                    signalNames.split(separator: ",").contains(
-                        Substring(SignalName.photoUnreadable.rawValue))
-                {
-                    let detail =
-                        try signals(request.id).first { $0.name == .photoUnreadable }?.detail
-                    outcomes.append(
-                        .needsConfirmation(id: request.id, detail: detail ?? "unreadable"))
-                    continue
-                }
                 let moved = try store.move(
                     request.id, from: current, to: target, note: note, at: at, version: version,
                     redaction: redaction, contentHash: row?.contentHash ?? "")
@@ -174,6 +120,75 @@ public struct Moderation {
             }
             return outcomes
         }
+    }
+
+    /// Why `request` is not recorded, as its outcome: a sheet applied already, a withdrawn
+    /// post, a stale view, the same decision again, a conflict, or a photo to confirm; nil
+    /// when it may be recorded.
+    private func refusal(
+        of request: DecisionRequest, current: PostStatus,
+        row: PostStore.DecisionStatements.Current?, redaction: String?, moderator: String,
+        force: Bool, store: PostStore.DecisionStatements
+    ) throws -> DecisionOutcome? {
+        let signalNames = row?.signalNames ?? ""
+        let version = row?.version ?? ""
+        let statusNote = row?.statusNote
+        if let sheet = request.sheet, let decidedAt = request.decidedAt {
+            if try store.isApplied(sheet: sheet, post: request.id, decidedAt: decidedAt) {
+                return .alreadyApplied(id: request.id)
+            }
+        }
+        if current == .withdrawn {
+            return .withdrawn(id: request.id, note: statusNote)
+        }
+        let last = try lastDecision(request.id)
+        if let seen = request.version, seen != version {
+            if let last, last.version == version, last.to == current, current != .pending {
+                return .superseded(id: request.id, seen: seen, last: last)
+            } else {
+                return .stale(id: request.id, seen: seen, current: version)
+            }
+        }
+        let expected = request.expected ?? current
+        let target = request.action.target
+        var reason: String?
+        if case .reject(let why) = request.action { reason = why.rawValue }
+        let note = request.note
+        // The post is where this moderator's own latest decision put it.
+        let own =
+            last.map { $0.moderator == moderator && $0.to == current } ?? false
+        var repeatsRecord = false
+        if let last, last.to == current, current == target, last.reason == reason {
+            switch request.action {
+            case .approve, .reject, .flag: repeatsRecord = true
+            case .reopen: repeatsRecord = false
+            }
+        }
+        // The same decision again changes nothing, whoever recorded it; only its
+        // own author may restate it with another note.
+        if repeatsRecord, let last, last.redaction != redaction {
+            repeatsRecord = false
+        }
+        if repeatsRecord, let last, !own || note == nil || note == last.note {
+            return .alreadyDecided(id: request.id, status: current, last: last)
+        }
+        if !force && !own
+            && (current != expected || !request.action.allowedFrom.contains(current))
+        {
+            if current == target, case .reopen = request.action {
+                return .unchanged(id: request.id, status: current)
+            }
+            return .conflict(id: request.id, expected: expected, current: current, last: last)
+        }
+        if !force, !request.confirmed, case .approve = request.action,
+            signalNames.split(separator: ",").contains(
+                Substring(SignalName.photoUnreadable.rawValue))
+        {
+            let detail =
+                try signals(request.id).first { $0.name == .photoUnreadable }?.detail
+            return .needsConfirmation(id: request.id, detail: detail ?? "unreadable")
+        }
+        return nil
     }
 
     /// The most recent decision on a post.

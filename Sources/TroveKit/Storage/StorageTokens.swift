@@ -55,50 +55,16 @@ public enum StorageTokens {
             }
             for path in rotation.made { try markOwners(of: path) }
             try store.makeMissingTokens()
-            var paths: Set<String> = []
-            var unknown: [String] = []
-            for selector in selectors {
-                let found: [String]
-                if let key = selector.dropPrefix("treasure:") {
-                    found = try store.paths(of: .treasure, key)
-                } else if let id = selector.dropPrefix("post:") {
-                    found = try store.paths(of: .post, id)
-                } else {
-                    found = try store.token(of: selector).map { [$0.path] } ?? []
-                }
-                if found.isEmpty { unknown.append(selector) }
-                paths.formUnion(found)
-            }
-            if !unknown.isEmpty { throw UnknownObjects(names: unknown) }
+            let paths = try selectedPaths(selectors, store: store)
             // Per bucket, the paths whose tokens change there.
             var byBucket: [String: Set<String>] = [:]
             for target in targets { byBucket[target.bucket, default: []].formUnion(paths) }
             var exportPaths = name == nil ? paths : []
             if all {
                 // Only what is live: an object no URL names needs no new token.
-                for target in targets {
-                    for planned in [false, true] {
-                        var held = try PublishState.objects(
-                            target: target.name, planned: planned, database: database)
-                        while !held.isAtEnd {
-                            byBucket[target.bucket, default: []].insert(
-                                String(decoding: held.path, as: UTF8.self))
-                            try held.advance()
-                        }
-                    }
-                }
-                if name == nil {
-                    let exports = ExportStore(database)
-                    for latest in try exports.latestObjectGenerations(besides: "") {
-                        var referenced = try PlannedObjectReader(
-                            blocks: exports.blocks(
-                                .objects, layout: latest.layout, generation: latest.generation))
-                        while !referenced.isAtEnd {
-                            exportPaths.insert(String(decoding: referenced.path, as: UTF8.self))
-                            try referenced.advance()
-                        }
-                    }
-                }
+                try addLivePaths(
+                    of: targets, exports: name == nil, in: workspace, byBucket: &byBucket,
+                    exportPaths: &exportPaths)
             }
             var rotated: Set<String> = []
             var buckets: Set<String> = []
@@ -119,6 +85,65 @@ public enum StorageTokens {
             rotation.rotated = rotated.sorted()
             rotation.targets = targets.filter { buckets.contains($0.bucket) }
             return rotation
+        }
+    }
+
+    /// The paths of the objects `selectors` name.
+    ///
+    /// - Throws: `UnknownObjects` naming the selectors that name none, `SQLiteError`.
+    private static func selectedPaths(_ selectors: [String], store: StorageTokenStore) throws
+        -> Set<String>
+    {
+        var paths: Set<String> = []
+        var unknown: [String] = []
+        for selector in selectors {
+            let found: [String]
+            if let key = selector.dropPrefix("treasure:") {
+                found = try store.paths(of: .treasure, key)
+            } else if let id = selector.dropPrefix("post:") {
+                found = try store.paths(of: .post, id)
+            } else {
+                found = try store.token(of: selector).map { [$0.path] } ?? []
+            }
+            if found.isEmpty { unknown.append(selector) }
+            paths.formUnion(found)
+        }
+        if !unknown.isEmpty { throw UnknownObjects(names: unknown) }
+        return paths
+    }
+
+    /// Adds the paths that are live: those each target holds (published or planned) to
+    /// its bucket's, and with `exports` those the last recorded export of each layout
+    /// referenced.
+    ///
+    /// - Throws: `SQLiteError`, `StoragePlanError.damaged`.
+    private static func addLivePaths(
+        of targets: [PublishTarget], exports: Bool, in workspace: Workspace,
+        byBucket: inout [String: Set<String>], exportPaths: inout Set<String>
+    ) throws {
+        let database = workspace.database
+        for target in targets {
+            for planned in [false, true] {
+                var held = try PublishState.objects(
+                    target: target.name, planned: planned, database: database)
+                while !held.isAtEnd {
+                    byBucket[target.bucket, default: []].insert(
+                        String(decoding: held.path, as: UTF8.self))
+                    try held.advance()
+                }
+            }
+        }
+        if exports {
+            let store = ExportStore(database)
+            for latest in try store.latestObjectGenerations(besides: "") {
+                var referenced = try PlannedObjectReader(
+                    blocks: store.blocks(
+                        .objects, layout: latest.layout, generation: latest.generation))
+                while !referenced.isAtEnd {
+                    exportPaths.insert(String(decoding: referenced.path, as: UTF8.self))
+                    try referenced.advance()
+                }
+            }
         }
     }
 

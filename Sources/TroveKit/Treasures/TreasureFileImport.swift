@@ -198,45 +198,8 @@ public struct TreasureFileImport {
                 channel.cancel()
                 try? reader.wait()
             }
-            var derivedKeys = false
-            var warnings: [Diagnostic] = []
-            var blankRecords = 0
-            var columns: [String]?
-            var decimalComma = false
-            var skippedKeys: Set<String>? = []
-            while true {
-                switch channel.receive() {
-                case .rows(let batch):
-                    if let first = batch.invalid.first, !skipInvalid {
-                        throw Failure.invalidRow(first)
-                    }
-                    try importer.add(batch.treasures)
-                    derivedKeys = derivedKeys || batch.derivedKeys
-                    warnings += batch.warnings
-                    blankRecords += batch.blankRecords
-                    if let read = batch.columns {
-                        columns = read
-                        decimalComma = batch.decimalComma
-                    }
-                    for diagnostic in batch.invalid {
-                        skipped += 1
-                        onSkip(diagnostic)
-                        if let key = diagnostic.location.key {
-                            skippedKeys?.insert(key)
-                        } else {
-                            skippedKeys = nil
-                        }
-                    }
-                    rows += batch.treasures.count + batch.invalid.count
-                    onProgress(rows)
-                    continue
-                case .failed(let error):
-                    throw Failure.unreadable(error)
-                case .finished:
-                    break
-                }
-                break
-            }
+            let read = try receiveRows(
+                from: channel, into: importer, skipped: &skipped, rows: &rows)
             let total = try importer.summary(skipped: skipped)
             let file = ImportSummary(
                 new: total.new - before.new, updated: total.updated - before.updated,
@@ -244,15 +207,15 @@ public struct TreasureFileImport {
                 skipped: total.skipped - before.skipped)
             var result = FileResult(displayPath: source.displayPath, summary: file)
             result.moved = moves[fileIndex]
-            result.derivedKeys = derivedKeys
-            if let columns {
+            result.derivedKeys = read.derivedKeys
+            if let columns = read.columns {
                 result.warnings += try Self.rememberColumns(
-                    columns, decimalComma: decimalComma, of: source,
+                    columns, decimalComma: read.decimalComma, of: source,
                     id: sourceIDs[fileIndex], in: store)
             }
-            result.warnings += warnings
-            result.skippedKeys = skippedKeys
-            result.blankRecords = blankRecords
+            result.warnings += read.warnings
+            result.skippedKeys = read.skippedKeys
+            result.blankRecords = read.blankRecords
             results.append(result)
             before = total
         }
@@ -263,6 +226,59 @@ public struct TreasureFileImport {
         try importer.finish()
         if notesNewKeys { try store.stopNotingNewKeys() }
         return results
+    }
+
+    /// What the rows of one file told besides its treasures.
+    private struct FileRows {
+        var derivedKeys = false
+        var warnings: [Diagnostic] = []
+        var blankRecords = 0
+        var columns: [String]?
+        var decimalComma = false
+        var skippedKeys: Set<String>? = []
+    }
+
+    /// Adds the rows `channel` brings to `importer` until the file ends, counting those
+    /// skipped and read.
+    private func receiveRows(
+        from channel: RowChannel, into importer: TreasureImporter, skipped: inout Int,
+        rows: inout Int
+    ) throws -> FileRows {
+        var read = FileRows()
+        while true {
+            switch channel.receive() {
+            case .rows(let batch):
+                if let first = batch.invalid.first, !skipInvalid {
+                    throw Failure.invalidRow(first)
+                }
+                try importer.add(batch.treasures)
+                read.derivedKeys = read.derivedKeys || batch.derivedKeys
+                read.warnings += batch.warnings
+                read.blankRecords += batch.blankRecords
+                if let columns = batch.columns {
+                    read.columns = columns
+                    read.decimalComma = batch.decimalComma
+                }
+                for diagnostic in batch.invalid {
+                    skipped += 1
+                    onSkip(diagnostic)
+                    if let key = diagnostic.location.key {
+                        read.skippedKeys?.insert(key)
+                    } else {
+                        read.skippedKeys = nil
+                    }
+                }
+                rows += batch.treasures.count + batch.invalid.count
+                onProgress(rows)
+                continue
+            case .failed(let error):
+                throw Failure.unreadable(error)
+            case .finished:
+                break
+            }
+            break
+        }
+        return read
     }
 
     /// The `sources` row of `source`, known by `identity`: the one recorded under it, else

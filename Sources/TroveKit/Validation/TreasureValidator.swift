@@ -106,17 +106,43 @@ public struct TreasureValidator {
             }
         }
         checked += 1
-        var found: [Diagnostic] = []
-        func report(
+        var found = RecordFindings(location: location)
+        checkKey(record, index: index, into: &found)
+        checkName(record, index: index, into: &found)
+        let inRange = checkPosition(record, into: &found)
+        if inRange { checkGeohash(record, into: &found) }
+        if let image = record.image, !image.hasPrefix("http://"), !image.hasPrefix("https://") {
+            pending.append((found.diagnostics, image, location))
+            pendingImages += 1
+            if pendingImages >= Self.imageBatch { checkImages() }
+        } else if !pending.isEmpty {
+            pending.append((found.diagnostics, nil, location))
+        } else {
+            for finding in found.diagnostics { findings.add(finding) }
+        }
+        append(record, at: location, inRange: inRange)
+    }
+
+    /// The findings of one record, each at its location.
+    private struct RecordFindings {
+        let location: Diagnostic.Location
+        var diagnostics: [Diagnostic] = []
+
+        mutating func report(
             _ severity: Diagnostic.Severity, _ code: String, _ message: String, hint: String? = nil
         ) {
-            found.append(Diagnostic(severity, code, message, at: location, hint: hint))
+            diagnostics.append(Diagnostic(severity, code, message, at: location, hint: hint))
         }
+    }
 
+    /// A key Firebase refuses or may misread, and a key used again.
+    private mutating func checkKey(
+        _ record: Treasure, index: Int32, into found: inout RecordFindings
+    ) {
         if let problem = FirebaseKey.problem(record.key) {
-            report(.error, DiagnosticCode.illegalKey, "key '\(record.key)' \(problem)")
+            found.report(.error, DiagnosticCode.illegalKey, "key '\(record.key)' \(problem)")
         } else if record.key.utf8.allSatisfy({ (0x30...0x39).contains($0) }) {
-            report(
+            found.report(
                 .warning, DiagnosticCode.numericKey,
                 "key '\(record.key)' is all digits; Firebase may turn the parent into an array",
                 hint: "prefix it, e.g. 't\(record.key)', or import the file with "
@@ -124,27 +150,32 @@ public struct TreasureValidator {
         }
         if !keysAreUnique {
             if let first = firstOfKey[record.key] {
-                report(
+                found.report(
                     .error, DiagnosticCode.duplicateKey,
                     "key '\(record.key)' is used again (first at \(locationText(first)))")
             } else {
                 firstOfKey[record.key] = index
             }
         }
+    }
 
+    /// An empty or long name, a name used again, and text with surrounding spaces.
+    private mutating func checkName(
+        _ record: Treasure, index: Int32, into found: inout RecordFindings
+    ) {
         if record.name.isEmpty {
-            report(.error, DiagnosticCode.emptyName, "name is empty")
+            found.report(.error, DiagnosticCode.emptyName, "name is empty")
         } else {
             if record.name.utf8.count > Self.maximumNameLength,
                 record.name.count > Self.maximumNameLength
             {
-                report(
+                found.report(
                     .warning, DiagnosticCode.longName,
                     "name is \(record.name.count) characters; callouts show about "
                         + "\(Self.maximumNameLength)")
             }
             if let first = firstOfName[record.name] {
-                report(
+                found.report(
                     .warning, DiagnosticCode.duplicateName,
                     "name '\(record.name)' is used again (first at \(locationText(first)))")
             } else {
@@ -154,49 +185,61 @@ public struct TreasureValidator {
         for (field, text) in [
             ("key", record.key), ("name", record.name), ("description", record.description ?? ""),
         ] where text.hasSurroundingWhitespace {
-            report(.warning, DiagnosticCode.surroundingSpaces, "\(field) has surrounding spaces")
+            found.report(
+                .warning, DiagnosticCode.surroundingSpaces, "\(field) has surrounding spaces")
         }
+    }
 
+    /// A position that is not a number, out of range, (0, 0) or outside game.bounds;
+    /// returns whether it is in range.
+    private func checkPosition(_ record: Treasure, into found: inout RecordFindings) -> Bool {
         let latitude = record.latitude
         let longitude = record.longitude
         let inRange = Self.inRange(latitude, longitude)
         if !latitude.isFinite || !longitude.isFinite {
-            report(.error, DiagnosticCode.notANumber, "position is not a finite number")
+            found.report(.error, DiagnosticCode.notANumber, "position is not a finite number")
         } else {
             do throws(CoordinateError) {
                 try Coordinate.check(latitude: latitude)
             } catch {
-                report(.error, error.code, error.description)
+                found.report(.error, error.code, error.description)
             }
             do throws(CoordinateError) {
                 try Coordinate.check(longitude: longitude)
             } catch {
-                report(.error, error.code, error.description)
+                found.report(.error, error.code, error.description)
             }
         }
         if latitude == 0 && longitude == 0 {
-            report(
+            found.report(
                 .warning, DiagnosticCode.nullIsland,
                 "position is (0, 0), \"Null Island\": usually a missing value")
         }
         if inRange, let bounds, !bounds.contains(latitude: latitude, longitude: longitude) {
             if bounds.contains(latitude: longitude, longitude: latitude) {
-                report(
+                found.report(
                     .warning, DiagnosticCode.swappedCoordinates,
                     "coordinates look swapped (lon/lat): [\(latitude), \(longitude)] lies "
                         + "inside game.bounds only when exchanged")
             } else {
-                report(
+                found.report(
                     .warning, DiagnosticCode.outsideBounds,
                     "position (\(latitude), \(longitude)) is outside game.bounds")
             }
         }
-        if inRange, let precision = geohashPrecision {
+        return inRange
+    }
+
+    /// A stored geohash that does not match the position (of one in range), or none.
+    private mutating func checkGeohash(_ record: Treasure, into found: inout RecordFindings) {
+        let latitude = record.latitude
+        let longitude = record.longitude
+        if let precision = geohashPrecision {
             let expected = Geohash.encode(
                 latitude: latitude, longitude: longitude, precision: precision)
             if let stored = record.geohash {
                 if stored != expected {
-                    report(
+                    found.report(
                         .warning, DiagnosticCode.geohashStale,
                         "geohash \(stored) does not match the position (\(expected))",
                         hint: "run 'trove geohash'")
@@ -207,16 +250,6 @@ public struct TreasureValidator {
                 missingGeohashes += 1
             }
         }
-        if let image = record.image, !image.hasPrefix("http://"), !image.hasPrefix("https://") {
-            pending.append((found, image, location))
-            pendingImages += 1
-            if pendingImages >= Self.imageBatch { checkImages() }
-        } else if !pending.isEmpty {
-            pending.append((found, nil, location))
-        } else {
-            for finding in found { findings.add(finding) }
-        }
-        append(record, at: location, inRange: inRange)
     }
 
     /// Remembers a record outside the focus as the checks across records need it: the

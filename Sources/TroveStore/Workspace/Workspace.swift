@@ -71,7 +71,7 @@ public enum WorkspaceError: Error, CustomStringConvertible {
 /// `WorkspaceError.readOnly`.
 public final class Workspace {
     /// The connection. SQL text lives in TroveKit; other layers use the typed API, and
-    /// tests `testDatabase` (WorkspaceTesting.swift).
+    /// tests `testDatabase` (Workspace+Testing.swift).
     package let database: Database
     /// The path the workspace was opened from.
     public let path: String

@@ -209,7 +209,7 @@ struct RecordCursor {
     /// Fills `record` from the next row; false at the end.
     ///
     /// Columns are read by index, not by name: this is the hot loop of a full export, and
-    /// `RecordQuery.sqlParts` (Workspace/Stores/RecordSQL.swift) fixes every position.
+    /// `RecordRead.sqlParts` (TroveStore/Stores/RecordRead.swift) fixes every position.
     ///
     /// - Throws: `SQLiteError`.
     package mutating func next(into record: inout ExportRecord) throws -> Bool {

@@ -249,48 +249,11 @@ enum StatePatcher {
             }
             var old: [StateEntry] = []
             if let reference {
-                let bytes = try read(reference.block)
-                var reader = FrontCodedReader(block: bytes, damaged: ExportError.damagedState)
-                try reader.advance()
-                while !reader.isAtEnd {
-                    let path = reader.path
-                    old.append(StateEntry(path: path, payload: try readPayload(&reader)))
-                    try reader.advance()
-                }
+                old = try entries(of: try read(reference.block), readPayload: readPayload)
             }
             let new = freshByBlock[position] ?? []
-            var merged: [StateEntry] = []
-            merged.reserveCapacity(old.count + new.count)
-            var oldIndex = 0
-            var newIndex = 0
-            while oldIndex < old.count || newIndex < new.count {
-                let order =
-                    oldIndex == old.count
-                    ? 1
-                    : newIndex == new.count
-                        ? -1 : compare(old[oldIndex].path, new[newIndex].path)
-                if order < 0 {
-                    let entry = old[oldIndex]
-                    oldIndex += 1
-                    if isGone(entry.path) {
-                        try changed(entry.path, entry.payload, nil)
-                    } else {
-                        merged.append(entry)
-                    }
-                } else {
-                    let entry = new[newIndex]
-                    newIndex += 1
-                    var previous: [UInt8]?
-                    if order == 0 {
-                        previous = old[oldIndex].payload
-                        oldIndex += 1
-                    }
-                    if previous != entry.payload {
-                        try changed(entry.path, previous, entry.payload)
-                    }
-                    merged.append(entry)
-                }
-            }
+            let merged = try merge(
+                old, new, isGone: isGone, compare: compare, changed: changed)
             guard store != nil else { continue }
             // Blocks stay near their usual size: one that grew to twice it is split.
             let size = merged.count >= 2 * entriesPerBlock ? entriesPerBlock : .max
@@ -307,5 +270,64 @@ enum StatePatcher {
                 start = end
             }
         }
+    }
+
+    /// The entries of one stored block, in order.
+    ///
+    /// - Throws: `ExportError.damagedState`, what `readPayload` throws.
+    private static func entries(
+        of bytes: [UInt8], readPayload: (inout FrontCodedReader) throws -> [UInt8]
+    ) throws -> [StateEntry] {
+        var old: [StateEntry] = []
+        var reader = FrontCodedReader(block: bytes, damaged: ExportError.damagedState)
+        try reader.advance()
+        while !reader.isAtEnd {
+            let path = reader.path
+            old.append(StateEntry(path: path, payload: try readPayload(&reader)))
+            try reader.advance()
+        }
+        return old
+    }
+
+    /// Merges a block's `old` entries with the `new` ones that fall in it (both sorted by
+    /// `compare`), dropping those `isGone` names, and calls `changed` for each difference.
+    private static func merge(
+        _ old: [StateEntry], _ new: [StateEntry], isGone: ([UInt8]) -> Bool,
+        compare: ([UInt8], [UInt8]) -> Int,
+        changed: (_ path: [UInt8], _ old: [UInt8]?, _ new: [UInt8]?) throws -> Void
+    ) throws -> [StateEntry] {
+        var merged: [StateEntry] = []
+        merged.reserveCapacity(old.count + new.count)
+        var oldIndex = 0
+        var newIndex = 0
+        while oldIndex < old.count || newIndex < new.count {
+            let order =
+                oldIndex == old.count
+                ? 1
+                : newIndex == new.count
+                    ? -1 : compare(old[oldIndex].path, new[newIndex].path)
+            if order < 0 {
+                let entry = old[oldIndex]
+                oldIndex += 1
+                if isGone(entry.path) {
+                    try changed(entry.path, entry.payload, nil)
+                } else {
+                    merged.append(entry)
+                }
+            } else {
+                let entry = new[newIndex]
+                newIndex += 1
+                var previous: [UInt8]?
+                if order == 0 {
+                    previous = old[oldIndex].payload
+                    oldIndex += 1
+                }
+                if previous != entry.payload {
+                    try changed(entry.path, previous, entry.payload)
+                }
+                merged.append(entry)
+            }
+        }
+        return merged
     }
 }

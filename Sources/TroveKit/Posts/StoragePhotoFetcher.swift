@@ -123,17 +123,12 @@ final class StoragePhotoFetcher {
             + StorageURL.percentEncode(object.name)
     }
 
-    /// Checks each object's metadata against what the workspace recorded (`known`) and
-    /// downloads the ones it does not hold as they are now.
-    ///
-    /// - Throws: `PullError` when no token can be had.
-    func fetch(_ objects: [StorageObjectName], known: [StorageObjectName: PhotoObject])
-        throws(PullError) -> [StorageObjectName: Fetched]
-    {
-        guard !objects.isEmpty else { return [:] }
-        let headers = try authorization()
+    /// The generation, MD5 and size of each object, by index in `objects`, and why those
+    /// without could not be fetched.
+    private func metadata(of objects: [StorageObjectName], headers: [String]) -> (
+        [Int: (generation: String?, md5: String?, size: Int?)], [StorageObjectName: Fetched]
+    ) {
         var results: [StorageObjectName: Fetched] = [:]
-        // 1. Metadata: generation, MD5 and size.
         var metadata: [Int: (generation: String?, md5: String?, size: Int?)] = [:]
         client.send(
             count: objects.count,
@@ -158,6 +153,39 @@ final class StoragePhotoFetcher {
             )
             return true
         }
+        return (metadata, results)
+    }
+
+    /// Why a download failed: too large, a problem writing it, or the answer.
+    private static func failure(
+        of receiver: Download, _ outcome: HTTPOutcome, _ object: StorageObjectName
+    ) -> Fetched {
+        if receiver.tooLarge {
+            return .tooLarge(receiver.bytes)
+        } else if let problem = receiver.problem {
+            return .failed(problem)
+        } else {
+            var answer = outcome
+            if case .response(let response, let attempts) = outcome {
+                answer = .response(
+                    HTTPResponse(status: response.status, body: receiver.errorBody),
+                    attempts: attempts)
+            }
+            return .failed(Self.reason(answer, object))
+        }
+    }
+
+    /// Checks each object's metadata against what the workspace recorded (`known`) and
+    /// downloads the ones it does not hold as they are now.
+    ///
+    /// - Throws: `PullError` when no token can be had.
+    func fetch(_ objects: [StorageObjectName], known: [StorageObjectName: PhotoObject])
+        throws(PullError) -> [StorageObjectName: Fetched]
+    {
+        guard !objects.isEmpty else { return [:] }
+        let headers = try authorization()
+        // 1. Metadata: generation, MD5 and size.
+        var (metadata, results) = self.metadata(of: objects, headers: headers)
         // 2. Bytes, for what the folder does not hold as it is now.
         var downloads: [(object: StorageObjectName, generation: String?, md5: String?)] = []
         for (index, object) in objects.enumerated() {
@@ -194,19 +222,7 @@ final class StoragePhotoFetcher {
                 let file = receiver.finish()
             else {
                 receiver.discard()
-                if receiver.tooLarge {
-                    results[object] = .tooLarge(receiver.bytes)
-                } else if let problem = receiver.problem {
-                    results[object] = .failed(problem)
-                } else {
-                    var answer = outcome
-                    if case .response(let response, let attempts) = outcome {
-                        answer = .response(
-                            HTTPResponse(status: response.status, body: receiver.errorBody),
-                            attempts: attempts)
-                    }
-                    results[object] = .failed(Self.reason(answer, object))
-                }
+                results[object] = Self.failure(of: receiver, outcome, object)
                 return true
             }
             // The fingerprint posts keep (photo_hash), from the file as written.
