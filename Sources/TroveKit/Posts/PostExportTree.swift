@@ -146,21 +146,28 @@ final class PostExportTree {
     private func locations(top: String, mark topMark: Int) throws(InputError) {
         try forEachChild { [self] id throws(InputError) in
             let path = "\(top)/\(id)"
-            let value = try value(record: path)
-            guard case .object = value else {
-                let error = InputError("\(name): \(path)", "expected an object")
-                guard skipInvalid else { throw error }
-                notObjects.append(
-                    PostReject(
-                        file: name, record: path, id: id, location: error.location,
-                        reason: error.message, json: PostReader.shareable(value)))
-                return
-            }
-            add(
-                Part(
-                    top: top, id: id, path: path, fields: PostReader.fields(value),
-                    isLocation: true, marks: (topMark, 0, 0)))
+            try location(id, path: path, top: top, mark: topMark, record: value(record: path))
         }
+    }
+
+    /// One `Locations/{id}` record, read from the text or the tree: a part, or a reject
+    /// when it is not an object.
+    private func location(
+        _ id: String, path: String, top: String, mark topMark: Int, record: JSONValue
+    ) throws(InputError) {
+        guard case .object = record else {
+            let error = InputError("\(name): \(path)", "expected an object")
+            guard skipInvalid else { throw error }
+            notObjects.append(
+                PostReject(
+                    file: name, record: path, id: id, location: error.location,
+                    reason: error.message, json: PostReader.shareable(record)))
+            return
+        }
+        add(
+            Part(
+                top: top, id: id, path: path, fields: PostReader.fields(record),
+                isLocation: true, marks: (topMark, 0, 0)))
     }
 
     /// Counts a private field of a user (a password, an e-mail address, a display name),
@@ -359,19 +366,7 @@ final class PostExportTree {
         try forEachChild(of: value) { [self] id, record throws(InputError) in
             let path = "\(top)/\(id)"
             try checkLength(ofRecord: record, path: path)
-            guard case .object = record else {
-                let error = InputError("\(name): \(path)", "expected an object")
-                guard skipInvalid else { throw error }
-                notObjects.append(
-                    PostReject(
-                        file: name, record: path, id: id, location: error.location,
-                        reason: error.message, json: PostReader.shareable(record)))
-                return
-            }
-            add(
-                Part(
-                    top: top, id: id, path: path, fields: PostReader.fields(record),
-                    isLocation: true, marks: (topMark, 0, 0)))
+            try location(id, path: path, top: top, mark: topMark, record: record)
         }
     }
 
