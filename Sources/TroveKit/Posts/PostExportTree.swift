@@ -129,17 +129,25 @@ final class PostExportTree {
                 let shown = Privacy.pseudonymizeUser(user).user
                 try forEachChild { [self] id throws(InputError) in
                     let path = "\(top)/\(shown)/\(field)/\(id)"
-                    let value = try value(record: path)
-                    var fields: [String: JSONValue]?
-                    if case .object = value { fields = PostReader.fields(value) }
-                    add(
-                        Part(
-                            top: top, user: user, field: field, id: id, path: path,
-                            fields: fields, isLocation: false,
-                            marks: (topMark, userMark, fieldMark)))
+                    taggedLocation(
+                        id, path: path, top: top, user: user, field: field,
+                        marks: (topMark, userMark, fieldMark), record: try value(record: path))
                 }
             }
         }
+    }
+
+    /// One `Users/{user}/TaggedLocations/{id}` record, read from the text or the tree.
+    private func taggedLocation(
+        _ id: String, path: String, top: String, user: String, field: String,
+        marks: (Int, Int, Int), record: JSONValue
+    ) {
+        var fields: [String: JSONValue]?
+        if case .object = record { fields = PostReader.fields(record) }
+        add(
+            Part(
+                top: top, user: user, field: field, id: id, path: path, fields: fields,
+                isLocation: false, marks: marks))
     }
 
     /// `Locations/{id}`: each an object.
@@ -173,19 +181,27 @@ final class PostExportTree {
     /// Counts a private field of a user (a password, an e-mail address, a display name),
     /// in objects nested as deep as the Realtime Database allows, and passes over the rest.
     private func countPrivate(_ field: String, depth: Int) throws(InputError) {
-        if Privacy.isPasswordField(field) {
-            file.droppedPasswords += 1
-        } else if Privacy.isEmailField(field) {
-            file.droppedEmails += 1
-        } else if Privacy.isDisplayNameField(field) {
-            file.droppedNames += 1
-        } else if depth < FirebaseLimits.maximumDepth, try next() == UInt8(ascii: "{") {
+        if !counted(field), depth < FirebaseLimits.maximumDepth, try next() == UInt8(ascii: "{") {
             try forEachChild(arrays: false) { [self] member throws(InputError) in
                 try countPrivate(member, depth: depth + 1)
             }
             return
         }
         try skip()
+    }
+
+    /// Counts `field` when it is private (its value is dropped); false for any other.
+    private func counted(_ field: String) -> Bool {
+        if Privacy.isPasswordField(field) {
+            file.droppedPasswords += 1
+        } else if Privacy.isEmailField(field) {
+            file.droppedEmails += 1
+        } else if Privacy.isDisplayNameField(field) {
+            file.droppedNames += 1
+        } else {
+            return false
+        }
+        return true
     }
 
     // MARK: - The records
@@ -347,13 +363,9 @@ final class PostExportTree {
                 try forEachChild(of: fieldValue) { [self] id, record throws(InputError) in
                     let path = "\(top)/\(shown)/\(field)/\(id)"
                     try checkLength(ofRecord: record, path: path)
-                    var fields: [String: JSONValue]?
-                    if case .object = record { fields = PostReader.fields(record) }
-                    add(
-                        Part(
-                            top: top, user: user, field: field, id: id, path: path,
-                            fields: fields, isLocation: false,
-                            marks: (topMark, userMark, fieldMark)))
+                    taggedLocation(
+                        id, path: path, top: top, user: user, field: field,
+                        marks: (topMark, userMark, fieldMark), record: record)
                 }
             }
         }
@@ -374,13 +386,7 @@ final class PostExportTree {
     private func countPrivate(_ field: String, _ value: JSONValue, depth: Int)
         throws(InputError)
     {
-        if Privacy.isPasswordField(field) {
-            file.droppedPasswords += 1
-        } else if Privacy.isEmailField(field) {
-            file.droppedEmails += 1
-        } else if Privacy.isDisplayNameField(field) {
-            file.droppedNames += 1
-        } else if depth < FirebaseLimits.maximumDepth, case .object = value {
+        if !counted(field), depth < FirebaseLimits.maximumDepth, case .object = value {
             try forEachChild(of: value, arrays: false) {
                 [self] member, memberValue throws(InputError) in
                 try countPrivate(member, memberValue, depth: depth + 1)

@@ -82,14 +82,6 @@ public enum StoragePlan {
     private static let otherType = Array("application/octet-stream".utf8)
 }
 
-extension StoragePlan {
-    /// `target` relative to the folder `base` (both absolute), e.g. `images` or
-    /// `../build/images`.
-    static func relativePath(from base: String, to target: String) -> String {
-        LexicalPath.relative(target, to: base)
-    }
-}
-
 // MARK: - Objects as state entries
 
 extension StoragePlan {

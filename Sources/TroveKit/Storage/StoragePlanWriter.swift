@@ -74,7 +74,7 @@ final class StoragePlanWriter: @unchecked Sendable {
         self.bucket = bucket
         self.tokens = tokens
         let folder = (output as NSString).deletingLastPathComponent
-        self.images = StoragePlan.relativePath(from: folder, to: images)
+        self.images = LexicalPath.relative(images, to: folder)
         let paths = StoragePlan.paths(output: output)
         manifestFile = try outputs.stage(paths.manifest)
         scriptFile = try outputs.stage(paths.script)
